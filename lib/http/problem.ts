@@ -8,7 +8,6 @@ export const PROBLEMS = {
   'invalid-url': { status: 400, title: 'The address cannot be checked' },
   'invalid-idempotency-key': { status: 400, title: 'The Idempotency-Key header is not valid' },
   'payload-too-large': { status: 413, title: 'The request body is too large' },
-  'unsupported-media-type': { status: 415, title: 'The request body must be application/json' },
   'invalid-credits-key': { status: 401, title: 'The credits key is not valid' },
   'payment-required': { status: 402, title: 'Payment required' },
   'payment-failed': { status: 402, title: 'The payment credential was not accepted' },

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+
+// Configuration is read once from the environment. Every variable is named here, with its
+// default, so an operator can read this file as the list of settings.
+
+const emptyAsUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
+const optionalUrl = z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional());
+const positiveInt = (fallback: number) => z.preprocess(emptyAsUndefined, z.coerce.number().int().positive().default(fallback));
+const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
+
+export const BASE_USDC_ADDRESS = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+
+const EnvSchema = z.object({
+  NODE_ENV: z.preprocess(emptyAsUndefined, z.enum(['development', 'production', 'test']).default('development')),
+  APP_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).default('http://localhost:3000')),
+  DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('./.data')),
+  REDIS_URL: optionalString.pipe(z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional()),
+  KV_REST_API_URL: optionalUrl,
+  KV_REST_API_TOKEN: optionalString,
+  CREDITS_KEY_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
+  RATE_LIMIT_PER_IP: positiveInt(600),
+  RATE_LIMIT_PER_KEY: positiveInt(300),
+  RATE_LIMIT_WINDOW_SECONDS: positiveInt(60),
+  MAX_BODY_BYTES: positiveInt(64 * 1024),
+  // Payment rails (issue: machine payments). A rail with incomplete configuration is not offered.
+  MPP_SECRET_KEY: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
+  PAY_TO_ADDRESS: optionalString.pipe(evmAddress.optional()),
+  USDC_ADDRESS: z.preprocess(emptyAsUndefined, evmAddress.default(BASE_USDC_ADDRESS)),
+  X402_FACILITATOR_URL: optionalUrl,
+  STRIPE_SECRET_KEY: optionalString,
+  STRIPE_NETWORK_ID: optionalString,
+  STRIPE_API_URL: optionalUrl,
+  STRIPE_WEBHOOK_SECRET: optionalString,
+  CHECK_HOST_MAP: optionalString,
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface Config extends Omit<Env, 'CREDITS_KEY_SECRET'> {
+  CREDITS_KEY_SECRET: string;
+  storeKind: 'sqlite' | 'redis' | 'vercel-kv';
+}
+
+export class ConfigError extends Error {}
+
+/** Parses the environment into a Config, or throws one ConfigError naming every bad variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${String(i.path[0])}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const problems: string[] = [];
+  if (Boolean(e.KV_REST_API_URL) !== Boolean(e.KV_REST_API_TOKEN)) {
+    problems.push('  KV_REST_API_URL and KV_REST_API_TOKEN must be set together');
+  }
+  if (e.NODE_ENV === 'production') {
+    if (!e.CREDITS_KEY_SECRET) problems.push('  CREDITS_KEY_SECRET: required in production (32+ random characters)');
+    if (e.CHECK_HOST_MAP) problems.push('  CHECK_HOST_MAP: test-only setting, refused in production');
+  }
+  if (problems.length) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+
+  const storeKind = e.REDIS_URL ? 'redis' : e.KV_REST_API_URL ? 'vercel-kv' : 'sqlite';
+  return { ...e, CREDITS_KEY_SECRET: e.CREDITS_KEY_SECRET ?? developmentSecret(e.DATA_DIR), storeKind };
+}
+
+// Outside production a missing CREDITS_KEY_SECRET gets a random one kept beside the data it
+// protects, so keys minted in development survive restarts and no secret lives in the repo.
+function developmentSecret(dataDir: string): string {
+  const file = path.join(dataDir, 'dev-secret');
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    fs.mkdirSync(dataDir, { recursive: true });
+    const secret = crypto.randomBytes(32).toString('base64url');
+    try {
+      fs.writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+      return secret;
+    } catch {
+      // Another process created it first: use theirs.
+      return fs.readFileSync(file, 'utf8').trim();
+    }
+  }
+}
+
+let cached: Config | undefined;
+
+export function getConfig(): Config {
+  cached ??= parseConfig(process.env);
+  return cached;
+}
+
+/** Tests swap configuration between cases. */
+export function resetConfigForTests(): void {
+  cached = undefined;
+}

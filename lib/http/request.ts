@@ -1,0 +1,59 @@
+import { ProblemError } from './problem';
+
+/** Reads a JSON body, refusing oversized bodies before parsing them. */
+export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  // Any declared type is read as JSON: agents and curl users often omit or mislabel it, and a
+  // body that does not parse is answered with 400 either way.
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    throw new ProblemError('payload-too-large', `The body may be at most ${maxBytes} bytes.`);
+  }
+  const text = await readTextCapped(request, maxBytes);
+  if (text.trim() === '') throw new ProblemError('invalid-request', 'The request body is empty; send a JSON object.', { errors: [{ path: '$', message: 'is required' }] });
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ProblemError('invalid-request', 'The request body is not valid JSON.', { errors: [{ path: '$', message: 'is not valid JSON' }] });
+  }
+}
+
+async function readTextCapped(request: Request, maxBytes: number): Promise<string> {
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new ProblemError('payload-too-large', `The body may be at most ${maxBytes} bytes.`);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
+}
+
+/**
+ * The client address for per-IP rate limits. `next start` fills X-Forwarded-For from the socket
+ * only when the client sent none, and a proxy in front appends; the right-most entry is the one
+ * the nearest hop vouches for. X-Real-IP, set by common proxies, wins when present.
+ */
+export function clientIp(headers: Headers): string {
+  const real = headers.get('x-real-ip')?.trim();
+  if (real) return real;
+  const forwarded = headers.get('x-forwarded-for');
+  if (forwarded) {
+    const hops = forwarded.split(',').map((s) => s.trim()).filter(Boolean);
+    if (hops.length) return hops[hops.length - 1];
+  }
+  return 'unknown';
+}
+
+/** `Authorization: Bearer <token>` → token; anything else → null. */
+export function bearerToken(headers: Headers): string | null {
+  const auth = headers.get('authorization');
+  const match = auth?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match ? match[1] : null;
+}

@@ -1,0 +1,207 @@
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { CommitResult, Grant, GrantState, IdempotencyRecord, KeyRecord, RateLimitResult, Reservation, ReserveResult, Store } from './types';
+import { StoreUnavailableError } from './types';
+
+// The embedded default store. WAL lets readers run beside one writer; every read-modify-write
+// runs in a BEGIN IMMEDIATE transaction, which takes the write lock up front, so several
+// processes on one file serialise their spends instead of racing them.
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS credit_keys (
+  key_hash TEXT PRIMARY KEY, created_at INTEGER NOT NULL, revoked_at INTEGER, label TEXT
+);
+CREATE TABLE IF NOT EXISTS grants (
+  id TEXT PRIMARY KEY, key_hash TEXT NOT NULL, plan TEXT NOT NULL, calls INTEGER NOT NULL,
+  used INTEGER NOT NULL DEFAULT 0, expires_at INTEGER NOT NULL, created_at INTEGER NOT NULL, source_ref TEXT
+);
+CREATE INDEX IF NOT EXISTS grants_by_key ON grants(key_hash, expires_at);
+CREATE TABLE IF NOT EXISTS reservations (
+  id TEXT PRIMARY KEY, key_hash TEXT NOT NULL, grant_id TEXT NOT NULL, state TEXT NOT NULL,
+  hold_until INTEGER NOT NULL, committed_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS reservations_held ON reservations(grant_id, state, hold_until);
+CREATE TABLE IF NOT EXISTS idempotency (
+  scope TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, state TEXT NOT NULL, response TEXT, expires_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rate_windows (
+  bucket TEXT PRIMARY KEY, window_start INTEGER NOT NULL, hits INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS claims (
+  claim TEXT PRIMARY KEY, expires_at INTEGER NOT NULL
+);
+`;
+
+interface GrantRow {
+  id: string; key_hash: string; plan: Grant['plan']; calls: number; used: number;
+  expires_at: number; created_at: number; source_ref: string | null; reserved: number;
+}
+
+export function openSqliteStore(dataDir: string): Store {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const db = new Database(path.join(dataDir, 'store.sqlite'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('synchronous = NORMAL');
+  db.exec(SCHEMA);
+
+  const q = {
+    putKey: db.prepare('INSERT INTO credit_keys (key_hash, created_at, revoked_at, label) VALUES (?, ?, ?, ?)'),
+    getKey: db.prepare('SELECT key_hash, created_at, revoked_at, label FROM credit_keys WHERE key_hash = ?'),
+    revokeKey: db.prepare('UPDATE credit_keys SET revoked_at = ? WHERE key_hash = ? AND revoked_at IS NULL'),
+    countKeys: db.prepare('SELECT COUNT(*) AS n FROM credit_keys'),
+    addGrant: db.prepare(
+      'INSERT INTO grants (id, key_hash, plan, calls, used, expires_at, created_at, source_ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    grantsWithHolds: db.prepare(`
+      SELECT g.*, (SELECT COUNT(*) FROM reservations r
+                   WHERE r.grant_id = g.id AND r.state = 'held' AND r.hold_until > @now) AS reserved
+      FROM grants g WHERE g.key_hash = @keyHash ORDER BY g.expires_at, g.created_at, g.id`),
+    grantWithHolds: db.prepare(`
+      SELECT g.*, (SELECT COUNT(*) FROM reservations r
+                   WHERE r.grant_id = g.id AND r.state = 'held' AND r.hold_until > @now) AS reserved
+      FROM grants g WHERE g.id = @id`),
+    insertReservation: db.prepare(
+      "INSERT INTO reservations (id, key_hash, grant_id, state, hold_until) VALUES (?, ?, ?, 'held', ?)",
+    ),
+    getReservation: db.prepare('SELECT id, key_hash, grant_id, state, hold_until FROM reservations WHERE id = ?'),
+    markCommitted: db.prepare("UPDATE reservations SET state = 'committed', committed_at = ? WHERE id = ?"),
+    spendOne: db.prepare('UPDATE grants SET used = used + 1 WHERE id = ?'),
+    release: db.prepare("UPDATE reservations SET state = 'released' WHERE id = ? AND state = 'held'"),
+    getIdem: db.prepare('SELECT fingerprint, state, response, expires_at FROM idempotency WHERE scope = ?'),
+    putIdem: db.prepare(
+      'INSERT INTO idempotency (scope, fingerprint, state, response, expires_at) VALUES (@scope, @fingerprint, @state, @response, @expiresAt) ' +
+        'ON CONFLICT(scope) DO UPDATE SET fingerprint = excluded.fingerprint, state = excluded.state, response = excluded.response, expires_at = excluded.expires_at',
+    ),
+    deleteIdem: db.prepare("DELETE FROM idempotency WHERE scope = ? AND fingerprint = ? AND state = 'in-flight'"),
+    getWindow: db.prepare('SELECT window_start, hits FROM rate_windows WHERE bucket = ?'),
+    putWindow: db.prepare(
+      'INSERT INTO rate_windows (bucket, window_start, hits) VALUES (?, ?, ?) ON CONFLICT(bucket) DO UPDATE SET window_start = excluded.window_start, hits = excluded.hits',
+    ),
+    getClaim: db.prepare('SELECT expires_at FROM claims WHERE claim = ?'),
+    putClaim: db.prepare(
+      'INSERT INTO claims (claim, expires_at) VALUES (?, ?) ON CONFLICT(claim) DO UPDATE SET expires_at = excluded.expires_at',
+    ),
+  };
+
+  const toGrantState = (row: GrantRow, now: number): GrantState => {
+    const expired = row.expires_at <= now;
+    return {
+      id: row.id, keyHash: row.key_hash, plan: row.plan, calls: row.calls, used: row.used,
+      expiresAt: row.expires_at, createdAt: row.created_at, sourceRef: row.source_ref,
+      reserved: row.reserved, expired,
+      remaining: expired ? 0 : Math.max(0, row.calls - row.used - row.reserved),
+    };
+  };
+
+  const reserve = db.transaction((keyHash: string, reservationId: string, now: number, holdUntil: number): ReserveResult => {
+    const rows = q.grantsWithHolds.all({ keyHash, now }) as GrantRow[];
+    const grant = rows.map((r) => toGrantState(r, now)).find((g) => g.remaining > 0);
+    if (!grant) return { ok: false };
+    q.insertReservation.run(reservationId, keyHash, grant.id, holdUntil);
+    return { ok: true, grantId: grant.id };
+  });
+
+  const commit = db.transaction((reservationId: string, now: number): CommitResult => {
+    const r = q.getReservation.get(reservationId) as { grant_id: string; state: string; hold_until: number } | undefined;
+    if (!r) return 'lost';
+    if (r.state === 'committed') return 'already';
+    if (r.state === 'released') return 'lost';
+    if (r.hold_until <= now) {
+      // The hold timed out, so the call went back to the balance: spend it only if it is still there.
+      const g = q.grantWithHolds.get({ id: r.grant_id, now }) as GrantRow | undefined;
+      if (!g || toGrantState(g, now).remaining <= 0) {
+        q.release.run(reservationId);
+        return 'lost';
+      }
+    }
+    q.spendOne.run(r.grant_id);
+    q.markCommitted.run(now, reservationId);
+    return 'committed';
+  });
+
+  const beginIdem = db.transaction((scope: string, fingerprint: string, now: number, ttl: number): IdempotencyRecord | null => {
+    const existing = readIdem(scope, now);
+    if (existing) return existing;
+    q.putIdem.run({ scope, fingerprint, state: 'in-flight', response: null, expiresAt: now + ttl });
+    return null;
+  });
+
+  const readIdem = (scope: string, now: number): IdempotencyRecord | null => {
+    const row = q.getIdem.get(scope) as { fingerprint: string; state: string; response: string | null; expires_at: number } | undefined;
+    if (!row || row.expires_at <= now) return null;
+    return row.state === 'done'
+      ? { state: 'done', fingerprint: row.fingerprint, response: row.response ?? '' }
+      : { state: 'in-flight', fingerprint: row.fingerprint };
+  };
+
+  const hit = db.transaction((bucket: string, limit: number, windowMs: number, now: number): RateLimitResult => {
+    const windowStart = now - (now % windowMs);
+    const row = q.getWindow.get(bucket) as { window_start: number; hits: number } | undefined;
+    const hits = row && row.window_start === windowStart ? row.hits + 1 : 1;
+    q.putWindow.run(bucket, windowStart, hits);
+    return { allowed: hits <= limit, remaining: Math.max(0, limit - hits), retryAfterMs: hits <= limit ? 0 : windowStart + windowMs - now };
+  });
+
+  const claim = db.transaction((key: string, now: number, ttlMs: number): boolean => {
+    const row = q.getClaim.get(key) as { expires_at: number } | undefined;
+    if (row && row.expires_at > now) return false;
+    q.putClaim.run(key, now + ttlMs);
+    return true;
+  });
+
+  const updateGrant = db.transaction((grantId: string, patch: Partial<Pick<Grant, 'calls' | 'used' | 'expiresAt'>>): boolean => {
+    const sets: string[] = [];
+    const values: number[] = [];
+    if (patch.calls !== undefined) { sets.push('calls = ?'); values.push(patch.calls); }
+    if (patch.used !== undefined) { sets.push('used = ?'); values.push(patch.used); }
+    if (patch.expiresAt !== undefined) { sets.push('expires_at = ?'); values.push(patch.expiresAt); }
+    if (!sets.length) return true;
+    return db.prepare(`UPDATE grants SET ${sets.join(', ')} WHERE id = ?`).run(...values, grantId).changes === 1;
+  });
+
+  // better-sqlite3 is synchronous; a lock held past busy_timeout surfaces as SQLITE_BUSY.
+  const guard = <T>(fn: () => T): Promise<T> => {
+    try {
+      return Promise.resolve(fn());
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? '';
+      if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || code.startsWith('SQLITE_IOERR') || !db.open) {
+        return Promise.reject(new StoreUnavailableError(error));
+      }
+      return Promise.reject(error);
+    }
+  };
+
+  return {
+    kind: 'sqlite',
+    putKey: (k: KeyRecord) => guard(() => void q.putKey.run(k.keyHash, k.createdAt, k.revokedAt, k.label)),
+    getKey: (keyHash) =>
+      guard(() => {
+        const row = q.getKey.get(keyHash) as { key_hash: string; created_at: number; revoked_at: number | null; label: string | null } | undefined;
+        return row ? { keyHash: row.key_hash, createdAt: row.created_at, revokedAt: row.revoked_at, label: row.label } : null;
+      }),
+    revokeKey: (keyHash, now) => guard(() => q.revokeKey.run(now, keyHash).changes === 1),
+    countKeys: () => guard(() => (q.countKeys.get() as { n: number }).n),
+    addGrant: (g) => guard(() => void q.addGrant.run(g.id, g.keyHash, g.plan, g.calls, g.used, g.expiresAt, g.createdAt, g.sourceRef)),
+    updateGrant: (grantId, patch) => guard(() => updateGrant.immediate(grantId, patch)),
+    listGrants: (keyHash, now) => guard(() => (q.grantsWithHolds.all({ keyHash, now }) as GrantRow[]).map((r) => toGrantState(r, now))),
+    reserveCall: (keyHash, id, now, holdUntil) => guard(() => reserve.immediate(keyHash, id, now, holdUntil)),
+    commitReservation: (id, now) => guard(() => commit.immediate(id, now)),
+    releaseReservation: (id) => guard(() => q.release.run(id).changes === 1),
+    getReservation: (id) =>
+      guard((): Reservation | null => {
+        const r = q.getReservation.get(id) as { id: string; key_hash: string; grant_id: string; state: Reservation['state']; hold_until: number } | undefined;
+        return r ? { id: r.id, keyHash: r.key_hash, grantId: r.grant_id, state: r.state, holdUntil: r.hold_until } : null;
+      }),
+    beginIdempotent: (scope, fp, now, ttl) => guard(() => beginIdem.immediate(scope, fp, now, ttl)),
+    completeIdempotent: (scope, fingerprint, response, now, ttlMs) =>
+      guard(() => void q.putIdem.run({ scope, fingerprint, state: 'done', response, expiresAt: now + ttlMs })),
+    abandonIdempotent: (scope, fp) => guard(() => void q.deleteIdem.run(scope, fp)),
+    getIdempotent: (scope, now) => guard(() => readIdem(scope, now)),
+    hitRateLimit: (bucket, limit, windowMs, now) => guard(() => hit.immediate(bucket, limit, windowMs, now)),
+    claimOnce: (key, now, ttlMs) => guard(() => claim.immediate(key, now, ttlMs)),
+    close: async () => void db.close(),
+  };
+}

@@ -1,0 +1,70 @@
+// Operator CLI for credits keys:
+//   npm run keys -- create --plan bundle-25 [--label "ACME"]   prints the new key once
+//   npm run keys -- show <key>                                 calls left per grant, expiries
+//   npm run keys -- revoke <key>
+import { parseArgs } from 'node:util';
+import { getConfig, ConfigError } from '@/lib/config';
+import { openStore } from '@/lib/store';
+import { PLANS, findPlan } from '@/lib/credits/plans';
+import { authenticateKey, balance, createKey } from '@/lib/credits/ledger';
+import { hashKey, isWellFormedKey, maskKey } from '@/lib/credits/keys';
+import { ProblemError } from '@/lib/http/problem';
+
+const USAGE = `Usage:
+  npm run keys -- create --plan <${PLANS.map((p) => p.id).join('|')}> [--label <text>]
+  npm run keys -- show <key>
+  npm run keys -- revoke <key>`;
+
+async function main(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { plan: { type: 'string' }, label: { type: 'string' } } });
+  const [command, key] = positionals;
+  const config = getConfig();
+  const store = openStore(config);
+  try {
+    switch (command) {
+      case 'create': {
+        const plan = findPlan(values.plan ?? '');
+        if (!plan) {
+          console.error(`Unknown or missing --plan.\n${USAGE}`);
+          return 2;
+        }
+        const created = await createKey(store, config.CREDITS_KEY_SECRET, plan.id, { label: values.label, sourceRef: 'cli' });
+        console.log(`Created ${maskKey(created.key)} with ${created.grant.calls} calls (${plan.id}), valid until ${new Date(created.grant.expiresAt).toISOString()}.`);
+        console.log('This is the only time the key is shown; store it now:');
+        console.log(created.key);
+        return 0;
+      }
+      case 'show': {
+        if (!key) break;
+        const keyHash = await authenticateKey(store, config.CREDITS_KEY_SECRET, key);
+        const b = await balance(store, keyHash);
+        console.log(JSON.stringify({ key: maskKey(key), ...b }, null, 2));
+        return 0;
+      }
+      case 'revoke': {
+        if (!key) break;
+        const revoked = isWellFormedKey(key) && (await store.revokeKey(hashKey(key, config.CREDITS_KEY_SECRET), Date.now()));
+        console.log(revoked ? `Revoked ${maskKey(key)}.` : `${maskKey(key)} is unknown or already revoked.`);
+        return revoked ? 0 : 1;
+      }
+    }
+    console.error(USAGE);
+    return 2;
+  } catch (error) {
+    if (error instanceof ProblemError) {
+      console.error(error.problem.detail);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await store.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(error instanceof ConfigError ? error.message : error);
+    process.exit(1);
+  },
+);

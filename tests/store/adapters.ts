@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { openSqliteStore } from '@/lib/store/sqlite';
+import { openRedisStore } from '@/lib/store/redis';
+import { openVercelKvStore } from '@/lib/store/vercel-kv';
+import type { Store } from '@/lib/store';
+import { redisServerAvailable, startRedisServer, type RedisServer } from '../support/redis-server';
+import { startUpstashShim } from '../support/upstash-shim';
+
+// Every store adapter, each able to hand out fresh isolated stores, for the contract suite.
+
+export interface AdapterHarness {
+  name: 'sqlite' | 'redis' | 'vercel-kv';
+  available: boolean;
+  setup(): Promise<void>;
+  fresh(): Store;
+  teardown(): Promise<void>;
+}
+
+const hasRedis = redisServerAvailable();
+
+export function sqliteHarness(): AdapterHarness {
+  const dirs: string[] = [];
+  const stores: Store[] = [];
+  return {
+    name: 'sqlite', available: true,
+    setup: async () => {},
+    fresh: () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pac-store-'));
+      dirs.push(dir);
+      const s = openSqliteStore(dir);
+      stores.push(s);
+      return s;
+    },
+    teardown: async () => {
+      await Promise.all(stores.map((s) => s.close()));
+      for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+    },
+  };
+}
+
+export function redisHarness(): AdapterHarness & { server(): RedisServer } {
+  let server: RedisServer;
+  const stores: Store[] = [];
+  return {
+    name: 'redis', available: hasRedis,
+    server: () => server,
+    setup: async () => { server = await startRedisServer(); },
+    fresh: () => {
+      const s = openRedisStore(server.url, `t${crypto.randomBytes(4).toString('hex')}:`);
+      stores.push(s);
+      return s;
+    },
+    teardown: async () => {
+      await Promise.all(stores.map((s) => s.close()));
+      await server?.stop();
+    },
+  };
+}
+
+export function vercelKvHarness(): AdapterHarness {
+  let server: RedisServer;
+  let shim: Awaited<ReturnType<typeof startUpstashShim>>;
+  return {
+    name: 'vercel-kv', available: hasRedis,
+    setup: async () => {
+      server = await startRedisServer();
+      shim = await startUpstashShim(server.url, 'test-token');
+    },
+    fresh: () => openVercelKvStore(shim.url, shim.token, `t${crypto.randomBytes(4).toString('hex')}:`),
+    teardown: async () => {
+      await shim?.close();
+      await server?.stop();
+    },
+  };
+}

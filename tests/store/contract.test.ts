@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Grant } from '@/lib/store/types';
+import { redisHarness, sqliteHarness, vercelKvHarness } from './adapters';
+
+// One contract, every adapter: the gate and the ledger rely on exactly these behaviours.
+
+const T0 = Date.UTC(2026, 10, 1);
+const DAY = 24 * 60 * 60 * 1000;
+
+const grant = (over: Partial<Grant> & Pick<Grant, 'id' | 'keyHash'>): Grant => ({
+  plan: 'bundle-25', calls: 3, used: 0, expiresAt: T0 + 365 * DAY, createdAt: T0, sourceRef: null, ...over,
+});
+
+for (const harness of [sqliteHarness(), redisHarness(), vercelKvHarness()]) {
+  describe.skipIf(!harness.available)(`store contract: ${harness.name}`, () => {
+    beforeAll(() => harness.setup());
+    afterAll(() => harness.teardown());
+
+    it('stores, finds, counts and revokes keys', async () => {
+      const s = harness.fresh();
+      expect(await s.countKeys()).toBe(0);
+      await s.putKey({ keyHash: 'k1', createdAt: T0, revokedAt: null, label: 'demo' });
+      expect(await s.getKey('k1')).toEqual({ keyHash: 'k1', createdAt: T0, revokedAt: null, label: 'demo' });
+      expect(await s.getKey('nope')).toBeNull();
+      expect(await s.countKeys()).toBe(1);
+      await expect(s.putKey({ keyHash: 'k1', createdAt: T0, revokedAt: null, label: null })).rejects.toThrow();
+      expect(await s.revokeKey('k1', T0 + 1)).toBe(true);
+      expect(await s.revokeKey('k1', T0 + 2)).toBe(false);
+      expect((await s.getKey('k1'))?.revokedAt).toBe(T0 + 1);
+    });
+
+    it('spends from the grant that expires soonest and skips expired grants', async () => {
+      const s = harness.fresh();
+      await s.addGrant(grant({ id: 'late', keyHash: 'k', expiresAt: T0 + 300 * DAY, calls: 1 }));
+      await s.addGrant(grant({ id: 'expired', keyHash: 'k', expiresAt: T0 - 1, calls: 5 }));
+      await s.addGrant(grant({ id: 'soon', keyHash: 'k', expiresAt: T0 + 10 * DAY, calls: 1 }));
+      expect(await s.reserveCall('k', 'r1', T0, T0 + 1000)).toEqual({ ok: true, grantId: 'soon' });
+      expect(await s.reserveCall('k', 'r2', T0, T0 + 1000)).toEqual({ ok: true, grantId: 'late' });
+      expect(await s.reserveCall('k', 'r3', T0, T0 + 1000)).toEqual({ ok: false });
+      const grants = await s.listGrants('k', T0);
+      expect(grants.map((g) => [g.id, g.remaining, g.reserved, g.expired])).toEqual([
+        ['expired', 0, 0, true], ['soon', 0, 1, false], ['late', 0, 1, false],
+      ]);
+    });
+
+    it('commits once, releases, and never commits a released call', async () => {
+      const s = harness.fresh();
+      await s.addGrant(grant({ id: 'g', keyHash: 'k', calls: 2 }));
+      await s.reserveCall('k', 'a', T0, T0 + 1000);
+      await s.reserveCall('k', 'b', T0, T0 + 1000);
+      expect(await s.commitReservation('a', T0 + 1)).toBe('committed');
+      expect(await s.commitReservation('a', T0 + 2)).toBe('already');
+      expect(await s.releaseReservation('b')).toBe(true);
+      expect(await s.releaseReservation('b')).toBe(false);
+      expect(await s.commitReservation('b', T0 + 3)).toBe('lost');
+      expect(await s.commitReservation('never', T0 + 3)).toBe('lost');
+      const [g] = await s.listGrants('k', T0 + 4);
+      expect([g.used, g.reserved, g.remaining]).toEqual([1, 0, 1]);
+      expect(await s.getReservation('a')).toMatchObject({ id: 'a', keyHash: 'k', grantId: 'g', state: 'committed' });
+      expect(await s.getReservation('b')).toMatchObject({ state: 'released' });
+    });
+
+    it('gives a timed-out reservation back to the balance by itself', async () => {
+      const s = harness.fresh();
+      await s.addGrant(grant({ id: 'g', keyHash: 'k', calls: 1 }));
+      expect((await s.reserveCall('k', 'crashed', T0, T0 + 120_000)).ok).toBe(true);
+      expect((await s.reserveCall('k', 'x', T0 + 60_000, T0 + 180_000)).ok).toBe(false);
+      expect((await s.listGrants('k', T0 + 120_001))[0].remaining).toBe(1);
+      expect((await s.reserveCall('k', 'later', T0 + 120_001, T0 + 240_000)).ok).toBe(true);
+      // The crashed request finally tries to commit: its call went to someone else, so it is lost.
+      expect(await s.commitReservation('crashed', T0 + 130_000)).toBe('lost');
+      expect(await s.commitReservation('later', T0 + 130_000)).toBe('committed');
+      expect((await s.listGrants('k', T0 + 130_000))[0]).toMatchObject({ used: 1, remaining: 0 });
+    });
+
+    it('lets a late commit through when the call is still free', async () => {
+      const s = harness.fresh();
+      await s.addGrant(grant({ id: 'g', keyHash: 'k', calls: 1 }));
+      await s.reserveCall('k', 'slow', T0, T0 + 1000);
+      expect(await s.commitReservation('slow', T0 + 5000)).toBe('committed');
+      expect((await s.listGrants('k', T0 + 5000))[0]).toMatchObject({ used: 1, remaining: 0 });
+    });
+
+    it('updates a grant (subscription renewal resets, not accumulates)', async () => {
+      const s = harness.fresh();
+      await s.addGrant(grant({ id: 'sub', keyHash: 'k', plan: 'subscription', calls: 50, used: 47, expiresAt: T0 + 30 * DAY }));
+      expect(await s.updateGrant('sub', { used: 0, expiresAt: T0 + 61 * DAY })).toBe(true);
+      expect(await s.updateGrant('missing', { used: 0 })).toBe(false);
+      const [g] = await s.listGrants('k', T0 + 31 * DAY);
+      expect([g.calls, g.used, g.remaining, g.expiresAt]).toEqual([50, 0, 50, T0 + 61 * DAY]);
+    });
+
+    it('claims idempotency keys atomically and replays completed responses', async () => {
+      const s = harness.fresh();
+      expect(await s.beginIdempotent('op:k1', 'fp1', T0, 60_000)).toBeNull();
+      expect(await s.beginIdempotent('op:k1', 'fp1', T0 + 1, 60_000)).toEqual({ state: 'in-flight', fingerprint: 'fp1' });
+      expect(await s.getIdempotent('op:k1', T0 + 1)).toEqual({ state: 'in-flight', fingerprint: 'fp1' });
+      await s.completeIdempotent('op:k1', 'fp1', '{"ok":true}', T0 + 2, 86_400_000);
+      expect(await s.beginIdempotent('op:k1', 'fp2', T0 + 3, 60_000)).toEqual({ state: 'done', fingerprint: 'fp1', response: '{"ok":true}' });
+      expect(await s.getIdempotent('op:k1', T0 + 3)).toEqual({ state: 'done', fingerprint: 'fp1', response: '{"ok":true}' });
+      // Abandoning only removes an in-flight claim made with the same fingerprint.
+      expect(await s.beginIdempotent('op:k2', 'fpA', T0, 60_000)).toBeNull();
+      await s.abandonIdempotent('op:k2', 'fpB');
+      expect(await s.getIdempotent('op:k2', T0)).not.toBeNull();
+      await s.abandonIdempotent('op:k2', 'fpA');
+      expect(await s.getIdempotent('op:k2', T0)).toBeNull();
+      await s.abandonIdempotent('op:k1', 'fp1');
+      expect((await s.getIdempotent('op:k1', T0 + 4))?.state).toBe('done');
+    });
+
+    it('counts rate-limit windows and says when to retry', async () => {
+      const s = harness.fresh();
+      const w = 60_000;
+      const start = T0 - (T0 % w);
+      const results = [];
+      for (let i = 0; i < 4; i++) results.push(await s.hitRateLimit('ip:1', 3, w, start + 10_000));
+      expect(results.map((r) => r.allowed)).toEqual([true, true, true, false]);
+      expect(results[3].retryAfterMs).toBe(50_000);
+      expect((await s.hitRateLimit('ip:2', 3, w, start + 10_000)).allowed).toBe(true);
+      expect((await s.hitRateLimit('ip:1', 3, w, start + w)).allowed).toBe(true);
+    });
+
+    it('claims a credential exactly once, even concurrently', async () => {
+      const s = harness.fresh();
+      const claims = await Promise.all(Array.from({ length: 10 }, () => s.claimOnce('cred:abc', T0, 60_000)));
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect(await s.claimOnce('cred:other', T0, 60_000)).toBe(true);
+    });
+
+    it('never spends below zero under concurrent reservations', async () => {
+      const s = harness.fresh();
+      await s.addGrant(grant({ id: 'g', keyHash: 'k', calls: 7 }));
+      const results = await Promise.all(Array.from({ length: 25 }, (_, i) => s.reserveCall('k', `r${i}`, T0, T0 + 60_000)));
+      const won = results.flatMap((r, i) => (r.ok ? [`r${i}`] : []));
+      expect(won).toHaveLength(7);
+      const commits = await Promise.all(won.map((id) => s.commitReservation(id, T0 + 1)));
+      expect(commits.every((c) => c === 'committed')).toBe(true);
+      expect((await s.listGrants('k', T0 + 2))[0]).toMatchObject({ used: 7, remaining: 0 });
+    });
+  });
+}
