@@ -5,7 +5,7 @@ const config = [
   ...coreWebVitals,
   ...typescript,
   {
-    ignores: ['node_modules/**', '.next/**', '.data/**', '.rails/**', 'next-env.d.ts', 'test-results/**'],
+    ignores: ['node_modules/**', '.next/**', '.next-test/**', '.next-dev-test/**', '.data/**', '.rails/**', 'next-env.d.ts', 'test-results/**', '**/*.tmp.*'],
   },
   {
     rules: {

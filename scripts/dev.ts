@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { getConfig, ConfigError } from '@/lib/config';
 import { openStore } from '@/lib/store';
-import { createKey } from '@/lib/credits/ledger';
+import { mintDemoKeyIfEmpty } from '@/lib/credits/demo';
 
 async function main() {
   let config;
@@ -17,10 +17,10 @@ async function main() {
     throw error;
   }
   const store = openStore(config);
-  if ((await store.countKeys()) === 0) {
-    const { key, grant } = await createKey(store, config.CREDITS_KEY_SECRET, 'bundle-25', { label: 'demo', sourceRef: 'demo' });
-    console.log('\n  A demo credits key with %d calls was minted for this empty store. It is shown only this once:\n', grant.calls);
-    console.log(`    export KEY=${key}\n`);
+  const demoKey = await mintDemoKeyIfEmpty(store, config.CREDITS_KEY_SECRET);
+  if (demoKey) {
+    console.log('\n  A demo credits key with 25 calls was minted for this empty store. It is shown only this once:\n');
+    console.log(`    export KEY=${demoKey}\n`);
   }
   await store.close();
   console.log(`  Store: ${config.storeKind}${config.storeKind === 'sqlite' ? ` (${config.DATA_DIR})` : ''}`);

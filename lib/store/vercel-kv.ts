@@ -9,8 +9,13 @@ export function openVercelKvStore(url: string, token: string, prefix?: string): 
   const runner: ScriptRunner = {
     run: (name, args) => kv.eval(SCRIPTS[name], [], args),
     hgetall: async (key) => {
-      const h = await kv.hgetall<Record<string, string>>(key);
-      return h && Object.keys(h).length ? h : null;
+      // With deserialization off the client hands back Redis's flat [field, value, …] reply.
+      const reply = (await kv.hgetall(key)) as unknown;
+      const pairs = Array.isArray(reply) ? reply.map(String) : Object.entries((reply ?? {}) as Record<string, string>).flat();
+      if (!pairs.length) return null;
+      const hash: Record<string, string> = {};
+      for (let i = 0; i + 1 < pairs.length; i += 2) hash[pairs[i]] = pairs[i + 1];
+      return hash;
     },
     scard: (key) => kv.scard(key),
     close: async () => {},

@@ -120,7 +120,7 @@ describe('POST /api/agent/readiness with a prepaid key', () => {
 
 describe('POST /api/agent/readiness input errors', () => {
   it('lists every bad field with its JSON path, and offers no challenge', async () => {
-    const body = validReadinessBody() as Record<string, any>;
+    const body = validReadinessBody() as unknown as { extra?: number; workflow: Record<string, unknown>; capabilities: Record<string, unknown> };
     body.extra = 1;
     body.workflow.name = '';
     body.workflow.intendedUsers = 'robots';

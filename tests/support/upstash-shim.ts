@@ -13,6 +13,8 @@ function encode(value: unknown, base64: boolean): Reply {
   if (Buffer.isBuffer(value)) value = value.toString('utf8');
   if (typeof value === 'string') return base64 ? Buffer.from(value, 'utf8').toString('base64') : value;
   if (typeof value === 'number') return value;
+  // ioredis turns HGETALL into an object; Redis (and Upstash) answer a flat [field, value, …] list.
+  if (value && typeof value === 'object') return Object.entries(value).flat().map((v) => encode(v, base64));
   return null;
 }
 

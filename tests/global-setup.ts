@@ -1,0 +1,7 @@
+import crypto from 'node:crypto';
+
+// One token per test run: the first test that needs a production build makes it, the rest reuse it.
+export default function setup() {
+  process.env.PAC_BUILD_TOKEN = crypto.randomBytes(8).toString('hex');
+  process.env.LOG_LEVEL ??= 'silent';
+}
