@@ -16,6 +16,7 @@ import { StoreUnavailableError } from './types';
 //   idem:<scope>          hash  fingerprint state response   (with a TTL)
 //   rl:<bucket>:<window>  string counter                     (with a TTL)
 //   claim:<key>           string                             (with a TTL)
+//   rec:<name>            string                             (TTL optional)
 
 /** Sums what is live on one grant; shared by reserve and commit. */
 const GRANT_AVAILABLE = `
@@ -146,6 +147,20 @@ local hits = redis.call('INCR', k)
 if hits == 1 then redis.call('PEXPIRE', k, ARGV[4]) end
 return hits`,
 
+  setRecord: `
+local k = ARGV[1] .. 'rec:' .. ARGV[2]
+if ARGV[4] == '' then redis.call('SET', k, ARGV[3]) else redis.call('SET', k, ARGV[3], 'PX', ARGV[4]) end
+return 1`,
+
+  getRecord: `
+return redis.call('GET', ARGV[1] .. 'rec:' .. ARGV[2])`,
+
+  takeRecord: `
+local k = ARGV[1] .. 'rec:' .. ARGV[2]
+local v = redis.call('GET', k)
+redis.call('DEL', k)
+return v`,
+
   claimOnce: `
 local ok = redis.call('SET', ARGV[1] .. 'claim:' .. ARGV[2], '1', 'NX', 'PX', ARGV[3])
 if ok then return 1 end
@@ -245,6 +260,9 @@ export function createScriptStore(kind: 'redis' | 'vercel-kv', runner: ScriptRun
         return { allowed: hits <= limit, remaining: Math.max(0, limit - hits), retryAfterMs: hits <= limit ? 0 : windowStart + windowMs - now };
       }),
     claimOnce: (key, _now, ttlMs) => guard(async () => Number(await run('claimOnce', key, ttlMs)) === 1),
+    setRecord: (name, value, _now, ttlMs) => guard(async () => void (await run('setRecord', name, value, ttlMs))),
+    getRecord: (name) => guard(async () => { const v = await run('getRecord', name); return v === null || v === undefined ? null : String(v); }),
+    takeRecord: (name) => guard(async () => { const v = await run('takeRecord', name); return v === null || v === undefined ? null : String(v); }),
     close: () => runner.close(),
   };
 }

@@ -31,6 +31,9 @@ CREATE TABLE IF NOT EXISTS rate_windows (
 CREATE TABLE IF NOT EXISTS claims (
   claim TEXT PRIMARY KEY, expires_at INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS records (
+  name TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER
+);
 `;
 
 interface GrantRow {
@@ -80,6 +83,11 @@ export function openSqliteStore(dataDir: string): Store {
       'INSERT INTO rate_windows (bucket, window_start, hits) VALUES (?, ?, ?) ON CONFLICT(bucket) DO UPDATE SET window_start = excluded.window_start, hits = excluded.hits',
     ),
     getClaim: db.prepare('SELECT expires_at FROM claims WHERE claim = ?'),
+    putRecord: db.prepare(
+      'INSERT INTO records (name, value, expires_at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
+    ),
+    getRecord: db.prepare('SELECT value FROM records WHERE name = ? AND (expires_at IS NULL OR expires_at > ?)'),
+    deleteRecord: db.prepare('DELETE FROM records WHERE name = ?'),
     putClaim: db.prepare(
       'INSERT INTO claims (claim, expires_at) VALUES (?, ?) ON CONFLICT(claim) DO UPDATE SET expires_at = excluded.expires_at',
     ),
@@ -151,6 +159,12 @@ export function openSqliteStore(dataDir: string): Store {
     return true;
   });
 
+  const takeRecord = db.transaction((name: string, now: number): string | null => {
+    const row = q.getRecord.get(name, now) as { value: string } | undefined;
+    q.deleteRecord.run(name);
+    return row?.value ?? null;
+  });
+
   const updateGrant = db.transaction((grantId: string, patch: Partial<Pick<Grant, 'calls' | 'used' | 'expiresAt'>>): boolean => {
     const sets: string[] = [];
     const values: number[] = [];
@@ -202,6 +216,9 @@ export function openSqliteStore(dataDir: string): Store {
     getIdempotent: (scope, now) => guard(() => readIdem(scope, now)),
     hitRateLimit: (bucket, limit, windowMs, now) => guard(() => hit.immediate(bucket, limit, windowMs, now)),
     claimOnce: (key, now, ttlMs) => guard(() => claim.immediate(key, now, ttlMs)),
+    setRecord: (name, value, now, ttlMs) => guard(() => void q.putRecord.run(name, value, ttlMs === null ? null : now + ttlMs)),
+    getRecord: (name, now) => guard(() => (q.getRecord.get(name, now) as { value: string } | undefined)?.value ?? null),
+    takeRecord: (name, now) => guard(() => takeRecord.immediate(name, now)),
     close: async () => void db.close(),
   };
 }

@@ -86,6 +86,12 @@ export interface Store {
   /** True exactly once per key within `ttlMs` (a payment credential is spent once). */
   claimOnce(key: string, now: number, ttlMs: number): Promise<boolean>;
 
+  /** Small named documents (checkout sessions, pending top-ups, subscriptions); `ttlMs` null keeps them. */
+  setRecord(name: string, value: string, now: number, ttlMs: number | null): Promise<void>;
+  getRecord(name: string, now: number): Promise<string | null>;
+  /** Reads and deletes in one step: what it returns, no other caller ever sees (a key shown once). */
+  takeRecord(name: string, now: number): Promise<string | null>;
+
   close(): Promise<void>;
 }
 

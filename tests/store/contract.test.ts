@@ -127,6 +127,20 @@ for (const harness of [sqliteHarness(), redisHarness(), vercelKvHarness()]) {
       expect(await s.claimOnce('cred:other', T0, 60_000)).toBe(true);
     });
 
+    it('keeps named records, expires them, and hands a taken record to exactly one caller', async () => {
+      const s = harness.fresh();
+      await s.setRecord('checkout:cs_1', '{"plan":"bundle-25"}', T0, null);
+      await s.setRecord('short', 'x', T0, 1000);
+      expect(await s.getRecord('checkout:cs_1', T0 + DAY)).toBe('{"plan":"bundle-25"}');
+      expect(await s.getRecord('missing', T0)).toBeNull();
+      await s.setRecord('checkout:cs_1', '{"plan":"bundle-100"}', T0, null);
+      expect(await s.getRecord('checkout:cs_1', T0)).toBe('{"plan":"bundle-100"}');
+      await s.setRecord('reveal:cs_2', 'pac_live_secret', T0, 60_000);
+      const takes = await Promise.all(Array.from({ length: 5 }, () => s.takeRecord('reveal:cs_2', T0 + 1)));
+      expect(takes.filter((t) => t !== null)).toEqual(['pac_live_secret']);
+      expect(await s.getRecord('reveal:cs_2', T0 + 2)).toBeNull();
+    });
+
     it('never spends below zero under concurrent reservations', async () => {
       const s = harness.fresh();
       await s.addGrant(grant({ id: 'g', keyHash: 'k', calls: 7 }));
