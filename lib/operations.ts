@@ -3,6 +3,9 @@ import { ReadinessRequest } from '@/lib/checks/readiness/schema';
 import { assessReadiness } from '@/lib/checks/readiness/assess';
 import { readinessRubric } from '@/lib/checks/readiness/rubric';
 import { artifactHash } from '@/lib/canonical-json';
+import { checkVisibility, visibilityCheckDescription } from '@/lib/checks/visibility/check';
+import { normalizeTargetUrl } from '@/lib/checks/visibility/target-url';
+import { ProblemError } from '@/lib/http/problem';
 
 // THE registry of paid operations. REST routes, MCP tools, the OpenAPI document, the free GET
 // descriptions and list_paid_services are all derived from these entries, so adding a check
@@ -24,6 +27,10 @@ export interface PaidOperation<S extends z.ZodType = z.ZodType> {
   summary: string;
   description: string;
   input: S;
+  /** A valid request body, shown in the docs and the OpenAPI document (and sent by `mppx validate`). */
+  example: z.infer<S>;
+  /** Checks beyond the schema that must refuse with 400 before any payment is asked for. */
+  precheck?(input: z.infer<S>): void;
   /** True when the work can fail for reasons outside the buyer's request body (it then runs before any charge). */
   workBeforeCharge: boolean;
   /** The operation-specific members of the 200 body; the gate adds service, idempotencyKey and the payment reference. */
@@ -48,6 +55,21 @@ export const readinessOperation: PaidOperation<typeof ReadinessRequest> = {
     'Classifies the ten payment capabilities a buyer declares about a workflow against a published rubric: a verdict for the target environment, ' +
     'a 0-100 score, blockers and findings with fixes. Deterministic; verifies nothing and never authorizes execution.',
   input: ReadinessRequest,
+  example: {
+    workflow: { name: 'Checkout agent', intendedUsers: 'agents', targetEnvironment: 'production' },
+    capabilities: {
+      machine_discovery: { status: 'implemented', evidence: ['openapi.json with x-payment-info'] },
+      payment_challenge_and_receipt: { status: 'implemented', evidence: ['402 with MPP challenges'] },
+      idempotency: { status: 'partial' },
+      webhook_verification: { status: 'implemented' },
+      durable_fulfillment: { status: 'implemented', evidence: ['orders table'] },
+      user_authentication: { status: 'missing' },
+      wallet_ownership: { status: 'unknown' },
+      onramp_provider_handoff: { status: 'missing' },
+      delivery_evidence: { status: 'implemented', evidence: ['artifact hash stored'] },
+      recovery_and_reconciliation: { status: 'missing' },
+    },
+  },
   workBeforeCharge: false,
   async run(input, { now }) {
     const assessment = assessReadiness(input);
@@ -56,7 +78,44 @@ export const readinessOperation: PaidOperation<typeof ReadinessRequest> = {
   describe: () => ({ rubric: readinessRubric(), limits: READINESS_LIMITS }),
 };
 
-export const OPERATIONS: readonly PaidOperation[] = [readinessOperation as unknown as PaidOperation];
+export const VisibilityRequest = z.strictObject({
+  url: z.string().min(1).max(2000),
+});
+
+export const visibilityOperation: PaidOperation<typeof VisibilityRequest> = {
+  id: 'createAiVisibilityCheck',
+  path: '/api/agent/ai-visibility',
+  toolName: 'ai_visibility_check',
+  service: 'AI Visibility Check',
+  summary: 'Check what 15 search and AI crawlers may fetch of one page, and score it 0-100 (1.00 USD)',
+  description:
+    'Fetches one public page and its site (robots.txt, sitemap, llms.txt, llms-full.txt), reports which search and AI crawlers may fetch it ' +
+    'and which robots.txt line decided, how the page reads to a machine, and a 0-100 score against a published rubric with findings ' +
+    'ordered by severity. The site is fetched before any charge; a site that cannot be checked is answered 422 and not charged.',
+  input: VisibilityRequest,
+  example: { url: 'https://example.com/pricing' },
+  precheck(input) {
+    try {
+      normalizeTargetUrl(input.url);
+    } catch (error) {
+      if (error instanceof ProblemError) {
+        throw new ProblemError('invalid-url', error.problem.detail, { errors: [{ path: '$.url', message: error.problem.detail }] });
+      }
+      throw error;
+    }
+  },
+  workBeforeCharge: true,
+  async run(input, { signal, now }) {
+    const { report, limits } = await checkVisibility(input.url, { signal });
+    return { checkedAt: now.toISOString(), report, limits, artifactHash: artifactHash(report) };
+  },
+  describe: () => {
+    const { crawlers, rubric, rubricVersion, checkVersion, scoringRule, fetched, limits, scoreMax } = visibilityCheckDescription();
+    return { checkVersion, rubricVersion, scoreMax, scoringRule, fetched, crawlers, rubric, limits };
+  },
+};
+
+export const OPERATIONS: readonly PaidOperation[] = [readinessOperation as unknown as PaidOperation, visibilityOperation as unknown as PaidOperation];
 
 export function operationById(id: string): PaidOperation | undefined {
   return OPERATIONS.find((o) => o.id === id);

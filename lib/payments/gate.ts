@@ -92,6 +92,7 @@ async function gate(deps: GateDeps, call: PaidCall): Promise<GateResponse> {
 
   // 1-2: nothing about payment is said to a malformed request.
   const input = parseBody(operation.input, call.body);
+  operation.precheck?.(input);
   if (call.idempotencyKey !== null && !IDEMPOTENCY_KEY_PATTERN.test(call.idempotencyKey)) {
     throw new ProblemError('invalid-idempotency-key', 'Idempotency-Key must be 8-128 characters of A-Z a-z 0-9 . _ : - and start with a letter or digit.', {
       errors: [{ path: 'header:Idempotency-Key', message: 'does not match ^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$' }],

@@ -1,0 +1,287 @@
+/**
+ * The 15 search and AI crawlers the AI Visibility Check reports on (SPEC 2.3, crawlers item),
+ * and their robots.txt verdicts for one page.
+ *
+ * Purposes are condensed from each vendor's own page (source). Where the research could only find
+ * a vendor's words through secondary copies, `evidence` says so, so nobody mistakes a paraphrase
+ * for a quotation. Research notes: /work/shared/research/crawlers.md (read 2026-11 from stored
+ * copies; re-read the vendor pages before changing a purpose).
+ */
+import { namesAgent, verdictFor, type RobotsAccess, type RobotsVerdict } from './robots';
+
+export type CrawlerRole = 'search' | 'ai-answers' | 'ai-training';
+
+export const CRAWLER_ROLES: readonly CrawlerRole[] = ['search', 'ai-answers', 'ai-training'];
+
+export interface Crawler {
+  /** Product token for robots.txt `User-agent:` lines. */
+  token: string;
+  vendor: string;
+  role: CrawlerRole;
+  /** What the vendor says the crawler is for, condensed from its documentation. */
+  purpose: string;
+  /** The vendor's documentation page. */
+  source: string;
+  /** Token whose group this crawler follows when no group names it (before `*`). */
+  fallback?: string;
+  /**
+   * Whether the vendor says this agent obeys robots.txt. False for user-triggered fetchers whose
+   * vendor says robots.txt may not apply: `allowed: false` then states the site's wish, not a block.
+   */
+  honorsRobots: boolean;
+  /** The agent fetches only because a user asked, not as a crawl. */
+  userTriggered: boolean;
+  /** A robots.txt control token that sends no requests of its own. */
+  tokenOnly: boolean;
+  /** Why honorsRobots and fallback are what they are, and how sure we are. */
+  evidence: string;
+}
+
+export const CRAWLERS: readonly Crawler[] = [
+  {
+    token: 'Googlebot',
+    vendor: 'Google',
+    role: 'search',
+    purpose:
+      "Google's main crawler: crawling preferences addressed to Googlebot affect Google Search (including Discover and Search features) and products such as Google Images, Video and News.",
+    source: 'https://developers.google.com/crawling/docs/crawlers-fetchers/google-common-crawlers',
+    honorsRobots: true,
+    userTriggered: false,
+    tokenOnly: false,
+    evidence: 'Google: common crawlers "always respect robots.txt rules for automatic crawls" (overview of Google crawlers).',
+  },
+  {
+    token: 'Bingbot',
+    vendor: 'Microsoft',
+    role: 'search',
+    purpose: "Bing's standard crawler, which handles most of Bing's crawling to build the Bing search index.",
+    source: 'https://www.bing.com/webmasters/help/which-crawlers-does-bing-use-8c184ec0',
+    honorsRobots: true,
+    userTriggered: false,
+    tokenOnly: false,
+    evidence:
+      'Bing\'s crawler page ("Bingbot is our standard crawler and handles most of our crawling needs"); robots.txt obedience from secondary sources.',
+  },
+  {
+    token: 'Applebot',
+    vendor: 'Apple',
+    role: 'search',
+    purpose: "Apple's web crawler, used for search in Siri, Spotlight and Safari suggestions.",
+    source: 'https://support.apple.com/en-us/119829',
+    fallback: 'Googlebot',
+    honorsRobots: true,
+    userTriggered: false,
+    tokenOnly: false,
+    evidence:
+      'Apple: "If robots instructions don\'t mention Applebot but do mention Googlebot, the Apple robot will follow Googlebot instructions."',
+  },
+  {
+    token: 'OAI-SearchBot',
+    vendor: 'OpenAI',
+    role: 'ai-answers',
+    purpose:
+      "Surfaces websites in ChatGPT's search features; sites that opt out are not shown in ChatGPT search answers, though they can still appear as navigational links.",
+    source: 'https://developers.openai.com/api/docs/bots',
+    honorsRobots: true,
+    userTriggered: false,
+    tokenOnly: false,
+    evidence: 'OpenAI: each robots.txt setting is independent; changes take about 24 hours.',
+  },
+  {
+    token: 'ChatGPT-User',
+    vendor: 'OpenAI',
+    role: 'ai-answers',
+    purpose:
+      'Visits pages for user actions in ChatGPT and Custom GPTs, to help answer a question; not used to crawl the web automatically.',
+    source: 'https://developers.openai.com/api/docs/bots',
+    honorsRobots: false,
+    userTriggered: true,
+    tokenOnly: false,
+    evidence:
+      'Since Dec 2025 OpenAI says robots.txt rules may not apply to user-initiated ChatGPT-User requests (secondary sources; the OpenAI sentence was not seen verbatim).',
+  },
+  {
+    token: 'GPTBot',
+    vendor: 'OpenAI',
+    role: 'ai-training',
+    purpose:
+      "Crawls content that may be used to train OpenAI's generative AI foundation models; disallowing it says the site's content should not be used for training.",
+    source: 'https://developers.openai.com/api/docs/bots',
+    honorsRobots: true,
+    userTriggered: false,
+    tokenOnly: false,
+    evidence: 'OpenAI: each robots.txt setting is independent of the others.',
+  },
+  {
+    token: 'Claude-SearchBot',
+    vendor: 'Anthropic',
+    role: 'ai-answers',
+    purpose:
+      "Navigates the web to improve the quality of Claude's search results; blocking it stops Anthropic indexing the content for search.",
+    source: 'https://support.claude.com/en/articles/8896518',
+    honorsRobots: true,
+    userTriggered: false,
+    tokenOnly: false,
+    evidence: 'Anthropic: its bots honour robots.txt directives (and Crawl-delay), set per subdomain.',
+  },
+  {
+    token: 'Claude-User',
+    vendor: 'Anthropic',
+    role: 'ai-answers',
+    purpose:
+      'Fetches pages when people ask Claude questions; lets site owners control which sites these user-initiated requests can access.',
+    source: 'https://support.claude.com/en/articles/8896518',
+    honorsRobots: true,
+    userTriggered: true,
+    tokenOnly: false,
+    evidence: 'Anthropic applies its robots.txt statement to all three of its bots, this user-triggered one included.',
+  },
+  {
+    token: 'ClaudeBot',
+    vendor: 'Anthropic',
+    role: 'ai-training',
+    purpose:
+      "Collects web content that could contribute to training Anthropic's models; restricting it signals that the site's future content should be excluded from training data.",
+    source: 'https://support.claude.com/en/articles/8896518',
+    honorsRobots: true,
+    userTriggered: false,
+    tokenOnly: false,
+    evidence: 'Anthropic: its bots honour robots.txt directives.',
+  },
+  {
+    token: 'PerplexityBot',
+    vendor: 'Perplexity',
+    role: 'ai-answers',
+    purpose: 'Surfaces and links websites in Perplexity search results; not used to crawl content for AI foundation models.',
+    source: 'https://docs.perplexity.ai/docs/resources/perplexity-crawlers',
+    honorsRobots: true,
+    userTriggered: false,
+    tokenOnly: false,
+    evidence:
+      'Perplexity lists it among the robots.txt tags webmasters can use; purpose wording from memory of the vendor page and ai.robots.txt, not seen verbatim.',
+  },
+  {
+    token: 'Perplexity-User',
+    vendor: 'Perplexity',
+    role: 'ai-answers',
+    purpose:
+      'Supports user actions in Perplexity: may visit a page to help answer a question and link it; not used for web crawling or to collect training data.',
+    source: 'https://docs.perplexity.ai/docs/resources/perplexity-crawlers',
+    honorsRobots: false,
+    userTriggered: true,
+    tokenOnly: false,
+    evidence:
+      'Perplexity says that, since a user requested the fetch, this fetcher generally ignores robots.txt (ai.robots.txt records "No"; not seen verbatim).',
+  },
+  {
+    token: 'Google-Extended',
+    vendor: 'Google',
+    role: 'ai-training',
+    purpose:
+      'A control token, not a crawler: whether content Google crawls may train future Gemini models and ground Gemini Apps and Vertex AI answers; no effect on Google Search.',
+    source: 'https://developers.google.com/crawling/docs/crawlers-fetchers/google-common-crawlers#google-extended',
+    honorsRobots: true,
+    userTriggered: false,
+    tokenOnly: true,
+    evidence:
+      'Google honours the token for the uses above; no Google text says it inherits a Googlebot group, so it follows * like any token.',
+  },
+  {
+    token: 'Applebot-Extended',
+    vendor: 'Apple',
+    role: 'ai-training',
+    purpose:
+      "A control token that does not crawl: disallowing it keeps content Applebot crawled out of training Apple's foundation models for Apple Intelligence and other features.",
+    source: 'https://support.apple.com/en-us/119829',
+    honorsRobots: true,
+    userTriggered: false,
+    tokenOnly: true,
+    evidence: "Apple's Googlebot fallback is stated for Applebot only; unconfirmed for this token, so it follows *.",
+  },
+  {
+    token: 'CCBot',
+    vendor: 'Common Crawl',
+    role: 'ai-training',
+    purpose:
+      'Builds the Common Crawl open web archive, a dataset widely used to train AI models; checks robots.txt before fetching.',
+    source: 'https://commoncrawl.org/ccbot',
+    honorsRobots: true,
+    userTriggered: false,
+    tokenOnly: false,
+    evidence: 'Common Crawl: CCBot checks robots.txt first and follows up to five robots.txt redirects per RFC 9309.',
+  },
+  {
+    token: 'Meta-ExternalAgent',
+    vendor: 'Meta',
+    role: 'ai-training',
+    purpose: 'Crawls the web for uses such as training AI models or improving products by indexing content directly.',
+    source: 'https://developers.facebook.com/docs/sharing/webmasters/web-crawlers/',
+    honorsRobots: true,
+    userTriggered: false,
+    tokenOnly: false,
+    evidence: 'Purpose from memory of the Meta page, matching the ai.robots.txt paraphrase; robots.txt obedience from secondary sources.',
+  },
+];
+
+/** A crawlers item of SPEC 2.3, plus honorsRobots. */
+export interface CrawlerVerdict {
+  token: string;
+  vendor: string;
+  role: CrawlerRole;
+  purpose: string;
+  source: string;
+  fallback?: string;
+  honorsRobots: boolean;
+  allowed: boolean;
+  /** The robots.txt line that decided, or why the robots.txt status decided; null when no rule matched. */
+  rule: string | null;
+  /** The user-agent group that applied (for Applebot possibly `Googlebot`), `*`, or null. */
+  group: string | null;
+}
+
+/**
+ * The robots.txt group a crawler follows: its own when a group names it, else its fallback's
+ * when a group names that, else `*` (which robotsVerdict applies for the own token).
+ */
+function effectiveToken(access: RobotsAccess, crawler: Crawler): string {
+  if (access.state !== 'found' || crawler.fallback === undefined) return crawler.token;
+  if (namesAgent(access.robots, crawler.token)) return crawler.token;
+  if (namesAgent(access.robots, crawler.fallback)) return crawler.fallback;
+  return crawler.token;
+}
+
+/**
+ * The robots.txt verdict for one crawler, fallback applied, with the deciding line number
+ * (which the SPEC 2.3 crawlers item does not carry, but findings quoting the rule can use).
+ */
+export function crawlerRobotsVerdict(access: RobotsAccess, crawler: Crawler, pathAndQuery: string): RobotsVerdict {
+  return verdictFor(access, effectiveToken(access, crawler), pathAndQuery);
+}
+
+/** One verdict per crawler, in CRAWLERS order, for the page at `pathAndQuery`. */
+export function crawlerVerdicts(access: RobotsAccess, pathAndQuery: string): CrawlerVerdict[] {
+  return CRAWLERS.map((crawler) => {
+    const verdict = crawlerRobotsVerdict(access, crawler, pathAndQuery);
+    const row: CrawlerVerdict = {
+      token: crawler.token,
+      vendor: crawler.vendor,
+      role: crawler.role,
+      purpose: crawler.purpose,
+      source: crawler.source,
+      honorsRobots: crawler.honorsRobots,
+      allowed: verdict.allowed,
+      rule: verdict.rule,
+      group: verdict.group,
+    };
+    if (crawler.fallback !== undefined) row.fallback = crawler.fallback;
+    return row;
+  });
+}
+
+/**
+ * Whether robots.txt actually keeps the crawler out. A disallow aimed at an agent whose vendor
+ * does not promise to obey robots.txt is a stated wish, not a block.
+ */
+export function blockedByRobots(verdict: Pick<CrawlerVerdict, 'allowed' | 'honorsRobots'>): boolean {
+  return !verdict.allowed && verdict.honorsRobots;
+}

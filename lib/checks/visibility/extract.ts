@@ -1,0 +1,519 @@
+// Page extraction for the AI Visibility Check: one parse5 parse and one iterative walk over the tree
+// collect every `page` member of the report (SPEC 2.3). Nothing here fetches or scores.
+
+import { parse } from 'parse5';
+import type { DefaultTreeAdapterTypes } from 'parse5';
+
+type Node = DefaultTreeAdapterTypes.Node;
+type Element = DefaultTreeAdapterTypes.Element;
+
+const HTML_NS = 'http://www.w3.org/1999/xhtml';
+
+/** One robots rule set as served: a meta tag or (part of) an X-Robots-Tag header line. */
+export interface RobotsDirectives {
+  /** Lowercased bot name the rules are scoped to; null when they address every robot. */
+  bot: string | null;
+  /** Normalised directives, lowercased, `max-snippet:50` without spaces. */
+  directives: string[];
+  /** The tag or header line exactly as it can be quoted back to the site owner. */
+  raw: string;
+}
+
+export interface PageRobots {
+  meta: RobotsDirectives[];
+  header: RobotsDirectives[];
+  nosnippet: boolean;
+  /** Most restrictive max-snippet that applies to search crawlers; -1 means no limit. */
+  maxSnippet: number;
+  noarchive: boolean;
+  nocache: boolean;
+  noai: boolean;
+  noimageai: boolean;
+}
+
+export const KEY_JSON_LD_TYPES = ['Organization', 'WebSite', 'FAQPage', 'Article', 'Product', 'Service'] as const;
+export type KeyJsonLdType = (typeof KEY_JSON_LD_TYPES)[number];
+
+export interface PageJsonLd {
+  blocks: number;
+  invalid: number;
+  /** Every schema.org @type found (top level, arrays, @graph, nested), sorted, without the schema.org prefix. */
+  types: string[];
+  /** Which key types are present, subtypes included (NewsArticle counts as Article), in KEY_JSON_LD_TYPES order. */
+  keyTypes: KeyJsonLdType[];
+}
+
+export interface PageOpenGraph {
+  title: boolean;
+  description: boolean;
+  image: boolean;
+  url: boolean;
+  type: boolean;
+}
+
+export interface PageFacts {
+  title: string | null;
+  titleLength: number;
+  metaDescription: string | null;
+  metaDescriptionLength: number;
+  canonical: string | null;
+  canonicalCount: number;
+  canonicalIsSelf: boolean;
+  noindexMeta: boolean;
+  noindexHeader: boolean;
+  robots: PageRobots;
+  jsonLd: PageJsonLd;
+  openGraph: PageOpenGraph;
+  lang: string | null;
+  h1Count: number;
+  textLength: number;
+  wordCount: number;
+  truncated: boolean;
+}
+
+export interface HeaderSource {
+  headerAll(name: string): string[];
+}
+
+/**
+ * Bot scopes whose noindex / snippet rules decide search visibility. A noindex scoped to any other bot
+ * (e.g. `gptbot: noindex`) is recorded in robots.meta / robots.header but does not set noindexMeta or
+ * noindexHeader, because it does not take the page out of a search index.
+ */
+export const SEARCH_ROBOT_SCOPES: ReadonlySet<string> = new Set(['googlebot', 'bingbot', 'msnbot', 'applebot']);
+
+// Meta names treated as robots meta tags: the generic name plus crawler names that vendors document
+// (or that site owners plausibly use) for `<meta name="<bot>">`.
+const ROBOTS_META_NAMES: ReadonlySet<string> = new Set([
+  'robots', 'googlebot', 'googlebot-news', 'googlebot-image', 'googlebot-video', 'bingbot', 'msnbot',
+  'applebot', 'applebot-extended', 'google-extended', 'oai-searchbot', 'gptbot', 'chatgpt-user',
+  'claudebot', 'claude-searchbot', 'claude-user', 'perplexitybot', 'perplexity-user', 'ccbot',
+  'meta-externalagent', 'yandex', 'baiduspider', 'duckduckbot', 'slurp',
+]);
+
+// Directives whose own syntax contains a colon: `max-snippet: 50` must not be read as a bot named
+// "max-snippet" (X-Robots-Tag parsing trap 1 in research/llms-txt.md).
+const VALUED_DIRECTIVES: ReadonlySet<string> = new Set([
+  'max-snippet', 'max-image-preview', 'max-video-preview', 'unavailable_after',
+]);
+
+// Text of these elements is never shown as page text (SPEC 2.3 textLength). `title` is head metadata.
+const NO_TEXT = new Set(['script', 'style', 'noscript', 'template', 'svg', 'title', 'head']);
+
+// Elements that do not break a word: text on either side runs together ("foo<b>bar</b>" is one word).
+// Every other element is treated as a boundary so "<li>a</li><li>b</li>" gives two words.
+const INLINE = new Set([
+  'a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 'dfn', 'em', 'font', 'i', 'kbd', 'mark', 'q',
+  's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u', 'var', 'ins', 'del', 'label', 'nobr',
+]);
+
+// Schema.org subtypes counted as their key type, so NewsArticle earns Article and LocalBusiness earns
+// Organization. Not exhaustive; the common ones used on real sites.
+const KEY_TYPE_OF: ReadonlyMap<string, KeyJsonLdType> = new Map<string, KeyJsonLdType>([
+  ...(['Organization', 'Corporation', 'LocalBusiness', 'NGO', 'EducationalOrganization', 'GovernmentOrganization',
+    'NewsMediaOrganization', 'OnlineBusiness', 'OnlineStore', 'MedicalOrganization', 'SportsOrganization',
+    'Store', 'Restaurant', 'ProfessionalService'] as const).map((t) => [t, 'Organization'] as const),
+  ...(['WebSite'] as const).map((t) => [t, 'WebSite'] as const),
+  ...(['FAQPage'] as const).map((t) => [t, 'FAQPage'] as const),
+  ...(['Article', 'NewsArticle', 'BlogPosting', 'TechArticle', 'ScholarlyArticle', 'Report', 'AnalysisNewsArticle',
+    'ReportageNewsArticle', 'OpinionNewsArticle', 'SocialMediaPosting', 'LiveBlogPosting'] as const).map(
+    (t) => [t, 'Article'] as const,
+  ),
+  ...(['Product', 'ProductGroup', 'IndividualProduct', 'ProductModel', 'SomeProducts', 'Vehicle', 'Car'] as const).map(
+    (t) => [t, 'Product'] as const,
+  ),
+  ...(['Service', 'FinancialProduct', 'BroadcastService', 'CableOrSatelliteService', 'FoodService',
+    'GovernmentService', 'TaxiService', 'WebAPI', 'LoanOrCredit', 'BankAccount', 'PaymentService'] as const).map(
+    (t) => [t, 'Service'] as const,
+  ),
+]);
+
+const OG_PROPS: Record<string, keyof PageOpenGraph> = {
+  'og:title': 'title',
+  'og:description': 'description',
+  'og:image': 'image',
+  'og:url': 'url',
+  'og:type': 'type',
+};
+
+/** Parses one robots rule list (meta content or the part of a header line after its bot prefix). */
+function parseDirectiveList(value: string): string[] {
+  const out: string[] = [];
+  for (const part of value.split(',')) {
+    const d = normaliseDirective(part);
+    if (d) out.push(d);
+  }
+  return out;
+}
+
+function normaliseDirective(part: string): string {
+  const t = part.trim().toLowerCase();
+  const colon = t.indexOf(':');
+  if (colon < 0) return t.replace(/\s+/g, ' ');
+  return `${t.slice(0, colon).trim()}:${t.slice(colon + 1).trim()}`;
+}
+
+/**
+ * Splits one X-Robots-Tag header line into scoped rule sets. A `<bot>:` prefix scopes the rules after it
+ * up to the next prefix or the end of that line; rules before any prefix address every robot. Each header
+ * line is parsed on its own, because merging repeated headers (as fetch() does) changes their scope.
+ */
+export function parseXRobotsTag(line: string): RobotsDirectives[] {
+  const raw = `X-Robots-Tag: ${line.trim()}`;
+  const sets: RobotsDirectives[] = [];
+  let current: RobotsDirectives | null = null;
+  for (const part of line.split(',')) {
+    const m = /^\s*([A-Za-z0-9_.-]+)\s*:\s*(.*)$/.exec(part);
+    const name = m?.[1].toLowerCase();
+    if (m && name && !VALUED_DIRECTIVES.has(name)) {
+      current = { bot: name, directives: [], raw };
+      sets.push(current);
+      const first = normaliseDirective(m[2]);
+      if (first) current.directives.push(first);
+      continue;
+    }
+    const d = normaliseDirective(part);
+    if (!d) continue;
+    if (!current) {
+      current = { bot: null, directives: [], raw };
+      sets.push(current);
+    }
+    current.directives.push(d);
+  }
+  return sets;
+}
+
+function attr(el: Element, name: string): string | null {
+  for (const a of el.attrs) if (a.name === name) return a.value;
+  return null;
+}
+
+function collapse(s: string): string {
+  return s.replace(/\s+/g, ' ').trim();
+}
+
+/** Length in Unicode code points, so an emoji counts once. */
+function charLength(s: string): number {
+  let surrogates = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff) surrogates++;
+  }
+  return s.length - surrogates;
+}
+
+/** The characters JavaScript's \s matches, so counting agrees with collapse(). */
+function isSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return (
+    c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 ||
+    c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+  );
+}
+
+// Per BMP code unit: 0 not yet known, 1 letter or digit, 2 neither. Filled lazily from the Unicode
+// property escape, so non-Latin text is judged correctly without a regex call per character.
+const WORD_CHAR = new Uint8Array(0x10000);
+const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
+
+function isWordChar(s: string, i: number, c: number): boolean {
+  if (c < 0x80) return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+  if (c >= 0xd800 && c <= 0xdbff) return LETTER_OR_DIGIT.test(String.fromCodePoint(s.codePointAt(i) ?? c));
+  let known = WORD_CHAR[c];
+  if (known === 0) {
+    known = LETTER_OR_DIGIT.test(String.fromCharCode(c)) ? 1 : 2;
+    WORD_CHAR[c] = known;
+  }
+  return known === 1;
+}
+
+/**
+ * textLength and wordCount of text chunks as if joined, whitespace-collapsed and trimmed, in one pass
+ * without building that string (it can be most of a 512 KB page). A word is a whitespace-separated
+ * run containing at least one letter or digit, so a lone dash is not a word.
+ */
+function measureText(chunks: readonly string[]): { length: number; words: number } {
+  let length = 0;
+  let words = 0;
+  let started = false;
+  let pendingSpace = false;
+  let inWord = false;
+  let wordHasLetter = false;
+  for (const chunk of chunks) {
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk.charCodeAt(i);
+      if (isSpace(c)) {
+        if (started) pendingSpace = true;
+        if (inWord && wordHasLetter) words++;
+        inWord = false;
+        wordHasLetter = false;
+        continue;
+      }
+      if (pendingSpace) {
+        length++;
+        pendingSpace = false;
+      }
+      started = true;
+      // A low surrogate completes a code point already counted.
+      if (c < 0xdc00 || c > 0xdfff) length++;
+      inWord = true;
+      if (!wordHasLetter && isWordChar(chunk, i, c)) wordHasLetter = true;
+    }
+  }
+  if (inWord && wordHasLetter) words++;
+  return { length, words };
+}
+
+function textOf(el: Element): string {
+  let s = '';
+  for (const c of el.childNodes) if (c.nodeName === '#text') s += (c as DefaultTreeAdapterTypes.TextNode).value;
+  return s;
+}
+
+function stripSchemaPrefix(t: string): string {
+  return t.replace(/^https?:\/\/schema\.org\//i, '').replace(/^schema:/i, '');
+}
+
+/** Collects every @type in a parsed JSON-LD value: arrays, @graph and nested entities alike. */
+function collectTypes(root: unknown, into: Set<string>): void {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object') continue;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) if (v[i] !== null && typeof v[i] === 'object') stack.push(v[i]);
+      continue;
+    }
+    const obj = v as Record<string, unknown>;
+    // for...in rather than Object.entries: JSON.parse gives plain objects, and this loop runs over every
+    // node of what can be a 500 KB product catalogue.
+    for (const k in obj) {
+      const x = obj[k];
+      if (k === '@type') {
+        if (typeof x === 'string') addType(x, into);
+        else if (Array.isArray(x)) for (const t of x) if (typeof t === 'string') addType(t, into);
+      } else if (x !== null && typeof x === 'object') {
+        stack.push(x);
+      }
+    }
+  }
+}
+
+function addType(t: string, into: Set<string>): void {
+  const trimmed = t.trim();
+  if (trimmed) into.add(stripSchemaPrefix(trimmed));
+}
+
+function isJsonLdType(type: string | null): boolean {
+  if (type === null) return false;
+  return type.split(';')[0].trim().toLowerCase() === 'application/ld+json';
+}
+
+/** Compares two absolute URLs as a crawler would: fragment dropped, scheme/host/port normalised by WHATWG URL. */
+export function sameUrl(a: string, b: string): boolean {
+  try {
+    const x = new URL(a);
+    const y = new URL(b);
+    x.hash = '';
+    y.hash = '';
+    return x.href === y.href;
+  } catch {
+    return false;
+  }
+}
+
+function resolveHttpUrl(href: string, base: string): string | null {
+  try {
+    const u = new URL(href.trim(), base);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : null;
+  } catch {
+    return null;
+  }
+}
+
+// Marks the end of a block element's children on the walk stack, so its closing boundary is emitted.
+const BLOCK_END = { nodeName: '#block-end' } as unknown as Node;
+// Restore the "text counts" flag to on / off once an element's children have been walked.
+const TEXT_ON = { nodeName: '#text-on' } as unknown as Node;
+const TEXT_OFF = { nodeName: '#text-off' } as unknown as Node;
+
+/**
+ * Extracts the report's `page` object from served HTML.
+ * @param html the body as read (possibly cut at the byte limit)
+ * @param pageUrl the final URL the page answered at; relative canonicals resolve against it (or `<base href>`)
+ * @param headers raw response headers; repeated X-Robots-Tag lines must be kept apart
+ * @param truncated whether the body was cut at the byte limit
+ */
+export function extractPage(html: string, pageUrl: string, headers: HeaderSource, truncated: boolean): PageFacts {
+  const doc = parse(html);
+
+  let title: string | null = null;
+  let metaDescription: string | null = null;
+  let baseHref: string | null = null;
+  const canonicalHrefs: string[] = [];
+  const meta: RobotsDirectives[] = [];
+  let jsonLdBlocks = 0;
+  let jsonLdInvalid = 0;
+  const types = new Set<string>();
+  const og: PageOpenGraph = { title: false, description: false, image: false, url: false, type: false };
+  let lang: string | null = null;
+  let h1Count = 0;
+  const text: string[] = [];
+
+  // Iterative walk (pages can nest deeper than the call stack likes). Whether text counts is one flag;
+  // the few elements that change it push a marker that restores it once their children are done.
+  const nodes: Node[] = [doc];
+  let countText = false;
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    const name = node.nodeName;
+    if (name === '#text') {
+      if (countText) text.push((node as DefaultTreeAdapterTypes.TextNode).value);
+      continue;
+    }
+    if (node === BLOCK_END) {
+      text.push(' ');
+      continue;
+    }
+    if (node === TEXT_ON || node === TEXT_OFF) {
+      countText = node === TEXT_ON;
+      continue;
+    }
+    if (name === '#comment' || name === '#documentType') continue;
+
+    let childCount = countText;
+    if (name !== '#document') {
+      const el = node as Element;
+      if (el.namespaceURI !== HTML_NS) continue; // svg/math: no page metadata, and svg text is excluded
+      switch (el.tagName) {
+        case 'html': {
+          const l = attr(el, 'lang');
+          if (l !== null && l.trim()) lang = l.trim();
+          break;
+        }
+        case 'body':
+          childCount = true;
+          break;
+        case 'title':
+          if (title === null) title = collapse(textOf(el));
+          break;
+        case 'base':
+          if (baseHref === null) baseHref = attr(el, 'href');
+          break;
+        case 'h1':
+          h1Count++;
+          break;
+        case 'link': {
+          const rel = attr(el, 'rel');
+          if (rel && rel.toLowerCase().split(/\s+/).includes('canonical')) canonicalHrefs.push(attr(el, 'href') ?? '');
+          break;
+        }
+        case 'meta': {
+          const metaName = attr(el, 'name');
+          const content = attr(el, 'content');
+          if (metaName !== null) {
+            const n = metaName.trim().toLowerCase();
+            if (n === 'description') {
+              if (metaDescription === null) metaDescription = collapse(content ?? '');
+            } else if (ROBOTS_META_NAMES.has(n)) {
+              meta.push({
+                bot: n === 'robots' ? null : n,
+                directives: parseDirectiveList(content ?? ''),
+                raw: `<meta name="${metaName}" content="${content ?? ''}">`,
+              });
+            }
+          }
+          // Some sites write og tags with name= instead of property=; crawlers read both.
+          const prop = (attr(el, 'property') ?? metaName ?? '').trim().toLowerCase();
+          const ogKey = OG_PROPS[prop];
+          if (ogKey && content !== null && content.trim()) og[ogKey] = true;
+          break;
+        }
+        case 'script':
+          if (isJsonLdType(attr(el, 'type'))) {
+            jsonLdBlocks++;
+            try {
+              const value: unknown = JSON.parse(textOf(el));
+              if (value === null || typeof value !== 'object') throw new Error('not an object');
+              collectTypes(value, types);
+            } catch {
+              jsonLdInvalid++;
+            }
+          }
+          continue;
+        case 'svg':
+          continue;
+      }
+      if (NO_TEXT.has(el.tagName)) childCount = false;
+      if (childCount && !INLINE.has(el.tagName)) {
+        text.push(' ');
+        nodes.push(BLOCK_END);
+      }
+    }
+    const children = (node as DefaultTreeAdapterTypes.ParentNode).childNodes;
+    if (children.length === 0) continue;
+    if (childCount !== countText) {
+      nodes.push(countText ? TEXT_ON : TEXT_OFF);
+      countText = childCount;
+    }
+    for (let i = children.length - 1; i >= 0; i--) nodes.push(children[i]);
+  }
+
+  const header: RobotsDirectives[] = [];
+  for (const line of headers.headerAll('x-robots-tag')) header.push(...parseXRobotsTag(line));
+
+  const base = (baseHref !== null && resolveHttpUrl(baseHref, pageUrl)) || pageUrl;
+  const canonical = canonicalHrefs.length > 0 && canonicalHrefs[0].trim() ? resolveHttpUrl(canonicalHrefs[0], base) : null;
+
+  const appliesToSearch = (r: RobotsDirectives) => r.bot === null || SEARCH_ROBOT_SCOPES.has(r.bot);
+  const noindex = (r: RobotsDirectives) => appliesToSearch(r) && r.directives.some((d) => d === 'noindex' || d === 'none');
+  const all = [...meta, ...header];
+  const searchDirectives = all.filter(appliesToSearch).flatMap((r) => r.directives);
+  const anyDirectives = all.flatMap((r) => r.directives);
+
+  let maxSnippet = -1;
+  for (const d of searchDirectives) {
+    if (!d.startsWith('max-snippet:')) continue;
+    const n = Number.parseInt(d.slice('max-snippet:'.length), 10);
+    if (Number.isFinite(n) && n >= 0 && (maxSnippet === -1 || n < maxSnippet)) maxSnippet = n;
+  }
+
+  const measured = measureText(text);
+  const typeList = [...types].sort();
+  const keyTypeSet = new Set(typeList.map((t) => KEY_TYPE_OF.get(t)).filter((t): t is KeyJsonLdType => t !== undefined));
+
+  return {
+    title,
+    titleLength: title === null ? 0 : charLength(title),
+    metaDescription,
+    metaDescriptionLength: metaDescription === null ? 0 : charLength(metaDescription),
+    canonical,
+    canonicalCount: canonicalHrefs.length,
+    canonicalIsSelf: canonical !== null && sameUrl(canonical, pageUrl),
+    noindexMeta: meta.some(noindex),
+    noindexHeader: header.some(noindex),
+    robots: {
+      meta,
+      header,
+      nosnippet: searchDirectives.includes('nosnippet'),
+      maxSnippet,
+      noarchive: anyDirectives.includes('noarchive'),
+      nocache: anyDirectives.includes('nocache'),
+      noai: anyDirectives.includes('noai'),
+      noimageai: anyDirectives.includes('noimageai'),
+    },
+    jsonLd: {
+      blocks: jsonLdBlocks,
+      invalid: jsonLdInvalid,
+      types: typeList,
+      keyTypes: KEY_JSON_LD_TYPES.filter((t) => keyTypeSet.has(t)),
+    },
+    openGraph: og,
+    lang,
+    h1Count,
+    textLength: measured.length,
+    wordCount: measured.words,
+    truncated,
+  };
+}

@@ -1,0 +1,511 @@
+/**
+ * robots.txt matcher for the AI Visibility Check, following RFC 9309 and the leniencies of
+ * Google's reference parser (google/robotstxt, robots.cc).
+ *
+ * Why not `robots-parser` (3.0.1): on Google's 156 reference assertions it fails 19 (it keeps
+ * `User-agent: Foo Bar` as the token "foo bar", ignores a missing colon, ...), and it cannot say
+ * which group decided a verdict, which the report must show for every crawler. See
+ * /work/shared/research/robots.md for the measurement.
+ *
+ * Everything here is pure: the fetcher resolves redirects and hands us a status and a body.
+ */
+
+/** RFC 9309 2.5 asks parsers to read at least 500 KiB; we read exactly that much. */
+export const ROBOTS_MAX_BYTES = 500 * 1024;
+
+/**
+ * Google keeps at most 2083 * 8 - 1 bytes of a line (robots.cc, kMaxLineLen) and drops the rest,
+ * so an over-long rule is cut rather than discarded. We mirror it so our verdicts agree with
+ * Googlebot's on pathological files.
+ */
+export const ROBOTS_MAX_LINE_BYTES = 2083 * 8 - 1;
+
+export type RobotsRuleKind = 'allow' | 'disallow';
+
+export interface RobotsRule {
+  kind: RobotsRuleKind;
+  /** The value as written (comment and surrounding whitespace removed). */
+  value: string;
+  /** The value after percent-encoding normalisation; this is what is matched and measured. */
+  pattern: string;
+  /**
+   * Google treats `Allow: /dir/index.html` as also allowing `/dir/` (pattern `/dir/$`). Kept
+   * separate so the reported rule is still the line the site wrote.
+   */
+  directoryPattern: string | null;
+  /** The original line, trimmed: this is what a report quotes. */
+  text: string;
+  /** 1-based line number in the file. */
+  line: number;
+}
+
+export interface RobotsUserAgentLine {
+  /**
+   * The product token as written (`Googlebot` from `User-agent: Googlebot/2.1 # x`), `*` for the
+   * global group, or `''` when the value starts with no token characters (it then names nobody).
+   */
+  token: string;
+  text: string;
+  line: number;
+}
+
+export interface RobotsGroup {
+  userAgents: RobotsUserAgentLine[];
+  rules: RobotsRule[];
+  /** Line of the group's first user-agent line. */
+  line: number;
+}
+
+export interface ContentSignalLine {
+  /** The original line, trimmed, e.g. `Content-Signal: ai-train=no, search=yes`. */
+  text: string;
+  line: number;
+  /** Index into `groups` of the group the line sat in, or null when it came before any group. */
+  group: number | null;
+}
+
+export interface RobotsTxt {
+  groups: RobotsGroup[];
+  /** Values of `Sitemap:` lines, in file order, as written. */
+  sitemaps: string[];
+  /** Raw text of each `Content-Signal:` line, in file order (SPEC 2.3 site.robotsTxt). */
+  contentSignals: string[];
+  /** The same lines with their position and group, for findings that need the scope. */
+  contentSignalLines: ContentSignalLine[];
+  /** True when the body exceeded ROBOTS_MAX_BYTES and only its start was parsed. */
+  truncated: boolean;
+}
+
+export interface RobotsVerdict {
+  allowed: boolean;
+  /** The exact robots.txt line that decided, or an explanation of the HTTP status case; null when no rule matched. */
+  rule: string | null;
+  line: number | null;
+  /** The user-agent token of the group that applied, as written in the file, or `*`; null when no group applied. */
+  group: string | null;
+}
+
+export type RobotsAccess =
+  | { state: 'found'; status: number; robots: RobotsTxt }
+  | { state: 'missing'; status: number; robots: null }
+  | { state: 'unreachable'; status: number | null; robots: null };
+
+export type RobotsState = RobotsAccess['state'];
+
+// ---------------------------------------------------------------------------------------------
+// Text helpers
+// ---------------------------------------------------------------------------------------------
+
+const utf8 = new TextEncoder();
+
+function lineTooLong(s: string): boolean {
+  // Every UTF-16 unit is at most 3 UTF-8 bytes, so most lines need no encoding.
+  if (s.length * 3 <= ROBOTS_MAX_LINE_BYTES) return false;
+  return utf8.encode(s).length > ROBOTS_MAX_LINE_BYTES;
+}
+
+/** Cuts `s` to at most `maxBytes` UTF-8 bytes without splitting a character. */
+function cutUtf8(s: string, maxBytes: number): string {
+  const bytes = utf8.encode(s);
+  if (bytes.length <= maxBytes) return s;
+  // stream: true holds back a trailing incomplete sequence instead of emitting U+FFFD.
+  return new TextDecoder().decode(bytes.subarray(0, maxBytes), { stream: true });
+}
+
+/**
+ * ASCII whitespace only, as Google's StripAsciiWhitespace. String#trim would also strip U+FEFF,
+ * and a byte-order mark in the middle of a file must keep its line invalid (Google's behaviour).
+ */
+function stripAscii(s: string): string {
+  let start = 0;
+  let end = s.length;
+  while (start < end && isAsciiSpace(s.charCodeAt(start))) start++;
+  while (end > start && isAsciiSpace(s.charCodeAt(end - 1))) end--;
+  return s.slice(start, end);
+}
+
+function isAsciiSpace(c: number): boolean {
+  return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+}
+
+function isHex(c: string | undefined): boolean {
+  return c !== undefined && /^[0-9A-Fa-f]$/.test(c);
+}
+
+/**
+ * RFC 9309 2.2.2: octets outside US-ASCII must be percent-encoded before comparison, and
+ * `%xx` compares case-insensitively. Like Google we encode non-ASCII as UTF-8 and uppercase
+ * existing escapes, but we do it to both the pattern and the path so the comparison is
+ * symmetric; unreserved characters that a site wrote encoded (`%62`) stay encoded, as in Google.
+ */
+export function normalisePercentEncoding(s: string): string {
+  if (!/[%\u0080-\uffff]/.test(s)) return s;
+  let out = '';
+  let i = 0;
+  while (i < s.length) {
+    const ch = s[i];
+    const code = s.charCodeAt(i);
+    if (ch === '%' && isHex(s[i + 1]) && isHex(s[i + 2])) {
+      out += '%' + s[i + 1].toUpperCase() + s[i + 2].toUpperCase();
+      i += 3;
+    } else if (code < 0x80) {
+      out += ch;
+      i += 1;
+    } else {
+      let j = i + 1;
+      while (j < s.length && s.charCodeAt(j) >= 0x80) j++;
+      for (const byte of utf8.encode(s.slice(i, j))) {
+        out += '%' + byte.toString(16).toUpperCase().padStart(2, '0');
+      }
+      i = j;
+    }
+  }
+  return out;
+}
+
+/**
+ * The product token at the start of a user-agent value: the leading run of `[A-Za-z_-]`
+ * (RFC 9309 2.2.1; Google's ExtractUserAgent). `Googlebot/2.1` and `Googlebot Image` both give
+ * `Googlebot`. Exported so callers can turn a `Name/version` string into the token to match.
+ */
+export function extractProductToken(value: string): string {
+  const m = /^[A-Za-z_-]*/.exec(value);
+  return m ? m[0] : '';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+// ---------------------------------------------------------------------------------------------
+
+type KeyType = 'user-agent' | 'allow' | 'disallow' | 'sitemap' | 'unknown';
+
+/**
+ * Prefix, case-insensitive key matching with Google's accepted typos. Prefix matching is
+ * Google's (StartsWithIgnoreCase), so `Disallowed:` still counts as `Disallow:`.
+ */
+function keyType(key: string): KeyType {
+  const k = key.toLowerCase();
+  if (k.startsWith('user-agent') || k.startsWith('useragent') || k.startsWith('user agent')) {
+    return 'user-agent';
+  }
+  if (k.startsWith('allow')) return 'allow';
+  if (
+    k.startsWith('disallow') ||
+    k.startsWith('dissallow') ||
+    k.startsWith('dissalow') ||
+    k.startsWith('disalow') ||
+    k.startsWith('diasllow') ||
+    k.startsWith('disallaw')
+  ) {
+    return 'disallow';
+  }
+  if (k.startsWith('sitemap') || k.startsWith('site-map')) return 'sitemap';
+  return 'unknown';
+}
+
+/** Splits a comment-free, stripped line into key and value, or null when it is not a directive. */
+function splitDirective(content: string): { key: string; value: string } | null {
+  let sep = content.indexOf(':');
+  if (sep < 0) {
+    // Google accepts a missing colon only when the line is exactly two whitespace-separated words.
+    const ws = content.search(/[ \t]/);
+    if (ws < 0) return null;
+    const rest = content.slice(ws).replace(/^[ \t]+/, '');
+    if (/[ \t]/.test(rest)) return null;
+    sep = ws;
+  }
+  const key = stripAscii(content.slice(0, sep));
+  if (key === '') return null;
+  return { key, value: stripAscii(content.slice(sep + 1)) };
+}
+
+function userAgentToken(value: string): string {
+  // Google: `*` followed by whitespace and more text is still the global agent.
+  if (value.startsWith('*') && (value.length === 1 || isAsciiSpace(value.charCodeAt(1)))) return '*';
+  return extractProductToken(value);
+}
+
+/** Google: an allow rule for `.../index.htm(l)` also allows the directory itself. */
+function directoryPatternFor(pattern: string): string | null {
+  const slash = pattern.lastIndexOf('/');
+  if (slash < 0 || !pattern.startsWith('/index.htm', slash)) return null;
+  return pattern.slice(0, slash + 1) + '$';
+}
+
+/** Applies the 500 KiB cap. A line cut in the middle is dropped: half a path would be a different rule. */
+function capBody(text: string): { text: string; truncated: boolean } {
+  if (text.length * 3 <= ROBOTS_MAX_BYTES) return { text, truncated: false };
+  const cut = cutUtf8(text, ROBOTS_MAX_BYTES);
+  if (cut.length === text.length) return { text, truncated: false };
+  const nextChar = text[cut.length];
+  if (nextChar === '\n' || nextChar === '\r') return { text: cut, truncated: true };
+  const lastBreak = Math.max(cut.lastIndexOf('\n'), cut.lastIndexOf('\r'));
+  return { text: lastBreak < 0 ? '' : cut.slice(0, lastBreak), truncated: true };
+}
+
+export function parseRobotsTxt(text: string): RobotsTxt {
+  let body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const capped = capBody(body);
+  body = capped.text;
+
+  const groups: RobotsGroup[] = [];
+  const sitemaps: string[] = [];
+  const contentSignalLines: ContentSignalLine[] = [];
+  let current: RobotsGroup | null = null;
+  // A user-agent line after a rule starts a new group; sitemap and unknown lines do not (Google).
+  let currentHasRules = false;
+
+  // CRLF is one line break; a lone CR or LF is one each (Google's line counting).
+  const lines = body.split(/\r\n|\r|\n/);
+  for (let index = 0; index < lines.length; index++) {
+    const lineNumber = index + 1;
+    let raw = lines[index];
+    if (lineTooLong(raw)) raw = cutUtf8(raw, ROBOTS_MAX_LINE_BYTES);
+
+    const hash = raw.indexOf('#');
+    const content = stripAscii(hash < 0 ? raw : raw.slice(0, hash));
+    if (content === '') continue;
+    const directive = splitDirective(content);
+    if (!directive) continue;
+    const lineText = stripAscii(raw);
+
+    switch (keyType(directive.key)) {
+      case 'user-agent': {
+        if (!current || currentHasRules) {
+          current = { userAgents: [], rules: [], line: lineNumber };
+          groups.push(current);
+          currentHasRules = false;
+        }
+        current.userAgents.push({ token: userAgentToken(directive.value), text: lineText, line: lineNumber });
+        break;
+      }
+      case 'allow':
+      case 'disallow': {
+        // RFC 9309: rules outside any group are ignored.
+        if (!current) break;
+        const kind: RobotsRuleKind = keyType(directive.key) === 'allow' ? 'allow' : 'disallow';
+        const pattern = normalisePercentEncoding(directive.value);
+        current.rules.push({
+          kind,
+          value: directive.value,
+          pattern,
+          directoryPattern: kind === 'allow' ? directoryPatternFor(pattern) : null,
+          text: lineText,
+          line: lineNumber,
+        });
+        currentHasRules = true;
+        break;
+      }
+      case 'sitemap': {
+        if (directive.value !== '') sitemaps.push(directive.value);
+        break;
+      }
+      case 'unknown': {
+        if (directive.key.toLowerCase() === 'content-signal') {
+          contentSignalLines.push({
+            text: lineText,
+            line: lineNumber,
+            group: current ? groups.length - 1 : null,
+          });
+        }
+        break;
+      }
+    }
+  }
+
+  return {
+    groups,
+    sitemaps,
+    contentSignals: contentSignalLines.map((l) => l.text),
+    contentSignalLines,
+    truncated: capped.truncated,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matching
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * RFC 9309 2.2.3: `*` matches any run of characters, `$` anchors the end only as the last
+ * character. Matching is anchored at the start of the path and case-sensitive. Greedy leftmost
+ * placement of each literal segment is optimal here, so this stays linear in practice, unlike a
+ * backtracking regex a site could make explode.
+ */
+export function patternMatches(path: string, pattern: string): boolean {
+  let body = pattern;
+  let anchored = false;
+  if (body.endsWith('$')) {
+    anchored = true;
+    body = body.slice(0, -1);
+  }
+  const parts = body.split('*');
+  const first = parts[0];
+  if (!path.startsWith(first)) return false;
+  if (parts.length === 1) return anchored ? path.length === first.length : true;
+
+  let pos = first.length;
+  const last = parts.length - 1;
+  for (let i = 1; i < last; i++) {
+    const at = path.indexOf(parts[i], pos);
+    if (at < 0) return false;
+    pos = at + parts[i].length;
+  }
+  const tail = parts[last];
+  if (anchored) return path.length - tail.length >= pos && path.endsWith(tail);
+  return path.indexOf(tail, pos) >= 0;
+}
+
+/** Match priority of a rule (RFC 9309: the number of octets of the pattern), or -1. */
+function matchLength(path: string, rule: RobotsRule): number {
+  if (patternMatches(path, rule.pattern)) return rule.pattern.length;
+  if (rule.directoryPattern !== null && patternMatches(path, rule.directoryPattern)) {
+    return rule.directoryPattern.length;
+  }
+  return -1;
+}
+
+/**
+ * The path-plus-query to match, from a full URL: WHATWG URL already percent-encodes it and the
+ * fragment is dropped. Returns `/` when the URL cannot be parsed.
+ */
+export function pathAndQueryOf(url: string | URL): string {
+  try {
+    const u = typeof url === 'string' ? new URL(url) : url;
+    return (u.pathname || '/') + u.search;
+  } catch {
+    return '/';
+  }
+}
+
+function normalisePath(pathAndQuery: string): string {
+  let p = pathAndQuery;
+  const hash = p.indexOf('#');
+  if (hash >= 0) p = p.slice(0, hash);
+  if (p === '') p = '/';
+  else if (!p.startsWith('/')) p = '/' + p;
+  return normalisePercentEncoding(p);
+}
+
+function sameToken(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
+
+/** The non-global user-agent line of `group` that names `token`, if any. */
+function namingLine(group: RobotsGroup, token: string): RobotsUserAgentLine | undefined {
+  return group.userAgents.find((ua) => ua.token !== '*' && ua.token !== '' && sameToken(ua.token, token));
+}
+
+/** Whether some group names `token` (case-insensitive, merged groups included). */
+export function namesAgent(robots: RobotsTxt, token: string): boolean {
+  return token !== '' && robots.groups.some((g) => namingLine(g, token) !== undefined);
+}
+
+/**
+ * Verdict for one product token on one path. `productToken` is compared as given (pass
+ * `GPTBot`, not a full user-agent string; see extractProductToken). Groups naming the token are
+ * merged and replace `*` entirely, even when none of their rules match (RFC 9309 2.2.1).
+ */
+export function robotsVerdict(robots: RobotsTxt, productToken: string, pathAndQuery: string): RobotsVerdict {
+  const path = normalisePath(pathAndQuery);
+
+  const named: { group: RobotsGroup; token: string }[] = [];
+  for (const group of robots.groups) {
+    const ua = productToken === '' ? undefined : namingLine(group, productToken);
+    if (ua) named.push({ group, token: ua.token });
+  }
+  const applied =
+    named.length > 0
+      ? named
+      : robots.groups.filter((g) => g.userAgents.some((ua) => ua.token === '*')).map((group) => ({ group, token: '*' }));
+
+  if (applied.length === 0) return { allowed: true, rule: null, line: null, group: null };
+
+  // RFC 9309 2.2.2: /robots.txt is implicitly allowed.
+  if (path === '/robots.txt') return { allowed: true, rule: null, line: null, group: applied[0].token };
+
+  let best: { rule: RobotsRule; length: number; token: string } | null = null;
+  for (const { group, token } of applied) {
+    for (const rule of group.rules) {
+      const length = matchLength(path, rule);
+      if (length < 0) continue;
+      // Longest match wins; on equal length Allow wins (RFC 9309 2.2.2); otherwise the first line.
+      if (
+        best === null ||
+        length > best.length ||
+        (length === best.length && rule.kind === 'allow' && best.rule.kind === 'disallow')
+      ) {
+        best = { rule, length, token };
+      }
+    }
+  }
+
+  if (best === null) return { allowed: true, rule: null, line: null, group: applied[0].token };
+  return {
+    // An empty `Disallow:` matches everything with length 0 and disallows nothing.
+    allowed: best.rule.kind === 'allow' || best.length === 0,
+    rule: best.rule.text,
+    line: best.rule.line,
+    group: best.token,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Availability (RFC 9309 2.3.1)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Turns the fetch outcome into an access state. `status` is the final status after the fetcher
+ * followed redirects; null means no HTTP answer (DNS, TLS, timeout, refused).
+ *
+ * - 2xx: parse the body.
+ * - 3xx left over (the fetcher gave up after its redirect limit): RFC 9309 2.3.1.2 lets a
+ *   crawler treat that as unavailable, so "missing" (allow all).
+ * - 429: Google documents it as handled like a 5xx, not like other 4xx, so "unreachable".
+ * - other 4xx: "unavailable" in RFC 9309 2.3.1.3, crawlers may access everything: "missing".
+ * - 5xx, anything else, or no answer: "unreachable", RFC 9309 2.3.1.4 complete disallow.
+ */
+export function robotsFromResponse(status: number | null, body: string | null): RobotsAccess {
+  if (status === null) return { state: 'unreachable', status: null, robots: null };
+  if (status >= 200 && status < 300) return { state: 'found', status, robots: parseRobotsTxt(body ?? '') };
+  if (status === 429) return { state: 'unreachable', status, robots: null };
+  if (status >= 300 && status < 500) return { state: 'missing', status, robots: null };
+  return { state: 'unreachable', status, robots: null };
+}
+
+function statusExplanation(access: Exclude<RobotsAccess, { state: 'found' }>): string {
+  if (access.state === 'missing') {
+    if (access.status >= 300 && access.status < 400) {
+      return `robots.txt answered ${access.status} after the redirects we follow: RFC 9309 treats it as unavailable, so every path is allowed`;
+    }
+    return `robots.txt answered ${access.status}: RFC 9309 treats a 4xx robots.txt as unavailable, so every path is allowed`;
+  }
+  if (access.status === null) {
+    return 'robots.txt could not be fetched: RFC 9309 treats an unreachable robots.txt as the site being fully disallowed';
+  }
+  if (access.status === 429) {
+    return 'robots.txt answered 429: Google handles 429 like a server error, and RFC 9309 treats the site as fully disallowed';
+  }
+  return `robots.txt answered ${access.status}: RFC 9309 treats the site as fully disallowed`;
+}
+
+/** robotsVerdict for any access state; for the status cases `rule` explains the decision. */
+export function verdictFor(access: RobotsAccess, productToken: string, pathAndQuery: string): RobotsVerdict {
+  if (access.state === 'found') return robotsVerdict(access.robots, productToken, pathAndQuery);
+  return { allowed: access.state === 'missing', rule: statusExplanation(access), line: null, group: null };
+}
+
+/** The `site.robotsTxt` object of SPEC 2.3. */
+export function robotsSummary(access: RobotsAccess): {
+  state: RobotsState;
+  status: number | null;
+  sitemaps: string[];
+  contentSignals: string[];
+} {
+  return {
+    state: access.state,
+    status: access.status,
+    sitemaps: access.robots ? [...access.robots.sitemaps] : [],
+    contentSignals: access.robots ? [...access.robots.contentSignals] : [],
+  };
+}

@@ -1,0 +1,493 @@
+// The only way the visibility check reaches a user-chosen site. Three guards, in order, on every hop:
+//   1. the URL rules of normalizeTargetUrl (scheme, default port, no credentials, no IP, no internal name);
+//   2. DNS resolved here, and every answer must be public unicast;
+//   3. the socket is pinned to those vetted answers, so a resolver that changes its answer between our
+//      check and the connect (DNS rebinding) is never asked again.
+// Redirects are followed by hand so that each hop goes through all three. The body is decoded by us and
+// read only up to a cap, because a hostile page can be arbitrarily large or a compression bomb.
+
+import dns from 'node:dns';
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import { pipeline, type Readable } from 'node:stream';
+import zlib from 'node:zlib';
+import ipaddr from 'ipaddr.js';
+import { Agent, request } from 'undici';
+import { ProblemError } from '@/lib/http/problem';
+import { normalizeTargetUrl, parseHostMap, type HostMap, type HostMapEntry } from './target-url';
+
+export { parseHostMap, type HostMap, type HostMapEntry };
+
+export const DEFAULT_MAX_BYTES = 512 * 1024;
+export const MAX_REDIRECTS = 5;
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** DNS as safeFetch sees it: every address the name has. Injectable so tests can lie. */
+export type LookupFn = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export interface SafeFetchOptions {
+  /** Deadline for the whole check; aborting it stops this fetch wherever it is. */
+  signal?: AbortSignal;
+  /** Deadline for this fetch, all hops included. Default 15 s. */
+  timeoutMs?: number;
+  /** TCP + TLS handshake, per hop. Default 5 s. */
+  connectTimeoutMs?: number;
+  /** Request sent -> response headers, per hop. Default 10 s. */
+  headersTimeoutMs?: number;
+  /** Longest silence between body chunks. Default 10 s. */
+  bodyTimeoutMs?: number;
+  /** Decoded bytes to keep. Default 512 KiB. */
+  maxBytes?: number;
+  /** Default 5. */
+  maxRedirects?: number;
+  /** Accept request header. Defaults to one that prefers HTML. */
+  accept?: string;
+  /** Replaces the system resolver. */
+  lookup?: LookupFn;
+  /** Replaces CHECK_HOST_MAP (string form or parsed). Refused in production either way. */
+  hostMap?: string | HostMap;
+  /** Base of the docs link in the User-Agent. Defaults to APP_URL. */
+  appUrl?: string;
+}
+
+export interface FetchResult {
+  requestedUrl: string;
+  /** Address that answered, after redirects. */
+  url: string;
+  status: number;
+  /** Lowercased names in the order the server sent them; repeated headers stay separate entries. */
+  headers: Array<[string, string]>;
+  /** First value of a header, or null. */
+  header(name: string): string | null;
+  /** Every value of a header, one per header line, unmerged. */
+  headerAll(name: string): string[];
+  /** Decoded text of the first maxBytes decoded bytes. */
+  body: string;
+  bytesRead: number;
+  truncated: boolean;
+  redirects: Array<{ url: string; status: number }>;
+  /** Milliseconds from the final hop's DNS lookup to its response headers. */
+  ttfbMs: number;
+}
+
+export type FetchRefusedCode = 'invalid-url' | 'private-address';
+
+/** The address, or one a redirect led to, is not one we will connect to. Message is fit to show. */
+export class FetchRefusedError extends Error {
+  readonly code: FetchRefusedCode;
+  readonly url: string;
+  constructor(code: FetchRefusedCode, message: string, url: string) {
+    super(message);
+    this.name = 'FetchRefusedError';
+    this.code = code;
+    this.url = url;
+  }
+}
+
+export type FetchFailedCode =
+  | 'dns'
+  | 'timeout'
+  | 'connection'
+  | 'tls'
+  | 'too-many-redirects'
+  | 'redirect-loop'
+  | 'bad-response';
+
+/** The site could not be fetched. Message is fit to show; the low-level error is kept as `cause` for logs. */
+export class FetchFailedError extends Error {
+  readonly code: FetchFailedCode;
+  readonly url: string;
+  constructor(code: FetchFailedCode, message: string, url: string, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'FetchFailedError';
+    this.code = code;
+    this.url = url;
+  }
+}
+
+const HOST_MAP_IN_PRODUCTION =
+  'CHECK_HOST_MAP is set while NODE_ENV is production. It sends checks to local servers and bypasses the ' +
+  'private-address guard; it is for tests and local demos only. Unset CHECK_HOST_MAP.';
+
+/** Call at startup: a host map in production would let anyone reach whatever it points at. */
+export function assertHostMapAllowed(env: NodeJS.ProcessEnv = process.env): void {
+  if (env.NODE_ENV === 'production' && env.CHECK_HOST_MAP && env.CHECK_HOST_MAP.trim() !== '') {
+    throw new Error(HOST_MAP_IN_PRODUCTION);
+  }
+}
+
+export function userAgent(appUrl: string = process.env.APP_URL || 'http://localhost:3000'): string {
+  return `PaidAgentChecks/2.0 (+${appUrl.replace(/\/+$/, '')}/docs)`;
+}
+
+const systemLookup: LookupFn = async (hostname) => {
+  const answers = await dns.promises.lookup(hostname, { all: true, verbatim: true });
+  return answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+};
+
+/** True only for globally routable unicast; IPv4-mapped IPv6 is judged as the IPv4 it carries. */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  return ipaddr.process(address).range() === 'unicast';
+}
+
+interface Hop {
+  /** Where undici connects: the URL itself, or the local stand-in of a mapped host. */
+  connectUrl: string;
+  hostname: string;
+  addresses: ResolvedAddress[];
+  extraHeaders: Record<string, string>;
+}
+
+type NodeLookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A resolver for the socket that knows only the answers we vetted. Anything else is an error rather
+ * than a fall-back to real DNS, so a second, different answer can never reach connect().
+ */
+function pinnedLookup(pins: Map<string, ResolvedAddress[]>) {
+  return (hostname: string, options: LookupOptions, callback: NodeLookupCallback): void => {
+    const vetted = pins.get(hostname.toLowerCase());
+    if (!vetted || vetted.length === 0) {
+      const err: NodeJS.ErrnoException = new Error(`no vetted address for ${hostname}`);
+      err.code = 'ENOTFOUND';
+      callback(err, '', 0);
+      return;
+    }
+    if (options.all) callback(null, vetted.map((a) => ({ address: a.address, family: a.family })));
+    else callback(null, vetted[0].address, vetted[0].family);
+  };
+}
+
+function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+async function planHop(url: URL, hostMap: HostMap, lookup: LookupFn, signal: AbortSignal): Promise<Hop> {
+  const hostname = url.hostname;
+  const mapped = hostMap.get(hostname);
+  if (mapped) {
+    // Plain HTTP on the mapped port stands in for the default port of either scheme; the fixture is
+    // told the scheme the URL asked for so it can act out http -> https redirects.
+    const connect = new URL(url.href);
+    connect.protocol = 'http:';
+    connect.port = String(mapped.port);
+    return {
+      connectUrl: connect.href,
+      hostname,
+      addresses: [{ address: mapped.address, family: mapped.address.includes(':') ? 6 : 4 }],
+      extraHeaders: { host: url.host, 'x-forwarded-proto': url.protocol.slice(0, -1) },
+    };
+  }
+
+  let answers: ResolvedAddress[];
+  try {
+    answers = await raceSignal(lookup(hostname), signal);
+  } catch (err) {
+    if (signal.aborted) throw err;
+    throw new FetchFailedError('dns', `The name ${hostname} could not be resolved.`, url.href, err);
+  }
+  if (answers.length === 0) {
+    throw new FetchFailedError('dns', `The name ${hostname} has no addresses.`, url.href);
+  }
+  const vetted: ResolvedAddress[] = [];
+  for (const answer of answers) {
+    // One private answer is enough to refuse: which answer connect() would use is not ours to choose.
+    if (!isPublicAddress(answer.address)) {
+      throw new FetchRefusedError(
+        'private-address',
+        `${hostname} resolves to a private, local or reserved address, which cannot be checked.`,
+        url.href,
+      );
+    }
+    const ip = ipaddr.process(answer.address);
+    vetted.push({ address: ip.toString(), family: ip.kind() === 'ipv6' ? 6 : 4 });
+  }
+  return { connectUrl: url.href, hostname, addresses: vetted, extraHeaders: {} };
+}
+
+function contentDecoders(contentEncoding: string | null, url: string): NodeJS.ReadWriteStream[] {
+  if (!contentEncoding) return [];
+  const codings = contentEncoding
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
+  // Codings are listed in the order they were applied, so they are undone last-first.
+  return codings.reverse().map((coding) => {
+    switch (coding) {
+      case 'gzip':
+      case 'x-gzip':
+        return zlib.createGunzip();
+      case 'deflate':
+        return zlib.createInflate();
+      case 'br':
+        return zlib.createBrotliDecompress();
+      default:
+        throw new FetchFailedError('bad-response', `The site sent the page in an encoding the check cannot read (${coding}).`, url);
+    }
+  });
+}
+
+async function readCapped(
+  body: Readable,
+  decoders: NodeJS.ReadWriteStream[],
+  maxBytes: number,
+): Promise<{ bytes: Buffer; truncated: boolean }> {
+  const source: Readable =
+    decoders.length === 0
+      ? body
+      : (pipeline([body, ...decoders] as unknown as [Readable, ...NodeJS.ReadWriteStream[]], () => {
+          // Errors surface through the iterator below; premature close after the cap is expected.
+        }) as unknown as Readable);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let truncated = false;
+  try {
+    for await (const chunk of source as AsyncIterable<Buffer>) {
+      const room = maxBytes - size;
+      if (chunk.length > room) {
+        if (room > 0) chunks.push(chunk.subarray(0, room));
+        size += room;
+        truncated = true;
+        break;
+      }
+      chunks.push(chunk);
+      size += chunk.length;
+    }
+  } finally {
+    // Leaving the loop early destroys `source`; the raw body and decoders must go too, which aborts
+    // the request and closes the socket instead of draining the rest of a large page.
+    body.destroy();
+    for (const d of decoders) (d as unknown as Readable).destroy();
+  }
+  return { bytes: Buffer.concat(chunks, size), truncated };
+}
+
+function charsetOf(contentType: string | null, bytes: Buffer): string {
+  const declared = contentType && /charset\s*=\s*"?([^";\s]+)/i.exec(contentType);
+  if (declared) return declared[1];
+  if (contentType && /html/i.test(contentType)) {
+    const head = bytes.subarray(0, 1024).toString('latin1');
+    const meta = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head);
+    if (meta) return meta[1];
+  }
+  return 'utf-8';
+}
+
+// Bytes 0x80-0x9F of windows-1252. Node 20's TextDecoder mishandles this encoding (and its aliases
+// latin1, iso-8859-1, us-ascii) outside the ASCII range, and it is still common on older sites.
+const CP1252_HIGH =
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +
+  '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+
+function decodeText(bytes: Buffer, charset: string): string {
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(charset);
+  } catch {
+    decoder = new TextDecoder('utf-8');
+  }
+  if (decoder.encoding !== 'windows-1252') return decoder.decode(bytes);
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 8192) {
+    const codes = Array.from(bytes.subarray(i, i + 8192), (b) => (b >= 0x80 && b <= 0x9f ? CP1252_HIGH.charCodeAt(b - 0x80) : b));
+    out += String.fromCharCode(...codes);
+  }
+  return out;
+}
+
+function pairs(raw: string[]): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) out.push([raw[i].toLowerCase(), raw[i + 1]]);
+  return out;
+}
+
+function errorCode(err: unknown): string {
+  let e: unknown = err;
+  // undici wraps socket errors; the useful code may sit one or two causes deep.
+  for (let depth = 0; depth < 3 && e && typeof e === 'object'; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return (err as { code?: string } | null)?.code ?? '';
+}
+
+function classify(err: unknown, url: string, signal: AbortSignal): Error {
+  if (err instanceof FetchRefusedError || err instanceof FetchFailedError) return err;
+  if (signal.aborted) return new FetchFailedError('timeout', 'The site did not answer within the time limit.', url, err);
+  const code = errorCode(err);
+  switch (code) {
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return new FetchFailedError('timeout', 'Connecting to the site timed out.', url, err);
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return new FetchFailedError('timeout', 'The site did not send a response in time.', url, err);
+    case 'UND_ERR_BODY_TIMEOUT':
+      return new FetchFailedError('timeout', 'The site stopped sending the page part way through.', url, err);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'ENODATA':
+      return new FetchFailedError('dns', 'The site\'s name could not be resolved.', url, err);
+    case 'ECONNREFUSED':
+      return new FetchFailedError('connection', 'The site refused the connection.', url, err);
+    case 'ENETUNREACH':
+    case 'EHOSTUNREACH':
+      return new FetchFailedError('connection', 'The site could not be reached.', url, err);
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'UND_ERR_SOCKET':
+    case 'UND_ERR_CLOSED':
+      return new FetchFailedError('connection', 'The connection to the site was reset.', url, err);
+    case 'Z_DATA_ERROR':
+    case 'Z_BUF_ERROR':
+    case 'ERR_BROTLI_DECOMPRESSION_FAILED':
+      return new FetchFailedError('bad-response', 'The site sent a compressed body that could not be decoded.', url, err);
+  }
+  if (/^(CERT_|ERR_TLS_|ERR_SSL_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_)/.test(code) || code.includes('CERT')) {
+    return new FetchFailedError('tls', 'The site\'s TLS certificate or handshake was not accepted.', url, err);
+  }
+  if (code.startsWith('HPE_') || code === 'UND_ERR_INFO' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') {
+    return new FetchFailedError('bad-response', 'The site sent an invalid HTTP response.', url, err);
+  }
+  if (/^(ERR_BROTLI|ERR_ZLIB|Z_)/.test(code)) {
+    return new FetchFailedError('bad-response', 'The site sent a compressed body that could not be decoded.', url, err);
+  }
+  return new FetchFailedError('connection', 'The site could not be fetched.', url, err);
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** Fetch a user-chosen URL with the SSRF guards, the redirect policy and the size cap described above. */
+export async function safeFetch(url: URL, options: SafeFetchOptions = {}): Promise<FetchResult> {
+  const hostMap: HostMap =
+    options.hostMap === undefined
+      ? parseHostMap(process.env.CHECK_HOST_MAP)
+      : typeof options.hostMap === 'string'
+        ? parseHostMap(options.hostMap)
+        : options.hostMap;
+  if (hostMap.size > 0 && process.env.NODE_ENV === 'production') throw new Error(HOST_MAP_IN_PRODUCTION);
+
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const maxRedirects = options.maxRedirects ?? MAX_REDIRECTS;
+  const lookup = options.lookup ?? systemLookup;
+  const deadline = AbortSignal.timeout(options.timeoutMs ?? 15_000);
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+  const allowHosts = [...hostMap.keys()];
+
+  const requestedUrl = url.href;
+  let current: URL;
+  try {
+    current = normalizeTargetUrl(url.href, { allowHosts });
+  } catch (err) {
+    if (err instanceof ProblemError) throw new FetchRefusedError('invalid-url', err.message, url.href);
+    throw err;
+  }
+
+  const pins = new Map<string, ResolvedAddress[]>();
+  const agent = new Agent({
+    connect: { lookup: pinnedLookup(pins), timeout: options.connectTimeoutMs ?? 5_000 },
+    headersTimeout: options.headersTimeoutMs ?? 10_000,
+    bodyTimeout: options.bodyTimeoutMs ?? 10_000,
+    connections: 2,
+  });
+  const baseHeaders = {
+    'user-agent': userAgent(options.appUrl),
+    accept: options.accept ?? 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8',
+    'accept-encoding': 'gzip, deflate, br',
+  };
+
+  const redirects: Array<{ url: string; status: number }> = [];
+  const visited = new Set<string>([current.href]);
+  try {
+    for (;;) {
+      const started = performance.now();
+      const hop = await planHop(current, hostMap, lookup, signal);
+      pins.set(hop.hostname, hop.addresses);
+
+      const res = await request(hop.connectUrl, {
+        dispatcher: agent,
+        method: 'GET',
+        headers: { ...baseHeaders, ...hop.extraHeaders },
+        signal,
+        responseHeaders: 'raw',
+      });
+      const ttfbMs = Math.round(performance.now() - started);
+      // Destroying an unfinished undici body emits an abort error; we stop reading on purpose
+      // (redirects, the size cap), and real failures still reach us through the body iterator.
+      res.body.on('error', () => {});
+      const headers = pairs(res.headers as unknown as string[]);
+      const first = (name: string) => headers.find(([n]) => n === name.toLowerCase())?.[1] ?? null;
+
+      const location = first('location');
+      if (REDIRECT_STATUSES.has(res.statusCode) && location !== null) {
+        res.body.destroy();
+        redirects.push({ url: current.href, status: res.statusCode });
+        let next: URL;
+        try {
+          next = new URL(location, current);
+        } catch (err) {
+          throw new FetchFailedError('bad-response', 'The site sent a redirect to an invalid address.', current.href, err);
+        }
+        try {
+          next = normalizeTargetUrl(next.href, { allowHosts });
+        } catch (err) {
+          if (err instanceof ProblemError) {
+            throw new FetchRefusedError(
+              'invalid-url',
+              `The site redirected to an address that cannot be checked: ${err.message}`,
+              current.href,
+            );
+          }
+          throw err;
+        }
+        if (visited.has(next.href)) {
+          throw new FetchFailedError('redirect-loop', 'The site redirects in a loop.', current.href);
+        }
+        if (redirects.length > maxRedirects) {
+          throw new FetchFailedError('too-many-redirects', `The site redirected more than ${maxRedirects} times.`, current.href);
+        }
+        visited.add(next.href);
+        current = next;
+        continue;
+      }
+
+      const decoders = contentDecoders(first('content-encoding'), current.href);
+      const { bytes, truncated } = await readCapped(res.body, decoders, maxBytes);
+      const body = decodeText(bytes, charsetOf(first('content-type'), bytes));
+      return {
+        requestedUrl,
+        url: current.href,
+        status: res.statusCode,
+        headers,
+        header: first,
+        headerAll: (name: string) => headers.filter(([n]) => n === name.toLowerCase()).map(([, v]) => v),
+        body,
+        bytesRead: bytes.length,
+        truncated,
+        redirects,
+        ttfbMs,
+      };
+    }
+  } catch (err) {
+    throw classify(err, current.href, signal);
+  } finally {
+    await agent.destroy().catch(() => {});
+  }
+}

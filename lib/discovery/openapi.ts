@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import { OPERATIONS, PRICE_CENTS, type PaidOperation } from '@/lib/operations';
+import { PROBLEMS, PROBLEM_BASE } from '@/lib/http/problem';
+import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/payments/gate';
+
+// The OpenAPI 3.1 document, generated from the operations registry so it cannot drift from the
+// routes. Each paid operation carries `x-payment-info` with one offer per live rail, which is
+// what `mppx discover validate` and `mppx validate` read.
+
+export const INTERFACE_VERSION = '1.0.0';
+const USDC_UNITS = String(PRICE_CENTS * 10_000);
+
+export interface DiscoveryContext {
+  appUrl: string;
+  rails: string[];
+  usdcAddress: string;
+}
+
+export function paymentOffers(ctx: DiscoveryContext) {
+  const offers: Array<Record<string, string>> = [];
+  if (ctx.rails.includes('stripe')) {
+    offers.push({ method: 'stripe', intent: 'charge', amount: String(PRICE_CENTS), currency: 'usd', description: '1.00 USD by card or Link (shared payment token)' });
+  }
+  if (ctx.rails.includes('evm')) {
+    offers.push({ method: 'evm', intent: 'charge', amount: USDC_UNITS, currency: ctx.usdcAddress, description: '1 USDC on Base (chain 8453)' });
+  }
+  if (ctx.rails.includes('x402')) {
+    offers.push({ method: 'x402', intent: 'exact', amount: USDC_UNITS, currency: ctx.usdcAddress, network: 'eip155:8453', description: '1 USDC on Base over x402 v2 (PAYMENT-SIGNATURE)' });
+  }
+  return offers;
+}
+
+const problemRef = { $ref: '#/components/schemas/Problem' };
+const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: problemRef } } });
+
+function paidOperation(op: PaidOperation, ctx: DiscoveryContext) {
+  const offers = paymentOffers(ctx);
+  return {
+    operationId: op.id,
+    summary: op.summary,
+    description: `${op.description}\n\nPrice: 1.00 USD per fulfilled request. Pay over HTTP 402 (the challenge is in WWW-Authenticate and PAYMENT-REQUIRED) or send a prepaid credits key as Authorization: Bearer. MCP tool: ${op.toolName}.`,
+    tags: ['paid'],
+    security: [{}, { creditsKey: [] }],
+    parameters: [
+      {
+        name: 'Idempotency-Key', in: 'header', required: false,
+        description: 'Same key and body replays the paid result without a second charge (Idempotent-Replayed: true); a different body is refused with 409. Kept 24 hours.',
+        schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN.source, minLength: 8, maxLength: 128 },
+      },
+    ],
+    requestBody: { required: true, content: { 'application/json': { schema: z.toJSONSchema(op.input, { target: 'draft-2020-12' }), example: op.example } } },
+    responses: {
+      '200': {
+        description: 'The result. Payment-Receipt (MPP) or PAYMENT-RESPONSE (x402) on a paid response; Idempotent-Replayed: true on a replay.',
+        headers: {
+          'Payment-Receipt': { schema: { type: 'string' }, description: 'MPP receipt' },
+          'PAYMENT-RESPONSE': { schema: { type: 'string' }, description: 'x402 settlement response (base64 JSON)' },
+          'Idempotent-Replayed': { schema: { type: 'string', enum: ['true'] } },
+        },
+        content: { 'application/json': { schema: { type: 'object' } } },
+      },
+      '400': problemResponse('Invalid body, address or Idempotency-Key; no challenge is issued'),
+      '401': problemResponse('The Bearer key is not a valid credits key'),
+      '402': {
+        description: 'Payment required: WWW-Authenticate carries the MPP challenges, PAYMENT-REQUIRED the x402 terms',
+        headers: {
+          'WWW-Authenticate': { schema: { type: 'string' } },
+          'PAYMENT-REQUIRED': { schema: { type: 'string' }, description: 'base64 JSON, x402Version 2' },
+        },
+        content: { 'application/problem+json': { schema: problemRef } },
+      },
+      '409': problemResponse('Idempotency-Key already used for a different request, or still in flight'),
+      ...(op.workBeforeCharge ? { '422': problemResponse('The site could not be checked; nothing charged') } : {}),
+      '429': problemResponse('Rate limited; see Retry-After'),
+      '503': problemResponse('Machine payments not available right now; nothing charged'),
+    },
+    ...(offers.length ? { 'x-payment-info': { offers } } : {}),
+  };
+}
+
+function describeOperation(op: PaidOperation) {
+  return {
+    operationId: `describe${op.id.charAt(0).toUpperCase()}${op.id.slice(1)}`,
+    summary: `Describe ${op.service}: price, rails, limits and rubric (free)`,
+    tags: ['free'],
+    responses: { '200': { description: 'Description', content: { 'application/json': { schema: { type: 'object' } } } } },
+  };
+}
+
+export function openApiDocument(ctx: DiscoveryContext) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of OPERATIONS) paths[op.path] = { post: paidOperation(op, ctx), get: describeOperation(op) };
+  paths['/api/agent/credits'] = {
+    get: {
+      operationId: 'agentCredits',
+      summary: 'Prepaid plans, or the calls left on a key (free)',
+      tags: ['free'],
+      security: [{}, { creditsKey: [] }],
+      responses: {
+        '200': { description: 'Plans (no key) or calls left (with a key)', content: { 'application/json': { schema: { type: 'object' } } } },
+        '401': problemResponse('The Bearer key is not a valid credits key'),
+      },
+    },
+  };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Paid Agent Checks',
+      version: INTERFACE_VERSION,
+      description: 'Agent Payment Readiness Assessment and AI Visibility Check at 1.00 USD per fulfilled request, over HTTP 402 (MPP card, MPP evm, x402 v2) or prepaid credits keys.',
+    },
+    servers: [{ url: ctx.appUrl }],
+    'x-service-info': {
+      categories: ['developer-tools', 'seo', 'payments'],
+      docs: { homepage: '/', apiReference: '/docs', llms: '/llms.txt' },
+    },
+    paths,
+    components: {
+      securitySchemes: {
+        creditsKey: { type: 'http', scheme: 'bearer', description: 'A prepaid credits key (pac_live_…)' },
+      },
+      schemas: {
+        Problem: {
+          type: 'object',
+          description: 'RFC 9457 problem details',
+          required: ['type', 'title', 'status', 'detail'],
+          properties: {
+            type: { type: 'string', enum: Object.keys(PROBLEMS).map((k) => PROBLEM_BASE + k) },
+            title: { type: 'string' },
+            status: { type: 'integer' },
+            detail: { type: 'string' },
+            errors: { type: 'array', items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+          },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,72 @@
+// Operator CLI: run the AI Visibility Check locally, without payment.
+//   npm run check -- <url>            prints { report, limits } as JSON
+//   npm run check -- <url> --pretty   prints a readable summary
+// Exit codes: 0 report printed, 2 bad usage or the check refused/failed (400 invalid-url, 422
+// site-unreachable), 1 anything unexpected. CHECK_HOST_MAP works as in the service (never in production).
+import { parseArgs } from 'node:util';
+import { checkVisibility, type VisibilityResult } from '@/lib/checks/visibility/check';
+import { ProblemError } from '@/lib/http/problem';
+
+const USAGE = 'Usage: npm run check -- <url> [--pretty]';
+const TOP_FINDINGS = 8;
+
+function formatPretty({ report }: VisibilityResult): string {
+  const lines: string[] = [];
+  lines.push(`AI Visibility Check of ${report.checkedUrl}`);
+  if (report.site.requestedUrl !== report.checkedUrl) lines.push(`  requested ${report.site.requestedUrl} (${report.site.redirects.length} redirect(s))`);
+  lines.push(`Score: ${report.score}/${report.scoreMax} (rubric ${report.rubricVersion})`);
+  lines.push(`Page: HTTP ${report.status}, ${report.page.wordCount} words served, title ${report.page.title === null ? '(none)' : JSON.stringify(report.page.title)}`);
+  lines.push(`robots.txt: ${report.robotsTxt}; llms.txt: ${report.llmsTxt}; sitemap: ${report.site.sitemapXml.isSitemap ? 'yes' : 'no'}; https: ${report.site.https.finalUrlHttps ? 'yes' : 'no'}`);
+
+  const allowed = report.crawlers.filter((c) => c.allowed);
+  const blocked = report.crawlers.filter((c) => !c.allowed);
+  lines.push(`Crawlers allowed (${allowed.length}/${report.crawlers.length}): ${allowed.map((c) => c.token).join(', ') || 'none'}`);
+  if (blocked.length > 0) {
+    lines.push(`Crawlers blocked (${blocked.length}):`);
+    for (const c of blocked) lines.push(`  - ${c.token} [${c.role}]: ${c.rule ?? 'blocked'}${c.group ? ` (group ${c.group})` : ''}`);
+  }
+
+  const costly = report.findings.filter((f) => f.severity !== 'info' || f.pointsLost > 0);
+  lines.push(`Findings (${report.findings.length}, top ${Math.min(TOP_FINDINGS, costly.length)} shown):`);
+  for (const f of costly.slice(0, TOP_FINDINGS)) {
+    lines.push(`  [${f.severity}] ${f.id}${f.pointsLost > 0 ? ` -${f.pointsLost}` : ''}: ${f.observed}`);
+    lines.push(`      fix: ${f.fix}`);
+  }
+  return lines.join('\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: { pretty: { type: 'boolean', default: false } } });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const [url, ...extra] = parsed.positionals;
+  if (!url || extra.length > 0) {
+    console.error(USAGE);
+    return 2;
+  }
+  try {
+    const result = await checkVisibility(url);
+    console.log(parsed.values.pretty ? formatPretty(result) : JSON.stringify(result, null, 2));
+    return 0;
+  } catch (error) {
+    if (error instanceof ProblemError) {
+      console.error(`${error.problem.status} ${error.problem.title}: ${error.problem.detail}`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exitCode = 1;
+  },
+);
