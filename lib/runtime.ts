@@ -1,6 +1,8 @@
 import { getConfig, type Config } from '@/lib/config';
 import { openStore, type Store } from '@/lib/store';
 import type { PaymentRails } from '@/lib/payments/gate';
+import { createPaymentRails } from '@/lib/payments/rails';
+import { storeCredentialClaims, toGateRails } from '@/lib/payments/gate-rails';
 import { logEvent } from '@/lib/log';
 
 // Process-wide singletons, built on first use. Kept on globalThis so Next's dev-mode module
@@ -15,10 +17,29 @@ export interface Runtime {
 
 const holder = globalThis as unknown as { __pacRuntime?: Runtime };
 
+/** The live payment rails for this configuration, or null when none is complete (the gate then answers 503). */
+export function railsFor(config: Config, store: Store): PaymentRails | null {
+  const rails = createPaymentRails(
+    {
+      appUrl: config.APP_URL,
+      mppSecretKey: config.MPP_SECRET_KEY,
+      payToAddress: config.PAY_TO_ADDRESS,
+      usdcAddress: config.USDC_ADDRESS,
+      x402FacilitatorUrl: config.X402_FACILITATOR_URL,
+      stripeSecretKey: config.STRIPE_SECRET_KEY,
+      stripeNetworkId: config.STRIPE_NETWORK_ID,
+      stripeApiUrl: config.STRIPE_API_URL,
+    },
+    { claims: storeCredentialClaims(store) },
+  );
+  return rails ? toGateRails(rails) : null;
+}
+
 export function getRuntime(): Runtime {
   if (!holder.__pacRuntime) {
     const config = getConfig();
-    holder.__pacRuntime = { config, store: openStore(config), rails: null, log: logEvent };
+    const store = openStore(config);
+    holder.__pacRuntime = { config, store, rails: railsFor(config, store), log: logEvent };
   }
   return holder.__pacRuntime;
 }

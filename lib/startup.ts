@@ -7,10 +7,8 @@ export function startup(): void {
     const live = rails?.live.length ? rails.live.join(', ') : 'none (prepaid credits keys only)';
     console.log(`[paid-agent-checks] store: ${config.storeKind}; payment rails live: ${live}; APP_URL ${config.APP_URL}`);
   } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`[paid-agent-checks] refusing to start. ${error.message}`);
-      process.exit(1);
-    }
-    throw error;
+    // A bad configuration (or payment settings the rails refuse) stops the process with one message, no stack.
+    console.error(`[paid-agent-checks] refusing to start. ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
   }
 }

@@ -10,6 +10,7 @@ import { startServer, TEST_SECRET } from '../support/server';
 import { openSqliteStore } from '@/lib/store/sqlite';
 import { createKey } from '@/lib/credits/ledger';
 import { validReadinessBody } from '../support/runtime';
+import { benchConcurrency, benchExtraction, benchHugePage } from './visibility';
 
 const run = promisify(execFile);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -81,6 +82,9 @@ export async function benchSqliteSpends(): Promise<Record<string, unknown>> {
 const SECTIONS: Record<string, () => Promise<unknown>> = {
   readiness: benchPaidReadiness,
   spends: benchSqliteSpends,
+  'visibility-concurrency': benchConcurrency,
+  'visibility-extraction': benchExtraction,
+  'visibility-huge-page': benchHugePage,
 };
 
 async function main() {

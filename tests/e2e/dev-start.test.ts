@@ -56,6 +56,14 @@ describe('npm run dev', () => {
     const credits = await (await fetch(`http://127.0.0.1:${port}/api/agent/credits`, { headers: { authorization: `Bearer ${key}` } })).json();
     expect(credits.callsLeft).toBe(24);
 
+    // The local rails came up by themselves: an unpaid request gets the 402 with every rail's terms.
+    const unpaid = await fetch(`http://127.0.0.1:${port}/api/agent/readiness`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(validReadinessBody()),
+    });
+    expect(unpaid.status).toBe(402);
+    expect(unpaid.headers.get('www-authenticate')).toMatch(/Payment .*method="stripe".*Payment .*method="evm"|Payment .*method="evm".*Payment .*method="stripe"/s);
+    expect(unpaid.headers.get('payment-required')).toBeTruthy();
+
     const stopped = new Promise((r) => dev.proc.once('exit', r));
     dev.proc.kill('SIGTERM');
     await stopped;

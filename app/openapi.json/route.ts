@@ -1,0 +1,11 @@
+import { getRuntime } from '@/lib/runtime';
+import { openApiDocument } from '@/lib/discovery/openapi';
+
+export const runtime = 'nodejs';
+export const dynamic = 'force-dynamic';
+
+export function GET() {
+  const { config, rails } = getRuntime();
+  const doc = openApiDocument({ appUrl: config.APP_URL, rails: rails?.live ?? [], usdcAddress: config.USDC_ADDRESS });
+  return Response.json(doc, { headers: { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' } });
+}

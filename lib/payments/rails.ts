@@ -1,0 +1,138 @@
+// createPaymentRails(): one mppx instance offering every configured rail, as DESIGN.md describes:
+//   Mppx.create({ secretKey, realm, methods: [stripe.charge(...), evm.charge({ ..., x402: { facilitator } })] })
+//   mppx.charge({ amount: '1' })  -> card 100 (usd cents), evm 1000000 (USDC units), plus PAYMENT-REQUIRED.
+// Each method's terminal step is wrapped by deferSettlement() (scope.ts) so the gate can validate, run the
+// operation, and only then settle.
+import { Mppx, evm, stripe } from 'mppx/server';
+import { getAddress, isAddress } from 'viem';
+import { memoryCredentialClaims, type CredentialClaims } from './claims';
+import { BASE_CHAIN_ID, BASE_USDC_ADDRESS, liveRails, type PaymentConfig, type RailName } from './config';
+import { httpFacilitator, type FacilitatorClient } from './facilitator';
+import { deferSettlement, requestScope } from './scope';
+import { classifyingStripeClient, createStripeClient } from './stripe';
+
+/** Price of one fulfilled request, in display units: 1.00 USD / 1 USDC. */
+export const PRICE = '1';
+/** EIP-712 domain of USDC (FiatToken v2), signed by EIP-3009 authorizations. */
+export const USDC_EIP712 = { name: 'USD Coin', version: '2' } as const;
+
+type MppxServer = ReturnType<typeof createMppx>;
+type ChargeHandler = (input: Request) => Promise<
+  | { status: 402; challenge: Response }
+  | { status: 200; withReceipt(response?: Response): Response }
+>;
+
+export interface PaymentRails {
+  /** Rails on offer: 'stripe' (MPP card), 'evm' (MPP USDC), 'x402' (USDC over x402 v2). */
+  live: RailName[];
+  appUrl: string;
+  realm: string;
+  claims: CredentialClaims;
+  /** @internal */ mppx: MppxServer;
+  /** @internal Handler reused for credential-bearing requests. */ verifyHandler: ChargeHandler;
+  /** @internal Handler issuing challenges, each one unique (see uniqueExpiry). */ challengeHandler: ChargeHandler;
+  /** Public URL of a resource path, the x402 resource.url: APP_URL's origin + path. */
+  resourceUrl(pathname: string): string;
+}
+
+export interface CreatePaymentRailsOptions {
+  /** Single-use credential markers; the service passes its store. Default: in-process memory. */
+  claims?: CredentialClaims;
+  /** Overrides for tests. */
+  facilitator?: FacilitatorClient;
+  fetch?: typeof fetch;
+}
+
+/** Builds the rails, or returns null when no rail is configured (the gate answers 503). */
+export function createPaymentRails(config: PaymentConfig, options: CreatePaymentRailsOptions = {}): PaymentRails | null {
+  const live = liveRails(config);
+  if (live.length === 0) return null;
+  const appUrl = new URL(config.appUrl!);
+  if (appUrl.protocol !== 'https:' && appUrl.protocol !== 'http:') throw new Error('APP_URL must be an http(s) URL');
+  if (new TextEncoder().encode(config.mppSecretKey!).byteLength < 32)
+    throw new Error('MPP_SECRET_KEY must be at least 32 bytes (generate one with `openssl rand -base64 32`)');
+
+  const realm = appUrl.host;
+  const methods = [];
+  if (live.includes('stripe')) {
+    const client = classifyingStripeClient(
+      createStripeClient({ secretKey: config.stripeSecretKey!, apiUrl: config.stripeApiUrl }),
+    );
+    methods.push(
+      deferSettlement(
+        stripe.charge({
+          client,
+          networkId: config.stripeNetworkId!,
+          paymentMethodTypes: ['card', 'link'],
+          currency: 'usd',
+          decimals: 2,
+        }),
+      ),
+    );
+  }
+  if (live.includes('evm')) {
+    const usdc = config.usdcAddress ?? BASE_USDC_ADDRESS;
+    if (!isAddress(usdc)) throw new Error('USDC_ADDRESS is not an address');
+    if (!isAddress(config.payToAddress!)) throw new Error('PAY_TO_ADDRESS is not an address');
+    methods.push(
+      deferSettlement(
+        evm.charge({
+          currency: getAddress(usdc),
+          recipient: getAddress(config.payToAddress!),
+          chainId: BASE_CHAIN_ID,
+          decimals: 6,
+          authorization: USDC_EIP712,
+          x402: {
+            facilitator: options.facilitator ?? httpFacilitator(config.x402FacilitatorUrl!, { fetch: options.fetch }),
+            maxTimeoutSeconds: 300,
+          },
+        }),
+      ),
+    );
+  }
+
+  const mppx = createMppx(config.mppSecretKey!, realm, methods);
+  // mppx reports each failed credential through this event, inside the request's async context.
+  mppx.onPaymentFailed((context) => {
+    requestScope.getStore()?.errors.push(context.error as Error);
+  });
+  const charge = (mppx as unknown as { charge: unknown }).charge as (options: { amount: string; expires?: string }) => ChargeHandler;
+
+  return {
+    live,
+    appUrl: appUrl.origin,
+    realm,
+    claims: options.claims ?? memoryCredentialClaims(),
+    mppx,
+    verifyHandler: charge({ amount: PRICE }),
+    // mppx reads `options.expires` on every call of a handler (`'expires' in options ? options.expires :
+    // Expires.minutes(5)`), so a getter gives each challenge its own expiry without building a new handler
+    // per request (building one costs ~0.5 ms of CPU here, a third of the 402 path). The uniqueness test in
+    // tests/payments/challenge.test.ts guards this against mppx changing how it reads the option.
+    challengeHandler: charge({
+      amount: PRICE,
+      get expires() {
+        return uniqueExpiry();
+      },
+    }),
+    resourceUrl: (pathname: string) => new URL(pathname, appUrl.origin).href,
+  };
+}
+
+function createMppx(secretKey: string, realm: string, methods: unknown[]) {
+  return Mppx.create({ secretKey, realm, methods: methods as Parameters<typeof Mppx.create>[0]['methods'] });
+}
+
+// Every challenge must be unique per request: the evm authorization nonce is derived from the challenge id,
+// so two identical challenges paid by one payer would collide. The id is an HMAC over the challenge's fields
+// and `expires` is the only per-request one; mppx computes it with millisecond precision, so two requests in
+// the same millisecond would get the same challenge. We hand mppx an expiry that is strictly increasing
+// within this process (5 minutes ahead, at least 1 ms after the previous one). Two instances of the
+// service can still coincide within one millisecond; the single-use claim (scope.ts) then makes the second
+// payment of that nonce fail cleanly with a fresh 402 rather than double-charge.
+let lastExpiry = 0;
+function uniqueExpiry(): string {
+  const next = Math.max(Date.now() + 5 * 60 * 1000, lastExpiry + 1);
+  lastExpiry = next;
+  return new Date(next).toISOString();
+}

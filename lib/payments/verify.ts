@@ -1,0 +1,271 @@
+// verifyCredential(): validate a payment credential WITHOUT charging it, and hand the gate a settle() to
+// call after the paid operation succeeded. See scope.ts for how mppx's one-shot handler is split.
+//
+//   const verdict = await verifyCredential(rails, request)
+//   if (!verdict.ok) return verdict.response            // 402 (fresh challenge) or 503, problem+json
+//   const result = await runOperation()                 // a failure here: just return; nothing is charged
+//   const settled = await verdict.settle()
+//   if (!settled.ok) return settled.response            // 402 (fresh challenge) or 503; nothing charged
+//   return 200 with settled.headers and paymentIntent = settled.reference
+import { x402 } from 'mppx';
+import { problem, type Problem } from '../http/problem';
+import { challenge } from './challenge';
+import type { PaymentRails } from './rails';
+import { requestScope, type PendingSettlement, type RequestScope } from './scope';
+
+export type PaidRail = 'stripe' | 'evm' | 'x402';
+
+/** Stable, client-safe reason codes carried as `reason` in the problem body. */
+export type FailureReason =
+  | 'missing-credential'
+  | 'expired'
+  | 'invalid-challenge'
+  | 'malformed-credential'
+  | 'credential-used'
+  | 'insufficient-funds'
+  | 'invalid-signature'
+  | 'terms-mismatch'
+  | 'declined'
+  | 'action-required'
+  | 'verification-failed'
+  | 'settlement-failed'
+  | 'processor-unavailable'
+  | 'store-unavailable';
+
+export interface PaymentFailure {
+  ok: false;
+  /** 402: the credential is missing or was refused (the response carries a fresh challenge).
+   *  503: the facilitator / card processor / credential store could not be used; nothing was charged. */
+  status: 402 | 503;
+  reason: FailureReason;
+  problem: Problem;
+  headers: Headers;
+  /** A fresh Response each call. */
+  readonly response: Response;
+  /** The raw cause, for server logs only: never send it to the client. */
+  internalMessage?: string;
+}
+
+export interface Settlement {
+  ok: true;
+  /** PaymentIntent id (card) or transaction hash (USDC). */
+  reference: string;
+  /** Payment-Receipt (MPP) or PAYMENT-RESPONSE (+ Payment-Receipt) (x402), exactly as mppx writes them. */
+  headers: Record<string, string>;
+  receipt: Record<string, unknown>;
+}
+
+export interface ValidCredential {
+  ok: true;
+  rail: PaidRail;
+  /** Charges the credential. Call once, only after the operation succeeded; later calls share the result. */
+  settle(): Promise<Settlement | PaymentFailure>;
+}
+
+export type CredentialVerdict = ValidCredential | PaymentFailure;
+
+/** Whether the request carries a machine-payment credential (as opposed to none, or a Bearer key). */
+export function hasPaymentCredential(request: Request): boolean {
+  const auth = request.headers.get('authorization');
+  return (
+    (auth !== null && /^Payment\s/i.test(auth)) ||
+    request.headers.has('payment-signature') ||
+    request.headers.has('x-payment')
+  );
+}
+
+export async function verifyCredential(
+  rails: PaymentRails,
+  request: Request,
+  resourceUrl: string = rails.resourceUrl(new URL(request.url).pathname),
+): Promise<CredentialVerdict> {
+  // Only the credential travels into mppx, on a bodiless request addressed by APP_URL, so realm and x402
+  // resource.url are the ones the 402 named whatever proxy the request came through.
+  const headers = new Headers();
+  const auth = request.headers.get('authorization');
+  const signature = request.headers.get('payment-signature') ?? request.headers.get('x-payment');
+  let viaX402 = false;
+  if (auth !== null && /^Payment\s/i.test(auth)) headers.set('authorization', auth);
+  else if (signature !== null) {
+    // An undecodable x402 header makes mppx report an internal error; call it what it is.
+    try {
+      x402.Header.decodePaymentSignature(signature);
+    } catch (error) {
+      return failure(rails, request, resourceUrl, 'malformed-credential', 402, describe(error));
+    }
+    // mppx reads PAYMENT-SIGNATURE only; the legacy X-PAYMENT carries the same payload.
+    headers.set('payment-signature', signature);
+    viaX402 = true;
+  } else {
+    return failure(rails, request, resourceUrl, 'missing-credential', 402);
+  }
+
+  const scope: RequestScope = { claims: rails.claims, errors: [] };
+  let result: Awaited<ReturnType<PaymentRails['verifyHandler']>>;
+  try {
+    result = await requestScope.run(scope, () =>
+      rails.verifyHandler(new Request(resourceUrl, { method: request.method, headers })),
+    );
+  } catch (error) {
+    // mppx throws only for configuration-level faults; never answer 500 and never charge.
+    scope.unavailable = true;
+    return failure(rails, request, resourceUrl, 'processor-unavailable', 503, describe(error));
+  }
+
+  if (result.status === 200 && scope.pending) {
+    const pending = scope.pending;
+    const withReceipt = result.withReceipt.bind(result);
+    let settled: Promise<Settlement | PaymentFailure> | undefined;
+    return {
+      ok: true,
+      rail: pending.rail === 'evm' && viaX402 ? 'x402' : pending.rail,
+      settle: () => (settled ??= settle(rails, request, resourceUrl, pending, withReceipt)),
+    };
+  }
+  const [reason, status] = classify(scope, 'verify');
+  return failure(rails, request, resourceUrl, reason, status, describe(scope.errors.at(-1)));
+}
+
+async function settle(
+  rails: PaymentRails,
+  request: Request,
+  resourceUrl: string,
+  pending: PendingSettlement,
+  withReceipt: (response?: Response) => Response,
+): Promise<Settlement | PaymentFailure> {
+  const scope: RequestScope = { claims: rails.claims, errors: [] };
+  let receipt: Record<string, unknown>;
+  try {
+    receipt = await requestScope.run(scope, pending.run);
+  } catch (error) {
+    scope.errors.push(error as Error);
+    const [reason, status] = classify(scope, 'settle');
+    return failure(rails, request, resourceUrl, reason, status, describe(error));
+  }
+  // mppx's withReceipt() closes over the placeholder receipt the deferred method returned: fill it in and
+  // let mppx write its own receipt headers.
+  Object.assign(pending.receipt, receipt);
+  const response = withReceipt(new Response(null));
+  const headers: Record<string, string> = {};
+  for (const name of ['Payment-Receipt', 'PAYMENT-RESPONSE']) {
+    const value = response.headers.get(name);
+    if (value !== null) headers[name] = value;
+  }
+  return { ok: true, reference: String(receipt.reference), headers, receipt: { ...pending.receipt } };
+}
+
+function classify(scope: RequestScope, stage: 'verify' | 'settle'): [FailureReason, 402 | 503] {
+  if (scope.storeFailed) return ['store-unavailable', 503];
+  if (scope.unavailable) return ['processor-unavailable', 503];
+  if (scope.alreadyUsed) return ['credential-used', 402];
+  const fallback: FailureReason = stage === 'settle' ? 'settlement-failed' : 'verification-failed';
+
+  if (scope.stripeCode) {
+    const code = scope.stripeCode;
+    if (code.includes('expired')) return ['expired', 402];
+    if (code.includes('used')) return ['credential-used', 402];
+    if (code === 'card_declined' || code.includes('declin') || code.includes('insufficient')) return ['declined', 402];
+    return [fallback, 402];
+  }
+  if (scope.facilitatorReason) {
+    const code = scope.facilitatorReason.toLowerCase();
+    if (code.includes('insufficient')) return ['insufficient-funds', 402];
+    if (code.includes('nonce') || code.includes('already_used') || code.includes('used')) return ['credential-used', 402];
+    if (code.includes('expired') || code.includes('valid_before')) return ['expired', 402];
+    if (code.includes('signature')) return ['invalid-signature', 402];
+    if (code.includes('mismatch') || code.includes('recipient') || code.includes('value')) return ['terms-mismatch', 402];
+    return [fallback, 402];
+  }
+
+  const error = scope.errors.at(-1);
+  const message = (error?.message ?? '').toLowerCase();
+  switch (error?.name) {
+    case 'PaymentExpiredError':
+      return ['expired', 402];
+    case 'InvalidChallengeError':
+      return [message.includes('expires') ? 'expired' : 'invalid-challenge', 402];
+    case 'MalformedCredentialError':
+    case 'InvalidPayloadError':
+      return ['malformed-credential', 402];
+    case 'PaymentActionRequiredError':
+      return ['action-required', 402];
+    case 'VerificationFailedError':
+      if (message.includes('expired')) return ['expired', 402];
+      if (message.includes('signature')) return ['invalid-signature', 402];
+      if (message.includes('mismatch') || message.includes('does not match')) return ['terms-mismatch', 402];
+      if (message.includes('already been processed')) return ['credential-used', 402];
+      return [fallback, 402];
+    default:
+      return [fallback, 402];
+  }
+}
+
+const DETAILS: Record<FailureReason, string> = {
+  'missing-credential': 'Payment is required for this request.',
+  expired: 'The payment challenge or authorization has expired.',
+  'invalid-challenge': 'The credential does not answer a challenge this service issued for this resource.',
+  'malformed-credential': 'The payment credential could not be read.',
+  'credential-used': 'This payment credential has already been used; each credential pays for one request.',
+  'insufficient-funds': 'The paying account does not hold enough USDC for this payment.',
+  'invalid-signature': 'The payment authorization signature is not valid.',
+  'terms-mismatch': 'The payment credential does not match the terms of the challenge.',
+  declined: 'The card payment was declined.',
+  'action-required': 'The card payment requires customer action and cannot complete here.',
+  'verification-failed': 'The payment credential could not be verified.',
+  'settlement-failed': 'The payment could not be settled.',
+  'processor-unavailable': 'The payment processor cannot be reached right now. Nothing was charged; try again shortly.',
+  'store-unavailable': 'The service cannot record payments right now. Nothing was charged; try again shortly.',
+};
+
+async function failure(
+  rails: PaymentRails,
+  request: Request,
+  resourceUrl: string,
+  reason: FailureReason,
+  status: 402 | 503,
+  internalMessage?: string,
+): Promise<PaymentFailure> {
+  if (status === 503) {
+    const body = problem(reason === 'store-unavailable' ? 'store-unavailable' : 'payments-unavailable', DETAILS[reason], {
+      reason,
+    });
+    const headers = new Headers({ 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store', 'Retry-After': '5' });
+    return build(503, reason, body, headers, internalMessage);
+  }
+  const detail =
+    reason === 'missing-credential'
+      ? undefined
+      : `${DETAILS[reason]} Nothing was charged. Pay the new challenge in this response.`;
+  const fresh = await challenge(
+    rails,
+    request,
+    resourceUrl,
+    detail === undefined ? undefined : problem('payment-failed', detail, { reason }),
+  );
+  return build(402, reason, fresh.problem, fresh.headers, internalMessage);
+}
+
+function build(
+  status: 402 | 503,
+  reason: FailureReason,
+  body: Problem,
+  headers: Headers,
+  internalMessage?: string,
+): PaymentFailure {
+  return {
+    ok: false,
+    status,
+    reason,
+    problem: body,
+    headers,
+    get response() {
+      return new Response(JSON.stringify(body), { status, headers });
+    },
+    ...(internalMessage ? { internalMessage } : {}),
+  };
+}
+
+function describe(error: unknown): string | undefined {
+  if (!error) return undefined;
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

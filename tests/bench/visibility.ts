@@ -1,0 +1,116 @@
+// Visibility-check benchmarks (issue 4), each a ratio against a baseline measured in the same run.
+import { build } from 'esbuild';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startFixtureSite } from '../visibility/fixture-site';
+import { checkVisibility } from '@/lib/checks/visibility/check';
+import { safeFetch } from '@/lib/checks/visibility/safe-fetch';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '../..');
+const HOSTS = ['site.test'];
+const html = (words: number) => `<!doctype html><html lang="en"><head><title>Bench</title></head><body><h1>Bench</h1><p>${'word '.repeat(words)}</p></body></html>`;
+
+/** (1) Independent fetches overlap: wall time of a check vs its longest chain of dependent fetches. */
+export async function benchConcurrency() {
+  const LATENCY = 150;
+  const site = await startFixtureSite({
+    '/': (req) => (req.headers['x-forwarded-proto'] === 'http' ? { status: 301, redirect: 'https://site.test/', delayMs: LATENCY } : { body: html(300), delayMs: LATENCY }),
+    '/robots.txt': { headers: { 'content-type': 'text/plain' }, body: 'User-agent: *\nAllow: /\n', delayMs: LATENCY },
+    '/sitemap.xml': { headers: { 'content-type': 'application/xml' }, body: '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"></urlset>', delayMs: LATENCY },
+    '/llms.txt': { headers: { 'content-type': 'text/plain' }, body: '# Site\n\n> About.\n\n- [a](https://site.test/a): a page here\n', delayMs: LATENCY },
+    '/llms-full.txt': { status: 404, body: 'no', delayMs: LATENCY },
+  });
+  const hostMap = site.hostMap(HOSTS);
+  try {
+    const timed = async (fn: () => Promise<unknown>) => {
+      const t = performance.now();
+      await fn();
+      return performance.now() - t;
+    };
+    // The longest dependent chain on this site: http://site.test/ → 301 → https://site.test/ (two fetches in a row).
+    const chain: number[] = [];
+    const check: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      chain.push(await timed(() => safeFetch(new URL('http://site.test/'), { hostMap })));
+      check.push(await timed(() => checkVisibility('https://site.test/', { hostMap })));
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const ratio = median(check) / median(chain);
+    console.log(`[bench] visibility check with ${LATENCY} ms per response: ${median(check).toFixed(0)} ms; longest dependent chain (2 fetches): ${median(chain).toFixed(0)} ms`);
+    console.log(`[bench] check wall time / longest chain ratio: ${ratio.toFixed(2)} (target <= 1.30)`);
+    return { check: median(check), chain: median(chain), ratio };
+  } finally {
+    await site.close();
+  }
+}
+
+/** (2) Extraction of a 512 KB page vs parse5.parse alone, both as native ESM (tsx would turn parse5 into slow CJS). */
+export async function benchExtraction() {
+  const outDir = path.join(ROOT, '.bench');
+  fs.mkdirSync(outDir, { recursive: true });
+  await build({
+    entryPoints: [path.join(ROOT, 'lib/checks/visibility/extract.ts')],
+    bundle: true, format: 'esm', platform: 'node', packages: 'external', outfile: path.join(outDir, 'extract.mjs'), logLevel: 'silent',
+  });
+  const child = `
+    import { parse } from 'parse5';
+    import { extractPage } from './extract.mjs';
+    const chunk = '<div class="card"><h2>Item</h2><p>Some words of text here, and a <a href="/x">link</a>.</p><script>var x = 1;</script></div>';
+    let body = '';
+    while (body.length < 512 * 1024) body += chunk;
+    const page = '<!doctype html><html lang="en"><head><title>T</title><meta name="description" content="d"></head><body>' + body + '</body></html>';
+    const headers = { headerAll: () => [] };
+    const time = (fn) => { const t = performance.now(); fn(); return performance.now() - t; };
+    for (let i = 0; i < 5; i++) { parse(page); extractPage(page, 'https://site.test/', headers, false); }
+    const p = [], e = [];
+    for (let i = 0; i < 15; i++) { p.push(time(() => parse(page))); e.push(time(() => extractPage(page, 'https://site.test/', headers, false))); }
+    const med = (xs) => xs.sort((a, b) => a - b)[7];
+    console.log(JSON.stringify({ parse: med(p), extract: med(e), bytes: page.length }));
+  `;
+  fs.writeFileSync(path.join(outDir, 'extract-bench.mjs'), child);
+  const { stdout } = await run(process.execPath, [path.join(outDir, 'extract-bench.mjs')], { cwd: ROOT });
+  const r = JSON.parse(stdout) as { parse: number; extract: number; bytes: number };
+  const ratio = r.extract / r.parse;
+  console.log(`[bench] ${Math.round(r.bytes / 1024)} KB page: parse5.parse ${r.parse.toFixed(1)} ms (baseline), extractPage ${r.extract.toFixed(1)} ms`);
+  console.log(`[bench] extraction / parse5.parse ratio: ${ratio.toFixed(2)} (target <= 1.50)`);
+  return { ...r, ratio };
+}
+
+/** (3) A 50 MB page: the checking process grows by less than 40 MB and reads no more than it needs. */
+export async function benchHugePage() {
+  const SIZE = 50 * 1024 * 1024;
+  const site = await startFixtureSite({
+    '/': { headers: { 'content-type': 'text/html' }, stream: { bytes: SIZE, chunk: '<p>' + 'word '.repeat(200) + '</p>' } },
+    '/small': { headers: { 'content-type': 'text/html' }, body: html(1000) },
+    '/robots.txt': { status: 404, body: '' },
+  });
+  try {
+    const child = `
+      import { checkVisibility } from '@/lib/checks/visibility/check';
+      // Warm up on a small page first so lazily loaded modules and JIT code are not counted as the page's cost.
+      await checkVisibility('https://site.test/small', { hostMap: process.env.MAP });
+      globalThis.gc?.();
+      const base = process.memoryUsage().rss;
+      let peak = base;
+      const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 5);
+      const { report } = await checkVisibility('https://site.test/', { hostMap: process.env.MAP });
+      peak = Math.max(peak, process.memoryUsage().rss);
+      clearInterval(timer);
+      console.log(JSON.stringify({ growth: peak - base, truncated: report.page.truncated }));
+    `;
+    const file = path.join(ROOT, '.bench', 'huge-page.mts');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, child);
+    const { stdout } = await run(process.execPath, ['--expose-gc', '--import', 'tsx', file], { cwd: ROOT, env: { ...process.env, MAP: site.hostMap(HOSTS) } });
+    const r = JSON.parse(stdout.trim().split('\n').pop()!) as { growth: number; truncated: boolean };
+    const written = site.log.filter((l) => l.path === '/').reduce((n, l) => n + l.bytesWritten, 0);
+    const mb = (n: number) => (n / 1024 / 1024).toFixed(1);
+    console.log(`[bench] 50 MB page: process grew ${mb(r.growth)} MB (target < 40), server wrote ${mb(written)} MB of ${mb(SIZE)} (${((written / SIZE) * 100).toFixed(1)}%), truncated=${r.truncated}`);
+    return { growth: r.growth, written, truncated: r.truncated };
+  } finally {
+    await site.close();
+  }
+}

@@ -1,0 +1,146 @@
+// The 402 of spec 5.2, decoded field by field; identical terms for different bodies; unique challenges.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPaymentRails, liveRails, type PaymentConfig } from '../../lib/payments';
+import { challenge } from '../../lib/payments';
+import { decodeBase64Json, parseWwwAuthenticate, postJson, startPaidServer, startRails, type PaidServer, type Rails } from './harness';
+
+let rails: Rails;
+let server: PaidServer;
+
+beforeAll(async () => {
+  rails = await startRails();
+  server = await startPaidServer(rails);
+});
+afterAll(async () => {
+  await server?.close();
+  await rails?.stop();
+});
+
+describe('402 challenge', () => {
+  it('answers 402 problem+json, no-store, with both MPP challenges and PAYMENT-REQUIRED (spec 5.2)', async () => {
+    const res = await postJson(server.resource, { url: 'https://example.com' });
+    expect(res.status).toBe(402);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ type: expect.stringMatching(/payment-required$/), status: 402, title: expect.any(String) });
+    expect(typeof body.detail).toBe('string');
+
+    const challenges = parseWwwAuthenticate(res.headers.get('www-authenticate')!);
+    expect(challenges.map((c) => c.params.method)).toEqual(['stripe', 'evm']);
+    const realm = new URL(server.url).host;
+    for (const c of challenges) {
+      expect(Object.keys(c.params).sort()).toEqual(['expires', 'id', 'intent', 'method', 'realm', 'request']);
+      expect(c.params.id).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+      expect(c.params.realm).toBe(realm);
+      expect(c.params.intent).toBe('charge');
+      const expires = Date.parse(c.params.expires!);
+      expect(expires).toBeGreaterThan(Date.now());
+      expect(expires).toBeLessThanOrEqual(Date.now() + 5 * 60 * 1000 + 1000);
+    }
+
+    const [card, evm] = challenges;
+    expect(card!.request).toEqual({
+      amount: '100',
+      currency: 'usd',
+      methodDetails: { networkId: rails.stripe.networkId, paymentMethodTypes: ['card', 'link'] },
+    });
+    expect(Object.keys(evm!.request).sort()).toEqual(['amount', 'currency', 'methodDetails', 'recipient']);
+    expect(evm!.request.amount).toBe('1000000');
+    expect(evm!.request.currency).toBe(rails.usdcAddress);
+    expect(evm!.request.recipient).toBe(rails.payTo);
+    const details = evm!.request.methodDetails as Record<string, unknown>;
+    expect(details.chainId).toBe(8453);
+    expect(details.decimals).toBe(6);
+    // mppx also names the credential type its clients must produce; nothing else may appear.
+    expect(Object.keys(details).filter((k) => k !== 'credentialTypes').sort()).toEqual(['chainId', 'decimals']);
+
+    const required = decodeBase64Json<Record<string, unknown>>(res.headers.get('payment-required'));
+    expect(required.x402Version).toBe(2);
+    expect(required.resource).toEqual({ url: server.resource });
+    expect(required.accepts).toEqual([
+      {
+        scheme: 'exact',
+        network: 'eip155:8453',
+        amount: '1000000',
+        asset: rails.usdcAddress,
+        payTo: rails.payTo,
+        maxTimeoutSeconds: 300,
+        extra: { name: 'USD Coin', version: '2', assetTransferMethod: 'eip3009' },
+      },
+    ]);
+  });
+
+  it('offers identical terms for two different bodies, with a fresh challenge each time', async () => {
+    const a = await postJson(server.resource, { url: 'https://a.example' });
+    const b = await postJson(server.resource, { capabilities: { x: 1 }, other: [1, 2, 3] });
+    const ca = parseWwwAuthenticate(a.headers.get('www-authenticate')!);
+    const cb = parseWwwAuthenticate(b.headers.get('www-authenticate')!);
+    const terms = (cs: typeof ca) => cs.map((c) => ({ ...c.params, id: undefined, expires: undefined }));
+    expect(terms(ca)).toEqual(terms(cb));
+    expect(ca.map((c) => c.request)).toEqual(cb.map((c) => c.request));
+    const ra = decodeBase64Json<Record<string, unknown>>(a.headers.get('payment-required'));
+    const rb = decodeBase64Json<Record<string, unknown>>(b.headers.get('payment-required'));
+    expect(ra.accepts).toEqual(rb.accepts);
+    expect(ra.resource).toEqual(rb.resource);
+    expect(ca[1]!.params.id).not.toBe(cb[1]!.params.id);
+  });
+
+  it('never issues the same challenge twice, even for simultaneous requests', async () => {
+    const all = await Promise.all(Array.from({ length: 40 }, () => challenge(server.payments, { method: 'POST', url: server.resource })));
+    const ids = all.flatMap((c) => parseWwwAuthenticate(c.headers.get('www-authenticate')!).map((x) => x.params.id));
+    expect(ids).toHaveLength(80);
+    expect(new Set(ids).size).toBe(80);
+  });
+
+  it('derives realm and resource.url from APP_URL, not from the request', async () => {
+    const payments = createPaymentRails({ ...configOf(rails), appUrl: 'https://checks.example.com/' })!;
+    const c = await challenge(payments, { method: 'POST', url: 'http://10.0.0.7:3000/api/agent/readiness' });
+    const [card] = parseWwwAuthenticate(c.headers.get('www-authenticate')!);
+    expect(card!.params.realm).toBe('checks.example.com');
+    expect(decodeBase64Json<{ resource: unknown }>(c.headers.get('payment-required')).resource).toEqual({
+      url: 'https://checks.example.com/api/agent/readiness',
+    });
+  });
+});
+
+describe('rail configuration', () => {
+  it('offers only completely configured rails', async () => {
+    const full = configOf(rails);
+    expect(liveRails(full)).toEqual(['stripe', 'evm', 'x402']);
+    expect(liveRails({ ...full, stripeNetworkId: undefined })).toEqual(['evm', 'x402']);
+    expect(liveRails({ ...full, x402FacilitatorUrl: undefined })).toEqual(['stripe']);
+    expect(liveRails({ ...full, payToAddress: undefined, stripeSecretKey: undefined })).toEqual([]);
+    expect(liveRails({ ...full, mppSecretKey: undefined })).toEqual([]);
+    expect(liveRails({ ...full, appUrl: undefined })).toEqual([]);
+    expect(createPaymentRails({})).toBeNull();
+    expect(() => createPaymentRails({ ...full, mppSecretKey: 'short' })).toThrow(/MPP_SECRET_KEY/);
+  });
+
+  it('a card-only configuration offers the card challenge and no PAYMENT-REQUIRED', async () => {
+    const payments = createPaymentRails({ ...configOf(rails), x402FacilitatorUrl: undefined })!;
+    const c = await challenge(payments, { method: 'POST', url: server.resource });
+    expect(parseWwwAuthenticate(c.headers.get('www-authenticate')!).map((x) => x.params.method)).toEqual(['stripe']);
+    expect(c.headers.get('payment-required')).toBeNull();
+  });
+
+  it('a USDC-only configuration offers the evm challenge and PAYMENT-REQUIRED', async () => {
+    const payments = createPaymentRails({ ...configOf(rails), stripeSecretKey: undefined })!;
+    const c = await challenge(payments, { method: 'POST', url: server.resource });
+    expect(parseWwwAuthenticate(c.headers.get('www-authenticate')!).map((x) => x.params.method)).toEqual(['evm']);
+    expect(decodeBase64Json<{ x402Version: number }>(c.headers.get('payment-required')).x402Version).toBe(2);
+  });
+});
+
+function configOf(r: Rails): PaymentConfig {
+  return {
+    appUrl: server.url,
+    mppSecretKey: r.env.MPP_SECRET_KEY,
+    payToAddress: r.env.PAY_TO_ADDRESS,
+    usdcAddress: r.env.USDC_ADDRESS,
+    x402FacilitatorUrl: r.env.X402_FACILITATOR_URL,
+    stripeSecretKey: r.env.STRIPE_SECRET_KEY,
+    stripeNetworkId: r.env.STRIPE_NETWORK_ID,
+    stripeApiUrl: r.env.STRIPE_API_URL,
+  };
+}

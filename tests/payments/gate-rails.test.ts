@@ -1,0 +1,71 @@
+// The adapter the paid-call gate consumes: same rails, gate-shaped responses.
+import { Mppx, evm } from 'mppx/client';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storeCredentialClaims, toGateRails } from '../../lib/payments/gate-rails';
+import { problem } from '../../lib/http/problem';
+import { parseWwwAuthenticate, postJson, startPaidServer, startRails, type PaidServer, type Rails } from './harness';
+
+let rails: Rails;
+let server: PaidServer;
+
+beforeAll(async () => {
+  rails = await startRails();
+  server = await startPaidServer(rails);
+});
+afterAll(async () => {
+  await server?.close();
+  await rails?.stop();
+});
+
+describe('toGateRails', () => {
+  it('challenges, verifies without charging, and settles on demand', async () => {
+    const gateRails = toGateRails(server.payments);
+    expect(gateRails.live).toEqual(['stripe', 'evm', 'x402']);
+    const unpaid = new Request(server.resource, { method: 'POST', body: '{}' });
+    expect(gateRails.hasCredential(unpaid)).toBe(false);
+    const c = await gateRails.challenge(unpaid, problem('payment-required', 'pay', { plans: 'x' }));
+    expect(c.status).toBe(402);
+    expect(c.body).toMatchObject({ detail: 'pay', plans: 'x', status: 402 });
+    expect(parseWwwAuthenticate(c.headers['www-authenticate']!)).toHaveLength(2);
+    expect(c.headers['payment-required']).toBeTruthy();
+
+    const client = Mppx.create({
+      polyfill: false,
+      methods: [evm.charge({ account: privateKeyToAccount(rails.payer.privateKey), authorization: { name: 'USD Coin', version: '2' } })],
+    });
+    const credential = await client.createCredential(await postJson(server.resource, {}));
+    const paid = new Request(server.resource, { method: 'POST', headers: { authorization: credential }, body: '{}' });
+    expect(gateRails.hasCredential(paid)).toBe(true);
+    const before = await rails.usdcBalance(rails.payTo);
+    const verified = await gateRails.verify(paid);
+    expect(verified.ok).toBe(true);
+    expect(await rails.usdcBalance(rails.payTo)).toBe(before); // validated, not charged
+    if (!verified.ok) return;
+    const settled = await verified.payment.settle();
+    expect(settled.ok).toBe(true);
+    if (settled.ok) {
+      expect(settled.reference).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(settled.headers['Payment-Receipt']).toBeTruthy();
+    }
+    expect((await rails.usdcBalance(rails.payTo)) - before).toBe(1_000_000n);
+
+    const replay = await gateRails.verify(paid);
+    expect(replay.ok).toBe(false);
+    if (!replay.ok) expect(replay.response).toMatchObject({ status: 402, body: { reason: 'credential-used' } });
+  });
+
+  it('storeCredentialClaims passes keys and TTL to the store in milliseconds', async () => {
+    const calls: unknown[][] = [];
+    const claims = storeCredentialClaims({
+      claimOnce: async (...args) => {
+        calls.push(args);
+        return calls.length === 1;
+      },
+    });
+    expect(await claims.claimOnce('k', 90)).toBe(true);
+    expect(await claims.claimOnce('k', 90)).toBe(false);
+    expect(calls[0]![0]).toBe('k');
+    expect(calls[0]![2]).toBe(90_000);
+  });
+});
