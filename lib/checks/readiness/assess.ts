@@ -1,10 +1,10 @@
 import { CAPABILITY_RULES, REQUIRED_SHARE, STATUS_CREDIT, ASSESSMENT_VERSION, READINESS_RUBRIC_VERSION, isRequired, type CapabilityRule } from './rubric';
 import type { Capability, CapabilityKey, ReadinessRequest } from './schema';
+import { SEVERITY_ORDER, type Severity } from '@/lib/checks/severity';
 
 // Pure and deterministic: the same request gives the same assessment, byte for byte.
 
-export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
-export const SEVERITY_ORDER: readonly Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
+export { SEVERITY_ORDER, type Severity };
 
 export interface ReadinessFinding {
   id: string;

@@ -4,6 +4,7 @@
 // from our location would make the score of an unchanged site move between runs.
 
 import { SEARCH_ROBOT_SCOPES, type PageFacts, type RobotsDirectives } from './extract';
+import { SEVERITY_ORDER, type Severity } from '@/lib/checks/severity';
 
 export const RUBRIC_VERSION = '1.0.0';
 export const SCORE_MAX = 100;
@@ -19,8 +20,7 @@ export const SCORE_MAX = 100;
  */
 export const BLOCKING_SCORE_CAP = 40;
 
-export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
-export const SEVERITY_ORDER: readonly Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
+export { SEVERITY_ORDER, type Severity };
 
 export interface RubricItem {
   id: string;
