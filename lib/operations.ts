@@ -27,6 +27,8 @@ export interface PaidOperation<S extends z.ZodType = z.ZodType> {
   summary: string;
   description: string;
   input: S;
+  /** The full 200 body (the gate's envelope plus what `run` returns): the MCP tool's outputSchema. */
+  output: z.ZodType;
   /** A valid request body, shown in the docs and the OpenAPI document (and sent by `mppx validate`). */
   example: z.infer<S>;
   /** Checks beyond the schema that must refuse with 400 before any payment is asked for. */
@@ -37,7 +39,64 @@ export interface PaidOperation<S extends z.ZodType = z.ZodType> {
   run(input: z.infer<S>, context: OperationContext): Promise<Record<string, unknown>>;
   /** What the free GET on the same path describes besides price and rails. */
   describe(): Record<string, unknown>;
+  /** One line about a 200 body, for clients that show text (the MCP tool result's `content`). */
+  summarize(body: Record<string, unknown>): string;
 }
+
+/** What the gate adds to every 200 body: which service, the Idempotency-Key, and how the call was paid. */
+const paidEnvelope = {
+  service: z.string(),
+  idempotencyKey: z.string(),
+  /** The credits reservation spent (prepaid key), or the PaymentIntent id / transaction hash (402 rails). */
+  creditsUsage: z.string().optional(),
+  paymentIntent: z.string().optional(),
+  limits: z.array(z.string()),
+  artifactHash: z.string(),
+};
+
+// Nested objects are loose: the schema names what a client can rely on without freezing every detail
+// of the reports (their own versions, checkVersion / rubricVersion, say when those change).
+const Severity = z.enum(['critical', 'high', 'medium', 'low', 'info']);
+const Finding = z.looseObject({ id: z.string(), severity: Severity });
+
+export const ReadinessAssessmentResult = z.looseObject({
+  ...paidEnvelope,
+  assessedAt: z.string(),
+  assessment: z.looseObject({
+    assessmentVersion: z.string(),
+    rubricVersion: z.string(),
+    workflow: z.looseObject({ name: z.string() }),
+    verdict: z.enum(['ready', 'ready-with-gaps', 'not-ready']),
+    score: z.number().int().min(0).max(100),
+    scoreMax: z.literal(100),
+    capabilities: z.array(z.looseObject({ key: z.string(), status: z.string(), pointsPossible: z.number(), pointsEarned: z.number() })),
+    blockers: z.array(z.string()),
+    findings: z.array(Finding),
+    authorizesExecution: z.literal(false),
+    statement: z.string(),
+  }),
+});
+
+export const VisibilityCheckResult = z.looseObject({
+  ...paidEnvelope,
+  checkedAt: z.string(),
+  report: z.looseObject({
+    checkVersion: z.string(),
+    checkedUrl: z.string(),
+    status: z.number().int(),
+    robotsTxt: z.string(),
+    crawlers: z.array(z.looseObject({ token: z.string(), allowed: z.boolean(), rule: z.string().nullable(), group: z.string().nullable() })),
+    llmsTxt: z.string(),
+    page: z.looseObject({}),
+    site: z.looseObject({}),
+    score: z.number().int().min(0),
+    scoreMax: z.number().int(),
+    rubricVersion: z.string(),
+    rubric: z.array(z.looseObject({ id: z.string(), points: z.number() })),
+    scoring: z.array(z.looseObject({})),
+    findings: z.array(Finding),
+  }),
+});
 
 export const READINESS_LIMITS = [
   'Capabilities are classified as declared; nothing is fetched, tested or verified.',
@@ -55,6 +114,7 @@ export const readinessOperation: PaidOperation<typeof ReadinessRequest> = {
     'Classifies the ten payment capabilities a buyer declares about a workflow against a published rubric: a verdict for the target environment, ' +
     'a 0-100 score, blockers and findings with fixes. Deterministic; verifies nothing and never authorizes execution.',
   input: ReadinessRequest,
+  output: ReadinessAssessmentResult,
   example: {
     workflow: { name: 'Checkout agent', intendedUsers: 'agents', targetEnvironment: 'production' },
     capabilities: {
@@ -76,6 +136,15 @@ export const readinessOperation: PaidOperation<typeof ReadinessRequest> = {
     return { assessedAt: now.toISOString(), assessment, limits: READINESS_LIMITS, artifactHash: artifactHash(assessment) };
   },
   describe: () => ({ rubric: readinessRubric(), limits: READINESS_LIMITS }),
+  summarize(body) {
+    const { assessment } = body as {
+      assessment: { workflow: { name: string }; verdict: string; score: number; blockers: string[]; findings: unknown[] };
+    };
+    return (
+      `Readiness for "${assessment.workflow.name}": ${assessment.verdict}, score ${assessment.score}/100, ` +
+      `${assessment.blockers.length} blocker(s), ${assessment.findings.length} finding(s). Declared capabilities were classified, not verified.`
+    );
+  },
 };
 
 export const VisibilityRequest = z.strictObject({
@@ -93,6 +162,7 @@ export const visibilityOperation: PaidOperation<typeof VisibilityRequest> = {
     'and which robots.txt line decided, how the page reads to a machine, and a 0-100 score against a published rubric with findings ' +
     'ordered by severity. The site is fetched before any charge; a site that cannot be checked is answered 422 and not charged.',
   input: VisibilityRequest,
+  output: VisibilityCheckResult,
   example: { url: 'https://example.com/pricing' },
   precheck(input) {
     try {
@@ -112,6 +182,14 @@ export const visibilityOperation: PaidOperation<typeof VisibilityRequest> = {
   describe: () => {
     const { crawlers, rubric, rubricVersion, checkVersion, scoringRule, fetched, limits, scoreMax } = visibilityCheckDescription();
     return { checkVersion, rubricVersion, scoreMax, scoringRule, fetched, crawlers, rubric, limits };
+  },
+  summarize(body) {
+    const { report } = body as { report: { checkedUrl: string; score: number; scoreMax: number; crawlers: { allowed: boolean }[]; findings: unknown[] } };
+    const allowed = report.crawlers.filter((c) => c.allowed).length;
+    return (
+      `AI visibility of ${report.checkedUrl}: score ${report.score}/${report.scoreMax}; ` +
+      `${allowed} of ${report.crawlers.length} crawlers may fetch it; ${report.findings.length} finding(s).`
+    );
   },
 };
 

@@ -1,0 +1,112 @@
+// The MCP tools, generated from the operations registry: one paid tool per operation (input schema = the
+// REST body schema, output schema = the REST 200 body) and the free list_paid_services.
+import { z } from 'zod';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { OPERATIONS, PRICE_CENTS, PRICE_USD, type PaidOperation } from '@/lib/operations';
+import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/payments/gate';
+import { CREDENTIAL_META_KEY, IDEMPOTENCY_META_KEY, PAYMENT_REQUIRED_CODE, RECEIPT_META_KEY } from './payment';
+
+export const LIST_PAID_SERVICES = 'list_paid_services';
+
+// Draft-07 without `$schema`: MCP clients validate outputs with Ajv, whose default build knows draft-07 and
+// fails to compile a schema that names the 2020-12 meta-schema.
+export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
+  const generated = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as Record<string, unknown>;
+  delete generated.$schema;
+  return generated as Tool['inputSchema'];
+}
+
+const PaidServiceEntry = z.object({
+  name: z.string(),
+  toolName: z.string(),
+  operationId: z.string(),
+  description: z.string(),
+  price: z.object({ amount: z.string(), currency: z.literal('USD'), cents: z.number().int() }),
+  rails: z.array(z.string()),
+  rest: z.object({ method: z.literal('POST'), path: z.string(), url: z.string() }),
+  inputSchema: z.record(z.string(), z.unknown()),
+});
+
+export const PaidServicesList = z.object({
+  services: z.array(PaidServiceEntry),
+  prepaid: z.object({ how: z.string(), plans: z.string() }),
+  mcpPayment: z.object({
+    /** MPP methods offered in-band over MCP (x402 is an HTTP header protocol: REST only). */
+    methods: z.array(z.string()),
+    paymentRequiredCode: z.number().int(),
+    credentialMetaKey: z.string(),
+    receiptMetaKey: z.string(),
+    idempotencyMetaKey: z.string(),
+  }),
+});
+export type PaidServicesList = z.infer<typeof PaidServicesList>;
+
+function paidTool(op: PaidOperation): Tool {
+  return {
+    name: op.toolName,
+    title: `${op.service} (1.00 USD)`,
+    description:
+      `${op.description}\n\nPrice: ${PRICE_USD} USD per fulfilled call. An unpaid call is answered with JSON-RPC error ${PAYMENT_REQUIRED_CODE} ` +
+      `carrying MPP challenges (card and USDC on Base); retry with the credential in params._meta["${CREDENTIAL_META_KEY}"], or send a prepaid ` +
+      `credits key as "Authorization: Bearer" on the HTTP request. Optional params._meta.${IDEMPOTENCY_META_KEY} ` +
+      `(${IDEMPOTENCY_KEY_PATTERN.source}) replays a result without a second charge. Same call over REST: POST ${op.path}.`,
+    inputSchema: jsonSchema(op.input, 'input'),
+    outputSchema: jsonSchema(op.output, 'output') as Tool['outputSchema'],
+    annotations: {
+      title: op.service,
+      readOnlyHint: true,
+      destructiveHint: false,
+      // The visibility check fetches a third-party site; the readiness check reads only its arguments.
+      openWorldHint: op.workBeforeCharge,
+    },
+  };
+}
+
+const listTool: Tool = {
+  name: LIST_PAID_SERVICES,
+  title: 'List paid services (free)',
+  description:
+    'Free. Lists every paid check this server sells: name, description, price, payment rails, REST path, MCP tool name and input schema, ' +
+    'and how to pay over MCP.',
+  inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+  outputSchema: jsonSchema(PaidServicesList, 'output') as Tool['outputSchema'],
+  annotations: { title: 'List paid services', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+};
+
+let cachedTools: Tool[] | undefined;
+
+/** Every tool, paid ones in registry order, then list_paid_services. Built once: the registry is static. */
+export function toolList(): Tool[] {
+  cachedTools ??= [...OPERATIONS.map(paidTool), listTool];
+  return cachedTools;
+}
+
+export function operationByTool(name: string): PaidOperation | undefined {
+  return OPERATIONS.find((o) => o.toolName === name);
+}
+
+export function listPaidServices(appUrl: string, liveRails: readonly string[]): PaidServicesList {
+  return {
+    services: OPERATIONS.map((op) => ({
+      name: op.service,
+      toolName: op.toolName,
+      operationId: op.id,
+      description: op.description,
+      price: { amount: PRICE_USD, currency: 'USD' as const, cents: PRICE_CENTS },
+      rails: [...liveRails],
+      rest: { method: 'POST' as const, path: op.path, url: new URL(op.path, appUrl).href },
+      inputSchema: jsonSchema(op.input, 'input') as Record<string, unknown>,
+    })),
+    prepaid: {
+      how: 'Send "Authorization: Bearer <credits key>" on the MCP HTTP request; each fulfilled paid call spends one call.',
+      plans: `${appUrl}/api/agent/credits`,
+    },
+    mcpPayment: {
+      methods: liveRails.filter((r) => r !== 'x402'),
+      paymentRequiredCode: PAYMENT_REQUIRED_CODE,
+      credentialMetaKey: CREDENTIAL_META_KEY,
+      receiptMetaKey: RECEIPT_META_KEY,
+      idempotencyMetaKey: IDEMPOTENCY_META_KEY,
+    },
+  };
+}
