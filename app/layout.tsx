@@ -1,14 +1,28 @@
 import type { ReactNode } from 'react';
+import type { Metadata, Viewport } from 'next';
+import { SiteFooter, SiteHeader } from '@/components/SiteChrome';
+import './site.css';
 
-export const metadata = {
-  title: 'Paid Agent Checks',
+export const metadata: Metadata = {
+  title: { default: 'Paid Agent Checks', template: '%s · Paid Agent Checks' },
   description: 'Agent Payment Readiness Assessment and AI Visibility Check, 1.00 USD per fulfilled request.',
 };
+
+export const viewport: Viewport = { width: 'device-width', initialScale: 1 };
 
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
-      <body>{children}</body>
+      <body>
+        <a className="skip-link" href="#content">
+          Skip to content
+        </a>
+        <SiteHeader />
+        <main id="content" tabIndex={-1}>
+          {children}
+        </main>
+        <SiteFooter />
+      </body>
     </html>
   );
 }

@@ -4,10 +4,6 @@ import { ProblemError } from './problem';
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
   // Any declared type is read as JSON: agents and curl users often omit or mislabel it, and a
   // body that does not parse is answered with 400 either way.
-  const declared = Number(request.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    throw new ProblemError('payload-too-large', `The body may be at most ${maxBytes} bytes.`);
-  }
   const text = await readTextCapped(request, maxBytes);
   if (text.trim() === '') throw new ProblemError('invalid-request', 'The request body is empty; send a JSON object.', { errors: [{ path: '$', message: 'is required' }] });
   try {
@@ -17,7 +13,12 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   }
 }
 
-async function readTextCapped(request: Request, maxBytes: number): Promise<string> {
+/** The body as text, refused with 413 past `maxBytes` (declared or actually sent) without reading further. */
+export async function readTextCapped(request: Request, maxBytes: number): Promise<string> {
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    throw new ProblemError('payload-too-large', `The body may be at most ${maxBytes} bytes.`);
+  }
   if (!request.body) return '';
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -32,7 +33,8 @@ async function readTextCapped(request: Request, maxBytes: number): Promise<strin
     }
     chunks.push(value);
   }
-  return new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
+  // Webhook signatures are checked over this text, so it must be the bytes exactly as sent (as UTF-8).
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**

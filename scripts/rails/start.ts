@@ -74,6 +74,7 @@ export interface Rails {
     STRIPE_SECRET_KEY: string;
     STRIPE_NETWORK_ID: string;
     STRIPE_API_URL: string;
+    STRIPE_WEBHOOK_SECRET: string;
   };
   /** Environment for paying clients (the mppx CLI, scripts). */
   clientEnv: {
@@ -193,6 +194,7 @@ export async function startRails(options: StartRailsOptions = {}): Promise<Rails
         STRIPE_SECRET_KEY: stripe.secretKey,
         STRIPE_NETWORK_ID: stripe.networkId,
         STRIPE_API_URL: stripe.apiUrl,
+        STRIPE_WEBHOOK_SECRET: stripe.checkout.webhookSecret,
       },
       clientEnv: {
         RPC_URL: anvil.rpcUrl,

@@ -138,14 +138,12 @@ export function createCheckoutFake(options: CheckoutFakeOptions): CheckoutFake {
   const charges = new Map<string, FakeCharge>();
   const events: FakeEvent[] = [];
   const deliveries: Delivery[] = [];
-  // The SDK's signer needs no key or network.
-  const signer = new Stripe('sk_fake_signer_only');
 
   const id = (prefix: string) => `${prefix}_test_${randomBytes(12).toString('hex')}`;
 
   async function deliver(event: FakeEvent): Promise<Delivery> {
     const payload = JSON.stringify(event);
-    const signature = signer.webhooks.generateTestHeaderString({ payload, secret: webhookSecret });
+    const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: webhookSecret });
     let status = 0;
     try {
       const res = await fetch(webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body: payload });
@@ -307,7 +305,12 @@ export function createCheckoutFake(options: CheckoutFakeOptions): CheckoutFake {
     const path = url.pathname;
     const origin = `http://${req.headers.host ?? '127.0.0.1'}`;
     try {
-      // Browser stand-ins for Stripe's hosted pages.
+      // Browser stand-ins for Stripe's hosted pages. Browsers ask for an icon; an API 401 there would read as a page error.
+      if (method === 'GET' && path === '/favicon.ico') {
+        res.writeHead(204, { 'Cache-Control': 'max-age=86400' });
+        res.end();
+        return true;
+      }
       let m = /^\/checkout\/pay\/([^/]+)$/.exec(path);
       if (m) {
         const session = sessions.get(m[1]!);

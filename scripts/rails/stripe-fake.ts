@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readBody } from './facilitator';
+import { createCheckoutFake, type CheckoutFake, type CheckoutFakeOptions } from './stripe-checkout-fake';
 
 export type StripeFault = 'down' | 'error500' | null;
 
@@ -65,6 +66,8 @@ export interface StripeFakeHandle {
   sharedPaymentTokens(): FakeSharedPaymentToken[];
   /** Every request received, in order (method and path): lets tests assert which calls were made. */
   requests(): { method: string; path: string }[];
+  /** Checkout Sessions, hosted-page stand-ins, renewals, refunds, billing portal (stripe-checkout-fake.ts). */
+  checkout: CheckoutFake;
   stop(): Promise<void>;
 }
 
@@ -78,9 +81,10 @@ class StripeError extends Error {
 }
 
 export async function startStripeFake(
-  options: { secretKey?: string; networkId?: string; port?: number } = {},
+  options: { secretKey?: string; networkId?: string; port?: number; checkout?: Omit<CheckoutFakeOptions, 'secretKey'> } = {},
 ): Promise<StripeFakeHandle> {
   const secretKey = options.secretKey ?? `sk_test_local_${randomBytes(12).toString('hex')}`;
+  const checkout = createCheckoutFake({ ...options.checkout, secretKey });
   const networkId = options.networkId ?? 'internal';
   const tokens = new Map<string, FakeSharedPaymentToken>();
   const intents = new Map<string, FakePaymentIntent>();
@@ -106,6 +110,7 @@ export async function startStripeFake(
     const raw = await readBody(req);
     if (fault === 'error500')
       throw new StripeError(500, { type: 'api_error', message: 'Stripe fault injected by the local rails.' });
+    if (await checkout.handle(req, res, raw)) return;
     authenticate(req.headers.authorization);
     const params = method === 'GET' ? parseForm(url.search.slice(1)) : parseForm(raw);
 
@@ -308,6 +313,7 @@ export async function startStripeFake(
     paymentIntents: () => [...intents.values()],
     sharedPaymentTokens: () => [...tokens.values()],
     requests: () => [...log],
+    checkout,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

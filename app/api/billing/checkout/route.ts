@@ -1,0 +1,18 @@
+import { getRuntime } from '@/lib/runtime';
+import { createCheckout } from '@/lib/billing';
+import { CheckoutBody, billingRoute, noStoreJson, parseFields, readBillingBody } from '@/lib/billing/http';
+
+export const runtime = 'nodejs';
+export const dynamic = 'force-dynamic';
+
+/** Form post -> 303 to Stripe Checkout; JSON -> { url, sessionId }. A top-up's key is in the body only. */
+export async function POST(request: Request): Promise<Response> {
+  return billingRoute('billing-checkout', async () => {
+    const { config, store } = getRuntime();
+    const { fields, form } = await readBillingBody(request, config.MAX_BODY_BYTES);
+    const body = parseFields(CheckoutBody, fields);
+    const result = await createCheckout({ store, config }, body.plan, body.topUp ? { topUpKey: body.key } : {});
+    if (form) return new Response(null, { status: 303, headers: { Location: result.url, 'Cache-Control': 'no-store' } });
+    return noStoreJson({ url: result.url, sessionId: result.sessionId });
+  });
+}

@@ -1,0 +1,40 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { PlanCards } from '@/components/PlanCards';
+import { TopUpForm } from '@/components/TopUpForm';
+import { PRICE_USD } from '@/lib/operations';
+
+export const metadata: Metadata = { title: 'Pricing' };
+
+export default function Pricing() {
+  return (
+    <>
+      <h1>Pricing</h1>
+      <p className="lead">
+        Every fulfilled check costs {PRICE_USD} USD, paid per request over HTTP 402, or from a prepaid credits key. Prepaid plans are
+        for people and teams who would rather buy calls in advance with a card.
+      </p>
+      <PlanCards />
+      <p className="muted">
+        Prices in US dollars. Payment by card through Stripe Checkout. A call is spent only by a fulfilled request; a visibility check
+        that cannot reach the site is not charged. See <Link href="/docs#limits">limits</Link>.
+      </p>
+      <section aria-labelledby="top-up">
+        <h2 id="top-up">Top up an existing key</h2>
+        <TopUpForm />
+      </section>
+      <section aria-labelledby="faq">
+        <h2 id="faq">Questions</h2>
+        <h3>What happens after I pay?</h3>
+        <p>You come back to this site and your new key is shown once. Copy it then: we keep only a hash of it.</p>
+        <h3>How does the monthly plan renew?</h3>
+        <p>
+          Each month the allowance is reset to 50 calls; unused calls do not roll over. Cancel any time from the{' '}
+          <Link href="/account">account page</Link>: the calls of the month you paid for stay usable until it ends.
+        </p>
+        <h3>What about refunds?</h3>
+        <p>A refund removes the calls that remain of that purchase (part of them for a partial refund).</p>
+      </section>
+    </>
+  );
+}

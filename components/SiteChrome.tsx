@@ -1,0 +1,28 @@
+import Link from 'next/link';
+import { SiteNav } from './SiteNav';
+
+export function SiteHeader() {
+  return (
+    <header className="site-header">
+      <div className="inner">
+        <Link href="/" className="brand">
+          Paid Agent Checks
+        </Link>
+        <SiteNav />
+      </div>
+    </header>
+  );
+}
+
+export function SiteFooter() {
+  return (
+    <footer className="site-footer">
+      <div className="inner">
+        <p>
+          1.00 USD per fulfilled request, or prepaid credits. Checks report what they can see; they imply no ranking, traffic or
+          payment outcome. <Link href="/docs#limits">Limits</Link>
+        </p>
+      </div>
+    </footer>
+  );
+}

@@ -1,0 +1,80 @@
+import type { EndpointDoc } from '@/lib/docs/reference';
+import { PROBLEMS } from '@/lib/http/problem';
+import { JsonBlock } from '../CodeBlock';
+
+export function EndpointSection({ doc }: { doc: EndpointDoc }) {
+  return (
+    <section className="endpoint" id={doc.anchor} aria-labelledby={`${doc.anchor}-title`}>
+      <h3 id={`${doc.anchor}-title`}>
+        <code>
+          {doc.method} {doc.path}
+        </code>{' '}
+        {doc.title}
+      </h3>
+      <p>{doc.summary}</p>
+      <dl className="facts">
+        <dt>Price</dt>
+        <dd>{doc.price}</dd>
+        <dt>Authentication</dt>
+        <dd>{doc.auth}</dd>
+        {doc.requestContentType ? (
+          <>
+            <dt>Request body</dt>
+            <dd>{doc.requestContentType}</dd>
+          </>
+        ) : null}
+        {doc.requestHeaders ? (
+          <>
+            <dt>Headers</dt>
+            <dd>
+              {doc.requestHeaders.map((h) => (
+                <div key={h}>
+                  <code>{h}</code>
+                </div>
+              ))}
+            </dd>
+          </>
+        ) : null}
+      </dl>
+      {doc.requestBody !== undefined ? (
+        <>
+          <h4>Example request</h4>
+          <JsonBlock value={doc.requestBody} label={`Example request for ${doc.method} ${doc.path}`} />
+        </>
+      ) : null}
+      {doc.inputSchema !== undefined ? (
+        <details>
+          <summary>Request JSON Schema</summary>
+          <JsonBlock value={doc.inputSchema} label={`Request schema for ${doc.path}`} />
+        </details>
+      ) : null}
+      {doc.responses.map((r, i) => (
+        <div key={i}>
+          <h4>
+            Response {r.status}: <span className="muted">{r.description}</span>
+          </h4>
+          {r.headers ? <JsonBlock value={r.headers} label={`Response ${r.status} headers`} /> : null}
+          {r.body !== undefined ? <JsonBlock value={r.body} label={`Response ${r.status} body`} /> : null}
+        </div>
+      ))}
+      {doc.outputSchema !== undefined ? (
+        <details>
+          <summary>Response 200 JSON Schema</summary>
+          <JsonBlock value={doc.outputSchema} label={`Response schema for ${doc.path}`} />
+        </details>
+      ) : null}
+      {doc.errors.length ? (
+        <>
+          <h4>Errors</h4>
+          <ul>
+            {doc.errors.map((kind) => (
+              <li key={kind}>
+                {PROBLEMS[kind].status} <a href={`#problem-${kind}`}>{kind}</a>: {PROBLEMS[kind].title}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+    </section>
+  );
+}

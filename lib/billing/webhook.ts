@@ -1,0 +1,345 @@
+import Stripe from 'stripe';
+import type { Store } from '@/lib/store';
+import { createKey, grantFor } from '@/lib/credits/ledger';
+import { findPlan, type PlanId } from '@/lib/credits/plans';
+import { ProblemError } from '@/lib/http/problem';
+import { readCheckout } from './checkout';
+import {
+  FACT_TTL_MS, REVEAL_TTL_MS, names, readJson, writeJson,
+  type FulfilmentRecord, type PaymentRecord, type RefundFact, type SubscriptionEnded, type SubscriptionOwner, type SubscriptionPeriod,
+} from './records';
+
+// Stripe webhook events -> credit grants.
+//
+// Rules (also in the README and /docs):
+// - Each event id is processed once (claimOnce). A delivery whose processing failed leaves a retry
+//   marker, so Stripe's next delivery of that event id runs it again instead of being taken for a replay.
+// - Events may arrive in any order. Each event only RECORDS a fact (a fulfilled checkout, a paid
+//   period, an ended subscription, a refund) in a record that event type alone writes; the grant is then
+//   recomputed from all the facts known so far with absolute values ("used = 0", "expiresAt = X"), never
+//   increments. So the result depends on which facts arrived, not on their order, and applying the same
+//   fact twice changes nothing.
+// - checkout.session.completed (payment_status paid) is the only event that creates a key or a grant.
+//   An invoice.paid seen before it is kept and applied when the checkout's grant exists.
+// - invoice.paid resets a subscription grant to the plan's calls (reset, not accumulate) when it pays a
+//   later period than the one applied, and moves the expiry to that period's end plus RENEWAL_GRACE_MS.
+// - customer.subscription.deleted: the calls of the period already paid for stay usable until that
+//   period ends; nothing renews after it, and a later invoice.paid cannot revive it.
+// - charge.refunded removes, from the grant that payment bought, ceil(calls x refunded / amount) calls
+//   (all that remain on a full refund), at most what is left. A subscription refund only touches the
+//   period that invoice paid for.
+
+/** Stripe collects a renewal shortly after the period ends; the grant outlives the period by this much so the buyer is not locked out meanwhile. */
+export const RENEWAL_GRACE_MS = 24 * 60 * 60 * 1000;
+/** Two reports of one period's end differ by seconds; a new monthly period ends weeks later. */
+const SAME_PERIOD_SLACK_MS = 24 * 60 * 60 * 1000;
+
+export const HANDLED_EVENT_TYPES = [
+  'checkout.session.completed',
+  'checkout.session.async_payment_succeeded',
+  'invoice.paid',
+  'customer.subscription.deleted',
+  'charge.refunded',
+] as const;
+
+export interface WebhookEvent {
+  id: string;
+  type: string;
+  data: { object: unknown };
+}
+
+export interface WebhookDeps {
+  store: Store;
+  config: { CREDITS_KEY_SECRET: string };
+  now?: number;
+  log?: (event: Record<string, unknown>) => void;
+}
+
+export type WebhookOutcome = { eventId: string; type: string; result: 'processed' | 'duplicate' | 'ignored'; detail: string };
+
+/** Verifies the Stripe-Signature header over the exact raw body; 400 problem when it does not match. */
+export function verifyWebhook(rawBody: string, signature: string | null, secret: string | undefined): WebhookEvent {
+  if (!secret) throw new ProblemError('billing-unavailable', 'Webhooks are not configured on this server (STRIPE_WEBHOOK_SECRET is not set).');
+  if (!signature) throw new ProblemError('invalid-signature', 'The Stripe-Signature header is missing.', { errors: [{ path: 'Stripe-Signature', message: 'is required' }] });
+  let event: Stripe.Event;
+  try {
+    // Verification is local (HMAC over the raw bytes, 5-minute tolerance): no API key, no network.
+    event = Stripe.webhooks.constructEvent(rawBody, signature, secret);
+  } catch {
+    throw new ProblemError('invalid-signature', 'The Stripe-Signature header does not match this body.', { errors: [{ path: 'Stripe-Signature', message: 'does not verify' }] });
+  }
+  const e = event as unknown as Record<string, unknown>;
+  if (typeof e.id !== 'string' || typeof e.type !== 'string' || typeof e.data !== 'object' || e.data === null) {
+    throw new ProblemError('invalid-request', 'The event is not a Stripe event object.');
+  }
+  return event as unknown as WebhookEvent;
+}
+
+export async function handleWebhookEvent(deps: WebhookDeps, event: WebhookEvent): Promise<WebhookOutcome> {
+  const now = deps.now ?? Date.now();
+  const outcome = (result: WebhookOutcome['result'], detail: string): WebhookOutcome => ({ eventId: event.id, type: event.type, result, detail });
+  if (!(HANDLED_EVENT_TYPES as readonly string[]).includes(event.type)) return outcome('ignored', 'event type not used');
+
+  const first = await deps.store.claimOnce(names.event(event.id), now, FACT_TTL_MS);
+  if (!first) {
+    const retry = await deps.store.takeRecord(names.eventRetry(event.id), now);
+    if (retry === null) return outcome('duplicate', 'event already processed');
+  }
+  try {
+    const detail = await dispatch(deps, event, now);
+    return outcome(detail.startsWith('ignored') ? 'ignored' : 'processed', detail);
+  } catch (error) {
+    await deps.store.setRecord(names.eventRetry(event.id), '1', now, FACT_TTL_MS).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function dispatch(deps: WebhookDeps, event: WebhookEvent, now: number): Promise<string> {
+  const object = asRecord(event.data.object);
+  switch (event.type) {
+    case 'checkout.session.completed':
+    case 'checkout.session.async_payment_succeeded':
+      return onCheckoutCompleted(deps, object, now);
+    case 'invoice.paid':
+      return onInvoicePaid(deps, object, now);
+    case 'customer.subscription.deleted':
+      return onSubscriptionDeleted(deps, object, now);
+    case 'charge.refunded':
+      return onChargeRefunded(deps, object, now);
+    default:
+      return 'ignored: event type not used';
+  }
+}
+
+async function onCheckoutCompleted(deps: WebhookDeps, session: Obj, now: number): Promise<string> {
+  const { store } = deps;
+  const sessionId = str(session, 'id');
+  if (!sessionId) return 'ignored: session without id';
+  const paymentStatus = str(session, 'payment_status');
+  // Delayed payment methods complete unpaid; checkout.session.async_payment_succeeded brings the money.
+  if (paymentStatus !== 'paid' && paymentStatus !== 'no_payment_required') return 'ignored: session not paid yet';
+  if (await readJson<FulfilmentRecord>(store, names.fulfilment(sessionId), now)) return 'ignored: session already fulfilled';
+
+  const checkout = await readCheckout(store, sessionId, now);
+  const planId = (checkout?.plan ?? findPlan(str(asRecord(session.metadata), 'plan') ?? '')?.id) as PlanId | undefined;
+  if (!planId) {
+    deps.log?.({ event: 'billing-unknown-plan', session: sessionId });
+    return 'ignored: session for no plan of ours';
+  }
+
+  let keyHash: string | null = null;
+  if (checkout?.topUpKeyHash) {
+    const key = await store.getKey(checkout.topUpKeyHash);
+    // A key revoked between checkout and payment gets a fresh key rather than calls nobody can spend.
+    if (key && key.revokedAt === null) keyHash = key.keyHash;
+  }
+  const sourceRef = `checkout:${sessionId}`;
+  let grantId: string;
+  let initialPeriodEnd: number;
+  let kind: FulfilmentRecord['kind'];
+  if (keyHash) {
+    const grant = grantFor(keyHash, planId, now, sourceRef);
+    await store.addGrant(grant);
+    grantId = grant.id;
+    initialPeriodEnd = grant.expiresAt;
+    kind = 'top-up';
+  } else {
+    const created = await createKey(store, deps.config.CREDITS_KEY_SECRET, planId, { now, sourceRef, label: `checkout ${planId}` });
+    keyHash = created.keyHash;
+    grantId = created.grant.id;
+    initialPeriodEnd = created.grant.expiresAt;
+    kind = 'new-key';
+    // The only place the plaintext key is written: taken (read and deleted) by the success page's first poll.
+    await store.setRecord(names.reveal(sessionId), created.key, now, REVEAL_TTL_MS);
+  }
+
+  const customer = str(session, 'customer');
+  // Kept for as long as the key lives (null TTL): the billing portal and a years-long subscription need them.
+  if (customer) await store.setRecord(names.customer(keyHash), customer, now, null);
+
+  const paymentIntent = str(session, 'payment_intent');
+  if (paymentIntent) {
+    const payment: PaymentRecord = { paymentIntentId: paymentIntent, keyHash, grantId, subscriptionId: null, periodEnd: null };
+    await writeJson(store, names.payment(paymentIntent), payment, now);
+  }
+
+  const subscriptionId = str(session, 'subscription');
+  if (subscriptionId) {
+    const owner: SubscriptionOwner = { subscriptionId, keyHash, grantId, initialPeriodEnd };
+    await writeJson(store, names.subOwner(subscriptionId), owner, now, null);
+    const list = (await readJson<string[]>(store, names.keySubscriptions(keyHash), now)) ?? [];
+    if (!list.includes(subscriptionId)) await writeJson(store, names.keySubscriptions(keyHash), [...list, subscriptionId], now, null);
+  }
+
+  const fulfilment: FulfilmentRecord = { sessionId, plan: planId, keyHash, grantId, kind, fulfilledAt: now };
+  await writeJson(store, names.fulfilment(sessionId), fulfilment, now);
+
+  // Facts that arrived before this checkout (a renewal, a cancellation, a refund) apply now.
+  if (subscriptionId) await reconcileSubscription(deps, subscriptionId, now);
+  if (paymentIntent) await reconcileRefund(deps, paymentIntent, now);
+  return `fulfilled ${planId} (${kind})`;
+}
+
+async function onInvoicePaid(deps: WebhookDeps, invoice: Obj, now: number): Promise<string> {
+  const { store } = deps;
+  const subscriptionId = invoiceSubscription(invoice);
+  if (!subscriptionId) return 'ignored: not a subscription invoice';
+  const invoiceId = str(invoice, 'id') ?? 'unknown';
+  const periodEnd = invoicePeriodEnd(invoice);
+  if (periodEnd === null) return 'ignored: invoice without a period';
+
+  const known = await readJson<SubscriptionPeriod>(store, names.subPeriod(subscriptionId), now);
+  if (!known || periodEnd > known.periodEnd) {
+    await writeJson(store, names.subPeriod(subscriptionId), { periodEnd, invoiceId } satisfies SubscriptionPeriod, now);
+  }
+  const paymentIntent = invoicePaymentIntent(invoice);
+  if (paymentIntent) {
+    const payment: PaymentRecord = { paymentIntentId: paymentIntent, keyHash: null, grantId: null, subscriptionId, periodEnd };
+    await writeJson(store, names.payment(paymentIntent), payment, now);
+  }
+  const applied = await reconcileSubscription(deps, subscriptionId, now);
+  if (paymentIntent) await reconcileRefund(deps, paymentIntent, now);
+  return applied;
+}
+
+async function onSubscriptionDeleted(deps: WebhookDeps, subscription: Obj, now: number): Promise<string> {
+  const subscriptionId = str(subscription, 'id');
+  if (!subscriptionId) return 'ignored: subscription without id';
+  const endedAtSeconds = num(subscription, 'ended_at') ?? num(subscription, 'canceled_at');
+  const items = asRecord(subscription.items);
+  const firstItem = asRecord(Array.isArray(items.data) ? items.data[0] : undefined);
+  const paidUntilSeconds = num(subscription, 'current_period_end') ?? num(firstItem, 'current_period_end');
+  const ended: SubscriptionEnded = {
+    endedAt: endedAtSeconds !== null ? endedAtSeconds * 1000 : now,
+    paidUntil: paidUntilSeconds !== null ? paidUntilSeconds * 1000 : null,
+  };
+  await writeJson(deps.store, names.subEnded(subscriptionId), ended, now);
+  await reconcileSubscription(deps, subscriptionId, now);
+  return 'subscription ended';
+}
+
+async function onChargeRefunded(deps: WebhookDeps, charge: Obj, now: number): Promise<string> {
+  const paymentIntent = str(charge, 'payment_intent');
+  const amount = num(charge, 'amount');
+  const amountRefunded = num(charge, 'amount_refunded');
+  if (!paymentIntent || amount === null || amountRefunded === null || amount <= 0) return 'ignored: charge without payment intent or amounts';
+  // amount_refunded is cumulative, so the largest one seen is the truth whatever order events come in.
+  const known = await readJson<RefundFact>(deps.store, names.refund(paymentIntent), now);
+  if (!known || amountRefunded > known.amountRefunded || (charge.refunded === true && !known.fullyRefunded)) {
+    const fact: RefundFact = { amount, amountRefunded: Math.max(amountRefunded, known?.amountRefunded ?? 0), fullyRefunded: charge.refunded === true || known?.fullyRefunded === true };
+    await writeJson(deps.store, names.refund(paymentIntent), fact, now);
+  }
+  return reconcileRefund(deps, paymentIntent, now);
+}
+
+/** Brings a subscription's grant in line with every fact known about it. Safe to run any number of times. */
+export async function reconcileSubscription(deps: WebhookDeps, subscriptionId: string, now: number): Promise<string> {
+  const { store } = deps;
+  const owner = await readJson<SubscriptionOwner>(store, names.subOwner(subscriptionId), now);
+  if (!owner) return 'recorded: waiting for the checkout of this subscription';
+  const period = await readJson<SubscriptionPeriod>(store, names.subPeriod(subscriptionId), now);
+  const ended = await readJson<SubscriptionEnded>(store, names.subEnded(subscriptionId), now);
+  const appliedEnd = (await readJson<number>(store, names.subApplied(subscriptionId), now)) ?? owner.initialPeriodEnd;
+
+  let periodEnd = Math.max(owner.initialPeriodEnd, period?.periodEnd ?? 0);
+  if (ended) periodEnd = Math.min(periodEnd, ended.paidUntil ?? ended.endedAt);
+  const newPeriod = periodEnd - appliedEnd > SAME_PERIOD_SLACK_MS;
+  const expiresAt = ended ? periodEnd : periodEnd + RENEWAL_GRACE_MS;
+  const calls = findPlan('subscription')!.calls;
+
+  await store.updateGrant(owner.grantId, newPeriod ? { calls, used: 0, expiresAt } : { expiresAt });
+  if (newPeriod) await writeJson(store, names.subApplied(subscriptionId), periodEnd, now);
+  if (ended) return 'subscription ended: calls last until the paid period ends';
+  return newPeriod ? 'renewed: allowance reset' : 'period recorded';
+}
+
+/** Removes the refunded share of a purchase's calls, once per refunded amount. Safe to run any number of times. */
+export async function reconcileRefund(deps: WebhookDeps, paymentIntentId: string, now: number): Promise<string> {
+  const { store } = deps;
+  const fact = await readJson<RefundFact>(store, names.refund(paymentIntentId), now);
+  if (!fact) return 'no refund';
+  const payment = await readJson<PaymentRecord>(store, names.payment(paymentIntentId), now);
+  if (!payment) return 'recorded: waiting for the purchase this refund belongs to';
+
+  let keyHash = payment.keyHash;
+  let grantId = payment.grantId;
+  if (payment.subscriptionId) {
+    const owner = await readJson<SubscriptionOwner>(store, names.subOwner(payment.subscriptionId), now);
+    if (!owner) return 'recorded: waiting for the checkout of this subscription';
+    keyHash = owner.keyHash;
+    grantId = owner.grantId;
+    const currentEnd = (await readJson<number>(store, names.subApplied(payment.subscriptionId), now)) ?? owner.initialPeriodEnd;
+    if (payment.periodEnd !== null && Math.abs(payment.periodEnd - currentEnd) > SAME_PERIOD_SLACK_MS) {
+      return 'refund of a period that is no longer current: no calls to remove';
+    }
+  }
+  if (!keyHash || !grantId) return 'ignored: refund for no grant';
+  const grant = (await store.listGrants(keyHash, now)).find((g) => g.id === grantId);
+  if (!grant) return 'ignored: the grant no longer exists';
+
+  const target = fact.fullyRefunded ? grant.calls : Math.min(grant.calls, Math.ceil((grant.calls * fact.amountRefunded) / fact.amount));
+  const done = (await readJson<number>(store, names.refundApplied(paymentIntentId), now)) ?? 0;
+  const remove = target - done;
+  if (remove <= 0) return 'refund already applied';
+  await store.updateGrant(grant.id, { used: Math.min(grant.calls, grant.used + remove) });
+  await writeJson(store, names.refundApplied(paymentIntentId), target, now);
+  return `refund: removed up to ${remove} calls`;
+}
+
+// --- tolerant readers: Stripe moved some fields between API versions; we read both places. ---
+
+type Obj = Record<string, unknown>;
+
+function asRecord(value: unknown): Obj {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Obj) : {};
+}
+
+function str(obj: Obj, key: string): string | null {
+  const v = obj[key];
+  if (typeof v === 'string' && v !== '') return v;
+  // An expanded object in place of an id.
+  if (typeof v === 'object' && v !== null && typeof (v as Obj).id === 'string') return (v as Obj).id as string;
+  return null;
+}
+
+function num(obj: Obj, key: string): number | null {
+  const v = obj[key];
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+function invoiceLines(invoice: Obj): Obj[] {
+  const lines = asRecord(invoice.lines);
+  return Array.isArray(lines.data) ? lines.data.map(asRecord) : [];
+}
+
+function invoiceSubscription(invoice: Obj): string | null {
+  const legacy = str(invoice, 'subscription');
+  if (legacy) return legacy;
+  const details = asRecord(asRecord(invoice.parent).subscription_details);
+  const current = str(details, 'subscription');
+  if (current) return current;
+  for (const line of invoiceLines(invoice)) {
+    const fromLine = str(line, 'subscription') ?? str(asRecord(asRecord(line.parent).subscription_item_details), 'subscription');
+    if (fromLine) return fromLine;
+  }
+  return null;
+}
+
+/** The end of the period an invoice pays: its subscription lines' period (invoice.period_end is the previous period's). */
+function invoicePeriodEnd(invoice: Obj): number | null {
+  const ends = invoiceLines(invoice)
+    .map((line) => num(asRecord(line.period), 'end'))
+    .filter((n): n is number => n !== null);
+  return ends.length ? Math.max(...ends) * 1000 : null;
+}
+
+function invoicePaymentIntent(invoice: Obj): string | null {
+  const legacy = str(invoice, 'payment_intent');
+  if (legacy) return legacy;
+  const payments = asRecord(invoice.payments);
+  for (const p of Array.isArray(payments.data) ? payments.data.map(asRecord) : []) {
+    const pi = str(asRecord(p.payment), 'payment_intent');
+    if (pi) return pi;
+  }
+  return null;
+}

@@ -1,0 +1,76 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { FullConfig } from '@playwright/test';
+import { freePort } from '../support/redis-server';
+import { TEST_SECRET } from '../support/server';
+import { startStripeFake } from '../../scripts/rails/stripe-fake';
+
+// Builds the app into its own folder (other suites rebuild .next-test while they run, which would pull the
+// pages from under a running browser test), starts the local Stripe fake (card rail + purchases) and
+// `next start` wired to it, and hands their addresses to the tests through the environment.
+
+const ROOT = path.resolve(__dirname, '../..');
+// Under test-results/ (ignored by ESLint) and a dot-folder (ignored by tsc's wildcards).
+const DIST_DIR = 'test-results/.next-browser';
+const NEXT_BIN = path.join(ROOT, 'node_modules/next/dist/bin/next');
+
+export default async function globalSetup(_config: FullConfig) {
+  const buildEnv = { ...process.env, NEXT_DIST_DIR: DIST_DIR, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' as const };
+  if (process.env.PW_REUSE_BUILD !== '1' || !fs.existsSync(path.join(ROOT, DIST_DIR, 'BUILD_ID'))) {
+    const build = spawnSync(process.execPath, [NEXT_BIN, 'build'], { cwd: ROOT, env: buildEnv, encoding: 'utf8' });
+    if (build.status !== 0) throw new Error(`next build failed:\n${build.stdout}\n${build.stderr}`);
+  }
+
+  const webhookSecret = `whsec_pw_${crypto.randomBytes(16).toString('hex')}`;
+  const stripe = await startStripeFake({ checkout: { webhookSecret } });
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pac-browser-'));
+  let output = '';
+  const child: ChildProcess = spawn(process.execPath, [NEXT_BIN, 'start', '-p', String(port), '-H', '127.0.0.1'], {
+    cwd: ROOT,
+    env: {
+      ...buildEnv,
+      DATA_DIR: dataDir,
+      CREDITS_KEY_SECRET: TEST_SECRET,
+      APP_URL: url,
+      LOG_LEVEL: 'silent',
+      STRIPE_SECRET_KEY: stripe.secretKey,
+      STRIPE_API_URL: stripe.apiUrl,
+      STRIPE_WEBHOOK_SECRET: webhookSecret,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const stop = async () => {
+    if (child.exitCode === null) {
+      await new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      });
+    }
+    await stripe.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error(`next start did not come up:\n${output}`);
+    }
+    const ok = await fetch(`${url}/api/health`).then((r) => r.ok, () => false);
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+
+  stripe.checkout.setWebhookUrl(`${url}/api/billing/webhook`);
+  process.env.PW_BASE_URL = url;
+  process.env.PW_STRIPE_URL = stripe.apiUrl;
+  process.env.PW_STRIPE_KEY = stripe.secretKey;
+  return stop;
+}

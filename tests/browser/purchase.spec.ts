@@ -1,0 +1,190 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { test as base, expect, type Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { validReadinessBody } from '../support/runtime';
+
+// Purchases in a real browser on the local rails: the pricing page posts to our checkout route, the
+// Stripe fake's hosted page "pays" and delivers signed webhooks to `next start`, the browser lands on the
+// success page. Every page is screenshotted, checked with axe, and must log no console error.
+
+const BASE = () => process.env.PW_BASE_URL!;
+const STRIPE = () => process.env.PW_STRIPE_URL!;
+const SCREENSHOTS = path.resolve(__dirname, '../../test-results/screenshots');
+
+const test = base.extend<{ consoleErrors: string[] }>({
+  // The fixture callback is named `provide`, not `use`, so the React hooks lint rule does not mistake it for a hook.
+  consoleErrors: async ({ page }, provide) => {
+    const errors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(`${page.url()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
+    // Which request failed: the console message alone does not say.
+    const failed: string[] = [];
+    page.on('response', (r) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${r.request().method()} ${r.url()}`);
+    });
+    await provide(errors);
+    expect(errors, `console errors (failed requests: ${failed.join('; ') || 'none'})`).toEqual([]);
+  },
+});
+
+async function screenshot(page: Page, name: string) {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+async function expectAccessible(page: Page, name: string) {
+  const results = await new AxeBuilder({ page }).analyze();
+  // Every finding, minor ones included, is kept beside the screenshots for review.
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  fs.writeFileSync(
+    path.join(SCREENSHOTS, `axe-${name}.json`),
+    JSON.stringify(results.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) })), null, 2),
+  );
+  const serious = results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+  expect(serious, `axe on ${page.url()}`).toEqual([]);
+}
+
+/** From a plan's buy button (or the top-up form) through the hosted stand-in to the success page. */
+async function payOnHostedPage(page: Page) {
+  await expect(page).toHaveURL(new RegExp(`^${STRIPE()}/checkout/pay/cs_`));
+  await page.getByRole('button', { name: /^Pay / }).click();
+  await expect(page).toHaveURL(new RegExp(`^${BASE()}/purchase/success\\?session_id=cs_`));
+}
+
+async function buy(page: Page, planId: string, buttonName: RegExp): Promise<{ key: string; sessionId: string }> {
+  await page.goto(`${BASE()}/pricing`);
+  await page.locator(`#${planId}`).getByRole('button', { name: buttonName }).click();
+  await payOnHostedPage(page);
+  const keyEl = page.getByTestId('new-key');
+  await expect(keyEl).toBeVisible();
+  const key = (await keyEl.textContent())!.trim();
+  expect(key).toMatch(/^pac_live_[0-9A-Za-z]{40}$/);
+  expect(page.url()).not.toContain(key);
+  return { key, sessionId: new URL(page.url()).searchParams.get('session_id')! };
+}
+
+async function accountCallsLeft(page: Page, key: string) {
+  await page.goto(`${BASE()}/account`);
+  await page.getByLabel(/Credits key/).fill(key);
+  await page.getByRole('button', { name: 'Show calls left' }).click();
+  return page.getByTestId('account-calls-left');
+}
+
+test('home and pricing render, accessibly', async ({ page, consoleErrors: _ }) => {
+  await page.goto(`${BASE()}/`);
+  await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'An example report' })).toBeVisible();
+  await screenshot(page, 'home');
+  await expectAccessible(page, 'home');
+
+  await page.goto(`${BASE()}/pricing`);
+  for (const id of ['bundle-25', 'bundle-100', 'subscription']) await expect(page.locator(`#${id}`)).toBeVisible();
+  await screenshot(page, 'pricing');
+  await expectAccessible(page, 'pricing');
+
+  // A phone-sized viewport: plans stack and nothing overflows sideways.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.reload();
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+  await screenshot(page, 'pricing-mobile');
+  await expectAccessible(page, 'pricing-mobile');
+  await page.setViewportSize({ width: 1280, height: 720 });
+
+  await page.goto(`${BASE()}/docs`);
+  await expect(page.getByRole('heading', { name: 'API reference' })).toBeVisible();
+  await expect(page.locator('#op-createAgentReadinessAssessment')).toBeVisible();
+  await expect(page.locator('#problem-credits-exhausted')).toBeVisible();
+  await screenshot(page, 'docs');
+  await page.locator('#api').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(SCREENSHOTS, 'docs-api.png') });
+  await expectAccessible(page, 'docs');
+});
+
+test('bundle-25: key revealed once, spent on a readiness check, account shows 24', async ({ page, request, consoleErrors: _ }) => {
+  const { key, sessionId } = await buy(page, 'bundle-25', /Buy 25 calls/);
+  await expect(page.getByText('It holds 25 calls', { exact: false })).toBeVisible();
+  await expect(page.getByLabel('curl example')).toContainText(`${BASE()}/api/agent/readiness`);
+  await screenshot(page, 'success');
+  await expectAccessible(page, 'success');
+
+  const res = await request.post(`${BASE()}/api/agent/readiness`, {
+    headers: { authorization: `Bearer ${key}`, 'idempotency-key': `pw-${sessionId.slice(-12)}` },
+    data: validReadinessBody(),
+  });
+  expect(res.status()).toBe(200);
+  expect((await res.json()).creditsUsage).toMatch(/^cu_/);
+
+  await expect(await accountCallsLeft(page, key)).toHaveText('24');
+  await expect(page.getByRole('table')).toContainText('24 of 25');
+  expect(page.url()).toBe(`${BASE()}/account`);
+  await screenshot(page, 'account');
+  await expectAccessible(page, 'account');
+
+  // Back to the success page: the key is gone for good.
+  await page.goto(`${BASE()}/purchase/success?session_id=${sessionId}`);
+  await expect(page.getByRole('heading', { name: 'This key was already shown' })).toBeVisible();
+  expect(await page.content()).not.toContain(key);
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'This key was already shown' })).toBeVisible();
+  await screenshot(page, 'success-reloaded');
+});
+
+test('subscription: 50 calls, renewal resets to 50, billing portal can cancel', async ({ page, request, consoleErrors: _ }) => {
+  const { key, sessionId } = await buy(page, 'subscription', /Subscribe monthly/);
+  const spend = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      const res = await request.post(`${BASE()}/api/agent/readiness`, {
+        headers: { authorization: `Bearer ${key}`, 'idempotency-key': `pw-sub-${i}-${sessionId.slice(-10)}` },
+        data: validReadinessBody(),
+      });
+      expect(res.status()).toBe(200);
+    }
+  };
+  await spend(3);
+  await expect(await accountCallsLeft(page, key)).toHaveText('47');
+  await expect(page.getByTestId('subscription-state')).toContainText('Active');
+
+  // Simulate the next month being paid: the fake emits a signed invoice.paid for the next period.
+  const auth = { authorization: `Bearer ${process.env.PW_STRIPE_KEY}` };
+  const session = await (await request.get(`${STRIPE()}/v1/checkout/sessions/${sessionId}`, { headers: auth })).json();
+  expect(session.subscription).toMatch(/^sub_/);
+  const renewed = await request.post(`${STRIPE()}/v1/test_helpers/subscriptions/${session.subscription}/renew`, { headers: auth });
+  expect(renewed.status()).toBe(200);
+  await expect(await accountCallsLeft(page, key)).toHaveText('50');
+
+  await page.getByRole('button', { name: 'Manage billing and subscription' }).click();
+  await expect(page).toHaveURL(new RegExp(`^${STRIPE()}/portal/`));
+  await page.getByRole('button', { name: 'Cancel subscription' }).click();
+  await expect(page.getByText(`${session.subscription}: canceled`)).toBeVisible();
+  await expect(await accountCallsLeft(page, key)).toHaveText('50');
+  await expect(page.getByTestId('subscription-state')).toContainText('Ended');
+});
+
+test('a top-up adds to an existing key, and a bad key is refused in the form', async ({ page, consoleErrors }) => {
+  const { key } = await buy(page, 'bundle-25', /Buy 25 calls/);
+
+  await page.goto(`${BASE()}/pricing#top-up`);
+  const keyField = page.getByLabel(/Credits key/);
+  await keyField.fill(`pac_live_${'Z'.repeat(40)}`);
+  await page.getByRole('button', { name: 'Top up this key' }).click();
+  await expect(page.locator('#topup-error')).toContainText('not valid');
+  // The refused key's 401 is logged by Chromium as a failed resource: the expected answer, not a page error.
+  const expected = consoleErrors.filter((e) => /\/pricing#top-up: Failed to load resource: .* 401 /.test(e));
+  expect(expected).toHaveLength(1);
+  consoleErrors.splice(consoleErrors.indexOf(expected[0]), 1);
+
+  await keyField.fill(key);
+  await page.getByRole('radio', { name: /100 calls/ }).check();
+  await page.getByRole('button', { name: 'Top up this key' }).click();
+  await payOnHostedPage(page);
+  expect(page.url()).not.toContain(key);
+  await expect(page.getByTestId('calls-left')).toHaveText('125');
+  await expect(page.getByText(`pac_live_…${key.slice(-4)}`)).toBeVisible();
+  await expect(await accountCallsLeft(page, key)).toHaveText('125');
+});
