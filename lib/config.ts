@@ -26,6 +26,9 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_KEY: positiveInt(300),
   RATE_LIMIT_WINDOW_SECONDS: positiveInt(60),
   MAX_BODY_BYTES: positiveInt(64 * 1024),
+  // How long a reserved call waits for its request to commit or release it before it returns by itself.
+  // Fault tests shorten it; in service it should outlast the slowest check (20 s) with room to spare.
+  CREDITS_RESERVATION_HOLD_SECONDS: positiveInt(120),
   // Payment rails (issue: machine payments). A rail with incomplete configuration is not offered.
   MPP_SECRET_KEY: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
   PAY_TO_ADDRESS: optionalString.pipe(evmAddress.optional()),

@@ -67,9 +67,9 @@ export async function balance(store: Store, keyHash: string, now = Date.now()): 
 }
 
 /** Holds one call; returns its usage id (`cu_…`), or null when the key has no live calls left. */
-export async function reserveCall(store: Store, keyHash: string, now = Date.now()): Promise<string | null> {
+export async function reserveCall(store: Store, keyHash: string, now = Date.now(), holdMs = RESERVATION_HOLD_MS): Promise<string | null> {
   const usageId = newId('cu_');
-  const result = await store.reserveCall(keyHash, usageId, now, now + RESERVATION_HOLD_MS);
+  const result = await store.reserveCall(keyHash, usageId, now, now + holdMs);
   return result.ok ? usageId : null;
 }
 

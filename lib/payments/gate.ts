@@ -45,7 +45,7 @@ export interface GateResponse {
 }
 
 export interface GateDeps {
-  config: Pick<Config, 'APP_URL' | 'CREDITS_KEY_SECRET' | 'RATE_LIMIT_PER_IP' | 'RATE_LIMIT_PER_KEY' | 'RATE_LIMIT_WINDOW_SECONDS'>;
+  config: Pick<Config, 'APP_URL' | 'CREDITS_KEY_SECRET' | 'RATE_LIMIT_PER_IP' | 'RATE_LIMIT_PER_KEY' | 'RATE_LIMIT_WINDOW_SECONDS' | 'CREDITS_RESERVATION_HOLD_SECONDS'>;
   store: Store;
   rails: PaymentRails | null;
   now?: () => Date;
@@ -118,7 +118,7 @@ async function gate(deps: GateDeps, call: PaidCall): Promise<GateResponse> {
   // 5: payment.
   let payment: { kind: 'credits'; usageId: string } | { kind: 'rail'; verified: VerifiedPayment };
   if (keyHash) {
-    const usageId = await reserveCall(store, keyHash, now().getTime());
+    const usageId = await reserveCall(store, keyHash, now().getTime(), config.CREDITS_RESERVATION_HOLD_SECONDS * 1000);
     if (!usageId) return creditsExhausted(deps, call);
     payment = { kind: 'credits', usageId };
   } else if (deps.rails && deps.rails.hasCredential(call.request)) {
