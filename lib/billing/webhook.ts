@@ -68,8 +68,10 @@ export function verifyWebhook(rawBody: string, signature: string | null, secret:
   } catch {
     throw new ProblemError('invalid-signature', 'The Stripe-Signature header does not match this body.', { errors: [{ path: 'Stripe-Signature', message: 'does not verify' }] });
   }
-  const e = event as unknown as Record<string, unknown>;
-  if (typeof e.id !== 'string' || typeof e.type !== 'string' || typeof e.data !== 'object' || e.data === null) {
+  // A signed body need not be an object (`null`, `1`, `[]` verify too); reading fields of `null` would throw
+  // and turn a client error into a 503 that Stripe retries for days.
+  const e = event as unknown as Record<string, unknown> | null;
+  if (typeof e !== 'object' || e === null || Array.isArray(e) || typeof e.id !== 'string' || typeof e.type !== 'string' || typeof e.data !== 'object' || e.data === null) {
     throw new ProblemError('invalid-request', 'The event is not a Stripe event object.');
   }
   return event as unknown as WebhookEvent;

@@ -1,6 +1,16 @@
 // The 402: both MPP challenges (WWW-Authenticate: Payment, card + evm) and x402 v2's PAYMENT-REQUIRED, as
 // mppx builds them, with a problem+json body of ours. The terms never depend on the request body, and every
 // call issues a challenge no other request gets (see uniqueExpiry in rails.ts).
+//
+// Cost: running mppx's whole charge handler for each unpaid request costs ~0.7-1.5 ms of CPU here, most of it
+// in work whose result never changes for a resource (method terms, request encoding, the x402 header, which
+// mppx builds by re-parsing the challenges it just serialized). So the handler runs ONCE per resource and HTTP
+// method and its terms are kept as a template; each 402 then gets a new challenge made from that template with
+// mppx's own Challenge.from (HMAC-bound id over realm, method, intent, request and a fresh expiry) and
+// Challenge.serialize, ~0.07 ms. Nothing that identifies a challenge is reused: every 402 has its own id and
+// expiry, so every evm authorization nonce (derived from the challenge) is new. Verification is untouched: it
+// is mppx's handler, which recomputes the id from the credential's echoed challenge with the same key.
+import { Challenge } from 'mppx';
 import { problem, type Problem } from '../http/problem';
 import type { PaymentRails } from './rails';
 
@@ -16,6 +26,16 @@ export const DEFAULT_CHALLENGE_DETAIL =
   'Pay 1.00 USD per request: by card (MPP method stripe), in USDC on Base (MPP method evm, or x402 v2 with ' +
   'PAYMENT-SIGNATURE), or send a prepaid credits key as Authorization: Bearer.';
 
+/** The per-resource terms mppx offered: everything in a challenge except its id and expiry. */
+interface ChallengeTemplate {
+  terms: { realm: string; method: string; intent: string; request: Record<string, unknown> }[];
+  paymentRequired: string | null;
+}
+
+const templates = new WeakMap<PaymentRails, Map<string, Promise<ChallengeTemplate | null>>>();
+/** Resources are APP_URL + a registered path, so this bound is never reached in practice. */
+const MAX_TEMPLATES = 64;
+
 /**
  * Builds the 402 for `resourceUrl` (default: APP_URL + the request's path). Only the method of `request` is
  * used: headers and body are ignored, so the terms are identical for every request to the resource.
@@ -27,10 +47,9 @@ export async function challenge(
   body: Problem = problem('payment-required', DEFAULT_CHALLENGE_DETAIL),
 ): Promise<PaymentChallenge> {
   const url = resourceUrl ?? rails.resourceUrl(new URL(request.url ?? '/', rails.appUrl).pathname);
-  const result = await rails.challengeHandler(new Request(url, { method: request.method ?? 'POST' }));
-  if (result.status !== 402) throw new Error('payments: a request without credential was not challenged');
-  // mppx's merged 402 carries exactly WWW-Authenticate, PAYMENT-REQUIRED, Cache-Control and Content-Type.
-  const headers = result.challenge.headers;
+  const method = request.method ?? 'POST';
+  const template = await templateFor(rails, method, url);
+  const headers = template ? fromTemplate(rails, template) : await fromHandler(rails, method, url);
   headers.set('Content-Type', 'application/problem+json');
   headers.set('Cache-Control', 'no-store');
   const status = 402 as const;
@@ -41,4 +60,54 @@ export async function challenge(
     problem: payload,
     toResponse: () => new Response(JSON.stringify(payload), { status, headers }),
   };
+}
+
+/** A new challenge per offered method, from the template: fresh expiry, hence a fresh HMAC-bound id. */
+function fromTemplate(rails: PaymentRails, template: ChallengeTemplate): Headers {
+  const expires = rails.nextExpiry();
+  const value = template.terms
+    .map((terms) => Challenge.serialize(Challenge.from({ ...terms, expires, secretKey: rails.secretKey })))
+    .join(', ');
+  const headers = new Headers({ 'WWW-Authenticate': value });
+  if (template.paymentRequired !== null) headers.set('PAYMENT-REQUIRED', template.paymentRequired);
+  return headers;
+}
+
+/** mppx's charge handler, run for this one request (used to learn a template, and where none applies). */
+async function fromHandler(rails: PaymentRails, method: string, url: string): Promise<Headers> {
+  const result = await rails.challengeHandler(new Request(url, { method }));
+  if (result.status !== 402) throw new Error('payments: a request without credential was not challenged');
+  // mppx's merged 402 carries exactly WWW-Authenticate, PAYMENT-REQUIRED, Cache-Control and Content-Type.
+  return result.challenge.headers;
+}
+
+function templateFor(rails: PaymentRails, method: string, url: string): Promise<ChallengeTemplate | null> {
+  let byResource = templates.get(rails);
+  if (!byResource) templates.set(rails, (byResource = new Map()));
+  const key = `${method} ${url}`;
+  let template = byResource.get(key);
+  if (!template) {
+    template = learnTemplate(rails, method, url);
+    // A failed attempt (mppx threw) is not remembered: the next request tries again.
+    template.catch(() => byResource.delete(key));
+    if (byResource.size < MAX_TEMPLATES) byResource.set(key, template);
+  }
+  return template;
+}
+
+async function learnTemplate(rails: PaymentRails, method: string, url: string): Promise<ChallengeTemplate | null> {
+  const headers = await fromHandler(rails, method, url);
+  try {
+    const offered = Challenge.fromHeadersList(headers);
+    // Only plain charge challenges are templated; anything bound to more than the resource (a body digest,
+    // opaque server data, a description) keeps going through mppx's handler on every request.
+    const plain = offered.every((c) => c.digest === undefined && c.opaque === undefined && c.meta === undefined && c.description === undefined && c.header === undefined);
+    if (offered.length === 0 || !plain) return null;
+    return {
+      terms: offered.map((c) => ({ realm: c.realm, method: c.method, intent: c.intent, request: c.request })),
+      paymentRequired: headers.get('PAYMENT-REQUIRED'),
+    };
+  } catch {
+    return null;
+  }
 }

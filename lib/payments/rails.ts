@@ -31,6 +31,10 @@ export interface PaymentRails {
   /** @internal */ mppx: MppxServer;
   /** @internal Handler reused for credential-bearing requests. */ verifyHandler: ChargeHandler;
   /** @internal Handler issuing challenges, each one unique (see uniqueExpiry). */ challengeHandler: ChargeHandler;
+  /** @internal The HMAC key binding challenge ids (challenge.ts issues challenges with mppx's Challenge.from). */
+  secretKey: string;
+  /** @internal A challenge expiry no other challenge of this process has (see uniqueExpiry). */
+  nextExpiry(): string;
   /** Public URL of a resource path, the x402 resource.url: APP_URL's origin + path. */
   resourceUrl(pathname: string): string;
 }
@@ -41,6 +45,8 @@ export interface CreatePaymentRailsOptions {
   /** Overrides for tests. */
   facilitator?: FacilitatorClient;
   fetch?: typeof fetch;
+  /** Card processor deadline per attempt (see createStripeClient); fault tests shorten it. */
+  stripeTimeoutMs?: number;
 }
 
 /** Builds the rails, or returns null when no rail is configured (the gate answers 503). */
@@ -56,7 +62,7 @@ export function createPaymentRails(config: PaymentConfig, options: CreatePayment
   const methods = [];
   if (live.includes('stripe')) {
     const client = classifyingStripeClient(
-      createStripeClient({ secretKey: config.stripeSecretKey!, apiUrl: config.stripeApiUrl }),
+      createStripeClient({ secretKey: config.stripeSecretKey!, apiUrl: config.stripeApiUrl, timeoutMs: options.stripeTimeoutMs }),
     );
     methods.push(
       deferSettlement(
@@ -115,6 +121,8 @@ export function createPaymentRails(config: PaymentConfig, options: CreatePayment
         return uniqueExpiry();
       },
     }),
+    secretKey: config.mppSecretKey!,
+    nextExpiry: uniqueExpiry,
     resourceUrl: (pathname: string) => new URL(pathname, appUrl.origin).href,
   };
 }

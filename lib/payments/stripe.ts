@@ -9,10 +9,19 @@ export interface StripeClientOptions {
   secretKey: string;
   /** Origin override, e.g. http://127.0.0.1:12111 for the local fake. */
   apiUrl?: string;
+  /** Deadline per attempt, whole response included. Default 20 s (one retry: ~41 s worst case). */
+  timeoutMs?: number;
 }
 
 export function createStripeClient(options: StripeClientOptions): Stripe {
-  const config: Stripe.StripeConfig = { maxNetworkRetries: 1, timeout: 20_000 };
+  // The SDK's default node:http client times out on socket inactivity only, so a processor that trickles
+  // its answer a byte at a time holds the request open for as long as it likes; the fetch client's
+  // timeout covers the whole attempt, body included (tests/system/rail-faults.test.ts, "drip").
+  const config: Stripe.StripeConfig = {
+    maxNetworkRetries: 1,
+    timeout: options.timeoutMs ?? 20_000,
+    httpClient: Stripe.createFetchHttpClient(fetchWithoutContentLength),
+  };
   if (options.apiUrl) {
     const url = new URL(options.apiUrl);
     config.host = url.hostname;
@@ -21,6 +30,15 @@ export function createStripeClient(options: StripeClientOptions): Stripe {
   }
   return new Stripe(options.secretKey, config);
 }
+
+// Importing the undici package (lib/checks/visibility/safe-fetch.ts does) installs its own Agent as the
+// process-wide dispatcher of Node 20's built-in fetch, and that Agent refuses the explicit Content-Length the
+// SDK sets ("invalid content-length header"). fetch derives the length from the body by itself.
+const fetchWithoutContentLength = ((url: string, init: RequestInit = {}) => {
+  const headers = new Headers(init.headers);
+  headers.delete('content-length');
+  return fetch(url, { ...init, headers });
+}) as typeof fetch;
 
 /** The subset of the Stripe client mppx's stripe.charge calls, with failure classification. */
 export function classifyingStripeClient(stripe: Stripe): Stripe {

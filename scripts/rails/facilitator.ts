@@ -8,14 +8,16 @@ import { toFacilitatorEvmSigner } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { createWalletClient, http, nonceManager, publicActions, type Chain, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { actOutFault, type ProcessorFault } from './faults';
 
-/** Fault injection for tests: `down` drops every connection, `error500` answers 500 to /verify and /settle. */
-export type FacilitatorFault = 'down' | 'error500' | null;
+/** Fault injection for tests (see faults.ts); `error500` answers 500 to /verify and /settle. */
+export type FacilitatorFault = ProcessorFault;
 
 export interface FacilitatorHandle {
   url: string;
   address: Hex;
-  setFault(fault: FacilitatorFault): void;
+  /** `only` limits the fault to one endpoint, e.g. '/settle' to fail after a successful verify. */
+  setFault(fault: FacilitatorFault, only?: '/verify' | '/settle'): void;
   stop(): Promise<void>;
 }
 
@@ -46,11 +48,11 @@ export async function startFacilitator(options: {
   registerExactEvmScheme(facilitator, { signer, networks: `eip155:${options.chain.id}` });
 
   let fault: FacilitatorFault = null;
+  let faultOnly: string | undefined;
+  const faultFor = (req: IncomingMessage): FacilitatorFault =>
+    faultOnly === undefined || new URL(req.url ?? '/', 'http://facilitator').pathname === faultOnly ? fault : null;
   const server: Server = createServer((req, res) => {
-    if (fault === 'down') {
-      req.socket.destroy();
-      return;
-    }
+    if (actOutFault(faultFor(req), req, res)) return;
     void handle(req, res).catch((error: unknown) => {
       send(res, 500, { error: error instanceof Error ? error.message : String(error) });
     });
@@ -62,7 +64,7 @@ export async function startFacilitator(options: {
     if (req.method === 'GET' && url.pathname === '/health') return send(res, 200, { ok: true });
     if (req.method !== 'POST' || (url.pathname !== '/verify' && url.pathname !== '/settle'))
       return send(res, 404, { error: 'not found' });
-    if (fault === 'error500') return send(res, 500, { error: 'facilitator fault injected by the local rails' });
+    if (faultFor(req) === 'error500') return send(res, 500, { error: 'facilitator fault injected by the local rails' });
     const body = JSON.parse(await readBody(req)) as { paymentPayload?: unknown; paymentRequirements?: unknown };
     if (!body.paymentPayload || !body.paymentRequirements)
       return send(res, 400, { error: 'paymentPayload and paymentRequirements are required' });
@@ -80,8 +82,9 @@ export async function startFacilitator(options: {
   return {
     url: `http://127.0.0.1:${port}`,
     address: account.address,
-    setFault(next) {
+    setFault(next, only) {
       fault = next;
+      faultOnly = only;
     },
     stop: () =>
       new Promise<void>((resolve) => {

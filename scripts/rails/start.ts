@@ -86,7 +86,7 @@ export interface Rails {
     MPPX_STRIPE_SPT_URL: string;
   };
   /** Fault injection for tests. */
-  faults: { facilitator(fault: FacilitatorFault): void; stripe(fault: StripeFault): void };
+  faults: { facilitator(fault: FacilitatorFault, only?: '/verify' | '/settle'): void; stripe(fault: StripeFault): void };
   /** USDC balance (atomic units, 6 decimals) of an address, read on chain. */
   usdcBalance(address: Hex): Promise<bigint>;
   /** Mint test USDC (atomic units) to an address. */

@@ -18,9 +18,10 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readBody } from './facilitator';
+import { actOutFault, type ProcessorFault } from './faults';
 import { createCheckoutFake, type CheckoutFake, type CheckoutFakeOptions } from './stripe-checkout-fake';
 
-export type StripeFault = 'down' | 'error500' | null;
+export type StripeFault = ProcessorFault;
 
 export interface FakeSharedPaymentToken {
   id: string;
@@ -93,10 +94,7 @@ export async function startStripeFake(
   let fault: StripeFault = null;
 
   const server: Server = createServer((req, res) => {
-    if (fault === 'down') {
-      req.socket.destroy();
-      return;
-    }
+    if (actOutFault(fault, req, res)) return;
     void handle(req, res).catch((error: unknown) => {
       if (error instanceof StripeError) return send(res, error.status, { error: error.body });
       send(res, 500, { error: { type: 'api_error', message: 'An unknown error occurred in the local fake.' } });

@@ -11,6 +11,7 @@ import { openSqliteStore } from '@/lib/store/sqlite';
 import { createKey } from '@/lib/credits/ledger';
 import { validReadinessBody } from '../support/runtime';
 import { benchConcurrency, benchExtraction, benchHugePage } from './visibility';
+import { benchPaidOverhead, benchUnpaidChallenge } from './payments';
 
 const run = promisify(execFile);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -85,6 +86,8 @@ const SECTIONS: Record<string, () => Promise<unknown>> = {
   'visibility-concurrency': benchConcurrency,
   'visibility-extraction': benchExtraction,
   'visibility-huge-page': benchHugePage,
+  'payments-challenge': benchUnpaidChallenge,
+  'payments-paid-overhead': benchPaidOverhead,
 };
 
 async function main() {

@@ -3,8 +3,8 @@ import { describeGet, paidPost } from '@/lib/http/paid-route';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
-// The check's own budget is 20 s; leave room for payment settlement after it.
-export const maxDuration = 60;
+// Worst case on a 402 rail: verify (10 s) + the check (20 s) + settlement (up to 60 s).
+export const maxDuration = 120;
 
 export const POST = paidPost(visibilityOperation);
 export const GET = describeGet(visibilityOperation);
