@@ -3,8 +3,6 @@
 // checked site a fixture reached through CHECK_HOST_MAP (refused under `next start`, hence in-process).
 // The site is fetched between validating the credential and settling it: a site that cannot be checked is
 // answered 422 and NOTHING is settled on chain (no transaction from the facilitator at all).
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { x402Client } from '@x402/core/client';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
@@ -20,7 +18,9 @@ import { railsFor } from '@/lib/runtime';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { LEAK_PATTERN, decodeBase64Json } from '../payments/harness';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
+import { serveWebHandler, type WebServer } from '../support/web-server';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
+import { sptFromTestHelper } from '../support/card';
 
 const PATH = '/api/agent/ai-visibility';
 const ONE_USDC = 1_000_000n;
@@ -30,26 +30,10 @@ const PAGE = `<!doctype html><html lang="en"><head><title>Widgets, explained</ti
 
 let rails: Rails;
 let site: FixtureSite;
-let server: Server;
+let server: WebServer;
 let appUrl: string;
 let rt: TestRuntime;
 let sdk: Stripe;
-
-/** node:http -> the App Router handler -> node:http, as `next start` would do for this one route. */
-async function toWebRequest(req: IncomingMessage, origin: string): Promise<Request> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
-  }
-  return new Request(new URL(req.url ?? '/', origin), {
-    method: req.method,
-    headers,
-    body: req.method === 'GET' || req.method === 'HEAD' ? undefined : Buffer.concat(chunks),
-  });
-}
 
 beforeAll(async () => {
   rails = await startRails();
@@ -59,22 +43,10 @@ beforeAll(async () => {
     '/reset': { reset: true },
   });
   process.env.CHECK_HOST_MAP = site.hostMap(['site.test', 'down.test']);
-  server = createServer((req, res) => {
-    void toWebRequest(req, appUrl)
-      .then((request) => (request.method === 'POST' && new URL(request.url).pathname === PATH ? POST(request) : new Response('not found', { status: 404 })))
-      .then(async (response) => {
-        const headers: Record<string, string> = {};
-        response.headers.forEach((value, name) => (headers[name] = value));
-        res.writeHead(response.status, headers);
-        res.end(Buffer.from(await response.arrayBuffer()));
-      })
-      .catch(() => {
-        res.writeHead(500);
-        res.end();
-      });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  appUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await serveWebHandler((request) =>
+    request.method === 'POST' && new URL(request.url).pathname === PATH ? POST(request) : new Response('not found', { status: 404 }),
+  );
+  appUrl = server.url;
   // APP_URL is this server's own origin, so realm and resource.url match what the clients call.
   rt = installTestRuntime({ APP_URL: appUrl, ...rails.env });
   rt.rails = railsFor(rt.config, rt.store);
@@ -82,11 +54,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => {
-    if (!server) return resolve();
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
+  await server?.close();
   await rt?.dispose();
   delete process.env.CHECK_HOST_MAP;
   await site?.close();
@@ -157,14 +125,7 @@ describe('POST /api/agent/ai-visibility paid over 402', () => {
       methods: [
         stripeMethods.charge({
           paymentMethod: 'pm_card_visa',
-          createToken: async ({ amount, currency, networkId, expiresAt, paymentMethod }) => {
-            const token = await sdk.rawRequest('POST', '/v1/test_helpers/shared_payment/granted_tokens', {
-              payment_method: paymentMethod,
-              usage_limits: { currency, max_amount: amount, expires_at: expiresAt },
-              seller_details: { network_id: networkId },
-            });
-            return (token as unknown as { id: string }).id;
-          },
+          createToken: sptFromTestHelper(sdk),
         }),
       ],
     });

@@ -18,6 +18,7 @@ import { startRails, type Rails } from '../../scripts/rails/start';
 import { LEAK_PATTERN, decodeBase64Json, parseWwwAuthenticate } from '../payments/harness';
 import { validReadinessBody } from '../support/runtime';
 import { startServer, TEST_SECRET, type RunningServer } from '../support/server';
+import { sptFromTestHelper } from '../support/card';
 
 const READINESS = '/api/agent/readiness';
 const VISIBILITY = '/api/agent/ai-visibility';
@@ -82,14 +83,7 @@ function cardClient(record?: (h: Headers) => void) {
       stripeMethods.charge({
         paymentMethod: 'pm_card_visa',
         // Mint the SPT with Stripe's test helper, as the mppx CLI does with a test key.
-        createToken: async ({ amount, currency, networkId, expiresAt, paymentMethod }) => {
-          const token = await sdk.rawRequest('POST', '/v1/test_helpers/shared_payment/granted_tokens', {
-            payment_method: paymentMethod,
-            usage_limits: { currency, max_amount: amount, expires_at: expiresAt },
-            seller_details: { network_id: networkId },
-          });
-          return (token as unknown as { id: string }).id;
-        },
+        createToken: sptFromTestHelper(sdk),
       }),
     ],
     ...(record

@@ -18,6 +18,7 @@ import { LEAK_PATTERN, parseWwwAuthenticate } from '../payments/harness';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { post, validReadinessBody } from '../support/runtime';
 import { connectClient, startMcpServer, type McpTestServer } from './support';
+import { sptFromTestHelper } from '../support/card';
 
 const USDC_DOMAIN = { name: 'USD Coin', version: '2' };
 const CREDENTIAL = 'org.paymentauth/credential';
@@ -95,14 +96,7 @@ function evmMethod() {
 function cardMethod() {
   return stripeClient.charge({
     paymentMethod: 'pm_card_visa',
-    createToken: async ({ amount, currency, networkId, expiresAt, paymentMethod }) => {
-      const token = await sdk.rawRequest('POST', '/v1/test_helpers/shared_payment/granted_tokens', {
-        payment_method: paymentMethod,
-        usage_limits: { currency, max_amount: amount, expires_at: expiresAt },
-        seller_details: { network_id: networkId },
-      });
-      return (token as unknown as { id: string }).id;
-    },
+    createToken: sptFromTestHelper(sdk),
   });
 }
 

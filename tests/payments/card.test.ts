@@ -5,6 +5,7 @@ import { Mppx, stripe as stripeMethods } from 'mppx/client';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LEAK_PATTERN, decodeBase64Json, postJson, startPaidServer, startRails, type PaidServer, type Rails } from './harness';
+import { sptFromTestHelper } from '../support/card';
 
 let rails: Rails;
 let server: PaidServer;
@@ -32,14 +33,7 @@ function cardClient(paymentMethod = 'pm_card_visa') {
     methods: [
       stripeMethods.charge({
         paymentMethod,
-        createToken: async ({ amount, currency, networkId, expiresAt, paymentMethod: pm }) => {
-          const token = await sdk.rawRequest('POST', '/v1/test_helpers/shared_payment/granted_tokens', {
-            payment_method: pm,
-            usage_limits: { currency, max_amount: amount, expires_at: expiresAt },
-            seller_details: { network_id: networkId },
-          });
-          return (token as unknown as { id: string }).id;
-        },
+        createToken: sptFromTestHelper(sdk),
       }),
     ],
   });

@@ -1,7 +1,6 @@
 // Test harness: local rails + a minimal paid endpoint that uses lib/payments exactly as the gate does
 // (challenge when no credential; verify -> run -> settle), served over node:http so real clients can pay it.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveWebHandler } from '../support/web-server';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import {
   challenge,
@@ -32,28 +31,10 @@ export async function startPaidServer(
   rails: Rails,
   options: { claims?: CredentialClaims; config?: Partial<PaymentConfig> } = {},
 ): Promise<PaidServer> {
-  let server: Server | undefined;
   const state = { runs: 0, failRuns: false } as PaidServer;
-
-  const listening = new Promise<number>((resolve) => {
-    server = createServer((req, res) => {
-      void toWebRequest(req, `http://127.0.0.1`)
-        .then((request) => handle(request))
-        .then(async (response) => {
-          const headers: Record<string, string> = {};
-          response.headers.forEach((value, name) => (headers[name] = value));
-          res.writeHead(response.status, headers);
-          res.end(Buffer.from(await response.arrayBuffer()));
-        })
-        .catch((error: unknown) => {
-          res.writeHead(500, { 'Content-Type': 'text/plain' });
-          res.end(String(error));
-        });
-    });
-    server.listen(0, '127.0.0.1', () => resolve((server!.address() as AddressInfo).port));
-  });
-  const port = await listening;
-  const appUrl = `http://127.0.0.1:${port}`;
+  // `handle` is a hoisted function declaration, so the server can be started before `payments` exists.
+  const server = await serveWebHandler((request) => handle(request));
+  const appUrl = server.url;
   const config: PaymentConfig = {
     appUrl,
     mppSecretKey: rails.env.MPP_SECRET_KEY,
@@ -97,29 +78,10 @@ export async function startPaidServer(
     resource: `${appUrl}/api/paid`,
     rails,
     payments,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server!.closeAllConnections();
-        server!.close(() => resolve());
-      }),
+    close: () => server.close(),
   });
 }
 
-async function toWebRequest(req: IncomingMessage, origin: string): Promise<Request> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
-  }
-  const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-  return new Request(new URL(req.url ?? '/', origin), {
-    method: req.method,
-    headers,
-    body: hasBody ? Buffer.concat(chunks) : undefined,
-  });
-}
 
 export { startRails };
 export type { Rails };

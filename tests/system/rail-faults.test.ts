@@ -25,6 +25,7 @@ import { startRails, type Rails } from '../../scripts/rails/start';
 import type { ProcessorFault } from '../../scripts/rails/faults';
 import { LEAK_PATTERN } from '../payments/harness';
 import { installTestRuntime, validReadinessBody, type TestRuntime } from '../support/runtime';
+import { sptFromTestHelper } from '../support/card';
 
 const APP_URL = 'http://localhost:3000';
 const SHORT_TIMEOUT_MS = 1_500;
@@ -110,14 +111,7 @@ async function credentialFor(rail: Rail): Promise<Record<string, string>> {
       ? evm.charge({ account: privateKeyToAccount(rails.payer.privateKey), authorization: { name: 'USD Coin', version: '2' } })
       : stripeMethods.charge({
           paymentMethod: 'pm_card_visa',
-          createToken: async ({ amount, currency, networkId, expiresAt, paymentMethod }) => {
-            const token = await sdk.rawRequest('POST', '/v1/test_helpers/shared_payment/granted_tokens', {
-              payment_method: paymentMethod,
-              usage_limits: { currency, max_amount: amount, expires_at: expiresAt },
-              seller_details: { network_id: networkId },
-            });
-            return (token as unknown as { id: string }).id;
-          },
+          createToken: sptFromTestHelper(sdk),
         });
   const client = Mppx.create({ polyfill: false, methods: [method] as never });
   return { authorization: await client.createCredential(unpaid) };
