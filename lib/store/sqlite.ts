@@ -41,11 +41,18 @@ interface GrantRow {
   expires_at: number; created_at: number; source_ref: string | null; reserved: number;
 }
 
+/** How long one statement may wait for another process's write lock, blocking (see busy_timeout below). */
+const BUSY_WAIT_MS = 100;
+/** How long a call keeps retrying a locked database before the caller answers 503. */
+const BUSY_BUDGET_MS = 5_000;
+
 export function openSqliteStore(dataDir: string): Store {
   fs.mkdirSync(dataDir, { recursive: true });
   const db = new Database(path.join(dataDir, 'store.sqlite'));
   db.pragma('journal_mode = WAL');
-  db.pragma('busy_timeout = 5000');
+  // Short: SQLite's busy handler sleeps synchronously, freezing every request of this process (a
+  // 5 s wait let Node's keep-alive timers reset connections). Longer waits are retried in `guard`.
+  db.pragma(`busy_timeout = ${BUSY_WAIT_MS}`);
   db.pragma('synchronous = NORMAL');
   db.exec(SCHEMA);
 
@@ -175,16 +182,24 @@ export function openSqliteStore(dataDir: string): Store {
     return db.prepare(`UPDATE grants SET ${sets.join(', ')} WHERE id = ?`).run(...values, grantId).changes === 1;
   });
 
-  // better-sqlite3 is synchronous; a lock held past busy_timeout surfaces as SQLITE_BUSY.
-  const guard = <T>(fn: () => T): Promise<T> => {
-    try {
-      return Promise.resolve(fn());
-    } catch (error) {
-      const code = (error as { code?: string }).code ?? '';
-      if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || code.startsWith('SQLITE_IOERR') || !db.open) {
-        return Promise.reject(new StoreUnavailableError(error));
+  // better-sqlite3 is synchronous; a lock held past busy_timeout surfaces as SQLITE_BUSY. A busy
+  // statement or transaction has changed nothing (better-sqlite3 rolls a failed transaction back), so
+  // it is retried without blocking the event loop until BUSY_BUDGET_MS, then answered as unavailable.
+  const guard = async <T>(fn: () => T): Promise<T> => {
+    const deadline = Date.now() + BUSY_BUDGET_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return fn();
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? '';
+        const busy = code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
+        if (busy && db.open && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, Math.min(10 * 2 ** attempt, 200)));
+          continue;
+        }
+        if (busy || code.startsWith('SQLITE_IOERR') || !db.open) throw new StoreUnavailableError(error);
+        throw error;
       }
-      return Promise.reject(error);
     }
   };
 

@@ -95,9 +95,21 @@ export interface Store {
   close(): Promise<void>;
 }
 
+const STORE_UNAVAILABLE = Symbol.for('paid-agent-checks.StoreUnavailableError');
+
 /** The store did not answer (connection lost, file locked): the caller answers 503 and charges nothing. */
 export class StoreUnavailableError extends Error {
+  readonly [STORE_UNAVAILABLE] = true;
+
   constructor(cause: unknown) {
     super('store unavailable', { cause });
+    this.name = 'StoreUnavailableError';
+  }
+
+  // `next build` gives each route (and instrumentation) its own copy of this module, while the store
+  // is one process-wide object built by whichever copy ran first: a class-identity `instanceof` then
+  // misses its errors and a store outage became a 500. Recognise the error by a global brand instead.
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[STORE_UNAVAILABLE] === true;
   }
 }

@@ -33,12 +33,14 @@ export interface RedisServer {
   restart(): Promise<void>;
 }
 
-export async function startRedisServer(): Promise<RedisServer> {
+/** `persist`: every write reaches the append-only file before it is acknowledged, so data outlives a SIGKILL and restart. */
+export async function startRedisServer(options: { persist?: boolean } = {}): Promise<RedisServer> {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pac-redis-'));
   let child: ChildProcess | null = null;
   const launch = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+    const durability = options.persist ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...durability, '--dir', dir], { stdio: 'ignore' });
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline) {
       const up = await new Promise<boolean>((resolve) => {

@@ -90,7 +90,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     throw new Error(`server did not start:\n${output}`);
   };
   const stop = async () => {
-    if (!child || child.exitCode !== null) return;
+    // A child killed by a signal has a null exitCode but a signalCode, and its exit event has already fired.
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     await new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
       child.kill('SIGTERM');
