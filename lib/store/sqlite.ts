@@ -85,9 +85,9 @@ export function openSqliteStore(dataDir: string): Store {
         'ON CONFLICT(scope) DO UPDATE SET fingerprint = excluded.fingerprint, state = excluded.state, response = excluded.response, expires_at = excluded.expires_at',
     ),
     deleteIdem: db.prepare("DELETE FROM idempotency WHERE scope = ? AND fingerprint = ? AND state = 'in-flight'"),
-    getWindow: db.prepare('SELECT window_start, hits FROM rate_windows WHERE bucket = ?'),
-    putWindow: db.prepare(
-      'INSERT INTO rate_windows (bucket, window_start, hits) VALUES (?, ?, ?) ON CONFLICT(bucket) DO UPDATE SET window_start = excluded.window_start, hits = excluded.hits',
+    hitWindow: db.prepare(
+      'INSERT INTO rate_windows (bucket, window_start, hits) VALUES (@bucket, @windowStart, 1) ON CONFLICT(bucket) DO UPDATE SET ' +
+        'hits = CASE WHEN window_start = excluded.window_start THEN hits + 1 ELSE 1 END, window_start = excluded.window_start RETURNING hits',
     ),
     getClaim: db.prepare('SELECT expires_at FROM claims WHERE claim = ?'),
     putRecord: db.prepare(
@@ -151,13 +151,12 @@ export function openSqliteStore(dataDir: string): Store {
       : { state: 'in-flight', fingerprint: row.fingerprint };
   };
 
-  const hit = db.transaction((bucket: string, limit: number, windowMs: number, now: number): RateLimitResult => {
+  // One statement is atomic on its own: no JS-level transaction needed on this hot path.
+  const hit = (bucket: string, limit: number, windowMs: number, now: number): RateLimitResult => {
     const windowStart = now - (now % windowMs);
-    const row = q.getWindow.get(bucket) as { window_start: number; hits: number } | undefined;
-    const hits = row && row.window_start === windowStart ? row.hits + 1 : 1;
-    q.putWindow.run(bucket, windowStart, hits);
+    const { hits } = q.hitWindow.get({ bucket, windowStart }) as { hits: number };
     return { allowed: hits <= limit, remaining: Math.max(0, limit - hits), retryAfterMs: hits <= limit ? 0 : windowStart + windowMs - now };
-  });
+  };
 
   const claim = db.transaction((key: string, now: number, ttlMs: number): boolean => {
     const row = q.getClaim.get(key) as { expires_at: number } | undefined;
@@ -229,7 +228,7 @@ export function openSqliteStore(dataDir: string): Store {
       guard(() => void q.putIdem.run({ scope, fingerprint, state: 'done', response, expiresAt: now + ttlMs })),
     abandonIdempotent: (scope, fp) => guard(() => void q.deleteIdem.run(scope, fp)),
     getIdempotent: (scope, now) => guard(() => readIdem(scope, now)),
-    hitRateLimit: (bucket, limit, windowMs, now) => guard(() => hit.immediate(bucket, limit, windowMs, now)),
+    hitRateLimit: (bucket, limit, windowMs, now) => guard(() => hit(bucket, limit, windowMs, now)),
     claimOnce: (key, now, ttlMs) => guard(() => claim.immediate(key, now, ttlMs)),
     setRecord: (name, value, now, ttlMs) => guard(() => void q.putRecord.run(name, value, ttlMs === null ? null : now + ttlMs)),
     getRecord: (name, now) => guard(() => (q.getRecord.get(name, now) as { value: string } | undefined)?.value ?? null),
