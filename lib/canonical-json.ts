@@ -7,12 +7,24 @@ export function canonicalJson(value: unknown): string {
     if (typeof value === 'number' && !Number.isFinite(value)) throw new TypeError('canonicalJson: non-finite number');
     return JSON.stringify(value) ?? 'null';
   }
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(',')}]`;
-  const entries = Object.keys(value)
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-  return `{${entries.join(',')}}`;
+  // Plain loops and concatenation: this runs on every paid response (artifactHash), so it avoids
+  // the intermediate arrays of map/filter/join.
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + canonicalJson(value[i] === undefined ? null : value[i]);
+    return out + ']';
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort();
+  let out = '{';
+  let first = true;
+  for (const key of keys) {
+    const v = record[key];
+    if (v === undefined) continue;
+    out += (first ? '' : ',') + JSON.stringify(key) + ':' + canonicalJson(v);
+    first = false;
+  }
+  return out + '}';
 }
 
 export function sha256Hex(text: string): string {
