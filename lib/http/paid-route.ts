@@ -6,7 +6,7 @@ import { bearerToken, clientIp, readJsonBody } from './request';
 import { priceAndRails } from './describe';
 
 export function toResponse(reply: GateResponse): Response {
-  return new Response(JSON.stringify(reply.body), { status: reply.status, headers: reply.headers });
+  return new Response(reply.bodyText ?? JSON.stringify(reply.body), { status: reply.status, headers: reply.headers });
 }
 
 /** POST handler for a paid operation: HTTP plumbing around the gate. */

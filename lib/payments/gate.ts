@@ -3,7 +3,7 @@ import type { Config } from '@/lib/config';
 import type { Store } from '@/lib/store';
 import { StoreUnavailableError } from '@/lib/store';
 import type { PaidOperation } from '@/lib/operations';
-import { canonicalJson, sha256Hex } from '@/lib/canonical-json';
+import { sha256Hex } from '@/lib/canonical-json';
 import { ProblemError, problem, type Problem } from '@/lib/http/problem';
 import { parseBody } from '@/lib/http/validation';
 import { authenticateKey, commitCall, releaseCall, reserveCall } from '@/lib/credits/ledger';
@@ -42,6 +42,8 @@ export interface GateResponse {
   status: number;
   headers: Record<string, string>;
   body: unknown;
+  /** `body` already serialised, when the gate has it (saves a second JSON.stringify on the hot path). */
+  bodyText?: string;
 }
 
 export interface GateDeps {
@@ -109,7 +111,8 @@ async function gate(deps: GateDeps, call: PaidCall): Promise<GateResponse> {
   // key holder cannot read another's results by guessing their Idempotency-Key.
   const idempotencyKey = call.idempotencyKey ?? `auto_${crypto.randomBytes(12).toString('base64url')}`;
   const scope = `${operation.id}:${keyHash ?? 'anon'}:${idempotencyKey}`;
-  const fingerprint = sha256Hex(`${operation.id}\n${canonicalJson(input)}`);
+  // zod rebuilds the parsed body in schema order, so equal bodies serialise identically whatever order the client sent.
+  const fingerprint = sha256Hex(`${operation.id}\n${JSON.stringify(input)}`);
   if (call.idempotencyKey !== null) {
     const existing = await store.getIdempotent(scope, now().getTime());
     if (existing) return idempotentAnswer(existing, fingerprint);
@@ -140,10 +143,14 @@ async function gate(deps: GateDeps, call: PaidCall): Promise<GateResponse> {
     if (payment.kind === 'credits') await releaseCall(store, payment.usageId).catch(() => false);
   };
 
-  const claimed = await store.beginIdempotent(scope, fingerprint, now().getTime(), IN_FLIGHT_TTL_MS).catch(async (e) => {
-    await releasePayment();
-    throw e;
-  });
+  // A key we generated ourselves is known to no other request yet, so it needs no in-flight claim.
+  const claimed =
+    call.idempotencyKey === null
+      ? null
+      : await store.beginIdempotent(scope, fingerprint, now().getTime(), IN_FLIGHT_TTL_MS).catch(async (e) => {
+          await releasePayment();
+          throw e;
+        });
   if (claimed) {
     // Another request took the key between our look and our claim.
     await releasePayment();
@@ -190,9 +197,11 @@ async function gate(deps: GateDeps, call: PaidCall): Promise<GateResponse> {
   }
 
   const body = { service: operation.service, idempotencyKey, ...reference, ...result };
-  const response: GateResponse = { status: 200, headers, body };
+  // Serialised once: the same text is stored for replays and sent now.
+  const bodyText = JSON.stringify(body);
+  const response: GateResponse = { status: 200, headers, body, bodyText };
   await store
-    .completeIdempotent(scope, fingerprint, JSON.stringify({ headers, body }), now().getTime(), IDEMPOTENCY_TTL_MS)
+    .completeIdempotent(scope, fingerprint, `{"headers":${JSON.stringify(headers)},"body":${bodyText}}`, now().getTime(), IDEMPOTENCY_TTL_MS)
     .catch((e) => deps.log?.({ event: 'idempotency-store-failed', operation: operation.id, error: String(e) }));
   deps.log?.({ event: 'fulfilled', operation: operation.id, ...reference });
   return response;
