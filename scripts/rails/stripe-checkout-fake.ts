@@ -23,6 +23,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
+import { nowSeconds, parseForm, prefixed, type Params } from './form';
 
 export const FAKE_API_VERSION = '2026-10-28.endive';
 
@@ -471,28 +472,6 @@ function portalPage(p: { id: string; return_url: string | null }, subs: FakeSubs
 }
 
 // --- helpers -------------------------------------------------------------------------------------
-
-type Params = Map<string, string>;
-
-function parseForm(text: string): Params {
-  const params: Params = new Map();
-  for (const [k, v] of new URLSearchParams(text)) params.set(k, v);
-  return params;
-}
-
-function prefixed(params: Params, prefix: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const re = new RegExp(`^${prefix}\\[([^\\]]+)\\]$`);
-  for (const [k, v] of params) {
-    const m = re.exec(k);
-    if (m) out[m[1]!] = v;
-  }
-  return out;
-}
-
-function nowSeconds(): number {
-  return Math.floor(Date.now() / 1000);
-}
 
 function addMonth(seconds: number): number {
   const d = new Date(seconds * 1000);

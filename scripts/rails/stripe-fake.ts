@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readBody } from './facilitator';
+import { nowSeconds, parseForm, prefixed, type Params } from './form';
 import { actOutFault, type ProcessorFault } from './faults';
 import { createCheckoutFake, type CheckoutFake, type CheckoutFakeOptions } from './stripe-checkout-fake';
 
@@ -175,7 +176,7 @@ export async function startStripeFake(
     const token: FakeSharedPaymentToken = {
       id: `spt_${randomBytes(12).toString('hex')}`,
       object: 'shared_payment.granted_token',
-      created: now(),
+      created: nowSeconds(),
       livemode: false,
       payment_method: paymentMethod,
       usage_limits: { currency: currency.toLowerCase(), max_amount: maxAmount, expires_at: expiresAt },
@@ -217,7 +218,7 @@ export async function startStripeFake(
           param: 'shared_payment_granted_token',
           message: `The shared payment granted token ${sptId} has already been used or deactivated.`,
         });
-      if (token.usage_limits.expires_at < now())
+      if (token.usage_limits.expires_at < nowSeconds())
         throw new StripeError(400, {
           type: 'invalid_request_error',
           code: 'shared_payment_granted_token_expired',
@@ -248,7 +249,7 @@ export async function startStripeFake(
       amount_received: 0,
       currency,
       status: 'requires_confirmation',
-      created: now(),
+      created: nowSeconds(),
       livemode: false,
       confirmation_method: 'automatic',
       capture_method: 'automatic',
@@ -266,7 +267,7 @@ export async function startStripeFake(
       if (sptId) {
         // The SPT is spent by the confirmation attempt, whatever its outcome.
         const token = tokens.get(sptId)!;
-        token.deactivated_at = now();
+        token.deactivated_at = nowSeconds();
         token.deactivated_reason = 'consumed';
       }
       if (paymentMethod === 'pm_card_chargeDeclined' || paymentMethod === 'pm_card_visa_chargeDeclined') {
@@ -320,32 +321,9 @@ export async function startStripeFake(
   };
 }
 
-type Params = Map<string, string>;
-
-/** Stripe's form encoding: flat `a[b][c]=v` keys. Kept flat; helpers read what they need. */
-function parseForm(text: string): Params {
-  const params: Params = new Map();
-  for (const [k, v] of new URLSearchParams(text)) params.set(k, v);
-  return params;
-}
-
 function str(params: Params, key: string): string | undefined {
   const value = params.get(key);
   return value === undefined || value === '' ? undefined : value;
-}
-
-function prefixed(params: Params, prefix: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const re = new RegExp(`^${prefix}\\[([^\\]]+)\\]$`);
-  for (const [k, v] of params) {
-    const m = re.exec(k);
-    if (m) out[m[1]!] = v;
-  }
-  return out;
-}
-
-function now(): number {
-  return Math.floor(Date.now() / 1000);
 }
 
 function missing(kind: string, id: string): StripeError {

@@ -15,7 +15,7 @@ import { createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/http/problem';
 import { openSqliteStore } from '@/lib/store/sqlite';
 import { startRails, type Rails } from '../../scripts/rails/start';
-import { LEAK_PATTERN, decodeBase64Json, parseWwwAuthenticate } from '../payments/harness';
+import { LEAK_PATTERN, decodeBase64Json, parseWwwAuthenticate, expectSpecPaymentTerms, expectSameTermsNewChallenges } from '../payments/harness';
 import { validReadinessBody } from '../support/runtime';
 import { startServer, TEST_SECRET, type RunningServer } from '../support/server';
 import { sptFromTestHelper } from '../support/card';
@@ -173,59 +173,14 @@ describe('the 402 on the running service (spec 5.2)', () => {
     expect(problem).toMatchObject({ type: `${PROBLEM_BASE}payment-required`, title: 'Payment required', status: 402, plans: `${server.url}/api/agent/credits` });
     expect(problem.detail).toMatch(/1\.00 USD/);
 
-    const challenges = parseWwwAuthenticate(res.headers.get('www-authenticate')!);
-    expect(challenges.map((c) => c.params.method)).toEqual(['stripe', 'evm']);
-    for (const c of challenges) {
-      expect(Object.keys(c.params).sort()).toEqual(['expires', 'id', 'intent', 'method', 'realm', 'request']);
-      expect(c.params.id).toMatch(/^[A-Za-z0-9_-]{20,}$/);
-      expect(c.params.realm).toBe(new URL(server.url).host);
-      expect(c.params.intent).toBe('charge');
-      expect(new Date(c.params.expires!).toISOString()).toBe(c.params.expires);
-      expect(Date.parse(c.params.expires!)).toBeGreaterThan(Date.now());
-    }
-    const [card, evmChallenge] = challenges;
-    expect(card!.request).toEqual({
-      amount: '100',
-      currency: 'usd',
-      methodDetails: { networkId: rails.stripe.networkId, paymentMethodTypes: ['card', 'link'] },
-    });
-    expect(Object.keys(evmChallenge!.request).sort()).toEqual(['amount', 'currency', 'methodDetails', 'recipient']);
-    expect(evmChallenge!.request).toMatchObject({ amount: '1000000', currency: rails.usdcAddress, recipient: rails.payTo });
-    const details = evmChallenge!.request.methodDetails as Record<string, unknown>;
-    expect(details).toMatchObject({ chainId: 8453, decimals: 6 });
-    // mppx also names the credential type its clients must produce; nothing else may appear.
-    expect(Object.keys(details).filter((k) => k !== 'credentialTypes').sort()).toEqual(['chainId', 'decimals']);
-
-    const required = decodeBase64Json<Record<string, unknown>>(res.headers.get('payment-required'));
-    expect(required.x402Version).toBe(2);
-    expect(required.resource).toMatchObject({ url: `${server.url}${path}` });
-    expect(required.accepts).toEqual([
-      {
-        scheme: 'exact',
-        network: 'eip155:8453',
-        amount: '1000000',
-        asset: rails.usdcAddress,
-        payTo: rails.payTo,
-        maxTimeoutSeconds: 300,
-        extra: { name: 'USD Coin', version: '2', assetTransferMethod: 'eip3009' },
-      },
-    ]);
+    expectSpecPaymentTerms(res, rails, { realm: new URL(server.url).host, resourceUrl: `${server.url}${path}` });
   });
 
   it('offers identical terms for two different bodies, each with its own challenge', async () => {
     const a = await send(READINESS, readinessBody('First workflow'));
     const b = await send(READINESS, validReadinessBody({ workflow: { name: 'Another', intendedUsers: 'humans', targetEnvironment: 'sandbox' } }));
     expect([a.status, b.status]).toEqual([402, 402]);
-    const ca = parseWwwAuthenticate(a.headers.get('www-authenticate')!);
-    const cb = parseWwwAuthenticate(b.headers.get('www-authenticate')!);
-    const terms = (cs: typeof ca) => cs.map((c) => ({ ...c.params, id: undefined, expires: undefined }));
-    expect(terms(ca)).toEqual(terms(cb));
-    expect(ca.map((c) => c.request)).toEqual(cb.map((c) => c.request));
-    const ra = decodeBase64Json<Record<string, unknown>>(a.headers.get('payment-required'));
-    const rb = decodeBase64Json<Record<string, unknown>>(b.headers.get('payment-required'));
-    expect(ra.accepts).toEqual(rb.accepts);
-    expect(ra.resource).toEqual(rb.resource);
-    expect(ca.map((c) => c.params.id)).not.toEqual(cb.map((c) => c.params.id));
+    expectSameTermsNewChallenges(a, b);
   });
 
   it('derives realm and resource.url from APP_URL, whatever Host the request came through', async () => {

@@ -3,27 +3,15 @@
 import { Credential } from 'mppx';
 import { Mppx, stripe as stripeMethods } from 'mppx/client';
 import Stripe from 'stripe';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { LEAK_PATTERN, decodeBase64Json, postJson, startPaidServer, startRails, type PaidServer, type Rails } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { LEAK_PATTERN, decodeBase64Json, postJson, rails, server, withPaidServer } from './harness';
 import { sptFromTestHelper } from '../support/card';
 
-let rails: Rails;
-let server: PaidServer;
 let sdk: Stripe;
 
-beforeAll(async () => {
-  rails = await startRails();
-  server = await startPaidServer(rails);
+withPaidServer();
+beforeAll(() => {
   sdk = new Stripe(rails.stripe.secretKey, { host: rails.stripe.host, port: rails.stripe.port, protocol: 'http' });
-});
-afterAll(async () => {
-  await server?.close();
-  await rails?.stop();
-});
-beforeEach(() => {
-  server.failRuns = false;
-  server.beforeSettle = undefined;
-  rails.faults.stripe(null);
 });
 
 /** mppx/client's stripe method; createToken mints the SPT with Stripe's test helper, as the mppx CLI does. */

@@ -1,20 +1,10 @@
 // The 402 of spec 5.2, decoded field by field; identical terms for different bodies; unique challenges.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPaymentRails, liveRails, type PaymentConfig } from '../../lib/payments';
 import { challenge } from '../../lib/payments';
-import { decodeBase64Json, parseWwwAuthenticate, postJson, startPaidServer, startRails, type PaidServer, type Rails } from './harness';
+import { decodeBase64Json, parseWwwAuthenticate, postJson, rails, server, withPaidServer, type Rails, expectSpecPaymentTerms, expectSameTermsNewChallenges } from './harness';
 
-let rails: Rails;
-let server: PaidServer;
-
-beforeAll(async () => {
-  rails = await startRails();
-  server = await startPaidServer(rails);
-});
-afterAll(async () => {
-  await server?.close();
-  await rails?.stop();
-});
+withPaidServer();
 
 describe('402 challenge', () => {
   it('answers 402 problem+json, no-store, with both MPP challenges and PAYMENT-REQUIRED (spec 5.2)', async () => {
@@ -26,64 +16,17 @@ describe('402 challenge', () => {
     expect(body).toMatchObject({ type: expect.stringMatching(/payment-required$/), status: 402, title: expect.any(String) });
     expect(typeof body.detail).toBe('string');
 
-    const challenges = parseWwwAuthenticate(res.headers.get('www-authenticate')!);
-    expect(challenges.map((c) => c.params.method)).toEqual(['stripe', 'evm']);
-    const realm = new URL(server.url).host;
-    for (const c of challenges) {
-      expect(Object.keys(c.params).sort()).toEqual(['expires', 'id', 'intent', 'method', 'realm', 'request']);
-      expect(c.params.id).toMatch(/^[A-Za-z0-9_-]{20,}$/);
-      expect(c.params.realm).toBe(realm);
-      expect(c.params.intent).toBe('charge');
-      const expires = Date.parse(c.params.expires!);
-      expect(expires).toBeGreaterThan(Date.now());
-      expect(expires).toBeLessThanOrEqual(Date.now() + 5 * 60 * 1000 + 1000);
+    expectSpecPaymentTerms(res, rails, { realm: new URL(server.url).host, resourceUrl: server.resource });
+    // Expiry: the challenge is good for at most 5 minutes.
+    for (const c of parseWwwAuthenticate(res.headers.get('www-authenticate')!)) {
+      expect(Date.parse(c.params.expires!)).toBeLessThanOrEqual(Date.now() + 5 * 60 * 1000 + 1000);
     }
-
-    const [card, evm] = challenges;
-    expect(card!.request).toEqual({
-      amount: '100',
-      currency: 'usd',
-      methodDetails: { networkId: rails.stripe.networkId, paymentMethodTypes: ['card', 'link'] },
-    });
-    expect(Object.keys(evm!.request).sort()).toEqual(['amount', 'currency', 'methodDetails', 'recipient']);
-    expect(evm!.request.amount).toBe('1000000');
-    expect(evm!.request.currency).toBe(rails.usdcAddress);
-    expect(evm!.request.recipient).toBe(rails.payTo);
-    const details = evm!.request.methodDetails as Record<string, unknown>;
-    expect(details.chainId).toBe(8453);
-    expect(details.decimals).toBe(6);
-    // mppx also names the credential type its clients must produce; nothing else may appear.
-    expect(Object.keys(details).filter((k) => k !== 'credentialTypes').sort()).toEqual(['chainId', 'decimals']);
-
-    const required = decodeBase64Json<Record<string, unknown>>(res.headers.get('payment-required'));
-    expect(required.x402Version).toBe(2);
-    expect(required.resource).toEqual({ url: server.resource });
-    expect(required.accepts).toEqual([
-      {
-        scheme: 'exact',
-        network: 'eip155:8453',
-        amount: '1000000',
-        asset: rails.usdcAddress,
-        payTo: rails.payTo,
-        maxTimeoutSeconds: 300,
-        extra: { name: 'USD Coin', version: '2', assetTransferMethod: 'eip3009' },
-      },
-    ]);
   });
 
   it('offers identical terms for two different bodies, with a fresh challenge each time', async () => {
     const a = await postJson(server.resource, { url: 'https://a.example' });
     const b = await postJson(server.resource, { capabilities: { x: 1 }, other: [1, 2, 3] });
-    const ca = parseWwwAuthenticate(a.headers.get('www-authenticate')!);
-    const cb = parseWwwAuthenticate(b.headers.get('www-authenticate')!);
-    const terms = (cs: typeof ca) => cs.map((c) => ({ ...c.params, id: undefined, expires: undefined }));
-    expect(terms(ca)).toEqual(terms(cb));
-    expect(ca.map((c) => c.request)).toEqual(cb.map((c) => c.request));
-    const ra = decodeBase64Json<Record<string, unknown>>(a.headers.get('payment-required'));
-    const rb = decodeBase64Json<Record<string, unknown>>(b.headers.get('payment-required'));
-    expect(ra.accepts).toEqual(rb.accepts);
-    expect(ra.resource).toEqual(rb.resource);
-    expect(ca[1]!.params.id).not.toBe(cb[1]!.params.id);
+    expectSameTermsNewChallenges(a, b);
   });
 
   it('never issues the same challenge twice, even for simultaneous requests', async () => {

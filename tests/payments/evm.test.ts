@@ -3,26 +3,11 @@ import { Challenge, Credential } from 'mppx';
 import { Mppx, evm } from 'mppx/client';
 import { createWalletClient, http, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { LEAK_PATTERN, decodeBase64Json, parseWwwAuthenticate, postJson, startPaidServer, startRails, type PaidServer, type Rails } from './harness';
+import { describe, expect, it } from 'vitest';
+import { LEAK_PATTERN, decodeBase64Json, parseWwwAuthenticate, postJson, rails, server, withPaidServer } from './harness';
 
 const USDC_DOMAIN = { name: 'USD Coin', version: '2' };
-let rails: Rails;
-let server: PaidServer;
-
-beforeAll(async () => {
-  rails = await startRails();
-  server = await startPaidServer(rails);
-});
-afterAll(async () => {
-  await server?.close();
-  await rails?.stop();
-});
-beforeEach(() => {
-  server.failRuns = false;
-  server.beforeSettle = undefined;
-  rails.faults.facilitator(null);
-});
+withPaidServer();
 
 function payerClient(privateKey: Hex = rails.payer.privateKey) {
   return Mppx.create({

@@ -1,22 +1,12 @@
 // The adapter the paid-call gate consumes: same rails, gate-shaped responses.
 import { Mppx, evm } from 'mppx/client';
 import { privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { storeCredentialClaims, toGateRails } from '../../lib/payments/gate-rails';
 import { problem } from '../../lib/http/problem';
-import { parseWwwAuthenticate, postJson, startPaidServer, startRails, type PaidServer, type Rails } from './harness';
+import { parseWwwAuthenticate, postJson, rails, server, withPaidServer } from './harness';
 
-let rails: Rails;
-let server: PaidServer;
-
-beforeAll(async () => {
-  rails = await startRails();
-  server = await startPaidServer(rails);
-});
-afterAll(async () => {
-  await server?.close();
-  await rails?.stop();
-});
+withPaidServer();
 
 describe('toGateRails', () => {
   it('challenges, verifies without charging, and settles on demand', async () => {

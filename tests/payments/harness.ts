@@ -1,5 +1,6 @@
 // Test harness: local rails + a minimal paid endpoint that uses lib/payments exactly as the gate does
 // (challenge when no credential; verify -> run -> settle), served over node:http so real clients can pay it.
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { serveWebHandler } from '../support/web-server';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import {
@@ -86,6 +87,31 @@ export async function startPaidServer(
 export { startRails };
 export type { Rails };
 
+/** The rails and paid server of the current test file, set by withPaidServer() (read them inside tests and hooks). */
+export let rails: Rails;
+export let server: PaidServer;
+
+/**
+ * One set of local rails and one paid server per test file, with every fault and test switch reset
+ * before each test, so a test that injects a fault cannot leak it into the next.
+ */
+export function withPaidServer(options: Parameters<typeof startPaidServer>[1] = {}): void {
+  beforeAll(async () => {
+    rails = await startRails();
+    server = await startPaidServer(rails, options);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await rails?.stop();
+  });
+  beforeEach(() => {
+    server.failRuns = false;
+    server.beforeSettle = undefined;
+    rails.faults.facilitator(null);
+    rails.faults.stripe(null);
+  });
+}
+
 // ---------- decoding helpers (independent of mppx's parsers, so the wire format itself is checked) ----------
 
 export interface WireChallenge {
@@ -117,4 +143,63 @@ export const LEAK_PATTERN =
 
 export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+}
+
+/**
+ * Spec 5.2, field by field: the two Payment challenges of WWW-Authenticate and x402's PAYMENT-REQUIRED of
+ * one 402, for `resourceUrl` on these rails. Returns the decoded challenges for further checks.
+ */
+export function expectSpecPaymentTerms(res: Response, rails: Rails, options: { realm: string; resourceUrl: string }): WireChallenge[] {
+  const challenges = parseWwwAuthenticate(res.headers.get('www-authenticate')!);
+  expect(challenges.map((c) => c.params.method)).toEqual(['stripe', 'evm']);
+  for (const c of challenges) {
+    expect(Object.keys(c.params).sort()).toEqual(['expires', 'id', 'intent', 'method', 'realm', 'request']);
+    expect(c.params.id).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+    expect(c.params.realm).toBe(options.realm);
+    expect(c.params.intent).toBe('charge');
+    expect(new Date(c.params.expires!).toISOString()).toBe(c.params.expires);
+    expect(Date.parse(c.params.expires!)).toBeGreaterThan(Date.now());
+  }
+  const [card, evm] = challenges;
+  expect(card!.request).toEqual({
+    amount: '100',
+    currency: 'usd',
+    methodDetails: { networkId: rails.stripe.networkId, paymentMethodTypes: ['card', 'link'] },
+  });
+  expect(Object.keys(evm!.request).sort()).toEqual(['amount', 'currency', 'methodDetails', 'recipient']);
+  expect(evm!.request).toMatchObject({ amount: '1000000', currency: rails.usdcAddress, recipient: rails.payTo });
+  const details = evm!.request.methodDetails as Record<string, unknown>;
+  expect(details).toMatchObject({ chainId: 8453, decimals: 6 });
+  // mppx also names the credential type its clients must produce; nothing else may appear.
+  expect(Object.keys(details).filter((k) => k !== 'credentialTypes').sort()).toEqual(['chainId', 'decimals']);
+
+  const required = decodeBase64Json<Record<string, unknown>>(res.headers.get('payment-required'));
+  expect(required.x402Version).toBe(2);
+  expect(required.resource).toMatchObject({ url: options.resourceUrl });
+  expect(required.accepts).toEqual([
+    {
+      scheme: 'exact',
+      network: 'eip155:8453',
+      amount: '1000000',
+      asset: rails.usdcAddress,
+      payTo: rails.payTo,
+      maxTimeoutSeconds: 300,
+      extra: { name: 'USD Coin', version: '2', assetTransferMethod: 'eip3009' },
+    },
+  ]);
+  return challenges;
+}
+
+/** Two 402s name the same terms (whatever the bodies were) but carry different challenges. */
+export function expectSameTermsNewChallenges(a: Response, b: Response): void {
+  const ca = parseWwwAuthenticate(a.headers.get('www-authenticate')!);
+  const cb = parseWwwAuthenticate(b.headers.get('www-authenticate')!);
+  const terms = (cs: WireChallenge[]) => cs.map((c) => ({ ...c.params, id: undefined, expires: undefined }));
+  expect(terms(ca)).toEqual(terms(cb));
+  expect(ca.map((c) => c.request)).toEqual(cb.map((c) => c.request));
+  const ra = decodeBase64Json<Record<string, unknown>>(a.headers.get('payment-required'));
+  const rb = decodeBase64Json<Record<string, unknown>>(b.headers.get('payment-required'));
+  expect(ra.accepts).toEqual(rb.accepts);
+  expect(ra.resource).toEqual(rb.resource);
+  expect(ca.map((c) => c.params.id)).not.toEqual(cb.map((c) => c.params.id));
 }

@@ -4,20 +4,10 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LEAK_PATTERN, decodeBase64Json, postJson, startPaidServer, startRails, type PaidServer, type Rails } from './harness';
+import { describe, expect, it } from 'vitest';
+import { LEAK_PATTERN, decodeBase64Json, postJson, rails, server, withPaidServer } from './harness';
 
-let rails: Rails;
-let server: PaidServer;
-
-beforeAll(async () => {
-  rails = await startRails();
-  server = await startPaidServer(rails);
-});
-afterAll(async () => {
-  await server?.close();
-  await rails?.stop();
-});
+withPaidServer();
 
 function x402(): x402Client {
   const client = new x402Client();
