@@ -22,7 +22,7 @@ export function paidPost(operation: PaidOperation) {
         clientIp: clientIp(request.headers),
         bearerKey: bearerToken(request.headers),
         request,
-        signal: request.signal,
+        signal: () => request.signal,
       });
       return toResponse(reply);
     } catch (error) {

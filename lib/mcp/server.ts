@@ -148,7 +148,7 @@ async function callPaidTool(
     clientIp: clientIp(request.headers),
     bearerKey: bearerToken(request.headers),
     request: railsRequest,
-    signal: AbortSignal.any([signal, request.signal, AbortSignal.timeout(60_000)]),
+    signal: () => AbortSignal.any([signal, request.signal, AbortSignal.timeout(60_000)]),
   });
   return toToolResult(operation, reply, challengeIdOf(credential));
 }

@@ -64,7 +64,11 @@ export interface PaidCall {
   bearerKey: string | null;
   /** The original HTTP request, read by the payment rails for credentials and realm. */
   request: Request;
-  signal?: AbortSignal;
+  /**
+   * Builds the signal that cancels the work. Called only if the operation reads its signal: a pure
+   * check never does, and materialising a request's AbortSignal costs measurable time on every call.
+   */
+  signal?: () => AbortSignal;
 }
 
 const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
@@ -163,8 +167,15 @@ async function gate(deps: GateDeps, call: PaidCall): Promise<GateResponse> {
 
   // 6: run.
   let result: Record<string, unknown>;
+  let signal: AbortSignal | undefined;
+  const context = {
+    now: now(),
+    get signal() {
+      return (signal ??= call.signal?.() ?? AbortSignal.timeout(60_000));
+    },
+  };
   try {
-    result = await operation.run(input, { signal: call.signal ?? AbortSignal.timeout(60_000), now: now() });
+    result = await operation.run(input, context);
   } catch (error) {
     await abandon();
     throw error;

@@ -22,6 +22,7 @@ beforeEach(async () => {
     '/': { headers: { 'content-type': 'text/html; charset=utf-8' }, body: PAGE },
     '/robots.txt': { headers: { 'content-type': 'text/plain' }, body: 'User-agent: *\nAllow: /\n\nUser-agent: GPTBot\nDisallow: /\n' },
     '/reset': { reset: true },
+    '/hang': { hang: true },
   });
   process.env.CHECK_HOST_MAP = site.hostMap(['site.test', 'down.test']);
   rt = installTestRuntime();
@@ -78,6 +79,19 @@ describe('POST /api/agent/ai-visibility with a prepaid key', () => {
     expect(res.headers.get('www-authenticate')).toBeNull();
     expect(await callsLeft()).toBe(25);
   });
+
+  it('stops the check when the client goes away, and charges nothing', async () => {
+    // The site never answers, so only the request's own signal can end this before the check's timeouts
+    // (which are longer than this test's): the gate hands that signal to the check on first read.
+    const client = new AbortController();
+    const request = post(URL_, { url: 'https://site.test/hang' }, { authorization: `Bearer ${key}`, 'idempotency-key': 'vis-00000009' });
+    const pending = POST(new Request(request, { signal: client.signal }));
+    await new Promise((r) => setTimeout(r, 300));
+    client.abort();
+    const res = await pending;
+    expect(res.status).not.toBe(200);
+    expect(await callsLeft()).toBe(25);
+  }, 4_000);
 
   it('refuses unknown properties and over-long URLs with field paths', async () => {
     const res = await POST(post(URL_, { url: `https://site.test/${'a'.repeat(2000)}`, extra: true }, { authorization: `Bearer ${key}` }));

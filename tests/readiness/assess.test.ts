@@ -115,6 +115,23 @@ describe('determinism', () => {
   it('canonical JSON sorts keys at every level', () => {
     expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[2,{"y":2,"z":1}]},"b":1}');
   });
+
+  it('canonical JSON writes strings and numbers exactly as JSON.stringify does', () => {
+    const tricky = ['plain', '', 'quote " and \\ backslash', 'tab\tnew\nline\u0000\u001f', 'é ü 中 😀', '\ud800 lone', 'lone \udfff', '\u2028\u2029', '\u007f'];
+    for (const text of tricky) expect(canonicalJson(text)).toBe(JSON.stringify(text));
+    for (const n of [0, -0, 1.5, -2e-7, 1e21, 123456789012345680000, Number.MAX_SAFE_INTEGER]) expect(canonicalJson(n)).toBe(JSON.stringify(n));
+    expect(canonicalJson({ 'é': 1, Z: 2, a: 3, '"k"': 4 })).toBe('{"\\"k\\"":4,"Z":2,"a":3,"é":1}');
+    expect(canonicalJson({ a: undefined, b: () => 1, c: [undefined, () => 1], d: true })).toBe('{"c":[null,null],"d":true}');
+    expect(() => canonicalJson({ x: Number.NaN })).toThrow(TypeError);
+    expect(() => canonicalJson({ x: 1n })).toThrow(TypeError);
+  });
+
+  it('canonical JSON of an assessment is JSON.stringify of the same value with every object\'s keys sorted', () => {
+    const sortDeep = (v: unknown): unknown =>
+      Array.isArray(v) ? v.map(sortDeep) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortDeep((v as Record<string, unknown>)[k])])) : v;
+    const a = assessReadiness(request('humans', 'production', { idempotency: 'partial', wallet_ownership: 'unknown', recovery_and_reconciliation: 'missing' }));
+    expect(canonicalJson(a)).toBe(JSON.stringify(sortDeep(a)));
+  });
 });
 
 describe('allocatePoints', () => {
