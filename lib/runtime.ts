@@ -38,7 +38,7 @@ export function railsFor(config: Config, store: Store): PaymentRails | null {
 export function getRuntime(): Runtime {
   if (!holder.__pacRuntime) {
     const config = getConfig();
-    const store = openStore(config);
+    const store = openStore(config, { sqliteOffThread: true });
     holder.__pacRuntime = { config, store, rails: railsFor(config, store), log: logEvent };
   }
   return holder.__pacRuntime;

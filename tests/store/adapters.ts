@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { openSqliteStore } from '@/lib/store/sqlite';
+import { openSqliteStoreOffThread } from '@/lib/store/sqlite-thread';
 import { openRedisStore } from '@/lib/store/redis';
 import { openVercelKvStore } from '@/lib/store/vercel-kv';
 import type { Store } from '@/lib/store';
@@ -12,7 +13,7 @@ import { startUpstashShim } from '../support/upstash-shim';
 // Every store adapter, each able to hand out fresh isolated stores, for the contract suite.
 
 export interface AdapterHarness {
-  name: 'sqlite' | 'redis' | 'vercel-kv';
+  name: 'sqlite' | 'sqlite on a worker thread' | 'redis' | 'vercel-kv';
   available: boolean;
   setup(): Promise<void>;
   fresh(): Store;
@@ -21,16 +22,17 @@ export interface AdapterHarness {
 
 const hasRedis = redisServerAvailable();
 
-export function sqliteHarness(): AdapterHarness {
+/** `offThread`: the same adapter run on a worker thread, as the server runs it (lib/store/sqlite-thread.ts). */
+export function sqliteHarness(options: { offThread?: boolean } = {}): AdapterHarness {
   const dirs: string[] = [];
   const stores: Store[] = [];
   return {
-    name: 'sqlite', available: true,
+    name: options.offThread ? 'sqlite on a worker thread' : 'sqlite', available: true,
     setup: async () => {},
     fresh: () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pac-store-'));
       dirs.push(dir);
-      const s = openSqliteStore(dir);
+      const s = options.offThread ? openSqliteStoreOffThread(dir) : openSqliteStore(dir);
       stores.push(s);
       return s;
     },

@@ -11,7 +11,7 @@ const grant = (over: Partial<Grant> & Pick<Grant, 'id' | 'keyHash'>): Grant => (
   plan: 'bundle-25', calls: 3, used: 0, expiresAt: T0 + 365 * DAY, createdAt: T0, sourceRef: null, ...over,
 });
 
-for (const harness of [sqliteHarness(), redisHarness(), vercelKvHarness()]) {
+for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redisHarness(), vercelKvHarness()]) {
   describe.skipIf(!harness.available)(`store contract: ${harness.name}`, () => {
     beforeAll(() => harness.setup());
     afterAll(() => harness.teardown());

@@ -1,11 +1,12 @@
 // One of several processes spending the same balance at once (see race.test.ts).
-// argv: <sqlite|redis> <dataDir|redisUrl> <keyHash> <prefix> <startAtMs>
+// argv: <sqlite|sqlite-thread|redis> <dataDir|redisUrl> <keyHash> <prefix> <startAtMs>
 import { openSqliteStore } from '@/lib/store/sqlite';
 import { openRedisStore } from '@/lib/store/redis';
+import { openSqliteStoreOffThread } from '@/lib/store/sqlite-thread';
 
 async function main() {
   const [kind, where, keyHash, prefix, startAt] = process.argv.slice(2);
-  const store = kind === 'sqlite' ? openSqliteStore(where) : openRedisStore(where, prefix);
+  const store = kind === 'sqlite' ? openSqliteStore(where) : kind === 'sqlite-thread' ? openSqliteStoreOffThread(where) : openRedisStore(where, prefix);
   // Processes boot at different speeds; all of them start spending at the same instant.
   await new Promise((r) => setTimeout(r, Math.max(0, Number(startAt) - Date.now())));
   const spent: string[] = [];

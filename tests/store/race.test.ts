@@ -16,7 +16,7 @@ const WORKER = path.join(__dirname, 'race-worker.ts');
 const CALLS = 1000;
 const PROCESSES = 4;
 
-async function race(kind: 'sqlite' | 'redis', where: string, prefix: string, store: Store) {
+async function race(kind: 'sqlite' | 'sqlite-thread' | 'redis', where: string, prefix: string, store: Store) {
   const now = Date.now();
   await store.addGrant({ id: 'g1', keyHash: 'race', plan: 'bundle-100', calls: CALLS / 2, used: 0, expiresAt: now + 1e9, createdAt: now, sourceRef: null });
   await store.addGrant({ id: 'g2', keyHash: 'race', plan: 'bundle-100', calls: CALLS / 2, used: 0, expiresAt: now + 2e9, createdAt: now, sourceRef: null });
@@ -32,11 +32,14 @@ async function race(kind: 'sqlite' | 'redis', where: string, prefix: string, sto
 }
 
 describe('multi-process spending', () => {
-  it('sqlite: 4 processes on one file spend exactly the balance', async () => {
+  it.each([
+    ['sqlite', 'on each process\'s own thread'],
+    ['sqlite-thread', 'on a worker thread in each process, as the server runs it'],
+  ] as const)('%s: 4 processes on one file spend exactly the balance (%s)', async (kind, _where) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pac-race-'));
     const store = openSqliteStore(dir);
     try {
-      const { spent, perProcess, grants } = await race('sqlite', dir, '', store);
+      const { spent, perProcess, grants } = await race(kind, dir, '', store);
       expect(spent).toHaveLength(CALLS);
       expect(new Set(spent).size).toBe(CALLS);
       expect(perProcess.filter((n) => n > 0).length).toBeGreaterThan(1);
