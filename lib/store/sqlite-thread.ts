@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 import { StoreUnavailableError, type Store } from './types';
 import type { StoreCall, StoreReply } from './sqlite-thread-worker';
 
@@ -17,36 +17,35 @@ const METHODS = [
   'hitRateLimit', 'claimOnce', 'setRecord', 'getRecord', 'takeRecord',
 ] as const satisfies ReadonlyArray<Exclude<keyof Store, 'kind' | 'close'>>;
 
-function startThread(dataDir: string): Worker {
-  // Inside Next the bundler compiles the script, and it recognises only the inline
-  // `new Worker(new URL(…))` form. Under tsx and vitest the script is still TypeScript, loaded through tsx.
-  return process.env.NEXT_RUNTIME
-    ? new Worker(new URL('./sqlite-thread-worker.ts', import.meta.url), { workerData: { dataDir } })
-    : new Worker(`require('tsx/cjs'); require(${JSON.stringify(fileURLToPath(import.meta.url).replace(/sqlite-thread\.ts$/, 'sqlite-thread-worker.ts'))});`, {
-        eval: true,
-        workerData: { dataDir },
-      });
+async function startThread(dataDir: string): Promise<Worker> {
+  if (process.env.NEXT_RUNTIME) return (await import('./sqlite-thread-build')).startCompiledStoreThread(dataDir);
+  // Under tsx and vitest the worker script is still TypeScript: load it through tsx.
+  const script = path.join(__dirname, 'sqlite-thread-worker.ts');
+  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(script)});`, { eval: true, workerData: { dataDir } });
 }
 
 export function openSqliteStoreOffThread(dataDir: string): Store {
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
   let nextId = 0;
-  let thread: Worker | null = null;
   let closed = false;
+  /** The live thread, and the promise of it while it starts. */
+  let current: Worker | null = null;
+  let starting: Promise<Worker> | null = null;
 
   // A thread that dies fails the calls it held with StoreUnavailableError (each call is one SQLite
   // transaction: applied whole or not at all, and a lost answer is treated as for any networked
   // store), and the next call starts a new thread.
   const lost = (worker: Worker, error: Error) => {
-    if (thread !== worker) return;
-    thread = null;
+    if (current !== worker) return;
+    current = null;
+    starting = null;
     for (const p of pending.values()) p.reject(new StoreUnavailableError(error));
     pending.clear();
   };
 
-  const ensureThread = (): Worker => {
-    if (thread) return thread;
-    const worker = startThread(dataDir);
+  const ensureThread = (): Promise<Worker> => (starting ??= startThread(dataDir).then(listen));
+  const listen = (worker: Worker): Worker => {
+    current = worker;
     worker.on('error', (error) => lost(worker, error));
     worker.on('exit', (code) => lost(worker, new Error(`store thread exited with code ${code}`)));
     worker.on('message', (reply: StoreReply) => {
@@ -60,19 +59,24 @@ export function openSqliteStoreOffThread(dataDir: string): Store {
       else p.reject(Object.assign(new Error(reply.message), reply.code ? { code: reply.code } : {}));
     });
     worker.unref();
-    thread = worker;
     return worker;
   };
 
-  const call = (method: StoreCall['method'], args: unknown[]) =>
-    new Promise<unknown>((resolve, reject) => {
-      if (closed) return reject(new StoreUnavailableError(new Error('store closed')));
-      const worker = ensureThread();
+  const call = async (method: StoreCall['method'], args: unknown[]): Promise<unknown> => {
+    if (closed) throw new StoreUnavailableError(new Error('store closed'));
+    const worker = await ensureThread().catch((error: unknown) => {
+      starting = null;
+      throw new StoreUnavailableError(error);
+    });
+    // The thread may have died while this call waited for it to start.
+    if (worker !== current) throw new StoreUnavailableError(new Error('store thread exited'));
+    return new Promise<unknown>((resolve, reject) => {
       const id = nextId++;
       if (pending.size === 0) worker.ref();
       pending.set(id, { resolve, reject });
       worker.postMessage({ id, method, args } satisfies StoreCall);
     });
+  };
 
   const store = Object.fromEntries(METHODS.map((method) => [method, (...args: unknown[]) => call(method, args)]));
   return {
@@ -80,10 +84,11 @@ export function openSqliteStoreOffThread(dataDir: string): Store {
     kind: 'sqlite',
     close: async () => {
       if (closed) return;
-      const worker = thread;
+      const worker = current;
       if (worker) await call('close', []).catch(() => {});
       closed = true;
-      thread = null;
+      current = null;
+      starting = null;
       await worker?.terminate();
     },
   };
