@@ -16,7 +16,7 @@ import { POST } from '@/app/api/agent/ai-visibility/route';
 import { PROBLEM_BASE } from '@/lib/http/problem';
 import { railsFor } from '@/lib/runtime';
 import { startRails, type Rails } from '../../scripts/rails/start';
-import { LEAK_PATTERN, decodeBase64Json } from '../payments/harness';
+import { LEAK_PATTERN, chainLedger, decodeBase64Json } from '../payments/harness';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
 import { serveWebHandler, type WebServer } from '../support/web-server';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
@@ -66,14 +66,7 @@ const send = (body: unknown, headers: Record<string, string> = {}) =>
 
 const chain = () => createPublicClient({ chain: rails.chain, transport: http(rails.rpcUrl) });
 
-/** USDC balances and the facilitator's transaction count: a settlement is the facilitator sending a transaction. */
-async function ledger() {
-  return {
-    payer: await rails.usdcBalance(rails.payer.address),
-    payTo: await rails.usdcBalance(rails.payTo),
-    facilitatorTxs: await chain().getTransactionCount({ address: rails.facilitatorAddress }),
-  };
-}
+const ledger = () => chainLedger(rails);
 
 const evmClient = () =>
   Mppx.create({ polyfill: false, methods: [evm.charge({ account: privateKeyToAccount(rails.payer.privateKey), authorization: { name: 'USD Coin', version: '2' } })] });

@@ -4,7 +4,7 @@ import { Mppx, evm } from 'mppx/client';
 import { createWalletClient, http, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { LEAK_PATTERN, decodeBase64Json, parseWwwAuthenticate, postJson, rails, server, withPaidServer } from './harness';
+import { LEAK_PATTERN, decodeBase64Json, expectPaymentProblem, parseWwwAuthenticate, postJson, rails, server, withPaidServer } from './harness';
 
 const USDC_DOMAIN = { name: 'USD Coin', version: '2' };
 withPaidServer();
@@ -60,12 +60,7 @@ describe('MPP evm', () => {
     expect(first.status).toBe(200);
     const before = await balances();
     const replay = await postJson(server.resource, { n: 2 }, { authorization: credential });
-    expect(replay.status).toBe(402);
-    expect(replay.headers.get('content-type')).toBe('application/problem+json');
-    const problem = (await replay.json()) as { type: string; detail: string; reason: string };
-    expect(problem.type).toMatch(/payment-failed$/);
-    expect(problem.reason).toBe('credential-used');
-    expect(problem.detail).not.toMatch(LEAK_PATTERN);
+    await expectPaymentProblem(replay, { status: 402, type: 'payment-failed', reason: 'credential-used' });
     // the fresh challenge is a new one
     const oldId = Credential.deserialize(credential).challenge.id;
     const fresh = parseWwwAuthenticate(replay.headers.get('www-authenticate')!);
@@ -190,12 +185,7 @@ describe('facilitator faults', () => {
     const before = await balances();
     rails.faults.facilitator('down');
     const res = await postJson(server.resource, { n: 9 }, { authorization: credential });
-    expect(res.status).toBe(503);
-    expect(res.headers.get('content-type')).toBe('application/problem+json');
-    const p = (await res.json()) as { type: string; reason: string; detail: string };
-    expect(p.type).toMatch(/payments-unavailable$/);
-    expect(p.reason).toBe('processor-unavailable');
-    expect(p.detail).not.toMatch(LEAK_PATTERN);
+    await expectPaymentProblem(res, { status: 503, type: 'payments-unavailable', reason: 'processor-unavailable' });
     expect(await balances()).toEqual(before);
     rails.faults.facilitator(null);
     const retry = await postJson(server.resource, { n: 9 }, { authorization: credential });

@@ -1,6 +1,7 @@
 // Test harness: local rails + a minimal paid endpoint that uses lib/payments exactly as the gate does
 // (challenge when no credential; verify -> run -> settle), served over node:http so real clients can pay it.
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import { createPublicClient, http } from 'viem';
 import { serveWebHandler } from '../support/web-server';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import {
@@ -140,6 +141,27 @@ export function decodeBase64Json<T = Record<string, unknown>>(value: string | nu
 /** Text that must never reach a client: raw viem / EVM revert dumps, stack frames, internal error names. */
 export const LEAK_PATTERN =
   /revert|viem|contract call|ContractFunction|Request Arguments|docs\.|\bat [\w.<>]+ \(|Error:|0x[0-9a-f]{64}|stripe\.com|sk_test/i;
+
+/** USDC balances and the facilitator's transaction count: a settlement is the facilitator sending a transaction. */
+export async function chainLedger(rails: Rails) {
+  const chain = createPublicClient({ chain: rails.chain, transport: http(rails.rpcUrl) });
+  return {
+    payer: await rails.usdcBalance(rails.payer.address),
+    payTo: await rails.usdcBalance(rails.payTo),
+    facilitatorTxs: await chain.getTransactionCount({ address: rails.facilitatorAddress }),
+  };
+}
+
+/** A payment failure answered as spec 7 says: problem+json with this status, type and reason, and a detail that leaks nothing internal. */
+export async function expectPaymentProblem(res: Response, expected: { status: number; type: string; reason: string }) {
+  expect(res.status).toBe(expected.status);
+  expect(res.headers.get('content-type')).toBe('application/problem+json');
+  const problem = (await res.json()) as { type: string; reason: string; detail: string };
+  expect(problem.type).toMatch(new RegExp(`/${expected.type}$`));
+  expect(problem.reason).toBe(expected.reason);
+  expect(problem.detail).not.toMatch(LEAK_PATTERN);
+  return problem;
+}
 
 export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });

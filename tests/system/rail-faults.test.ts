@@ -12,7 +12,6 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { Mppx, evm, stripe as stripeMethods } from 'mppx/client';
 import Stripe from 'stripe';
-import { createPublicClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST as readinessPOST } from '@/app/api/agent/readiness/route';
@@ -23,7 +22,7 @@ import { createPaymentRails } from '@/lib/payments/rails';
 import { railsFor } from '@/lib/runtime';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import type { ProcessorFault } from '../../scripts/rails/faults';
-import { LEAK_PATTERN } from '../payments/harness';
+import { LEAK_PATTERN, chainLedger } from '../payments/harness';
 import { installTestRuntime, validReadinessBody, type TestRuntime } from '../support/runtime';
 import { sptFromTestHelper } from '../support/card';
 
@@ -84,14 +83,10 @@ const readiness = (headers: Record<string, string> = {}) =>
     }),
   );
 
-const chain = () => createPublicClient({ chain: rails.chain, transport: http(rails.rpcUrl) });
-
 /** Everything a charge would change. */
 async function ledger() {
   return {
-    payer: await rails.usdcBalance(rails.payer.address),
-    payTo: await rails.usdcBalance(rails.payTo),
-    facilitatorTxs: await chain().getTransactionCount({ address: rails.facilitatorAddress }),
+    ...(await chainLedger(rails)),
     paymentIntents: rails.stripe.paymentIntents().length,
     succeededIntents: rails.stripe.paymentIntents().filter((pi) => pi.status === 'succeeded').length,
   };

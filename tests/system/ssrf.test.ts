@@ -8,13 +8,13 @@
 // stand-in for the internet that records which addresses the socket's own resolver offers (the pins) and
 // then connects to a local fixture. No CHECK_HOST_MAP: the production guard path is the one under test.
 import dns from 'node:dns';
-import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { POST as visibilityPOST } from '@/app/api/agent/ai-visibility/route';
 import { isPublicAddress } from '@/lib/checks/visibility/safe-fetch';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/http/problem';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
+import { answerEverySocketFrom, type Dial } from '../support/route-sockets';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 
 const APP_URL = 'http://localhost:3000';
@@ -30,7 +30,7 @@ const savedHostMap = process.env.CHECK_HOST_MAP;
 const answers = new Map<string, string[][]>();
 const lookups: Array<{ name: string; answer: string[] }> = [];
 /** Every socket opened: the name asked for and the addresses its resolver was pinned to. */
-const dialled: Array<{ host: string; pinned: string[] }> = [];
+const dialled: Dial[] = [];
 
 const PRIVATE_ANSWERS: Array<[string, string[]]> = [
   ['loopback', ['127.0.0.1']],
@@ -92,15 +92,7 @@ beforeAll(async () => {
     return answer.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
   }) as never);
 
-  const realConnect = net.connect.bind(net) as (...args: unknown[]) => net.Socket;
-  vi.spyOn(net, 'connect').mockImplementation(((options: net.NetConnectOpts & { lookup?: net.LookupFunction; host?: string }) => {
-    const pinned: string[] = [];
-    options.lookup?.(options.host ?? '', { all: true }, (err, addresses) => {
-      if (!err && Array.isArray(addresses)) pinned.push(...addresses.map((a) => a.address));
-    });
-    dialled.push({ host: options.host ?? '', pinned });
-    return realConnect({ host: '127.0.0.1', port: site.port });
-  }) as unknown as typeof net.connect);
+  answerEverySocketFrom(site.port, dialled);
 
   rt = installTestRuntime({ APP_URL, RATE_LIMIT_PER_IP: '100000', RATE_LIMIT_PER_KEY: '100000' });
   ({ key, keyHash } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-100', { calls: 1000 }));

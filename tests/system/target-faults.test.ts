@@ -9,7 +9,6 @@
 // (production) refuses.
 import zlib from 'node:zlib';
 import { Mppx, evm } from 'mppx/client';
-import { createPublicClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST as visibilityPOST } from '@/app/api/agent/ai-visibility/route';
@@ -18,7 +17,7 @@ import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/http/problem';
 import { railsFor } from '@/lib/runtime';
 import { startRails, type Rails } from '../../scripts/rails/start';
-import { LEAK_PATTERN } from '../payments/harness';
+import { LEAK_PATTERN, chainLedger } from '../payments/harness';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 
@@ -62,15 +61,7 @@ afterAll(async () => {
   if (timings.length) console.log(`target faults: ${timings.join('; ')}`);
 });
 
-const chainClient = () => createPublicClient({ chain: rails.chain, transport: http(rails.rpcUrl) });
-
-async function ledger() {
-  return {
-    payer: await rails.usdcBalance(rails.payer.address),
-    payTo: await rails.usdcBalance(rails.payTo),
-    facilitatorTxs: await chainClient().getTransactionCount({ address: rails.facilitatorAddress }),
-  };
-}
+const ledger = () => chainLedger(rails);
 
 const check = (url: string, headers: Record<string, string> = {}) =>
   visibilityPOST(

@@ -12,6 +12,7 @@ import {
   type ResolvedAddress,
 } from '@/lib/checks/visibility/safe-fetch';
 import { startFixtureSite, type FixtureSite } from './fixture-site';
+import { answerEverySocketFrom, type Dial } from '../support/route-sockets';
 
 const KB = 1024;
 const MB = 1024 * 1024;
@@ -394,24 +395,14 @@ describe('safeFetch DNS vetting', () => {
 
 describe('safeFetch pins the connection to the vetted address', () => {
   let site: FixtureSite;
-  const dialled: Array<{ host: string; pinned: string[] }> = [];
+  const dialled: Dial[] = [];
 
   beforeAll(async () => {
     site = await startFixtureSite({
       '/': { body: 'public page' },
       '/again': { redirect: '/' },
     });
-    // Stand in for the internet: every plain-HTTP socket undici opens is answered by the fixture,
-    // after recording which address the socket's own resolver would have connected to.
-    const realConnect = net.connect.bind(net) as (...args: unknown[]) => net.Socket;
-    vi.spyOn(net, 'connect').mockImplementation(((options: net.NetConnectOpts & { lookup?: net.LookupFunction; host?: string }) => {
-      const pinned: string[] = [];
-      options.lookup?.(options.host ?? '', { all: true }, (err, addresses) => {
-        if (!err && Array.isArray(addresses)) pinned.push(...addresses.map((a) => a.address));
-      });
-      dialled.push({ host: options.host ?? '', pinned });
-      return realConnect({ host: '127.0.0.1', port: site.port });
-    }) as unknown as typeof net.connect);
+    answerEverySocketFrom(site.port, dialled);
   });
 
   afterEach(() => {

@@ -224,14 +224,7 @@ export const CRAWLERS: readonly Crawler[] = [
 ];
 
 /** A crawlers item of SPEC 2.3, plus honorsRobots. */
-export interface CrawlerVerdict {
-  token: string;
-  vendor: string;
-  role: CrawlerRole;
-  purpose: string;
-  source: string;
-  fallback?: string;
-  honorsRobots: boolean;
+export interface CrawlerVerdict extends Pick<Crawler, 'token' | 'vendor' | 'role' | 'purpose' | 'source' | 'fallback' | 'honorsRobots'> {
   allowed: boolean;
   /** The robots.txt line that decided, or why the robots.txt status decided; null when no rule matched. */
   rule: string | null;
