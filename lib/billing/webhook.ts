@@ -241,16 +241,21 @@ export async function reconcileSubscription(deps: WebhookDeps, subscriptionId: s
   if (!owner) return 'recorded: waiting for the checkout of this subscription';
   const period = await readJson<SubscriptionPeriod>(store, names.subPeriod(subscriptionId), now);
   const ended = await readJson<SubscriptionEnded>(store, names.subEnded(subscriptionId), now);
-  const appliedEnd = (await readJson<number>(store, names.subApplied(subscriptionId), now)) ?? owner.initialPeriodEnd;
 
   let periodEnd = Math.max(owner.initialPeriodEnd, period?.periodEnd ?? 0);
   if (ended) periodEnd = Math.min(periodEnd, ended.paidUntil ?? ended.endedAt);
-  const newPeriod = periodEnd - appliedEnd > SAME_PERIOD_SLACK_MS;
   const expiresAt = ended ? periodEnd : periodEnd + RENEWAL_GRACE_MS;
   const calls = findPlan('subscription')!.calls;
 
-  await store.updateGrant(owner.grantId, newPeriod ? { calls, used: 0, expiresAt } : { expiresAt });
-  if (newPeriod) await writeJson(store, names.subApplied(subscriptionId), periodEnd, now);
+  // One atomic store step decides "new period?" and resets `used`: a spend committed meanwhile, or a
+  // second reconciliation of the same period, can no longer be wiped by a reset computed from an older read.
+  const applied = await store.renewGrant(
+    owner.grantId,
+    { appliedRecord: names.subApplied(subscriptionId), appliedFallback: owner.initialPeriodEnd, periodEnd, samePeriodSlackMs: SAME_PERIOD_SLACK_MS, calls, expiresAt },
+    now,
+    FACT_TTL_MS,
+  );
+  const newPeriod = applied === 'renewed';
   if (ended) return 'subscription ended: calls last until the paid period ends';
   return newPeriod ? 'renewed: allowance reset' : 'period recorded';
 }
@@ -280,11 +285,11 @@ export async function reconcileRefund(deps: WebhookDeps, paymentIntentId: string
   if (!grant) return 'ignored: the grant no longer exists';
 
   const target = fact.fullyRefunded ? grant.calls : Math.min(grant.calls, Math.ceil((grant.calls * fact.amountRefunded) / fact.amount));
-  const done = (await readJson<number>(store, names.refundApplied(paymentIntentId), now)) ?? 0;
-  const remove = target - done;
+  // One atomic store step: `used` grows from its current value (a call committed meanwhile stays spent),
+  // and only the part of `target` no earlier delivery removed is removed.
+  const remove = await store.removeGrantCalls(grant.id, { appliedRecord: names.refundApplied(paymentIntentId), target }, now, FACT_TTL_MS);
+  if (remove === null) return 'ignored: the grant no longer exists';
   if (remove <= 0) return 'refund already applied';
-  await store.updateGrant(grant.id, { used: Math.min(grant.calls, grant.used + remove) });
-  await writeJson(store, names.refundApplied(paymentIntentId), target, now);
   return `refund: removed up to ${remove} calls`;
 }
 

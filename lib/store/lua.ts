@@ -1,5 +1,5 @@
-import type { CommitResult, Grant, GrantState, IdempotencyRecord, KeyRecord, RateLimitResult, Reservation, ReserveResult, Store } from './types';
-import { StoreUnavailableError } from './types';
+import type { CommitResult, Grant, GrantState, PurgeCounts, IdempotencyRecord, KeyRecord, RateLimitResult, Reservation, ReserveResult, Store } from './types';
+import { NATIVE_TTL_SLACK_MS, RESERVATION_RETENTION_MS, StoreUnavailableError } from './types';
 
 // The Redis and Vercel KV adapters share everything but the client: each multi-key operation
 // is one Lua script, which Redis runs atomically. Scripts build related key names from a
@@ -13,10 +13,16 @@ import { StoreUnavailableError } from './types';
 //   grant:<id>            hash  keyHash plan calls used expiresAt createdAt sourceRef
 //   grant:<id>:holds      zset  reservation id -> holdUntil
 //   res:<id>              hash  keyHash grantId state holdUntil
-//   idem:<scope>          hash  fingerprint state response   (with a TTL)
-//   rl:<bucket>:<window>  string counter                     (with a TTL)
-//   claim:<key>           string                             (with a TTL)
-//   rec:<name>            string                             (TTL optional)
+//   res:<id>              … kept RESERVATION_RETENTION_MS past its hold, for good once committed
+//   idem:<scope>          hash  fingerprint state response expiresAt
+//   rl:<bucket>:<window>  string counter
+//   claim:<key>           string expiresAt
+//   rec:<name>            hash  value expiresAt ('' keeps it)  (a plain string: written before expiresAt)
+//
+// One clock (see NATIVE_TTL_SLACK_MS in types.ts): whether a record is live is decided in Lua against the
+// caller's `now` and the `expiresAt` it was written with, exactly as SQLite does. Purging needs nothing
+// here: every expiring key also gets a native TTL (its ttl + NATIVE_TTL_SLACK_MS), so Redis deletes it by
+// itself, and Upstash/Vercel KV honours the same PEXPIRE the same way. Store.purgeExpired is a no-op.
 
 /** Sums what is live on one grant; shared by reserve and commit. */
 const GRANT_AVAILABLE = `
@@ -28,6 +34,29 @@ local function available(p, gid, now)
   redis.call('ZREMRANGEBYSCORE', p .. 'grant:' .. gid .. ':holds', '-inf', now)
   local held = redis.call('ZCARD', p .. 'grant:' .. gid .. ':holds')
   return tonumber(g[1]) - tonumber(g[2]) - held, expiresAt
+end
+`;
+
+/** Named records with their expiry on the caller's clock; shared by the record and grant scripts. */
+const RECORDS = `
+local SLACK = ${NATIVE_TTL_SLACK_MS}
+local function getRecord(k, now)
+  local t = redis.call('TYPE', k)['ok']
+  -- Written before records carried expiresAt: a plain string whose native TTL alone expires it.
+  if t == 'string' then return redis.call('GET', k) end
+  if t ~= 'hash' then return false end
+  local r = redis.call('HMGET', k, 'value', 'expiresAt')
+  if r[2] and r[2] ~= '' and tonumber(r[2]) <= now then return false end
+  return r[1]
+end
+local function putRecord(k, value, now, ttl)
+  redis.call('DEL', k)
+  if ttl == '' then
+    redis.call('HSET', k, 'value', value, 'expiresAt', '')
+  else
+    redis.call('HSET', k, 'value', value, 'expiresAt', string.format('%.0f', now + tonumber(ttl)))
+    redis.call('PEXPIRE', k, tonumber(ttl) + SLACK)
+  end
 end
 `;
 
@@ -90,6 +119,7 @@ end
 if not best then return false end
 redis.call('ZADD', p .. 'grant:' .. best .. ':holds', ARGV[5], ARGV[3])
 redis.call('HSET', p .. 'res:' .. ARGV[3], 'keyHash', ARGV[2], 'grantId', best, 'state', 'held', 'holdUntil', ARGV[5])
+redis.call('PEXPIRE', p .. 'res:' .. ARGV[3], math.max(tonumber(ARGV[5]) - now, 0) + ${RESERVATION_RETENTION_MS})
 return best`,
 
   commitReservation: GRANT_AVAILABLE + `
@@ -111,6 +141,7 @@ end
 redis.call('ZREM', holds, ARGV[2])
 redis.call('HINCRBY', p .. 'grant:' .. r[1], 'used', 1)
 redis.call('HSET', p .. 'res:' .. ARGV[2], 'state', 'committed', 'committedAt', ARGV[3])
+redis.call('PERSIST', p .. 'res:' .. ARGV[2])
 return 'committed'`,
 
   releaseReservation: `
@@ -123,16 +154,19 @@ return 1`,
 
   beginIdempotent: `
 local k = ARGV[1] .. 'idem:' .. ARGV[2]
-local r = redis.call('HMGET', k, 'fingerprint', 'state', 'response')
-if r[1] then return {r[1], r[2], r[3] or ''} end
-redis.call('HSET', k, 'fingerprint', ARGV[3], 'state', 'in-flight')
-redis.call('PEXPIRE', k, ARGV[4])
+local now = tonumber(ARGV[4])
+local r = redis.call('HMGET', k, 'fingerprint', 'state', 'response', 'expiresAt')
+if r[1] and (not r[4] or tonumber(r[4]) > now) then return {r[1], r[2], r[3] or ''} end
+redis.call('DEL', k)
+redis.call('HSET', k, 'fingerprint', ARGV[3], 'state', 'in-flight', 'expiresAt', string.format('%.0f', now + tonumber(ARGV[5])))
+redis.call('PEXPIRE', k, tonumber(ARGV[5]) + ${NATIVE_TTL_SLACK_MS})
 return false`,
 
   completeIdempotent: `
 local k = ARGV[1] .. 'idem:' .. ARGV[2]
-redis.call('HSET', k, 'fingerprint', ARGV[3], 'state', 'done', 'response', ARGV[4])
-redis.call('PEXPIRE', k, ARGV[5])
+local now = tonumber(ARGV[5])
+redis.call('HSET', k, 'fingerprint', ARGV[3], 'state', 'done', 'response', ARGV[4], 'expiresAt', string.format('%.0f', now + tonumber(ARGV[6])))
+redis.call('PEXPIRE', k, tonumber(ARGV[6]) + ${NATIVE_TTL_SLACK_MS})
 return 1`,
 
   abandonIdempotent: `
@@ -144,27 +178,59 @@ return 1`,
   hitRateLimit: `
 local k = ARGV[1] .. 'rl:' .. ARGV[2] .. ':' .. ARGV[3]
 local hits = redis.call('INCR', k)
-if hits == 1 then redis.call('PEXPIRE', k, ARGV[4]) end
+if hits == 1 then redis.call('PEXPIRE', k, tonumber(ARGV[4]) + ${NATIVE_TTL_SLACK_MS}) end
 return hits`,
 
-  setRecord: `
-local k = ARGV[1] .. 'rec:' .. ARGV[2]
-if ARGV[4] == '' then redis.call('SET', k, ARGV[3]) else redis.call('SET', k, ARGV[3], 'PX', ARGV[4]) end
+  setRecord: RECORDS + `
+putRecord(ARGV[1] .. 'rec:' .. ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5])
 return 1`,
 
-  getRecord: `
-return redis.call('GET', ARGV[1] .. 'rec:' .. ARGV[2])`,
+  getRecord: RECORDS + `
+return getRecord(ARGV[1] .. 'rec:' .. ARGV[2], tonumber(ARGV[3]))`,
 
-  takeRecord: `
+  takeRecord: RECORDS + `
 local k = ARGV[1] .. 'rec:' .. ARGV[2]
-local v = redis.call('GET', k)
+local v = getRecord(k, tonumber(ARGV[3]))
 redis.call('DEL', k)
 return v`,
 
   claimOnce: `
-local ok = redis.call('SET', ARGV[1] .. 'claim:' .. ARGV[2], '1', 'NX', 'PX', ARGV[3])
-if ok then return 1 end
-return 0`,
+local k = ARGV[1] .. 'claim:' .. ARGV[2]
+local now = tonumber(ARGV[3])
+local held = redis.call('GET', k)
+-- '1' was written before claims carried their expiry: live until its native TTL deletes it.
+if held and (held == '1' or tonumber(held) > now) then return 0 end
+redis.call('SET', k, string.format('%.0f', now + tonumber(ARGV[4])), 'PX', tonumber(ARGV[4]) + ${NATIVE_TTL_SLACK_MS})
+return 1`,
+
+  renewGrant: RECORDS + `
+local p = ARGV[1]
+local g = p .. 'grant:' .. ARGV[2]
+local now = tonumber(ARGV[10])
+if redis.call('EXISTS', g) == 0 then return 'missing' end
+local rec = p .. 'rec:' .. ARGV[3]
+local applied = tonumber(getRecord(rec, now) or '') or tonumber(ARGV[4])
+if tonumber(ARGV[5]) - applied > tonumber(ARGV[6]) then
+  redis.call('HSET', g, 'calls', ARGV[7], 'used', '0', 'expiresAt', ARGV[8])
+  putRecord(rec, ARGV[5], now, ARGV[9])
+  return 'renewed'
+end
+redis.call('HSET', g, 'expiresAt', ARGV[8])
+return 'extended'`,
+
+  removeGrantCalls: RECORDS + `
+local p = ARGV[1]
+local g = p .. 'grant:' .. ARGV[2]
+local now = tonumber(ARGV[6])
+local grant = redis.call('HMGET', g, 'calls', 'used')
+if not grant[1] then return -1 end
+local rec = p .. 'rec:' .. ARGV[3]
+local target = tonumber(ARGV[4])
+local remove = target - (tonumber(getRecord(rec, now) or '') or 0)
+if remove <= 0 then return 0 end
+redis.call('HSET', g, 'used', tostring(math.min(tonumber(grant[1]), tonumber(grant[2]) + remove)))
+putRecord(rec, ARGV[4], now, ARGV[5])
+return remove`,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;
@@ -235,20 +301,30 @@ export function createScriptStore(kind: 'redis' | 'vercel-kv', runner: ScriptRun
         if (!h || !h.grantId) return null;
         return { id, keyHash: h.keyHash, grantId: h.grantId, state: h.state as Reservation['state'], holdUntil: Number(h.holdUntil) };
       }),
-    beginIdempotent: (scope, fingerprint, _now, ttl) =>
+    renewGrant: (grantId, r, now, recordTtlMs) =>
+      guard(async () => {
+        const outcome = await run('renewGrant', grantId, r.appliedRecord, r.appliedFallback, r.periodEnd, r.samePeriodSlackMs, r.calls, r.expiresAt, recordTtlMs, now);
+        return str(outcome) as 'renewed' | 'extended' | 'missing';
+      }),
+    removeGrantCalls: (grantId, r, now, recordTtlMs) =>
+      guard(async () => {
+        const removed = Number(await run('removeGrantCalls', grantId, r.appliedRecord, r.target, recordTtlMs, now));
+        return removed < 0 ? null : removed;
+      }),
+    beginIdempotent: (scope, fingerprint, now, ttl) =>
       guard(async (): Promise<IdempotencyRecord | null> => {
-        const r = (await run('beginIdempotent', scope, fingerprint, ttl)) as string[] | null;
+        const r = (await run('beginIdempotent', scope, fingerprint, now, ttl)) as string[] | null;
         if (!r) return null;
         const [fp, state, response] = r.map(str);
         return state === 'done' ? { state: 'done', fingerprint: fp, response } : { state: 'in-flight', fingerprint: fp };
       }),
-    completeIdempotent: (scope, fingerprint, response, _now, ttlMs) =>
-      guard(async () => void (await run('completeIdempotent', scope, fingerprint, response, ttlMs))),
+    completeIdempotent: (scope, fingerprint, response, now, ttlMs) =>
+      guard(async () => void (await run('completeIdempotent', scope, fingerprint, response, now, ttlMs))),
     abandonIdempotent: (scope, fingerprint) => guard(async () => void (await run('abandonIdempotent', scope, fingerprint))),
-    getIdempotent: (scope) =>
+    getIdempotent: (scope, now) =>
       guard(async (): Promise<IdempotencyRecord | null> => {
         const h = await runner.hgetall(`${prefix}idem:${scope}`);
-        if (!h || !h.fingerprint) return null;
+        if (!h || !h.fingerprint || (h.expiresAt && Number(h.expiresAt) <= now)) return null;
         return h.state === 'done'
           ? { state: 'done', fingerprint: h.fingerprint, response: h.response ?? '' }
           : { state: 'in-flight', fingerprint: h.fingerprint };
@@ -259,10 +335,12 @@ export function createScriptStore(kind: 'redis' | 'vercel-kv', runner: ScriptRun
         const hits = Number(await run('hitRateLimit', bucket, windowStart, windowMs));
         return { allowed: hits <= limit, remaining: Math.max(0, limit - hits), retryAfterMs: hits <= limit ? 0 : windowStart + windowMs - now };
       }),
-    claimOnce: (key, _now, ttlMs) => guard(async () => Number(await run('claimOnce', key, ttlMs)) === 1),
-    setRecord: (name, value, _now, ttlMs) => guard(async () => void (await run('setRecord', name, value, ttlMs))),
-    getRecord: (name) => guard(async () => { const v = await run('getRecord', name); return v === null || v === undefined ? null : String(v); }),
-    takeRecord: (name) => guard(async () => { const v = await run('takeRecord', name); return v === null || v === undefined ? null : String(v); }),
+    claimOnce: (key, now, ttlMs) => guard(async () => Number(await run('claimOnce', key, now, ttlMs)) === 1),
+    setRecord: (name, value, now, ttlMs) => guard(async () => void (await run('setRecord', name, value, now, ttlMs))),
+    getRecord: (name, now) => guard(async () => { const v = await run('getRecord', name, now); return v === null || v === undefined ? null : String(v); }),
+    takeRecord: (name, now) => guard(async () => { const v = await run('takeRecord', name, now); return v === null || v === undefined ? null : String(v); }),
+    // Every expiring key carries a native TTL (see the layout above): Redis and KV delete them by themselves.
+    purgeExpired: async (): Promise<PurgeCounts> => ({ rateWindows: 0, idempotency: 0, claims: 0, reservations: 0, records: 0 }),
     close: () => runner.close(),
   };
 }

@@ -11,10 +11,10 @@ import type { StoreCall, StoreReply } from './sqlite-thread-worker';
 // (sqlite.ts): only the thread it runs on differs.
 
 const METHODS = [
-  'putKey', 'getKey', 'revokeKey', 'countKeys', 'addGrant', 'updateGrant', 'listGrants',
+  'putKey', 'getKey', 'revokeKey', 'countKeys', 'addGrant', 'updateGrant', 'renewGrant', 'removeGrantCalls', 'listGrants',
   'reserveCall', 'commitReservation', 'releaseReservation', 'getReservation',
   'beginIdempotent', 'completeIdempotent', 'abandonIdempotent', 'getIdempotent',
-  'hitRateLimit', 'claimOnce', 'setRecord', 'getRecord', 'takeRecord',
+  'hitRateLimit', 'claimOnce', 'setRecord', 'getRecord', 'takeRecord', 'purgeExpired',
 ] as const satisfies ReadonlyArray<Exclude<keyof Store, 'kind' | 'close'>>;
 
 async function startThread(dataDir: string): Promise<Worker> {

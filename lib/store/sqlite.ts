@@ -1,8 +1,11 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { CommitResult, Grant, GrantState, IdempotencyRecord, KeyRecord, RateLimitResult, Reservation, ReserveResult, Store } from './types';
-import { StoreUnavailableError } from './types';
+import type {
+  CommitResult, Grant, GrantRemoval, GrantRenewal, GrantState, IdempotencyRecord, KeyRecord, PurgeCounts, RateLimitResult, Reservation,
+  ReserveResult, Store,
+} from './types';
+import { RESERVATION_RETENTION_MS, StoreUnavailableError } from './types';
 
 // The embedded default store. WAL lets readers run beside one writer; every read-modify-write
 // runs in a BEGIN IMMEDIATE transaction, which takes the write lock up front, so several
@@ -26,7 +29,7 @@ CREATE TABLE IF NOT EXISTS idempotency (
   scope TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, state TEXT NOT NULL, response TEXT, expires_at INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS rate_windows (
-  bucket TEXT PRIMARY KEY, window_start INTEGER NOT NULL, hits INTEGER NOT NULL
+  bucket TEXT PRIMARY KEY, window_start INTEGER NOT NULL, hits INTEGER NOT NULL, expires_at INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS claims (
   claim TEXT PRIMARY KEY, expires_at INTEGER NOT NULL
@@ -35,6 +38,18 @@ CREATE TABLE IF NOT EXISTS records (
   name TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER
 );
 `;
+
+// Indexes for purgeExpired: without them each purge scans whole tables while holding the write lock.
+const PURGE_INDEXES = `
+CREATE INDEX IF NOT EXISTS rate_windows_expiry ON rate_windows(expires_at);
+CREATE INDEX IF NOT EXISTS idempotency_expiry ON idempotency(expires_at);
+CREATE INDEX IF NOT EXISTS claims_expiry ON claims(expires_at);
+CREATE INDEX IF NOT EXISTS records_expiry ON records(expires_at) WHERE expires_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS reservations_lapsed ON reservations(hold_until) WHERE state <> 'committed';
+`;
+
+/** Rows one purge statement deletes at most, so a large backlog never holds the write lock for long. */
+const PURGE_BATCH = 500;
 
 interface GrantRow {
   id: string; key_hash: string; plan: Grant['plan']; calls: number; used: number;
@@ -55,6 +70,11 @@ export function openSqliteStore(dataDir: string): Store {
   db.pragma(`busy_timeout = ${BUSY_WAIT_MS}`);
   db.pragma('synchronous = NORMAL');
   db.exec(SCHEMA);
+  // Files created before rate windows carried an expiry get the column; their old windows (expiry 0)
+  // go at the first purge, which at worst restarts one window's count once.
+  const windowColumns = db.pragma('table_info(rate_windows)') as Array<{ name: string }>;
+  if (!windowColumns.some((c) => c.name === 'expires_at')) db.exec('ALTER TABLE rate_windows ADD COLUMN expires_at INTEGER NOT NULL DEFAULT 0');
+  db.exec(PURGE_INDEXES);
 
   const q = {
     putKey: db.prepare('INSERT INTO credit_keys (key_hash, created_at, revoked_at, label) VALUES (?, ?, ?, ?)'),
@@ -86,8 +106,9 @@ export function openSqliteStore(dataDir: string): Store {
     ),
     deleteIdem: db.prepare("DELETE FROM idempotency WHERE scope = ? AND fingerprint = ? AND state = 'in-flight'"),
     hitWindow: db.prepare(
-      'INSERT INTO rate_windows (bucket, window_start, hits) VALUES (@bucket, @windowStart, 1) ON CONFLICT(bucket) DO UPDATE SET ' +
-        'hits = CASE WHEN window_start = excluded.window_start THEN hits + 1 ELSE 1 END, window_start = excluded.window_start RETURNING hits',
+      'INSERT INTO rate_windows (bucket, window_start, hits, expires_at) VALUES (@bucket, @windowStart, 1, @expiresAt) ON CONFLICT(bucket) DO UPDATE SET ' +
+        'hits = CASE WHEN window_start = excluded.window_start THEN hits + 1 ELSE 1 END, window_start = excluded.window_start, ' +
+        'expires_at = excluded.expires_at RETURNING hits',
     ),
     getClaim: db.prepare('SELECT expires_at FROM claims WHERE claim = ?'),
     putRecord: db.prepare(
@@ -98,6 +119,19 @@ export function openSqliteStore(dataDir: string): Store {
     putClaim: db.prepare(
       'INSERT INTO claims (claim, expires_at) VALUES (?, ?) ON CONFLICT(claim) DO UPDATE SET expires_at = excluded.expires_at',
     ),
+    grantRow: db.prepare('SELECT calls, used FROM grants WHERE id = ?'),
+    setUsed: db.prepare('UPDATE grants SET used = ? WHERE id = ?'),
+    renew: db.prepare('UPDATE grants SET calls = ?, used = 0, expires_at = ? WHERE id = ?'),
+    setExpiry: db.prepare('UPDATE grants SET expires_at = ? WHERE id = ?'),
+    purge: {
+      rateWindows: db.prepare(`DELETE FROM rate_windows WHERE rowid IN (SELECT rowid FROM rate_windows WHERE expires_at <= ? LIMIT ${PURGE_BATCH})`),
+      idempotency: db.prepare(`DELETE FROM idempotency WHERE rowid IN (SELECT rowid FROM idempotency WHERE expires_at <= ? LIMIT ${PURGE_BATCH})`),
+      claims: db.prepare(`DELETE FROM claims WHERE rowid IN (SELECT rowid FROM claims WHERE expires_at <= ? LIMIT ${PURGE_BATCH})`),
+      reservations: db.prepare(
+        `DELETE FROM reservations WHERE rowid IN (SELECT rowid FROM reservations WHERE state <> 'committed' AND hold_until <= ? LIMIT ${PURGE_BATCH})`,
+      ),
+      records: db.prepare(`DELETE FROM records WHERE rowid IN (SELECT rowid FROM records WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ${PURGE_BATCH})`),
+    },
   };
 
   const toGrantState = (row: GrantRow, now: number): GrantState => {
@@ -154,7 +188,7 @@ export function openSqliteStore(dataDir: string): Store {
   // One statement is atomic on its own: no JS-level transaction needed on this hot path.
   const hit = (bucket: string, limit: number, windowMs: number, now: number): RateLimitResult => {
     const windowStart = now - (now % windowMs);
-    const { hits } = q.hitWindow.get({ bucket, windowStart }) as { hits: number };
+    const { hits } = q.hitWindow.get({ bucket, windowStart, expiresAt: windowStart + windowMs }) as { hits: number };
     return { allowed: hits <= limit, remaining: Math.max(0, limit - hits), retryAfterMs: hits <= limit ? 0 : windowStart + windowMs - now };
   };
 
@@ -180,6 +214,50 @@ export function openSqliteStore(dataDir: string): Store {
     if (!sets.length) return true;
     return db.prepare(`UPDATE grants SET ${sets.join(', ')} WHERE id = ?`).run(...values, grantId).changes === 1;
   });
+
+  /** A number kept in a record (what was already applied), or `fallback` when there is none. */
+  const readAppliedNumber = (name: string, now: number, fallback: number): number => {
+    const row = q.getRecord.get(name, now) as { value: string } | undefined;
+    const value = row ? Number(row.value) : NaN;
+    return Number.isFinite(value) ? value : fallback;
+  };
+  const expiryOf = (now: number, ttlMs: number | null) => (ttlMs === null ? null : now + ttlMs);
+
+  const renewGrant = db.transaction((grantId: string, r: GrantRenewal, now: number, ttlMs: number | null) => {
+    if (!q.grantRow.get(grantId)) return 'missing' as const;
+    const applied = readAppliedNumber(r.appliedRecord, now, r.appliedFallback);
+    if (r.periodEnd - applied > r.samePeriodSlackMs) {
+      q.renew.run(r.calls, r.expiresAt, grantId);
+      q.putRecord.run(r.appliedRecord, JSON.stringify(r.periodEnd), expiryOf(now, ttlMs));
+      return 'renewed' as const;
+    }
+    q.setExpiry.run(r.expiresAt, grantId);
+    return 'extended' as const;
+  });
+
+  const removeGrantCalls = db.transaction((grantId: string, r: GrantRemoval, now: number, ttlMs: number | null): number | null => {
+    const grant = q.grantRow.get(grantId) as { calls: number; used: number } | undefined;
+    if (!grant) return null;
+    const remove = r.target - readAppliedNumber(r.appliedRecord, now, 0);
+    if (remove <= 0) return 0;
+    q.setUsed.run(Math.min(grant.calls, grant.used + remove), grantId);
+    q.putRecord.run(r.appliedRecord, JSON.stringify(r.target), expiryOf(now, ttlMs));
+    return remove;
+  });
+
+  // One short transaction per batch: a backlog of expired rows never holds the write lock for long.
+  const purgeExpired = async (now: number): Promise<PurgeCounts> => {
+    const counts: PurgeCounts = { rateWindows: 0, idempotency: 0, claims: 0, reservations: 0, records: 0 };
+    for (const kind of Object.keys(counts) as Array<keyof PurgeCounts>) {
+      const cutoff = kind === 'reservations' ? now - RESERVATION_RETENTION_MS : now;
+      for (;;) {
+        const deleted = await guard(() => q.purge[kind].run(cutoff).changes);
+        counts[kind] += deleted;
+        if (deleted < PURGE_BATCH) break;
+      }
+    }
+    return counts;
+  };
 
   // better-sqlite3 is synchronous; a lock held past busy_timeout surfaces as SQLITE_BUSY. A busy
   // statement or transaction has changed nothing (better-sqlite3 rolls a failed transaction back), so
@@ -214,6 +292,8 @@ export function openSqliteStore(dataDir: string): Store {
     countKeys: () => guard(() => (q.countKeys.get() as { n: number }).n),
     addGrant: (g) => guard(() => void q.addGrant.run(g.id, g.keyHash, g.plan, g.calls, g.used, g.expiresAt, g.createdAt, g.sourceRef)),
     updateGrant: (grantId, patch) => guard(() => updateGrant.immediate(grantId, patch)),
+    renewGrant: (grantId, renewal, now, ttlMs) => guard(() => renewGrant.immediate(grantId, renewal, now, ttlMs)),
+    removeGrantCalls: (grantId, removal, now, ttlMs) => guard(() => removeGrantCalls.immediate(grantId, removal, now, ttlMs)),
     listGrants: (keyHash, now) => guard(() => (q.grantsWithHolds.all({ keyHash, now }) as GrantRow[]).map((r) => toGrantState(r, now))),
     reserveCall: (keyHash, id, now, holdUntil) => guard(() => reserve.immediate(keyHash, id, now, holdUntil)),
     commitReservation: (id, now) => guard(() => commit.immediate(id, now)),
@@ -233,6 +313,7 @@ export function openSqliteStore(dataDir: string): Store {
     setRecord: (name, value, now, ttlMs) => guard(() => void q.putRecord.run(name, value, ttlMs === null ? null : now + ttlMs)),
     getRecord: (name, now) => guard(() => (q.getRecord.get(name, now) as { value: string } | undefined)?.value ?? null),
     takeRecord: (name, now) => guard(() => takeRecord.immediate(name, now)),
+    purgeExpired,
     close: async () => void db.close(),
   };
 }

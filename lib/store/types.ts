@@ -55,6 +55,37 @@ export interface RateLimitResult {
   retryAfterMs: number;
 }
 
+/** A subscription period to apply to its grant (see `Store.renewGrant`). */
+export interface GrantRenewal {
+  /** Record holding the period end already applied to the grant (a number); `appliedFallback` when it is absent. */
+  appliedRecord: string;
+  appliedFallback: number;
+  /** End of the period now known to be paid. */
+  periodEnd: number;
+  /** A period ending no more than this after the applied one is the same period reported twice. */
+  samePeriodSlackMs: number;
+  /** What a new period gets: its allowance (`used` goes back to 0) and the grant's new expiry. */
+  calls: number;
+  expiresAt: number;
+}
+
+/** A share of a grant's calls to remove once (see `Store.removeGrantCalls`). */
+export interface GrantRemoval {
+  /** Record counting the calls already removed for this reason (a number), e.g. one payment's refunds. */
+  appliedRecord: string;
+  /** Calls that must be removed in all for this reason; only the part not removed yet is removed now. */
+  target: number;
+}
+
+/** Rows deleted by one purge, per kind (always zeros on Redis and KV, whose keys expire natively). */
+export interface PurgeCounts {
+  rateWindows: number;
+  idempotency: number;
+  claims: number;
+  reservations: number;
+  records: number;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'redis' | 'vercel-kv';
 
@@ -67,6 +98,20 @@ export interface Store {
   /** Sets a grant's calls/used/expiry, e.g. a subscription renewal resets `used` to 0. */
   updateGrant(grantId: string, patch: Partial<Pick<Grant, 'calls' | 'used' | 'expiresAt'>>): Promise<boolean>;
   listGrants(keyHash: string, now: number): Promise<GrantState[]>;
+  /**
+   * Applies a paid subscription period in one atomic step with every spend: a period later than the
+   * applied one resets the allowance (`calls`, `used` = 0) and records it as applied; the same period
+   * again only moves the expiry. Two reconciliations can no longer both reset and wipe a spend between them.
+   * @example await store.renewGrant(grantId, { appliedRecord: 'sub-applied:sub_1', appliedFallback: end0, periodEnd, samePeriodSlackMs: DAY, calls: 50, expiresAt }, now, FACT_TTL_MS)
+   */
+  renewGrant(grantId: string, renewal: GrantRenewal, now: number, recordTtlMs: number | null): Promise<'renewed' | 'extended' | 'missing'>;
+  /**
+   * Removes calls from a grant in one atomic step with every spend (`used` grows, never past `calls`):
+   * only `target` minus what `appliedRecord` says was already removed, then records `target`. Returns the
+   * calls removed now, or null when the grant does not exist.
+   * @example await store.removeGrantCalls(grantId, { appliedRecord: 'refund-applied:pi_1', target: 3 }, now, FACT_TTL_MS) // 3, then 0
+   */
+  removeGrantCalls(grantId: string, removal: GrantRemoval, now: number, recordTtlMs: number | null): Promise<number | null>;
 
   /** Holds one call on the live grant that expires soonest, until `holdUntil`. */
   reserveCall(keyHash: string, reservationId: string, now: number, holdUntil: number): Promise<ReserveResult>;
@@ -92,8 +137,28 @@ export interface Store {
   /** Reads and deletes in one step: what it returns, no other caller ever sees (a key shown once). */
   takeRecord(name: string, now: number): Promise<string | null>;
 
+  /**
+   * Deletes what expired by `now`: rate windows, idempotency records, claims, reservations whose hold
+   * lapsed (or that were released) more than `RESERVATION_RETENTION_MS` ago, and records. Committed
+   * reservations and grants stay. SQLite does the work here; Redis and KV give every such key a native
+   * TTL when they write it, so there this returns zeros. The server runs it on a timer (purge.ts).
+   * @example const counts = await store.purgeExpired(Date.now());
+   */
+  purgeExpired(now: number): Promise<PurgeCounts>;
+
   close(): Promise<void>;
 }
+
+/**
+ * Every expiry is decided on the caller's clock: each operation takes `now`, and a record expires when
+ * `now` reaches the `now + ttl` it was written with, on every adapter (Redis and KV compare stored expiry
+ * times in Lua, not Redis's own clock). Their native TTLs only delete keys, and run this much later so a
+ * modest skew between the two clocks never deletes a key the caller still considers live.
+ */
+export const NATIVE_TTL_SLACK_MS = 5 * 60 * 1000;
+
+/** A reservation that can no longer be committed is kept this long after its hold lapsed, for audit, then purged. */
+export const RESERVATION_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 const STORE_UNAVAILABLE = Symbol.for('paid-agent-checks.StoreUnavailableError');
 
