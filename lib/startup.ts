@@ -1,9 +1,14 @@
 import { ConfigError } from '@/lib/config';
 import { getRuntime } from '@/lib/runtime';
+import { startPurgeSchedule, type PurgeSchedule } from '@/lib/store/purge';
+
+const holder = globalThis as unknown as { __pacPurge?: PurgeSchedule };
 
 export function startup(): void {
   try {
-    const { config, rails } = getRuntime();
+    const { config, rails, store, log } = getRuntime();
+    // One schedule per process, even if Next evaluates this module twice.
+    holder.__pacPurge ??= startPurgeSchedule(store, { log });
     const live = rails?.live.length ? rails.live.join(', ') : 'none (prepaid credits keys only)';
     console.log(`[paid-agent-checks] store: ${config.storeKind}; payment rails live: ${live}; APP_URL ${config.APP_URL}`);
   } catch (error) {

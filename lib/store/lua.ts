@@ -119,7 +119,7 @@ end
 if not best then return false end
 redis.call('ZADD', p .. 'grant:' .. best .. ':holds', ARGV[5], ARGV[3])
 redis.call('HSET', p .. 'res:' .. ARGV[3], 'keyHash', ARGV[2], 'grantId', best, 'state', 'held', 'holdUntil', ARGV[5])
-redis.call('PEXPIRE', p .. 'res:' .. ARGV[3], math.max(tonumber(ARGV[5]) - now, 0) + ${RESERVATION_RETENTION_MS})
+redis.call('PEXPIRE', p .. 'res:' .. ARGV[3], math.max(tonumber(ARGV[5]) - now, 0) + ${RESERVATION_RETENTION_MS + NATIVE_TTL_SLACK_MS})
 return best`,
 
   commitReservation: GRANT_AVAILABLE + `

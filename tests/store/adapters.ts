@@ -16,7 +16,8 @@ export interface AdapterHarness {
   name: 'sqlite' | 'sqlite on a worker thread' | 'redis' | 'vercel-kv';
   available: boolean;
   setup(): Promise<void>;
-  fresh(): Store;
+  /** A new empty store; Redis and KV stores live under `prefix` (random unless given). */
+  fresh(prefix?: string): Store;
   teardown(): Promise<void>;
 }
 
@@ -50,8 +51,8 @@ export function redisHarness(): AdapterHarness & { server(): RedisServer } {
     name: 'redis', available: hasRedis,
     server: () => server,
     setup: async () => { server = await startRedisServer(); },
-    fresh: () => {
-      const s = openRedisStore(server.url, `t${crypto.randomBytes(4).toString('hex')}:`);
+    fresh: (prefix = `t${crypto.randomBytes(4).toString('hex')}:`) => {
+      const s = openRedisStore(server.url, prefix);
       stores.push(s);
       return s;
     },
@@ -62,16 +63,17 @@ export function redisHarness(): AdapterHarness & { server(): RedisServer } {
   };
 }
 
-export function vercelKvHarness(): AdapterHarness {
+export function vercelKvHarness(): AdapterHarness & { server(): RedisServer } {
   let server: RedisServer;
   let shim: Awaited<ReturnType<typeof startUpstashShim>>;
   return {
     name: 'vercel-kv', available: hasRedis,
+    server: () => server,
     setup: async () => {
       server = await startRedisServer();
       shim = await startUpstashShim(server.url, 'test-token');
     },
-    fresh: () => openVercelKvStore(shim.url, shim.token, `t${crypto.randomBytes(4).toString('hex')}:`),
+    fresh: (prefix = `t${crypto.randomBytes(4).toString('hex')}:`) => openVercelKvStore(shim.url, shim.token, prefix),
     teardown: async () => {
       await shim?.close();
       await server?.stop();

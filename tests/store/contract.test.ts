@@ -131,6 +131,10 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
       const s = harness.fresh();
       await s.setRecord('checkout:cs_1', '{"plan":"bundle-25"}', T0, null);
       await s.setRecord('short', 'x', T0, 1000);
+      expect(await s.getRecord('short', T0 + 999)).toBe('x');
+      // Expiry is decided on the caller's clock: T0 lies in the past of this machine's, and +1 s is far away.
+      expect(await s.getRecord('short', T0 + 1000)).toBeNull();
+      expect(await s.takeRecord('short', T0 + 1000)).toBeNull();
       expect(await s.getRecord('checkout:cs_1', T0 + DAY)).toBe('{"plan":"bundle-25"}');
       expect(await s.getRecord('missing', T0)).toBeNull();
       await s.setRecord('checkout:cs_1', '{"plan":"bundle-100"}', T0, null);
@@ -139,6 +143,108 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
       const takes = await Promise.all(Array.from({ length: 5 }, () => s.takeRecord('reveal:cs_2', T0 + 1)));
       expect(takes.filter((t) => t !== null)).toEqual(['pac_live_secret']);
       expect(await s.getRecord('reveal:cs_2', T0 + 2)).toBeNull();
+    });
+
+    it('frees an in-flight idempotency marker once its ttl passes, and the key can be claimed again', async () => {
+      const s = harness.fresh();
+      expect(await s.beginIdempotent('op:crashed', 'fp', T0, 180_000)).toBeNull();
+      expect(await s.beginIdempotent('op:crashed', 'fp', T0 + 179_999, 180_000)).toEqual({ state: 'in-flight', fingerprint: 'fp' });
+      expect(await s.getIdempotent('op:crashed', T0 + 180_000)).toBeNull();
+      expect(await s.beginIdempotent('op:crashed', 'fp', T0 + 180_000, 180_000)).toBeNull();
+      // The new claim runs on its own ttl, from the `now` it was made at.
+      expect(await s.getIdempotent('op:crashed', T0 + 359_999)).toEqual({ state: 'in-flight', fingerprint: 'fp' });
+      expect(await s.getIdempotent('op:crashed', T0 + 360_000)).toBeNull();
+    });
+
+    it('expires a replay record after its ttl', async () => {
+      const s = harness.fresh();
+      expect(await s.beginIdempotent('op:done', 'fp', T0, 180_000)).toBeNull();
+      await s.completeIdempotent('op:done', 'fp', '{"r":1}', T0 + 10, DAY);
+      expect(await s.getIdempotent('op:done', T0 + 10 + DAY - 1)).toEqual({ state: 'done', fingerprint: 'fp', response: '{"r":1}' });
+      expect(await s.getIdempotent('op:done', T0 + 10 + DAY)).toBeNull();
+      expect(await s.beginIdempotent('op:done', 'fp2', T0 + 10 + DAY, 180_000)).toBeNull();
+    });
+
+    it('expires a claimOnce marker after its ttl, and not before', async () => {
+      const s = harness.fresh();
+      expect(await s.claimOnce('pay:evm:nonce1', T0, 60_000)).toBe(true);
+      expect(await s.claimOnce('pay:evm:nonce1', T0 + 59_999, 60_000)).toBe(false);
+      expect(await s.claimOnce('pay:evm:nonce1', T0 + 60_000, 60_000)).toBe(true);
+      expect(await s.claimOnce('pay:evm:nonce1', T0 + 60_001, 60_000)).toBe(false);
+    });
+
+    it('resets a renewed grant once per period, atomically with the marker of the applied period', async () => {
+      const s = harness.fresh();
+      await s.addGrant(grant({ id: 'sub', keyHash: 'k', plan: 'subscription', calls: 50, used: 47, expiresAt: T0 + 31 * DAY }));
+      const renewal = { appliedRecord: 'sub-applied:sub_1', appliedFallback: T0 + 30 * DAY, samePeriodSlackMs: DAY, calls: 50 };
+      // The same period reported again only moves the expiry.
+      expect(await s.renewGrant('sub', { ...renewal, periodEnd: T0 + 30 * DAY + 5_000, expiresAt: T0 + 32 * DAY }, T0, null)).toBe('extended');
+      expect((await s.listGrants('k', T0))[0]).toMatchObject({ used: 47, expiresAt: T0 + 32 * DAY });
+      const next = { ...renewal, periodEnd: T0 + 60 * DAY, expiresAt: T0 + 61 * DAY };
+      expect(await s.renewGrant('sub', next, T0, null)).toBe('renewed');
+      expect(await s.getRecord('sub-applied:sub_1', T0)).toBe(String(T0 + 60 * DAY));
+      await s.reserveCall('k', 'r1', T0, T0 + 1000);
+      expect(await s.commitReservation('r1', T0 + 1)).toBe('committed');
+      // A second reconciliation of the same period must not wipe the call spent since the first.
+      expect(await s.renewGrant('sub', next, T0 + 2, null)).toBe('extended');
+      expect((await s.listGrants('k', T0 + 2))[0]).toMatchObject({ calls: 50, used: 1, expiresAt: T0 + 61 * DAY });
+      expect(await s.renewGrant('missing', next, T0, null)).toBe('missing');
+    });
+
+    it('removes refunded calls once per target, from the current balance, never past the allowance', async () => {
+      const s = harness.fresh();
+      await s.addGrant(grant({ id: 'g', keyHash: 'k', calls: 10, used: 2 }));
+      const removal = { appliedRecord: 'refund-applied:pi_1' };
+      expect(await s.removeGrantCalls('g', { ...removal, target: 3 }, T0, null)).toBe(3);
+      expect(await s.removeGrantCalls('g', { ...removal, target: 3 }, T0, null)).toBe(0);
+      expect((await s.listGrants('k', T0))[0]).toMatchObject({ used: 5 });
+      expect(await s.getRecord('refund-applied:pi_1', T0)).toBe('3');
+      await s.reserveCall('k', 'r1', T0, T0 + 1000);
+      expect(await s.commitReservation('r1', T0 + 1)).toBe('committed');
+      // A larger refund later: only the difference goes, on top of the call just spent, capped at `calls`.
+      expect(await s.removeGrantCalls('g', { ...removal, target: 10 }, T0 + 2, null)).toBe(7);
+      expect((await s.listGrants('k', T0 + 2))[0]).toMatchObject({ used: 10, remaining: 0 });
+      expect(await s.removeGrantCalls('missing', { ...removal, target: 1 }, T0, null)).toBeNull();
+    });
+
+    it('keeps concurrent commits and a refund both counted', async () => {
+      const s = harness.fresh();
+      await s.addGrant(grant({ id: 'g', keyHash: 'k', calls: 20 }));
+      const ids = Array.from({ length: 8 }, (_, i) => `r${i}`);
+      for (const id of ids) expect((await s.reserveCall('k', id, T0, T0 + 60_000)).ok).toBe(true);
+      const [removed, ...commits] = await Promise.all([
+        s.removeGrantCalls('g', { appliedRecord: 'refund-applied:pi_2', target: 5 }, T0 + 1, null),
+        ...ids.map((id) => s.commitReservation(id, T0 + 1)),
+      ]);
+      expect(removed).toBe(5);
+      expect(commits.every((c) => c === 'committed')).toBe(true);
+      expect((await s.listGrants('k', T0 + 2))[0]).toMatchObject({ used: 13, remaining: 7 });
+    });
+
+    it('purges what expired and keeps what is live', async () => {
+      const s = harness.fresh();
+      await s.putKey({ keyHash: 'k', createdAt: T0, revokedAt: null, label: null });
+      await s.addGrant(grant({ id: 'g', keyHash: 'k', calls: 5 }));
+      await s.reserveCall('k', 'kept', T0, T0 + 1000);
+      await s.commitReservation('kept', T0 + 1);
+      await s.reserveCall('k', 'lapsed', T0, T0 + 1000);
+      await s.setRecord('forever', 'v', T0, null);
+      await s.setRecord('long', 'v', T0, 400 * DAY);
+      await s.setRecord('short', 'v', T0, 1000);
+      await s.claimOnce('c', T0, 1000);
+      await s.hitRateLimit('ip:1', 10, 60_000, T0);
+      await s.beginIdempotent('op:x', 'fp', T0, 1000);
+      const later = T0 + 2 * DAY;
+      const none = { rateWindows: 0, idempotency: 0, claims: 0, reservations: 0, records: 0 };
+      // SQLite deletes the rows here; Redis and KV delete through native TTLs (tests/store/purge.test.ts
+      // checks that every expiring key carries one), so their purge has nothing to do.
+      const expected = s.kind === 'sqlite' ? { rateWindows: 1, idempotency: 1, claims: 1, reservations: 1, records: 1 } : none;
+      expect(await s.purgeExpired(later)).toEqual(expected);
+      expect(await s.getKey('k')).toMatchObject({ keyHash: 'k' });
+      expect(await s.getReservation('kept')).toMatchObject({ state: 'committed' });
+      expect((await s.listGrants('k', later))[0]).toMatchObject({ used: 1, remaining: 4 });
+      expect([await s.getRecord('forever', later), await s.getRecord('long', later), await s.getRecord('short', later)]).toEqual(['v', 'v', null]);
+      expect(await s.purgeExpired(later)).toEqual(none);
     });
 
     it('never spends below zero under concurrent reservations', async () => {
