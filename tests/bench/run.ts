@@ -14,6 +14,7 @@ import { createKey } from '@/lib/credits/ledger';
 import { validReadinessBody } from '../support/runtime';
 import { benchConcurrency, benchExtraction, benchHugePage } from './visibility';
 import { benchPaidOverhead, benchUnpaidChallenge } from './payments';
+import { benchLockedStoreWait } from './store';
 
 const run = promisify(execFile);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -108,6 +109,7 @@ export async function benchSqliteSpends(): Promise<Record<string, unknown>> {
 const SECTIONS: Record<string, () => Promise<unknown>> = {
   readiness: benchPaidReadiness,
   spends: benchSqliteSpends,
+  'store-lock-wait': benchLockedStoreWait,
   'visibility-concurrency': benchConcurrency,
   'visibility-extraction': benchExtraction,
   'visibility-huge-page': benchHugePage,
