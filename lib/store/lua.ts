@@ -15,7 +15,7 @@ import { NATIVE_TTL_SLACK_MS, RESERVATION_RETENTION_MS, StoreUnavailableError } 
 //   res:<id>              hash  keyHash grantId state holdUntil
 //   res:<id>              … kept RESERVATION_RETENTION_MS past its hold, for good once committed
 //   idem:<scope>          hash  fingerprint state response expiresAt
-//   rl:<bucket>:<window>  string counter
+//   rl:<bucket>:<window>  string counter                    (native TTL: one window, no slack)
 //   claim:<key>           string expiresAt
 //   rec:<name>            hash  value expiresAt ('' keeps it)  (a plain string: written before expiresAt)
 //
@@ -178,7 +178,10 @@ return 1`,
   hitRateLimit: `
 local k = ARGV[1] .. 'rl:' .. ARGV[2] .. ':' .. ARGV[3]
 local hits = redis.call('INCR', k)
-if hits == 1 then redis.call('PEXPIRE', k, tonumber(ARGV[4]) + ${NATIVE_TTL_SLACK_MS}) end
+-- No slack here: the caller's clock picks the window (its start is in the key), and a key that lives one
+-- window from its first hit outlives that window on either clock. Under a flood of made-up buckets this
+-- keeps one key per bucket, not one per window of the slack.
+if hits == 1 then redis.call('PEXPIRE', k, ARGV[4]) end
 return hits`,
 
   setRecord: RECORDS + `

@@ -153,7 +153,8 @@ export interface Store {
  * Every expiry is decided on the caller's clock: each operation takes `now`, and a record expires when
  * `now` reaches the `now + ttl` it was written with, on every adapter (Redis and KV compare stored expiry
  * times in Lua, not Redis's own clock). Their native TTLs only delete keys, and run this much later so a
- * modest skew between the two clocks never deletes a key the caller still considers live.
+ * modest skew between the two clocks never deletes a key the caller still considers live (rate windows,
+ * whose window is in the key's name, need no slack).
  */
 export const NATIVE_TTL_SLACK_MS = 5 * 60 * 1000;
 
