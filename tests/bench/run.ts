@@ -14,6 +14,7 @@ import { createKey } from '@/lib/credits/ledger';
 import { validReadinessBody } from '../support/runtime';
 import { benchConcurrency, benchExtraction, benchHugePage } from './visibility';
 import { benchPaidOverhead, benchUnpaidChallenge } from './payments';
+import { benchRobotsAdversarial, benchStoreLockWait } from './timing';
 
 const run = promisify(execFile);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -113,6 +114,8 @@ const SECTIONS: Record<string, () => Promise<unknown>> = {
   'visibility-huge-page': benchHugePage,
   'payments-challenge': benchUnpaidChallenge,
   'payments-paid-overhead': benchPaidOverhead,
+  'robots-adversarial': benchRobotsAdversarial,
+  'store-lock-wait': benchStoreLockWait,
 };
 
 async function main() {
