@@ -54,6 +54,8 @@ export interface FakePaymentIntent {
   metadata: Record<string, string>;
   client_secret: string;
   last_payment_error: null | { type: string; code: string; message: string };
+  /** What the customer must do before the payment can complete (3-D Secure), as Stripe reports it. */
+  next_action: null | { type: 'use_stripe_sdk'; use_stripe_sdk: { type: 'three_d_secure_redirect'; stripe_js: string } };
 }
 
 export interface StripeFakeHandle {
@@ -259,6 +261,7 @@ export async function startStripeFake(
       metadata: prefixed(params, 'metadata'),
       client_secret: '',
       last_payment_error: null,
+      next_action: null,
     };
     pi.client_secret = `${pi.id}_secret_${randomBytes(8).toString('hex')}`;
     if (!paymentMethod) pi.status = 'requires_payment_method';
@@ -288,7 +291,12 @@ export async function startStripeFake(
         };
       }
       if (paymentMethod === 'pm_card_authenticationRequired' || paymentMethod === 'pm_card_threeDSecure2Required') {
+        // Stripe answers 200: the PaymentIntent exists, uncharged, waiting for the customer's 3-D Secure step.
         pi.status = 'requires_action';
+        pi.next_action = {
+          type: 'use_stripe_sdk',
+          use_stripe_sdk: { type: 'three_d_secure_redirect', stripe_js: `https://hooks.stripe.com/3d_secure_2/hosted?payment_intent=${pi.id}` },
+        };
       } else {
         pi.status = 'succeeded';
         pi.amount_received = amount;

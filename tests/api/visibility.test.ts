@@ -80,17 +80,28 @@ describe('POST /api/agent/ai-visibility with a prepaid key', () => {
     expect(await callsLeft()).toBe(25);
   });
 
-  it('stops the check when the client goes away, and charges nothing', async () => {
+  it('stops the check when the client goes away: 422 site-unreachable, nothing charged, the Idempotency-Key freed', async () => {
     // The site never answers, so only the request's own signal can end this before the check's timeouts
     // (which are longer than this test's): the gate hands that signal to the check on first read.
     const client = new AbortController();
     const request = post(URL_, { url: 'https://site.test/hang' }, { authorization: `Bearer ${key}`, 'idempotency-key': 'vis-00000009' });
     const pending = POST(new Request(request, { signal: client.signal }));
-    await new Promise((r) => setTimeout(r, 300));
+    // Abort only once the check is waiting on the site, so the abort lands mid-check.
+    while (!site.requests.includes('/hang')) await new Promise((r) => setTimeout(r, 10));
     client.abort();
     const res = await pending;
-    expect(res.status).not.toBe(200);
+    expect(res.status).toBe(422);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(((await res.json()) as { type: string }).type).toBe(`${PROBLEM_BASE}site-unreachable`);
+    // Nothing charged: the call is back at once (the 120 s hold has not lapsed), and no usage was committed.
     expect(await callsLeft()).toBe(25);
+    const [grant] = await rt.store.listGrants(keyHash, Date.now());
+    expect(grant).toMatchObject({ used: 0, reserved: 0 });
+    // The key was abandoned, not stored: a new body under it runs (no 409), and is the one charged call.
+    const retry = await POST(post(URL_, { url: 'https://site.test/' }, { authorization: `Bearer ${key}`, 'idempotency-key': 'vis-00000009' }));
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(await callsLeft()).toBe(24);
   }, 4_000);
 
   it('refuses unknown properties and over-long URLs with field paths', async () => {

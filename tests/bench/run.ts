@@ -15,6 +15,7 @@ import { validReadinessBody } from '../support/runtime';
 import { benchConcurrency, benchExtraction, benchHugePage } from './visibility';
 import { benchPaidOverhead, benchUnpaidChallenge } from './payments';
 import { benchLockedStoreWait } from './store';
+import { benchRobotsAdversarial } from './timing';
 
 const run = promisify(execFile);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -115,6 +116,7 @@ const SECTIONS: Record<string, () => Promise<unknown>> = {
   'visibility-huge-page': benchHugePage,
   'payments-challenge': benchUnpaidChallenge,
   'payments-paid-overhead': benchPaidOverhead,
+  'robots-adversarial': benchRobotsAdversarial,
 };
 
 async function main() {

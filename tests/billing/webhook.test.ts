@@ -177,6 +177,45 @@ describe('checkout.session.completed', () => {
     expect(summary.body.grants.map((g: { plan: string; callsLeft: number }) => [g.plan, g.callsLeft])).toEqual([['bundle-25', 24], ['bundle-100', 100]]);
   });
 
+  describe('a top-up is granted once, however often Stripe tells us', () => {
+    /** A key with one call spent and a bundle-100 top-up checkout tied to it. */
+    async function topUpCheckout() {
+      const { key } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
+      await spend(rt.store, key, 1);
+      return { key, sessionId: await seedCheckout('bundle-100', key) };
+    }
+    async function expectGrantedOnce(key: string) {
+      expect(await callsLeft(key)).toBe(124);
+      const { body } = await account(key);
+      expect(body.grants.map((g: { plan: string; calls: number; callsLeft: number }) => [g.plan, g.calls, g.callsLeft])).toEqual([['bundle-25', 25, 24], ['bundle-100', 100, 100]]);
+      expect(await rt.store.countKeys()).toBe(1);
+    }
+
+    it('the same event delivered again', async () => {
+      const { key, sessionId } = await topUpCheckout();
+      const evt = sessionCompleted(sessionId, { plan: 'bundle-100' });
+      expect(await deliverOk(evt)).toBe('processed');
+      expect(await deliverOk(evt)).toBe('duplicate');
+      await expectGrantedOnce(key);
+    });
+
+    it('completed, then async_payment_succeeded for the same session', async () => {
+      const { key, sessionId } = await topUpCheckout();
+      const completed = sessionCompleted(sessionId, { plan: 'bundle-100' });
+      expect(await deliverOk(completed)).toBe('processed');
+      expect(await deliverOk({ ...completed, id: 'evt_test_async_topup', type: 'checkout.session.async_payment_succeeded' })).toBe('ignored');
+      await expectGrantedOnce(key);
+    });
+
+    it('five simultaneous deliveries of the same event', async () => {
+      const { key, sessionId } = await topUpCheckout();
+      const evt = sessionCompleted(sessionId, { plan: 'bundle-100' });
+      const results = await Promise.all(Array.from({ length: 5 }, () => deliverOk(evt)));
+      expect(results.sort()).toEqual(['duplicate', 'duplicate', 'duplicate', 'duplicate', 'processed']);
+      await expectGrantedOnce(key);
+    });
+  });
+
   it('answers 400 for a malformed session id and 404 for an unknown one', async () => {
     expect((await poll('not-a-session')).status).toBe(400);
     const unknown = await poll('cs_test_unknown12345');

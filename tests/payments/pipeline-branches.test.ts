@@ -1,0 +1,149 @@
+// Branches of the paid-call pipeline (lib/payments/gate.ts) that only a store at the wrong moment reaches:
+// a reservation lost after its hold lapsed, and the reservation released when the idempotency claim fails.
+// The real route and the real SQLite store, wrapped in a Proxy that misbehaves on one chosen method; the
+// clock is frozen (fake Date), so a hold lapses only when a test moves the clock past it.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { POST } from '@/app/api/agent/readiness/route';
+import { balance, createKey } from '@/lib/credits/ledger';
+import { maskKey } from '@/lib/credits/keys';
+import { PROBLEM_BASE } from '@/lib/http/problem';
+import { StoreUnavailableError, type Store } from '@/lib/store';
+import { installTestRuntime, post, validReadinessBody, type TestRuntime } from '../support/runtime';
+
+const URL_ = 'http://localhost:3000/api/agent/readiness';
+const START = new Date('2026-03-01T10:00:00.000Z');
+
+let rt: TestRuntime;
+let key: string;
+let keyHash: string;
+
+beforeEach(async () => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(START);
+  rt = installTestRuntime();
+});
+afterEach(async () => {
+  vi.useRealTimers();
+  await rt.dispose();
+});
+
+async function mintKey(calls: number) {
+  ({ key, keyHash } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25', { calls }));
+}
+
+const send = (idempotencyKey?: string) =>
+  POST(post(URL_, validReadinessBody(), { authorization: `Bearer ${key}`, ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) }));
+
+/** The real store with `overrides` in place of some of its methods; each override gets the real store. */
+function storeWith(overrides: { [M in keyof Store]?: (real: Store, ...args: Parameters<Store[M] & ((...a: never[]) => unknown)>) => ReturnType<Store[M] & ((...a: never[]) => unknown)> }): Store {
+  const real = rt.store;
+  return new Proxy(real, {
+    get(target, prop, receiver) {
+      const override = overrides[prop as keyof Store] as ((real: Store, ...args: unknown[]) => unknown) | undefined;
+      if (override) return (...args: unknown[]) => override(real, ...args);
+      return Reflect.get(target, prop, receiver);
+    },
+  });
+}
+
+/** Records the id of every reservation the gate makes. */
+function reservationIds(): { ids: string[]; reserveCall: (real: Store, ...args: Parameters<Store['reserveCall']>) => ReturnType<Store['reserveCall']> } {
+  const ids: string[] = [];
+  return {
+    ids,
+    reserveCall: (real, keyHashArg, id, now, holdUntil) => {
+      ids.push(id);
+      return real.reserveCall(keyHashArg, id, now, holdUntil);
+    },
+  };
+}
+
+describe('a reservation lost after its hold lapsed', () => {
+  it('delivers the finished work uncharged, logs the loss, and spends the last call once, for the request that holds it', async () => {
+    await mintKey(1);
+    const holdMs = rt.config.CREDITS_RESERVATION_HOLD_SECONDS * 1000;
+    let second: Response | undefined;
+    // Between A's run and A's commit, A's hold lapses and B takes the call that came back and spends it.
+    rt.store = storeWith({
+      commitReservation: async (real, id, now) => {
+        if (second === undefined) {
+          vi.setSystemTime(START.getTime() + holdMs + 1_000);
+          second = await send();
+          return real.commitReservation(id, Date.now());
+        }
+        return real.commitReservation(id, now);
+      },
+    });
+
+    const first = await send();
+    expect(second!.status).toBe(200);
+    const answerB = (await second!.json()) as { creditsUsage: string };
+    expect(first.status).toBe(200);
+    const answerA = (await first.json()) as { creditsUsage: string; assessment: unknown };
+    expect(answerA.assessment).toBeDefined();
+
+    expect(await rt.store.getReservation(answerA.creditsUsage)).toMatchObject({ keyHash, state: 'released' });
+    expect(await rt.store.getReservation(answerB.creditsUsage)).toMatchObject({ keyHash, state: 'committed' });
+    const [grant] = await rt.store.listGrants(keyHash, Date.now());
+    expect(grant).toMatchObject({ calls: 1, used: 1, reserved: 0, remaining: 0 });
+    const lost = rt.logs.filter((e) => e.event === 'reservation-lost');
+    expect(lost).toEqual([{ event: 'reservation-lost', operation: 'createAgentReadinessAssessment', usage: answerA.creditsUsage, key: maskKey(key) }]);
+    expect(JSON.stringify(rt.logs)).not.toContain(key);
+  });
+});
+
+describe('the reservation released when the idempotency claim fails', () => {
+  it('the store failing on the claim: 503 store-unavailable, and the held call is back in the balance at once', async () => {
+    await mintKey(25);
+    const reservations = reservationIds();
+    rt.store = storeWith({
+      reserveCall: reservations.reserveCall,
+      beginIdempotent: async () => {
+        throw new StoreUnavailableError(new Error('connection reset'));
+      },
+    });
+    const res = await send('order-claim-fails-1');
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect(((await res.json()) as { type: string }).type).toBe(`${PROBLEM_BASE}store-unavailable`);
+    expect(reservations.ids).toHaveLength(1);
+    expect(await rt.store.getReservation(reservations.ids[0]!)).toMatchObject({ state: 'released' });
+    // The clock is frozen, so the hold has not lapsed: the call is back only because it was released.
+    expect((await balance(rt.store, keyHash)).callsLeft).toBe(25);
+  });
+
+  it('a concurrent request claiming the key between our look and our claim: 409 in-flight, and our held call is released', async () => {
+    await mintKey(25);
+    const reservations = reservationIds();
+    let releaseFirst!: () => void;
+    const firstMayCommit = new Promise<void>((r) => (releaseFirst = r));
+    let firstRunning!: () => void;
+    const firstIsRunning = new Promise<void>((r) => (firstRunning = r));
+    let commits = 0;
+    rt.store = storeWith({
+      reserveCall: reservations.reserveCall,
+      // Every look finds nothing, as when it ran just before the other request's claim.
+      getIdempotent: async () => null,
+      commitReservation: async (real, id, now) => {
+        if (commits++ === 0) {
+          firstRunning();
+          await firstMayCommit;
+        }
+        return real.commitReservation(id, now);
+      },
+    });
+
+    const first = send('order-claim-race-1');
+    await firstIsRunning;
+    const second = await send('order-claim-race-1');
+    releaseFirst();
+    expect(second.status).toBe(409);
+    expect(((await second.json()) as { type: string }).type).toBe(`${PROBLEM_BASE}idempotency-in-flight`);
+    expect((await first).status).toBe(200);
+
+    expect(reservations.ids).toHaveLength(2);
+    expect(await rt.store.getReservation(reservations.ids[0]!)).toMatchObject({ state: 'committed' });
+    expect(await rt.store.getReservation(reservations.ids[1]!)).toMatchObject({ state: 'released' });
+    expect((await balance(rt.store, keyHash)).callsLeft).toBe(24);
+  });
+});
