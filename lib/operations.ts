@@ -194,7 +194,3 @@ export const visibilityOperation: PaidOperation<typeof VisibilityRequest> = {
 };
 
 export const OPERATIONS: readonly PaidOperation[] = [readinessOperation as unknown as PaidOperation, visibilityOperation as unknown as PaidOperation];
-
-export function operationById(id: string): PaidOperation | undefined {
-  return OPERATIONS.find((o) => o.id === id);
-}
