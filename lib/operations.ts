@@ -6,13 +6,11 @@ import { artifactHash } from '@/lib/canonical-json';
 import { checkVisibility, visibilityCheckDescription } from '@/lib/checks/visibility/check';
 import { normalizeTargetUrl } from '@/lib/checks/visibility/target-url';
 import { ProblemError } from '@/lib/http/problem';
+import { PRICE_USD } from '@/lib/price';
 
 // THE registry of paid operations. REST routes, MCP tools, the OpenAPI document, the free GET
 // descriptions and list_paid_services are all derived from these entries, so adding a check
 // means adding one entry here.
-
-export const PRICE_CENTS = 100;
-export const PRICE_USD = '1.00';
 
 export interface OperationContext {
   signal: AbortSignal;
@@ -109,7 +107,7 @@ export const readinessOperation: PaidOperation<typeof ReadinessRequest> = {
   path: '/api/agent/readiness',
   toolName: 'agent_payment_readiness_assessment',
   service: 'Agent Payment Readiness Assessment',
-  summary: 'Classify the payment capabilities declared for a workflow (1.00 USD)',
+  summary: `Classify the payment capabilities declared for a workflow (${PRICE_USD} USD)`,
   description:
     'Classifies the ten payment capabilities a buyer declares about a workflow against a published rubric: a verdict for the target environment, ' +
     'a 0-100 score, blockers and findings with fixes. Deterministic; verifies nothing and never authorizes execution.',
@@ -156,7 +154,7 @@ export const visibilityOperation: PaidOperation<typeof VisibilityRequest> = {
   path: '/api/agent/ai-visibility',
   toolName: 'ai_visibility_check',
   service: 'AI Visibility Check',
-  summary: 'Check what 15 search and AI crawlers may fetch of one page, and score it 0-100 (1.00 USD)',
+  summary: `Check what 15 search and AI crawlers may fetch of one page, and score it 0-100 (${PRICE_USD} USD)`,
   description:
     'Fetches one public page and its site (robots.txt, sitemap, llms.txt, llms-full.txt), reports which search and AI crawlers may fetch it ' +
     'and which robots.txt line decided, how the page reads to a machine, and a 0-100 score against a published rubric with findings ' +

@@ -4,6 +4,7 @@ import { ProblemError, problem, type Problem } from '@/lib/http/problem';
 import { authenticateKey, balance } from './ledger';
 import { maskKey } from './keys';
 import { planList } from '@/lib/http/describe';
+import { PRICE_USD } from '@/lib/price';
 
 /** GET /api/agent/credits: the plans without a key; calls left with one (spec 4.3). */
 export async function creditsAnswer(
@@ -12,7 +13,7 @@ export async function creditsAnswer(
   now = Date.now(),
 ): Promise<{ status: number; body: unknown; headers?: Record<string, string> } | { status: number; problem: Problem; headers?: Record<string, string> }> {
   if (authorization === null) {
-    return { status: 200, body: { plans: planList(deps.config.APP_URL), pricePerCall: { amount: '1.00', currency: 'USD' } } };
+    return { status: 200, body: { plans: planList(deps.config.APP_URL), pricePerCall: { amount: PRICE_USD, currency: 'USD' } } };
   }
   const match = authorization.match(/^Bearer\s+(\S+)\s*$/i);
   try {

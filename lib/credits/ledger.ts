@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Store } from '@/lib/store';
-import type { Grant, GrantState, PlanId } from '@/lib/store/types';
+import type { Grant, GrantState } from '@/lib/store/types';
+import type { PlanId } from '@/lib/price';
 import { ProblemError } from '@/lib/http/problem';
 import { bundleExpiry, findPlan, monthlyPeriodEnd } from './plans';
 import { digestsEqual, hashKey, isWellFormedKey, mintKey } from './keys';

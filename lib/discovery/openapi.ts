@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { OPERATIONS, PRICE_CENTS, type PaidOperation } from '@/lib/operations';
+import { OPERATIONS, type PaidOperation } from '@/lib/operations';
+import { PRICE_CENTS, PRICE_USD, PRICE_USDC, PRICE_USDC_UNITS } from '@/lib/price';
 import { PROBLEMS, PROBLEM_BASE } from '@/lib/http/problem';
 import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/payments/gate';
 
@@ -8,7 +9,7 @@ import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/payments/gate';
 // what `mppx discover validate` and `mppx validate` read.
 
 export const INTERFACE_VERSION = '1.0.0';
-const USDC_UNITS = String(PRICE_CENTS * 10_000);
+const USDC_UNITS = String(PRICE_USDC_UNITS);
 
 export interface DiscoveryContext {
   appUrl: string;
@@ -19,13 +20,13 @@ export interface DiscoveryContext {
 export function paymentOffers(ctx: DiscoveryContext) {
   const offers: Array<Record<string, string>> = [];
   if (ctx.rails.includes('stripe')) {
-    offers.push({ method: 'stripe', intent: 'charge', amount: String(PRICE_CENTS), currency: 'usd', description: '1.00 USD by card or Link (shared payment token)' });
+    offers.push({ method: 'stripe', intent: 'charge', amount: String(PRICE_CENTS), currency: 'usd', description: `${PRICE_USD} USD by card or Link (shared payment token)` });
   }
   if (ctx.rails.includes('evm')) {
-    offers.push({ method: 'evm', intent: 'charge', amount: USDC_UNITS, currency: ctx.usdcAddress, description: '1 USDC on Base (chain 8453)' });
+    offers.push({ method: 'evm', intent: 'charge', amount: USDC_UNITS, currency: ctx.usdcAddress, description: `${PRICE_USDC} on Base (chain 8453)` });
   }
   if (ctx.rails.includes('x402')) {
-    offers.push({ method: 'x402', intent: 'exact', amount: USDC_UNITS, currency: ctx.usdcAddress, network: 'eip155:8453', description: '1 USDC on Base over x402 v2 (PAYMENT-SIGNATURE)' });
+    offers.push({ method: 'x402', intent: 'exact', amount: USDC_UNITS, currency: ctx.usdcAddress, network: 'eip155:8453', description: `${PRICE_USDC} on Base over x402 v2 (PAYMENT-SIGNATURE)` });
   }
   return offers;
 }
@@ -38,7 +39,7 @@ function paidOperation(op: PaidOperation, ctx: DiscoveryContext) {
   return {
     operationId: op.id,
     summary: op.summary,
-    description: `${op.description}\n\nPrice: 1.00 USD per fulfilled request. Pay over HTTP 402 (the challenge is in WWW-Authenticate and PAYMENT-REQUIRED) or send a prepaid credits key as Authorization: Bearer. MCP tool: ${op.toolName}.`,
+    description: `${op.description}\n\nPrice: ${PRICE_USD} USD per fulfilled request. Pay over HTTP 402 (the challenge is in WWW-Authenticate and PAYMENT-REQUIRED) or send a prepaid credits key as Authorization: Bearer. MCP tool: ${op.toolName}.`,
     tags: ['paid'],
     security: [{}, { creditsKey: [] }],
     parameters: [
@@ -107,7 +108,7 @@ export function openApiDocument(ctx: DiscoveryContext) {
     info: {
       title: 'Paid Agent Checks',
       version: INTERFACE_VERSION,
-      description: 'Agent Payment Readiness Assessment and AI Visibility Check at 1.00 USD per fulfilled request, over HTTP 402 (MPP card, MPP evm, x402 v2) or prepaid credits keys.',
+      description: `Agent Payment Readiness Assessment and AI Visibility Check at ${PRICE_USD} USD per fulfilled request, over HTTP 402 (MPP card, MPP evm, x402 v2) or prepaid credits keys.`,
     },
     servers: [{ url: ctx.appUrl }],
     'x-service-info': {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { OPERATIONS, PRICE_USD, readinessOperation, type PaidOperation } from '@/lib/operations';
+import { OPERATIONS, readinessOperation, type PaidOperation } from '@/lib/operations';
+import { PRICE_CENTS, PRICE_USD } from '@/lib/price';
 import { PROBLEMS, PROBLEM_BASE, type ProblemKind } from '@/lib/http/problem';
 import { ReadinessRequest } from '@/lib/checks/readiness/schema';
 import { assessReadiness } from '@/lib/checks/readiness/assess';
@@ -103,7 +104,7 @@ function describeEndpoint(op: PaidOperation): EndpointDoc {
     responses: [{
       status: 200,
       description: 'Cached for 5 minutes.',
-      body: abbreviate({ operationId: op.id, service: op.service, description: op.description, method: 'POST', path: op.path, mcpTool: op.toolName, price: { amount: PRICE_USD, currency: 'USD', cents: 100, per: 'fulfilled request' }, payment: { rails: ['…'], prepaid: { header: 'Authorization: Bearer <credits key>', plans: '/api/agent/credits' } }, ...op.describe() }),
+      body: abbreviate({ operationId: op.id, service: op.service, description: op.description, method: 'POST', path: op.path, mcpTool: op.toolName, price: { amount: PRICE_USD, currency: 'USD', cents: PRICE_CENTS, per: 'fulfilled request' }, payment: { rails: ['…'], prepaid: { header: 'Authorization: Bearer <credits key>', plans: '/api/agent/credits' } }, ...op.describe() }),
     }],
     errors: [],
   };

@@ -1,5 +1,5 @@
-import { PRICE_CENTS, PRICE_USD } from '@/lib/operations';
-import { PLANS, formatUsd } from '@/lib/credits/plans';
+import { PRICE_CENTS, PRICE_USD, formatUsd } from '@/lib/price';
+import { PLANS } from '@/lib/credits/plans';
 import { getRuntime } from '@/lib/runtime';
 
 /** Price and live payment rails, as every free description and discovery document states them. */
