@@ -17,6 +17,8 @@ import { endpointDocs } from '@/lib/docs/reference';
 import { EndpointSection } from '@/components/docs/EndpointSection';
 import { CrawlerTable, ProblemTable, ReadinessRubric, VisibilityRubric } from '@/components/docs/Rubrics';
 import { CodeBlock } from '@/components/CodeBlock';
+import { LIST_PAID_SERVICES } from '@/lib/mcp/tools';
+import { PAYMENT_REQUIRED_CODE } from '@/lib/mcp/payment';
 
 export const metadata: Metadata = { title: 'Docs' };
 // Examples name this deployment's own origin, known only at run time.
@@ -102,7 +104,7 @@ const res = await pay('${base}${readinessOperation.path}', {
       <h3 id="quick-start-mcp">MCP</h3>
       <p>
         Point an MCP client at <code>{base}/api/mcp</code> (Streamable HTTP). Tools: {OPERATIONS.map((o) => o.toolName).join(', ')} and
-        the free list_paid_services. An unpaid call answers JSON-RPC error -32042 with the challenge; an MPP client (mppx{' '}
+        the free {LIST_PAID_SERVICES}. An unpaid call answers JSON-RPC error {PAYMENT_REQUIRED_CODE} with the challenge; an MPP client (mppx{' '}
         <code>McpClient</code>) retries with the credential in <code>params._meta</code>. With a prepaid key, send{' '}
         <code>Authorization: Bearer</code> on the HTTP request.
       </p>

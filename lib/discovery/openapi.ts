@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { OPERATIONS, type PaidOperation } from '@/lib/operations';
+import type { PaidOperation } from '@/lib/operations';
+import { ENDPOINTS, type FreeEndpoint } from '@/lib/endpoints';
 import { PRICE_CENTS, PRICE_USD, PRICE_USDC, PRICE_USDC_UNITS } from '@/lib/price';
-import { PROBLEMS, PROBLEM_BASE } from '@/lib/http/problem';
+import { PROBLEMS, PROBLEM_BASE, type ProblemKind } from '@/lib/http/problem';
 import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/payments/gate';
 
-// The OpenAPI 3.1 document, generated from the operations registry so it cannot drift from the
-// routes. Each paid operation carries `x-payment-info` with one offer per live rail, which is
+// The OpenAPI 3.1 document, generated from the endpoint registry (lib/endpoints.ts) so it cannot
+// drift from the routes. Each paid operation carries `x-payment-info` with one offer per live rail, which is
 // what `mppx discover validate` and `mppx validate` read.
 
 export const INTERFACE_VERSION = '1.0.0';
@@ -58,7 +59,7 @@ function paidOperation(op: PaidOperation, ctx: DiscoveryContext) {
           'PAYMENT-RESPONSE': { schema: { type: 'string' }, description: 'x402 settlement response (base64 JSON)' },
           'Idempotent-Replayed': { schema: { type: 'string', enum: ['true'] } },
         },
-        content: { 'application/json': { schema: { type: 'object' } } },
+        content: { 'application/json': { schema: jsonSchema(op.output, 'output') } },
       },
       '400': problemResponse('Invalid body, address or Idempotency-Key; no challenge is issued'),
       '401': problemResponse('The Bearer key is not a valid credits key'),
@@ -79,30 +80,68 @@ function paidOperation(op: PaidOperation, ctx: DiscoveryContext) {
   };
 }
 
-function describeOperation(op: PaidOperation) {
+/** A zod schema as JSON Schema 2020-12, without `$schema` (the document's dialect already says it). */
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output') {
+  const generated = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
+  delete generated.$schema;
+  return generated;
+}
+
+/** The problem responses of an endpoint, one per status, described by the titles of its kinds. */
+function errorResponses(kinds: readonly ProblemKind[]) {
+  const byStatus = new Map<number, string[]>();
+  for (const kind of kinds) byStatus.set(PROBLEMS[kind].status, [...(byStatus.get(PROBLEMS[kind].status) ?? []), PROBLEMS[kind].title]);
+  return Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([status, titles]) => [String(status), problemResponse(titles.join('; '))]));
+}
+
+function freeOperation(endpoint: FreeEndpoint) {
+  const { request, query, redirect } = endpoint;
   return {
-    operationId: `describe${op.id.charAt(0).toUpperCase()}${op.id.slice(1)}`,
-    summary: `Describe ${op.service}: price, rails, limits and rubric (free)`,
+    operationId: endpoint.operationId,
+    summary: endpoint.summary,
+    description: endpoint.description,
     tags: ['free'],
-    responses: { '200': { description: 'Description', content: { 'application/json': { schema: { type: 'object' } } } } },
+    ...(endpoint.optionalCreditsKey ? { security: [{}, { creditsKey: [] }] } : {}),
+    ...(query ? { parameters: query.map((q) => ({ name: q.name, in: 'query', required: q.required, description: q.description, schema: jsonSchema(q.schema, 'input') })) } : {}),
+    ...(request ? {
+      requestBody: {
+        required: true,
+        content: Object.fromEntries(request.contentTypes.map((type) => [type, { schema: jsonSchema(request.schema, 'input'), ...(request.example !== undefined ? { example: request.example } : {}) }])),
+      },
+    } : {}),
+    responses: {
+      '200': { description: endpoint.ok.description, content: { [endpoint.ok.contentType]: { schema: jsonSchema(endpoint.ok.schema, 'output') } } },
+      ...(redirect ? { [String(redirect.status)]: { description: redirect.description, headers: { Location: { schema: { type: 'string' } } } } } : {}),
+      ...errorResponses(endpoint.errors),
+    },
   };
 }
 
+/** A method the route answers only with 405, so a client reading the document knows not to use it. */
+function refusedOperation(endpoint: FreeEndpoint, method: string) {
+  return {
+    operationId: `${endpoint.operationId}${method.charAt(0)}${method.slice(1).toLowerCase()}`,
+    summary: `Not supported: send ${endpoint.method}`,
+    tags: ['free'],
+    responses: errorResponses(['method-not-allowed']),
+  };
+}
+
+/**
+ * The OpenAPI 3.1 document: one operation per registry entry (lib/endpoints.ts), with its real schemas.
+ * @example openApiDocument({ appUrl: 'https://checks.example', rails: ['evm'], usdcAddress: BASE_USDC_ADDRESS })
+ */
 export function openApiDocument(ctx: DiscoveryContext) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of OPERATIONS) paths[op.path] = { post: paidOperation(op, ctx), get: describeOperation(op) };
-  paths['/api/agent/credits'] = {
-    get: {
-      operationId: 'agentCredits',
-      summary: 'Prepaid plans, or the calls left on a key (free)',
-      tags: ['free'],
-      security: [{}, { creditsKey: [] }],
-      responses: {
-        '200': { description: 'Plans (no key) or calls left (with a key)', content: { 'application/json': { schema: { type: 'object' } } } },
-        '401': problemResponse('The Bearer key is not a valid credits key'),
-      },
-    },
-  };
+  for (const endpoint of ENDPOINTS) {
+    const item = (paths[endpoint.path] ??= {});
+    if (endpoint.kind === 'paid') {
+      item.post = paidOperation(endpoint.operation, ctx);
+      continue;
+    }
+    item[endpoint.method.toLowerCase()] = freeOperation(endpoint);
+    for (const method of endpoint.refusedMethods ?? []) item[method.toLowerCase()] = refusedOperation(endpoint, method);
+  }
   return {
     openapi: '3.1.0',
     info: {
