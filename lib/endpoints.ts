@@ -235,7 +235,7 @@ const FREE_ROUTES: FreeEndpoint[] = [
     description: 'Free. Every endpoint with its request and response schemas; the paid operations carry x-payment-info with one offer per live rail. Cached for 5 minutes.',
     price: 'free', auth: 'none',
     ok: { description: 'The OpenAPI 3.1 document', contentType: 'application/json', schema: OpenApiDocument },
-    examples: () => [{ status: 200, description: 'Abbreviated.', body: { openapi: '3.1.0', info: { title: 'Paid Agent Checks', version: '…' }, paths: { '…': {} } } }],
+    examples: (appUrl) => [{ status: 200, description: 'Abbreviated.', body: { openapi: '3.1.0', info: { title: 'Paid Agent Checks', version: '…' }, servers: [{ url: appUrl }], paths: { '…': {} }, components: {} } }],
     errors: [],
     llms: { section: 'Discovery and docs', label: 'OpenAPI 3.1', text: 'every endpoint, request and response schemas and x-payment-info offers' },
   },
