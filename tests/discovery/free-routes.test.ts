@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { GET as creditsGET } from '@/app/api/agent/credits/route';
 import { GET as readinessGET } from '@/app/api/agent/readiness/route';
 import { GET as visibilityGET } from '@/app/api/agent/ai-visibility/route';
@@ -8,7 +7,6 @@ import { POST as checkoutPOST } from '@/app/api/billing/checkout/route';
 import { GET as sessionGET } from '@/app/api/billing/session/route';
 import { POST as accountPOST } from '@/app/api/billing/account/route';
 import { POST as portalPOST } from '@/app/api/billing/portal/route';
-import { POST as webhookPOST } from '@/app/api/billing/webhook/route';
 import { GET as healthGET } from '@/app/api/health/route';
 import { POST as mcpPOST } from '@/app/api/mcp/route';
 import { GET as openApiGET } from '@/app/openapi.json/route';
@@ -19,6 +17,7 @@ import { readinessOperation, visibilityOperation } from '@/lib/operations';
 import { LIST_PAID_SERVICES } from '@/lib/mcp/tools';
 import { startStripeCheckoutFake, type StandaloneCheckoutFake } from '@/scripts/rails/stripe-checkout-fake';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
+import { bridgeWebhooks } from '../support/webhook-bridge';
 
 // Each free route's real answers, parsed with the 200 schema its registry entry declares (the schema
 // /openapi.json publishes). Purchases go through the official Stripe SDK against the local fake, which
@@ -32,20 +31,7 @@ const webhookAnswers: Response[] = [];
 
 beforeAll(async () => {
   fake = await startStripeCheckoutFake({ webhookSecret: 'whsec_test_registry_' + 'c'.repeat(24) });
-  bridge = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      const response = await webhookPOST(new Request(`${BASE}/api/billing/webhook`, {
-        method: 'POST', headers: req.headers as Record<string, string>, body: Buffer.concat(chunks),
-      }));
-      webhookAnswers.push(response.clone());
-      res.writeHead(response.status, { 'content-type': response.headers.get('content-type') ?? 'application/json' });
-      res.end(await response.text());
-    });
-  });
-  await new Promise<void>((r) => bridge.listen(0, '127.0.0.1', r));
-  fake.setWebhookUrl(`http://127.0.0.1:${(bridge.address() as AddressInfo).port}/api/billing/webhook`);
+  bridge = await bridgeWebhooks(fake, (answer) => webhookAnswers.push(answer));
 });
 afterAll(async () => {
   await fake?.stop();
