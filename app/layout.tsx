@@ -1,11 +1,12 @@
 import type { ReactNode } from 'react';
 import type { Metadata, Viewport } from 'next';
 import { SiteFooter, SiteHeader } from '@/components/SiteChrome';
+import { PRICE_USD } from '@/lib/price';
 import './site.css';
 
 export const metadata: Metadata = {
   title: { default: 'Paid Agent Checks', template: '%s · Paid Agent Checks' },
-  description: 'Agent Payment Readiness Assessment and AI Visibility Check, 1.00 USD per fulfilled request.',
+  description: `Agent Payment Readiness Assessment and AI Visibility Check, ${PRICE_USD} USD per fulfilled request.`,
 };
 
 export const viewport: Viewport = { width: 'device-width', initialScale: 1 };

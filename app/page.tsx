@@ -1,5 +1,6 @@
 import Link from 'next/link';
-import { readinessOperation, PRICE_USD } from '@/lib/operations';
+import { readinessOperation } from '@/lib/operations';
+import { PRICE_USD } from '@/lib/price';
 import { visibilityCheckDescription } from '@/lib/checks/visibility/check';
 import { CRAWLERS } from '@/lib/checks/visibility/crawlers';
 import { ExampleReport } from '@/components/ExampleReport';

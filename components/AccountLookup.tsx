@@ -1,6 +1,7 @@
 'use client';
 
 import { useState, type FormEvent } from 'react';
+import { PLANS } from '@/lib/credits/plans';
 
 interface Grant {
   id: string;
@@ -26,7 +27,7 @@ interface Summary {
   billingPortal: boolean;
 }
 
-const PLAN_NAMES: Record<string, string> = { 'bundle-25': '25 calls', 'bundle-100': '100 calls', subscription: 'Monthly', demo: 'Demo' };
+const PLAN_NAMES: Record<string, string> = { ...Object.fromEntries(PLANS.map((p) => [p.id, p.name])), demo: 'Demo' };
 const day = (iso: string) => new Date(iso).toLocaleDateString('en', { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
 
 async function postKey(path: string, key: string): Promise<{ ok: boolean; body: Record<string, unknown> }> {

@@ -1,4 +1,5 @@
-import { PLANS, formatUsd } from '@/lib/credits/plans';
+import { PLANS } from '@/lib/credits/plans';
+import { formatUsd } from '@/lib/price';
 
 /** The plans of spec 2.4; each card's id is the plan id, so /pricing#bundle-25 lands on it. Works without JavaScript. */
 export function PlanCards() {

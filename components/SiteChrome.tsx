@@ -1,4 +1,5 @@
 import Link from 'next/link';
+import { PRICE_USD } from '@/lib/price';
 import { SiteNav } from './SiteNav';
 
 export function SiteHeader() {
@@ -19,7 +20,7 @@ export function SiteFooter() {
     <footer className="site-footer">
       <div className="inner">
         <p>
-          1.00 USD per fulfilled request, or prepaid credits. Checks report what they can see; they imply no ranking, traffic or
+          {PRICE_USD} USD per fulfilled request, or prepaid credits. Checks report what they can see; they imply no ranking, traffic or
           payment outcome. <Link href="/docs#limits">Limits</Link>
         </p>
       </div>

@@ -1,7 +1,8 @@
 'use client';
 
 import { useState, type FormEvent } from 'react';
-import { PLANS, formatUsd } from '@/lib/credits/plans';
+import { PLANS } from '@/lib/credits/plans';
+import { formatUsd } from '@/lib/price';
 
 interface Problem {
   detail?: string;

@@ -97,8 +97,3 @@ export function getConfig(): Config {
   cached ??= parseConfig(process.env);
   return cached;
 }
-
-/** Tests swap configuration between cases. */
-export function resetConfigForTests(): void {
-  cached = undefined;
-}

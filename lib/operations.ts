@@ -6,20 +6,18 @@ import { artifactHash } from '@/lib/canonical-json';
 import { checkVisibility, visibilityCheckDescription } from '@/lib/checks/visibility/check';
 import { normalizeTargetUrl } from '@/lib/checks/visibility/target-url';
 import { ProblemError } from '@/lib/http/problem';
+import { PRICE_USD } from '@/lib/price';
 
 // THE registry of paid operations. REST routes, MCP tools, the OpenAPI document, the free GET
 // descriptions and list_paid_services are all derived from these entries, so adding a check
 // means adding one entry here.
-
-export const PRICE_CENTS = 100;
-export const PRICE_USD = '1.00';
 
 export interface OperationContext {
   signal: AbortSignal;
   now: Date;
 }
 
-export interface PaidOperation<S extends z.ZodType = z.ZodType> {
+export interface PaidOperation<S extends z.ZodType = z.ZodType, D extends z.ZodObject = z.ZodObject> {
   id: string;
   path: string;
   toolName: string;
@@ -37,8 +35,10 @@ export interface PaidOperation<S extends z.ZodType = z.ZodType> {
   workBeforeCharge: boolean;
   /** The operation-specific members of the 200 body; the gate adds service, idempotencyKey and the payment reference. */
   run(input: z.infer<S>, context: OperationContext): Promise<Record<string, unknown>>;
+  /** The members `describe` adds to the free GET's 200 body (its schema in OpenAPI and the docs). */
+  described: D;
   /** What the free GET on the same path describes besides price and rails. */
-  describe(): Record<string, unknown>;
+  describe(): z.infer<D>;
   /** One line about a 200 body, for clients that show text (the MCP tool result's `content`). */
   summarize(body: Record<string, unknown>): string;
 }
@@ -98,18 +98,23 @@ export const VisibilityCheckResult = z.looseObject({
   }),
 });
 
+const ReadinessDescribed = z.strictObject({
+  rubric: z.looseObject({ rubricVersion: z.string(), scoreMax: z.number().int(), capabilities: z.array(z.looseObject({ key: z.string() })) }),
+  limits: z.array(z.string()),
+});
+
 export const READINESS_LIMITS = [
   'Capabilities are classified as declared; nothing is fetched, tested or verified.',
   'The assessment never authorizes execution of a payment workflow.',
   'Evidence strings are counted, not read for truth.',
 ];
 
-export const readinessOperation: PaidOperation<typeof ReadinessRequest> = {
+export const readinessOperation: PaidOperation<typeof ReadinessRequest, typeof ReadinessDescribed> = {
   id: 'createAgentReadinessAssessment',
   path: '/api/agent/readiness',
   toolName: 'agent_payment_readiness_assessment',
   service: 'Agent Payment Readiness Assessment',
-  summary: 'Classify the payment capabilities declared for a workflow (1.00 USD)',
+  summary: `Classify the payment capabilities declared for a workflow (${PRICE_USD} USD)`,
   description:
     'Classifies the ten payment capabilities a buyer declares about a workflow against a published rubric: a verdict for the target environment, ' +
     'a 0-100 score, blockers and findings with fixes. Deterministic; verifies nothing and never authorizes execution.',
@@ -135,6 +140,7 @@ export const readinessOperation: PaidOperation<typeof ReadinessRequest> = {
     const assessment = assessReadiness(input);
     return { assessedAt: now.toISOString(), assessment, limits: READINESS_LIMITS, artifactHash: artifactHash(assessment) };
   },
+  described: ReadinessDescribed,
   describe: () => ({ rubric: readinessRubric(), limits: READINESS_LIMITS }),
   summarize(body) {
     const { assessment } = body as {
@@ -151,12 +157,23 @@ export const VisibilityRequest = z.strictObject({
   url: z.string().min(1).max(2000),
 });
 
-export const visibilityOperation: PaidOperation<typeof VisibilityRequest> = {
+const VisibilityDescribed = z.strictObject({
+  checkVersion: z.string(),
+  rubricVersion: z.string(),
+  scoreMax: z.number().int(),
+  scoringRule: z.string(),
+  fetched: z.looseObject({ page: z.string(), site: z.array(z.string()), budgetSeconds: z.number() }),
+  crawlers: z.array(z.looseObject({ token: z.string(), vendor: z.string(), role: z.string(), honorsRobots: z.boolean(), userTriggered: z.boolean() })),
+  rubric: z.array(z.looseObject({ id: z.string(), points: z.number() })),
+  limits: z.array(z.string()),
+});
+
+export const visibilityOperation: PaidOperation<typeof VisibilityRequest, typeof VisibilityDescribed> = {
   id: 'createAiVisibilityCheck',
   path: '/api/agent/ai-visibility',
   toolName: 'ai_visibility_check',
   service: 'AI Visibility Check',
-  summary: 'Check what 15 search and AI crawlers may fetch of one page, and score it 0-100 (1.00 USD)',
+  summary: `Check what 15 search and AI crawlers may fetch of one page, and score it 0-100 (${PRICE_USD} USD)`,
   description:
     'Fetches one public page and its site (robots.txt, sitemap, llms.txt, llms-full.txt), reports which search and AI crawlers may fetch it ' +
     'and which robots.txt line decided, how the page reads to a machine, and a 0-100 score against a published rubric with findings ' +
@@ -179,6 +196,7 @@ export const visibilityOperation: PaidOperation<typeof VisibilityRequest> = {
     const { report, limits } = await checkVisibility(input.url, { signal });
     return { checkedAt: now.toISOString(), report, limits, artifactHash: artifactHash(report) };
   },
+  described: VisibilityDescribed,
   describe: () => {
     const { crawlers, rubric, rubricVersion, checkVersion, scoringRule, fetched, limits, scoreMax } = visibilityCheckDescription();
     return { checkVersion, rubricVersion, scoreMax, scoringRule, fetched, crawlers, rubric, limits };
@@ -194,7 +212,3 @@ export const visibilityOperation: PaidOperation<typeof VisibilityRequest> = {
 };
 
 export const OPERATIONS: readonly PaidOperation[] = [readinessOperation as unknown as PaidOperation, visibilityOperation as unknown as PaidOperation];
-
-export function operationById(id: string): PaidOperation | undefined {
-  return OPERATIONS.find((o) => o.id === id);
-}

@@ -20,6 +20,7 @@ import path from 'node:path';
 import { startRails, type Rails } from './rails/start';
 import { startServer, type RunningServer } from '../tests/support/server';
 import { readinessOperation } from '@/lib/operations';
+import { PRICE_USDC, PRICE_USDC_UNITS } from '@/lib/price';
 
 const ROOT = path.resolve(__dirname, '..');
 const MPPX = path.join(ROOT, 'node_modules', '.bin', 'mppx');
@@ -183,7 +184,7 @@ export async function validatePayments(): Promise<number> {
     const intents = succeededIntents() - intentsBefore;
     const usdc = (n: bigint) => (Number(n) / 1e6).toFixed(6);
     log(`on chain: payer -${usdc(before.payer - after.payer)} USDC, payTo +${usdc(after.payTo - before.payTo)} USDC; Stripe fake: ${intents} PaymentIntent(s) succeeded`);
-    if (after.payTo - before.payTo !== 1_000_000n || before.payer - after.payer !== 1_000_000n) failures.push('exactly 1 USDC moved from the payer to PAY_TO_ADDRESS');
+    if (after.payTo - before.payTo !== PRICE_USDC_UNITS || before.payer - after.payer !== PRICE_USDC_UNITS) failures.push(`exactly ${PRICE_USDC} moved from the payer to PAY_TO_ADDRESS`);
     if (intents !== 1) failures.push('exactly one PaymentIntent');
   } catch (error) {
     failures.push(`setup: ${error instanceof Error ? error.message : String(error)}`);

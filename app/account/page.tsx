@@ -14,7 +14,7 @@ export default function Account() {
       <AccountLookup />
       <p className="muted">
         Need more calls? <Link href="/pricing#top-up">Top up this key</Link>. Agents can read the same numbers from{' '}
-        <Link href="/docs#credits">GET /api/agent/credits</Link>.
+        <Link href="/docs#agentCredits">GET /api/agent/credits</Link>.
       </p>
     </>
   );

@@ -1,8 +1,9 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { getConfig } from '@/lib/config';
-import { OPERATIONS, PRICE_USD, READINESS_LIMITS, readinessOperation } from '@/lib/operations';
-import { PLANS, formatUsd } from '@/lib/credits/plans';
+import { OPERATIONS, READINESS_LIMITS, readinessOperation } from '@/lib/operations';
+import { PLANS } from '@/lib/credits/plans';
+import { PRICE_CENTS, PRICE_USD, PRICE_USDC_UNITS, USDC_DECIMALS, formatUsd } from '@/lib/price';
 import { RESERVATION_HOLD_MS } from '@/lib/credits/ledger';
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_TTL_MS } from '@/lib/payments/gate';
 import { MAX_URL_LENGTH } from '@/lib/checks/visibility/target-url';
@@ -16,6 +17,8 @@ import { endpointDocs } from '@/lib/docs/reference';
 import { EndpointSection } from '@/components/docs/EndpointSection';
 import { CrawlerTable, ProblemTable, ReadinessRubric, VisibilityRubric } from '@/components/docs/Rubrics';
 import { CodeBlock } from '@/components/CodeBlock';
+import { LIST_PAID_SERVICES } from '@/lib/mcp/tools';
+import { PAYMENT_REQUIRED_CODE } from '@/lib/mcp/payment';
 
 export const metadata: Metadata = { title: 'Docs' };
 // Examples name this deployment's own origin, known only at run time.
@@ -70,14 +73,14 @@ curl -s ${base}${readinessOperation.path} \\
       <h3 id="quick-start-mpp-card">MPP, card</h3>
       <p>
         An unpaid request answers 402 with <code>WWW-Authenticate: Payment</code> challenges. The card challenge (method{' '}
-        <code>stripe</code>, amount 100 cents, currency usd) is paid with a shared payment token from the card processor; the client
+        <code>stripe</code>, amount {PRICE_CENTS} cents, currency usd) is paid with a shared payment token from the card processor; the client
         retries with <code>Authorization: Payment &lt;credential&gt;</code> and gets <code>Payment-Receipt</code>. With the mppx CLI:
       </p>
       <CodeBlock label="MPP card example">{`mppx ${base}${readinessOperation.path} -J '${body}' --protocol mpp --currency usd -M paymentMethod=pm_card_visa`}</CodeBlock>
 
       <h3 id="quick-start-mpp-evm">MPP, USDC on Base (evm)</h3>
       <p>
-        The evm challenge asks for 1000000 units (1.00 USDC, 6 decimals) of <code>{BASE_USDC_ADDRESS}</code> on chain 8453. mppx signs
+        The evm challenge asks for {String(PRICE_USDC_UNITS)} units ({PRICE_USD} USDC, {USDC_DECIMALS} decimals) of <code>{BASE_USDC_ADDRESS}</code> on chain 8453. mppx signs
         the transfer authorization and retries with <code>Authorization: Payment</code>.
       </p>
       <CodeBlock label="MPP evm example">{`export MPPX_PRIVATE_KEY=0x…   # a wallet holding USDC on Base
@@ -101,7 +104,7 @@ const res = await pay('${base}${readinessOperation.path}', {
       <h3 id="quick-start-mcp">MCP</h3>
       <p>
         Point an MCP client at <code>{base}/api/mcp</code> (Streamable HTTP). Tools: {OPERATIONS.map((o) => o.toolName).join(', ')} and
-        the free list_paid_services. An unpaid call answers JSON-RPC error -32042 with the challenge; an MPP client (mppx{' '}
+        the free {LIST_PAID_SERVICES}. An unpaid call answers JSON-RPC error {PAYMENT_REQUIRED_CODE} with the challenge; an MPP client (mppx{' '}
         <code>McpClient</code>) retries with the credential in <code>params._meta</code>. With a prepaid key, send{' '}
         <code>Authorization: Bearer</code> on the HTTP request.
       </p>

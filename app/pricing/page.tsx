@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { PlanCards } from '@/components/PlanCards';
 import { TopUpForm } from '@/components/TopUpForm';
-import { PRICE_USD } from '@/lib/operations';
+import { PRICE_USD } from '@/lib/price';
 
 export const metadata: Metadata = { title: 'Pricing' };
 

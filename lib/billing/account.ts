@@ -1,6 +1,8 @@
 import type Stripe from 'stripe';
+import { z } from 'zod';
 import type { Store } from '@/lib/store';
-import { authenticateKey, balance } from '@/lib/credits/ledger';
+import { Balance, authenticateKey, balance } from '@/lib/credits/ledger';
+import { PLAN_IDS } from '@/lib/price';
 import { maskKey } from '@/lib/credits/keys';
 import { ProblemError } from '@/lib/http/problem';
 import { readCheckout, type BillingDeps } from './checkout';
@@ -10,11 +12,17 @@ import { names, readJson, type FulfilmentRecord, type SubscriptionEnded, type Su
 
 const SESSION_ID = /^cs_[A-Za-z0-9_]{8,200}$/;
 
-export type SessionStatus =
-  | { status: 'pending'; plan: string }
-  | { status: 'fulfilled'; kind: 'new-key'; plan: string; key: string; callsLeft: number; revealed: true }
-  | { status: 'fulfilled'; kind: 'new-key'; plan: string; revealed: false; detail: string }
-  | { status: 'fulfilled'; kind: 'top-up'; plan: string; key: string; callsLeft: number };
+const plan = z.enum(PLAN_IDS);
+const fulfilled = { status: z.literal('fulfilled'), plan };
+
+/** The 200 body of GET /api/billing/session. */
+export const SessionStatus = z.union([
+  z.strictObject({ status: z.literal('pending'), plan }),
+  z.strictObject({ ...fulfilled, kind: z.literal('new-key'), key: z.string(), callsLeft: z.number().int(), revealed: z.literal(true) }),
+  z.strictObject({ ...fulfilled, kind: z.literal('new-key'), revealed: z.literal(false), detail: z.string() }),
+  z.strictObject({ ...fulfilled, kind: z.literal('top-up'), key: z.string(), callsLeft: z.number().int() }),
+]);
+export type SessionStatus = z.infer<typeof SessionStatus>;
 
 /**
  * What the success page shows for a Checkout Session. A new key is returned by the first call after
@@ -40,20 +48,17 @@ export async function checkoutSessionStatus(deps: Pick<BillingDeps, 'store' | 'n
   return { status: 'fulfilled', kind: 'new-key', plan: fulfilment.plan, key, callsLeft, revealed: true };
 }
 
-export interface SubscriptionState {
-  id: string;
-  status: 'active' | 'ended';
-  currentPeriodEnd: string;
-  endedAt: string | null;
-}
+export const SubscriptionState = z.strictObject({
+  id: z.string(),
+  status: z.enum(['active', 'ended']),
+  currentPeriodEnd: z.string(),
+  endedAt: z.string().nullable(),
+});
+export type SubscriptionState = z.infer<typeof SubscriptionState>;
 
-export interface AccountSummary {
-  key: string;
-  callsLeft: number;
-  grants: Awaited<ReturnType<typeof balance>>['grants'];
-  subscriptions: SubscriptionState[];
-  billingPortal: boolean;
-}
+/** The 200 body of POST /api/billing/account. */
+export const AccountSummary = Balance.extend({ key: z.string(), subscriptions: z.array(SubscriptionState), billingPortal: z.boolean() });
+export type AccountSummary = z.infer<typeof AccountSummary>;
 
 /** Calls left per grant, expiries and subscription state for a presented key (401 problem for a bad key). */
 export async function accountSummary(deps: Pick<BillingDeps, 'store' | 'config' | 'now'>, presentedKey: string): Promise<AccountSummary> {

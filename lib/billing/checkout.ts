@@ -1,6 +1,7 @@
 import type Stripe from 'stripe';
 import type { Store } from '@/lib/store';
-import { findPlan, type Plan, type PlanId } from '@/lib/credits/plans';
+import { findPlan, type Plan } from '@/lib/credits/plans';
+import { PURCHASABLE_PLAN_IDS, type PlanId } from '@/lib/price';
 import { authenticateKey } from '@/lib/credits/ledger';
 import { maskKey } from '@/lib/credits/keys';
 import { ProblemError } from '@/lib/http/problem';
@@ -23,9 +24,8 @@ export interface CheckoutResult {
 export function requirePlan(planId: unknown): Plan {
   const plan = typeof planId === 'string' ? findPlan(planId) : undefined;
   if (!plan) {
-    throw new ProblemError('invalid-request', '$.plan must be one of bundle-25, bundle-100, subscription.', {
-      errors: [{ path: '$.plan', message: 'must be one of bundle-25, bundle-100, subscription' }],
-    });
+    const message = `must be one of ${PURCHASABLE_PLAN_IDS.join(', ')}`;
+    throw new ProblemError('invalid-request', `$.plan ${message}.`, { errors: [{ path: '$.plan', message }] });
   }
   return plan;
 }

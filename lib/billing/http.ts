@@ -4,6 +4,7 @@ import { StoreUnavailableError } from '@/lib/store';
 import { ProblemError, problem, problemResponse } from '@/lib/http/problem';
 import { parseBody } from '@/lib/http/validation';
 import { readTextCapped } from '@/lib/http/request';
+import { PURCHASABLE_PLAN_IDS } from '@/lib/price';
 
 // Plumbing shared by the /api/billing routes: bodies arrive as JSON (fetch) or as an HTML form post
 // (pages that work without JavaScript); either way a key travels in the body, never in the URL.
@@ -40,7 +41,7 @@ const formBoolean = z.union([z.boolean(), z.enum(['true', 'on', '1']).transform(
 const keyField = z.string().trim().min(1, 'is required').max(200, 'is too long');
 
 export const CheckoutBody = z.strictObject({
-  plan: z.enum(['bundle-25', 'bundle-100', 'subscription'], 'must be one of bundle-25, bundle-100, subscription'),
+  plan: z.enum(PURCHASABLE_PLAN_IDS, `must be one of ${PURCHASABLE_PLAN_IDS.join(', ')}`),
   topUp: formBoolean.optional(),
   key: keyField.optional(),
 }).refine((b) => !b.topUp || b.key !== undefined, { path: ['key'], message: 'is required for a top-up' });

@@ -1,5 +1,5 @@
 import type { Store } from '@/lib/store';
-import type { PlanId } from '@/lib/credits/plans';
+import type { PlanId } from '@/lib/price';
 
 // Every billing fact lives in a named record of the store. Each record has ONE writer (one event
 // type, or checkout creation), so no record needs a read-modify-write that two webhook deliveries

@@ -1,6 +1,3 @@
 // One severity scale for every check's findings, most severe first.
 export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
 export const SEVERITY_ORDER: readonly Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
-
-/** Sort key: lower is more severe. */
-export const severityRank = (s: Severity): number => SEVERITY_ORDER.indexOf(s);

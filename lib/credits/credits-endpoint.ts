@@ -1,18 +1,26 @@
+import { z } from 'zod';
 import type { Store } from '@/lib/store';
 import { StoreUnavailableError } from '@/lib/store';
 import { ProblemError, problem, type Problem } from '@/lib/http/problem';
-import { authenticateKey, balance } from './ledger';
+import { Balance, authenticateKey, balance } from './ledger';
 import { maskKey } from './keys';
-import { planList } from '@/lib/http/describe';
+import { PlanEntry, planList } from '@/lib/http/describe';
+import { PRICE_USD } from '@/lib/price';
+
+/** The 200 body of GET /api/agent/credits: the plans without a key, the calls left with one. */
+export const CreditsAnswer = z.union([
+  z.strictObject({ plans: z.array(PlanEntry), pricePerCall: z.strictObject({ amount: z.string(), currency: z.literal('USD') }) }),
+  Balance.extend({ key: z.string() }),
+]);
 
 /** GET /api/agent/credits: the plans without a key; calls left with one (spec 4.3). */
 export async function creditsAnswer(
   deps: { store: Store; config: { APP_URL: string; CREDITS_KEY_SECRET: string } },
   authorization: string | null,
   now = Date.now(),
-): Promise<{ status: number; body: unknown; headers?: Record<string, string> } | { status: number; problem: Problem; headers?: Record<string, string> }> {
+): Promise<{ status: number; body: z.infer<typeof CreditsAnswer>; headers?: Record<string, string> } | { status: number; problem: Problem; headers?: Record<string, string> }> {
   if (authorization === null) {
-    return { status: 200, body: { plans: planList(deps.config.APP_URL), pricePerCall: { amount: '1.00', currency: 'USD' } } };
+    return { status: 200, body: { plans: planList(deps.config.APP_URL), pricePerCall: { amount: PRICE_USD, currency: 'USD' } } };
   }
   const match = authorization.match(/^Bearer\s+(\S+)\s*$/i);
   try {

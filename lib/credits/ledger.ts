@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
+import { z } from 'zod';
 import type { Store } from '@/lib/store';
-import type { Grant, GrantState, PlanId } from '@/lib/store/types';
+import type { Grant, GrantState } from '@/lib/store/types';
+import { PLAN_IDS, type PlanId } from '@/lib/price';
 import { ProblemError } from '@/lib/http/problem';
 import { bundleExpiry, findPlan, monthlyPeriodEnd } from './plans';
 import { digestsEqual, hashKey, isWellFormedKey, mintKey } from './keys';
@@ -44,13 +46,15 @@ export async function authenticateKey(store: Store, secret: string, presented: s
   return keyHash;
 }
 
-export interface Balance {
-  callsLeft: number;
-  grants: Array<{
-    id: string; plan: PlanId; calls: number; used: number; reserved: number; callsLeft: number;
-    expiresAt: string; expired: boolean;
-  }>;
-}
+/** One grant as its key's holder sees it (credits endpoint, account page). */
+export const GrantBalance = z.strictObject({
+  id: z.string(), plan: z.enum(PLAN_IDS), calls: z.number().int(), used: z.number().int(), reserved: z.number().int(),
+  callsLeft: z.number().int(), expiresAt: z.string(), expired: z.boolean(),
+});
+
+/** The calls left on a key, in total and per grant. */
+export const Balance = z.strictObject({ callsLeft: z.number().int(), grants: z.array(GrantBalance) });
+export type Balance = z.infer<typeof Balance>;
 
 export function summariseGrants(grants: GrantState[]): Balance {
   return {

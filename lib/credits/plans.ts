@@ -1,7 +1,9 @@
+import type { PurchasablePlanId } from '@/lib/price';
+
 // The prepaid plans of spec 2.4. Prices in cents so no float ever touches money.
 
 export interface Plan {
-  id: 'bundle-25' | 'bundle-100' | 'subscription';
+  id: PurchasablePlanId;
   name: string;
   calls: number;
   priceCents: number;
@@ -27,7 +29,8 @@ export const PLANS: readonly Plan[] = [
   },
 ] as const;
 
-export type PlanId = Plan['id'];
+// Kept until lib/billing/webhook.ts imports PlanId from lib/price (it is another engineer's file this round).
+export type { PlanId } from '@/lib/price';
 
 export function findPlan(id: string): Plan | undefined {
   return PLANS.find((p) => p.id === id);
@@ -45,8 +48,4 @@ export function monthlyPeriodEnd(periodStart: number): number {
   const d = new Date(periodStart);
   d.setUTCMonth(d.getUTCMonth() + 1);
   return d.getTime();
-}
-
-export function formatUsd(cents: number): string {
-  return `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
 }

@@ -1,14 +1,16 @@
 import { z } from 'zod';
-import { OPERATIONS, PRICE_CENTS, type PaidOperation } from '@/lib/operations';
-import { PROBLEMS, PROBLEM_BASE } from '@/lib/http/problem';
+import type { PaidOperation } from '@/lib/operations';
+import { ENDPOINTS, type FreeEndpoint } from '@/lib/endpoints';
+import { PRICE_CENTS, PRICE_USD, PRICE_USDC, PRICE_USDC_UNITS } from '@/lib/price';
+import { PROBLEMS, PROBLEM_BASE, type ProblemKind } from '@/lib/http/problem';
 import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/payments/gate';
 
-// The OpenAPI 3.1 document, generated from the operations registry so it cannot drift from the
-// routes. Each paid operation carries `x-payment-info` with one offer per live rail, which is
+// The OpenAPI 3.1 document, generated from the endpoint registry (lib/endpoints.ts) so it cannot
+// drift from the routes. Each paid operation carries `x-payment-info` with one offer per live rail, which is
 // what `mppx discover validate` and `mppx validate` read.
 
 export const INTERFACE_VERSION = '1.0.0';
-const USDC_UNITS = String(PRICE_CENTS * 10_000);
+const USDC_UNITS = String(PRICE_USDC_UNITS);
 
 export interface DiscoveryContext {
   appUrl: string;
@@ -19,13 +21,13 @@ export interface DiscoveryContext {
 export function paymentOffers(ctx: DiscoveryContext) {
   const offers: Array<Record<string, string>> = [];
   if (ctx.rails.includes('stripe')) {
-    offers.push({ method: 'stripe', intent: 'charge', amount: String(PRICE_CENTS), currency: 'usd', description: '1.00 USD by card or Link (shared payment token)' });
+    offers.push({ method: 'stripe', intent: 'charge', amount: String(PRICE_CENTS), currency: 'usd', description: `${PRICE_USD} USD by card or Link (shared payment token)` });
   }
   if (ctx.rails.includes('evm')) {
-    offers.push({ method: 'evm', intent: 'charge', amount: USDC_UNITS, currency: ctx.usdcAddress, description: '1 USDC on Base (chain 8453)' });
+    offers.push({ method: 'evm', intent: 'charge', amount: USDC_UNITS, currency: ctx.usdcAddress, description: `${PRICE_USDC} on Base (chain 8453)` });
   }
   if (ctx.rails.includes('x402')) {
-    offers.push({ method: 'x402', intent: 'exact', amount: USDC_UNITS, currency: ctx.usdcAddress, network: 'eip155:8453', description: '1 USDC on Base over x402 v2 (PAYMENT-SIGNATURE)' });
+    offers.push({ method: 'x402', intent: 'exact', amount: USDC_UNITS, currency: ctx.usdcAddress, network: 'eip155:8453', description: `${PRICE_USDC} on Base over x402 v2 (PAYMENT-SIGNATURE)` });
   }
   return offers;
 }
@@ -38,7 +40,7 @@ function paidOperation(op: PaidOperation, ctx: DiscoveryContext) {
   return {
     operationId: op.id,
     summary: op.summary,
-    description: `${op.description}\n\nPrice: 1.00 USD per fulfilled request. Pay over HTTP 402 (the challenge is in WWW-Authenticate and PAYMENT-REQUIRED) or send a prepaid credits key as Authorization: Bearer. MCP tool: ${op.toolName}.`,
+    description: `${op.description}\n\nPrice: ${PRICE_USD} USD per fulfilled request. Pay over HTTP 402 (the challenge is in WWW-Authenticate and PAYMENT-REQUIRED) or send a prepaid credits key as Authorization: Bearer. MCP tool: ${op.toolName}.`,
     tags: ['paid'],
     security: [{}, { creditsKey: [] }],
     parameters: [
@@ -57,7 +59,7 @@ function paidOperation(op: PaidOperation, ctx: DiscoveryContext) {
           'PAYMENT-RESPONSE': { schema: { type: 'string' }, description: 'x402 settlement response (base64 JSON)' },
           'Idempotent-Replayed': { schema: { type: 'string', enum: ['true'] } },
         },
-        content: { 'application/json': { schema: { type: 'object' } } },
+        content: { 'application/json': { schema: jsonSchema(op.output, 'output') } },
       },
       '400': problemResponse('Invalid body, address or Idempotency-Key; no challenge is issued'),
       '401': problemResponse('The Bearer key is not a valid credits key'),
@@ -78,36 +80,74 @@ function paidOperation(op: PaidOperation, ctx: DiscoveryContext) {
   };
 }
 
-function describeOperation(op: PaidOperation) {
+/** A zod schema as JSON Schema 2020-12, without `$schema` (the document's dialect already says it). */
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output') {
+  const generated = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
+  delete generated.$schema;
+  return generated;
+}
+
+/** The problem responses of an endpoint, one per status, described by the titles of its kinds. */
+function errorResponses(kinds: readonly ProblemKind[]) {
+  const byStatus = new Map<number, string[]>();
+  for (const kind of kinds) byStatus.set(PROBLEMS[kind].status, [...(byStatus.get(PROBLEMS[kind].status) ?? []), PROBLEMS[kind].title]);
+  return Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([status, titles]) => [String(status), problemResponse(titles.join('; '))]));
+}
+
+function freeOperation(endpoint: FreeEndpoint) {
+  const { request, query, redirect } = endpoint;
   return {
-    operationId: `describe${op.id.charAt(0).toUpperCase()}${op.id.slice(1)}`,
-    summary: `Describe ${op.service}: price, rails, limits and rubric (free)`,
+    operationId: endpoint.operationId,
+    summary: endpoint.summary,
+    description: endpoint.description,
     tags: ['free'],
-    responses: { '200': { description: 'Description', content: { 'application/json': { schema: { type: 'object' } } } } },
+    ...(endpoint.optionalCreditsKey ? { security: [{}, { creditsKey: [] }] } : {}),
+    ...(query ? { parameters: query.map((q) => ({ name: q.name, in: 'query', required: q.required, description: q.description, schema: jsonSchema(q.schema, 'input') })) } : {}),
+    ...(request ? {
+      requestBody: {
+        required: true,
+        content: Object.fromEntries(request.contentTypes.map((type) => [type, { schema: jsonSchema(request.schema, 'input'), ...(request.example !== undefined ? { example: request.example } : {}) }])),
+      },
+    } : {}),
+    responses: {
+      '200': { description: endpoint.ok.description, content: { [endpoint.ok.contentType]: { schema: jsonSchema(endpoint.ok.schema, 'output') } } },
+      ...(redirect ? { [String(redirect.status)]: { description: redirect.description, headers: { Location: { schema: { type: 'string' } } } } } : {}),
+      ...errorResponses(endpoint.errors),
+    },
   };
 }
 
+/** A method the route answers only with 405, so a client reading the document knows not to use it. */
+function refusedOperation(endpoint: FreeEndpoint, method: string) {
+  return {
+    operationId: `${endpoint.operationId}${method.charAt(0)}${method.slice(1).toLowerCase()}`,
+    summary: `Not supported: send ${endpoint.method}`,
+    tags: ['free'],
+    responses: errorResponses(['method-not-allowed']),
+  };
+}
+
+/**
+ * The OpenAPI 3.1 document: one operation per registry entry (lib/endpoints.ts), with its real schemas.
+ * @example openApiDocument({ appUrl: 'https://checks.example', rails: ['evm'], usdcAddress: BASE_USDC_ADDRESS })
+ */
 export function openApiDocument(ctx: DiscoveryContext) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of OPERATIONS) paths[op.path] = { post: paidOperation(op, ctx), get: describeOperation(op) };
-  paths['/api/agent/credits'] = {
-    get: {
-      operationId: 'agentCredits',
-      summary: 'Prepaid plans, or the calls left on a key (free)',
-      tags: ['free'],
-      security: [{}, { creditsKey: [] }],
-      responses: {
-        '200': { description: 'Plans (no key) or calls left (with a key)', content: { 'application/json': { schema: { type: 'object' } } } },
-        '401': problemResponse('The Bearer key is not a valid credits key'),
-      },
-    },
-  };
+  for (const endpoint of ENDPOINTS) {
+    const item = (paths[endpoint.path] ??= {});
+    if (endpoint.kind === 'paid') {
+      item.post = paidOperation(endpoint.operation, ctx);
+      continue;
+    }
+    item[endpoint.method.toLowerCase()] = freeOperation(endpoint);
+    for (const method of endpoint.refusedMethods ?? []) item[method.toLowerCase()] = refusedOperation(endpoint, method);
+  }
   return {
     openapi: '3.1.0',
     info: {
       title: 'Paid Agent Checks',
       version: INTERFACE_VERSION,
-      description: 'Agent Payment Readiness Assessment and AI Visibility Check at 1.00 USD per fulfilled request, over HTTP 402 (MPP card, MPP evm, x402 v2) or prepaid credits keys.',
+      description: `Agent Payment Readiness Assessment and AI Visibility Check at ${PRICE_USD} USD per fulfilled request, over HTTP 402 (MPP card, MPP evm, x402 v2) or prepaid credits keys.`,
     },
     servers: [{ url: ctx.appUrl }],
     'x-service-info': {

@@ -1,9 +1,20 @@
-import { PRICE_CENTS, PRICE_USD } from '@/lib/operations';
-import { PLANS, formatUsd } from '@/lib/credits/plans';
+import { z } from 'zod';
+import type { PaidOperation } from '@/lib/operations';
+import { PRICE_CENTS, PRICE_USD, PURCHASABLE_PLAN_IDS, formatUsd } from '@/lib/price';
+import { PLANS } from '@/lib/credits/plans';
 import { getRuntime } from '@/lib/runtime';
 
+/** What every free description states about price and payment (see priceAndRails). */
+export const PriceAndRails = z.strictObject({
+  price: z.strictObject({ amount: z.string(), currency: z.literal('USD'), cents: z.number().int(), per: z.string() }),
+  payment: z.strictObject({
+    rails: z.array(z.string()),
+    prepaid: z.strictObject({ header: z.string(), plans: z.string() }),
+  }),
+});
+
 /** Price and live payment rails, as every free description and discovery document states them. */
-export function priceAndRails() {
+export function priceAndRails(): z.infer<typeof PriceAndRails> {
   const { config, rails } = getRuntime();
   return {
     price: { amount: PRICE_USD, currency: 'USD', cents: PRICE_CENTS, per: 'fulfilled request' },
@@ -14,7 +25,36 @@ export function priceAndRails() {
   };
 }
 
-export function planList(appUrl: string) {
+/**
+ * The 200 body of the free GET on a paid path: who it is, price and rails, then what the operation describes.
+ * @example descriptionSchema(readinessOperation).parse(await (await GET()).json())
+ */
+export function descriptionSchema(operation: PaidOperation) {
+  return z.strictObject({
+    operationId: z.literal(operation.id),
+    service: z.string(),
+    description: z.string(),
+    method: z.literal('POST'),
+    path: z.literal(operation.path),
+    mcpTool: z.literal(operation.toolName),
+    ...PriceAndRails.shape,
+    ...operation.described.shape,
+  });
+}
+
+/** One prepaid plan as the credits endpoint lists it. */
+export const PlanEntry = z.strictObject({
+  id: z.enum(PURCHASABLE_PLAN_IDS),
+  name: z.string(),
+  calls: z.number().int(),
+  price: z.strictObject({ amount: z.string(), currency: z.literal('USD') }),
+  billing: z.enum(['one-time', 'monthly']),
+  validity: z.enum(['12 months', 'monthly']),
+  description: z.string(),
+  purchaseUrl: z.string(),
+});
+
+export function planList(appUrl: string): z.infer<typeof PlanEntry>[] {
   return PLANS.map((p) => ({
     id: p.id,
     name: p.name,

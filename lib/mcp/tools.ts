@@ -2,7 +2,8 @@
 // REST body schema, output schema = the REST 200 body) and the free list_paid_services.
 import { z } from 'zod';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { OPERATIONS, PRICE_CENTS, PRICE_USD, type PaidOperation } from '@/lib/operations';
+import { OPERATIONS, type PaidOperation } from '@/lib/operations';
+import { PRICE_CENTS, PRICE_USD } from '@/lib/price';
 import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/payments/gate';
 import { CREDENTIAL_META_KEY, IDEMPOTENCY_META_KEY, PAYMENT_REQUIRED_CODE, RECEIPT_META_KEY } from './payment';
 
@@ -44,7 +45,7 @@ export type PaidServicesList = z.infer<typeof PaidServicesList>;
 function paidTool(op: PaidOperation): Tool {
   return {
     name: op.toolName,
-    title: `${op.service} (1.00 USD)`,
+    title: `${op.service} (${PRICE_USD} USD)`,
     description:
       `${op.description}\n\nPrice: ${PRICE_USD} USD per fulfilled call. An unpaid call is answered with JSON-RPC error ${PAYMENT_REQUIRED_CODE} ` +
       `carrying MPP challenges (card and USDC on Base); retry with the credential in params._meta["${CREDENTIAL_META_KEY}"], or send a prepaid ` +

@@ -1,8 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { POST as checkoutPOST } from '@/app/api/billing/checkout/route';
-import { POST as webhookPOST } from '@/app/api/billing/webhook/route';
 import { POST as portalPOST } from '@/app/api/billing/portal/route';
 import { POST as accountPOST } from '@/app/api/billing/account/route';
 import { GET as sessionGET } from '@/app/api/billing/session/route';
@@ -12,6 +10,7 @@ import { PROBLEM_BASE } from '@/lib/http/problem';
 import { billingStripe } from '@/lib/billing';
 import { startStripeCheckoutFake, type StandaloneCheckoutFake } from '@/scripts/rails/stripe-checkout-fake';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
+import { bridgeWebhooks } from '../support/webhook-bridge';
 import type { AccountBody, PollBody } from './events';
 
 // Checkout Sessions through the official SDK against the local fake, and whole purchases: the fake
@@ -24,19 +23,7 @@ let rt: TestRuntime;
 
 beforeAll(async () => {
   fake = await startStripeCheckoutFake({ webhookSecret: 'whsec_test_checkout_' + 'b'.repeat(24) });
-  bridge = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      const response = await webhookPOST(new Request(`${BASE}/api/billing/webhook`, {
-        method: 'POST', headers: req.headers as Record<string, string>, body: Buffer.concat(chunks),
-      }));
-      res.writeHead(response.status, { 'content-type': response.headers.get('content-type') ?? 'application/json' });
-      res.end(await response.text());
-    });
-  });
-  await new Promise<void>((r) => bridge.listen(0, '127.0.0.1', r));
-  fake.setWebhookUrl(`http://127.0.0.1:${(bridge.address() as AddressInfo).port}/api/billing/webhook`);
+  bridge = await bridgeWebhooks(fake);
 });
 afterAll(async () => {
   await fake?.stop();

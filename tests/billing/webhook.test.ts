@@ -7,7 +7,7 @@ import { hashKey } from '@/lib/credits/keys';
 import { PROBLEM_BASE } from '@/lib/http/problem';
 import { names, writeJson, type CheckoutRecord } from '@/lib/billing/records';
 import { RENEWAL_GRACE_MS, handleWebhookEvent } from '@/lib/billing';
-import type { PlanId } from '@/lib/credits/plans';
+import type { PlanId } from '@/lib/price';
 import type { Store } from '@/lib/store';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
 import { type AccountBody, WEBHOOK_SECRET, addMonths, chargeRefunded, event, invoicePaid, nowS, sessionCompleted, sign, subscriptionDeleted } from './events';

@@ -1,0 +1,257 @@
+import { z } from 'zod';
+import { OPERATIONS, readinessOperation, type PaidOperation } from '@/lib/operations';
+import type { ProblemKind } from '@/lib/http/problem';
+import { PRICE_CENTS, PRICE_USD } from '@/lib/price';
+import { PLANS } from '@/lib/credits/plans';
+import { CreditsAnswer } from '@/lib/credits/credits-endpoint';
+import { descriptionSchema, planList } from '@/lib/http/describe';
+import { CheckoutBody, KeyBody } from '@/lib/billing/http';
+import { AccountSummary, SessionStatus } from '@/lib/billing/account';
+import { LIST_PAID_SERVICES } from '@/lib/mcp/tools';
+import { CREDENTIAL_META_KEY, IDEMPOTENCY_META_KEY, PAYMENT_REQUIRED_CODE } from '@/lib/mcp/payment';
+
+// THE registry of every endpoint: each route under app/ is one entry (per method) holding its path,
+// its request and response schemas and what the docs say about it. The OpenAPI document, the docs
+// page and /llms.txt are generated from this list, and tests/discovery/registry.test.ts walks app/
+// so a route without an entry (or an entry without a route) fails. Paid operations come from the
+// operations registry; this file adds their free GET descriptions and every free route.
+
+export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+
+/** One documented answer: a status, and what a caller sees (headers and a body that fits the schema). */
+export interface ExampleResponse {
+  status: number;
+  description: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** The body is long (a rubric): the docs page shows its shape, not all of it. */
+  abbreviate?: true;
+}
+
+/** A paid POST: everything about it is in its operation (lib/operations.ts). */
+export interface PaidEndpoint {
+  kind: 'paid';
+  method: 'POST';
+  path: string;
+  operation: PaidOperation;
+}
+
+export interface FreeEndpoint {
+  kind: 'free';
+  method: HttpMethod;
+  path: string;
+  operationId: string;
+  /** Heading on the docs page. */
+  title: string;
+  /** One line, the OpenAPI summary. */
+  summary: string;
+  /** What it does, for readers of the docs page and the OpenAPI description. */
+  description: string;
+  price: string;
+  auth: string;
+  /** True when an `Authorization: Bearer <credits key>` changes the answer (OpenAPI security). */
+  optionalCreditsKey?: boolean;
+  query?: Array<{ name: string; required: boolean; description: string; schema: z.ZodType; example: string }>;
+  request?: { contentTypes: string[]; schema: z.ZodType; headers?: string[]; example?: unknown };
+  /** The 200 answer: its media type and the schema its body parses with. */
+  ok: { description: string; contentType: string; schema: z.ZodType };
+  /** A form post is answered with a redirect instead of JSON. */
+  redirect?: { status: 303; description: string };
+  /** Methods the route exports only to refuse them (405 method-not-allowed). */
+  refusedMethods?: HttpMethod[];
+  examples(appUrl: string): ExampleResponse[];
+  errors: ProblemKind[];
+  /** Its line in /llms.txt, when agents should be pointed at it. */
+  llms?: { section: LlmsSection; label: string; text: string };
+}
+
+export type LlmsSection = 'Discovery and docs' | 'Prepaid credits';
+export type Endpoint = PaidEndpoint | FreeEndpoint;
+
+const CheckoutCreated = z.strictObject({ url: z.string(), sessionId: z.string() });
+const PortalCreated = z.strictObject({ url: z.string() });
+const WebhookAnswer = z.strictObject({ received: z.literal(true), result: z.enum(['processed', 'duplicate', 'ignored']) });
+const Health = z.strictObject({ ok: z.literal(true) });
+// Stripe signs and sends these; only the members the handler reads are named.
+const StripeEvent = z.looseObject({ id: z.string(), type: z.string(), data: z.looseObject({ object: z.looseObject({}) }) });
+
+const JsonRpcId = z.union([z.string(), z.number().int(), z.null()]);
+const JsonRpcRequest = z.looseObject({ jsonrpc: z.literal('2.0'), id: JsonRpcId.optional(), method: z.string(), params: z.looseObject({}).optional() });
+const JsonRpcResponse = z.union([
+  z.looseObject({ jsonrpc: z.literal('2.0'), id: JsonRpcId, result: z.looseObject({}) }),
+  z.looseObject({ jsonrpc: z.literal('2.0'), id: JsonRpcId, error: z.looseObject({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }) }),
+]);
+
+const OpenApiDocument = z.looseObject({
+  openapi: z.literal('3.1.0'),
+  info: z.looseObject({ title: z.string(), version: z.string() }),
+  servers: z.array(z.looseObject({ url: z.string() })),
+  paths: z.record(z.string(), z.looseObject({})),
+  components: z.looseObject({}),
+});
+
+const paidTools = OPERATIONS.map((o) => o.toolName);
+
+function describeEndpoint(op: PaidOperation): FreeEndpoint {
+  return {
+    kind: 'free',
+    method: 'GET',
+    path: op.path,
+    operationId: `describe${op.id.charAt(0).toUpperCase()}${op.id.slice(1)}`,
+    title: `Describe: ${op.service}`,
+    summary: `Describe ${op.service}: price, rails, limits and rubric (free)`,
+    description: 'Free. What the check does, its price and live payment rails, its rubric and its limits.',
+    price: 'free',
+    auth: 'none',
+    ok: { description: 'Cached for 5 minutes.', contentType: 'application/json', schema: descriptionSchema(op) },
+    examples: () => [{
+      status: 200,
+      description: 'Cached for 5 minutes.',
+      abbreviate: true,
+      body: {
+        operationId: op.id, service: op.service, description: op.description, method: 'POST', path: op.path, mcpTool: op.toolName,
+        price: { amount: PRICE_USD, currency: 'USD', cents: PRICE_CENTS, per: 'fulfilled request' },
+        payment: { rails: ['…'], prepaid: { header: 'Authorization: Bearer <credits key>', plans: '/api/agent/credits' } },
+        ...op.describe(),
+      },
+    }],
+    errors: [],
+  };
+}
+
+const keyExample = 'pac_live_…';
+const maskedKey = 'pac_live_…a1B2';
+
+const FREE_ROUTES: FreeEndpoint[] = [
+  {
+    kind: 'free', method: 'GET', path: '/api/agent/credits', operationId: 'agentCredits', title: 'Plans and calls left',
+    summary: 'Prepaid plans, or the calls left on a key (free)',
+    description: 'Free. Without Authorization: the prepaid plans and where to buy them. With Authorization: Bearer <key>: the calls left on that key, per grant.',
+    price: 'free', auth: 'optional Bearer credits key', optionalCreditsKey: true,
+    ok: { description: 'Plans (no key) or calls left (with a key)', contentType: 'application/json', schema: CreditsAnswer },
+    examples: (appUrl) => {
+      const plans = planList(appUrl);
+      return [
+        { status: 200, description: 'Without a key.', body: { plans: plans.slice(0, 1).concat([{ ...plans[1], description: '…' }]), pricePerCall: { amount: PRICE_USD, currency: 'USD' } } },
+        { status: 200, description: 'With a key.', body: { key: maskedKey, callsLeft: 24, grants: [{ id: 'gr_…', plan: 'bundle-25', calls: 25, used: 1, reserved: 0, callsLeft: 24, expiresAt: '2027-11-01T12:00:00.000Z', expired: false }] } },
+      ];
+    },
+    errors: ['invalid-credits-key', 'store-unavailable'],
+    llms: { section: 'Prepaid credits', label: 'Plans and calls left', text: 'GET without a key lists the plans; with Authorization: Bearer <key>, the calls left' },
+  },
+  {
+    kind: 'free', method: 'POST', path: '/api/mcp', operationId: 'mcp', title: 'MCP tools',
+    summary: 'MCP Streamable HTTP endpoint (stateless JSON-RPC): the paid checks as tools',
+    description:
+      `MCP Streamable HTTP (stateless JSON-RPC). Tools: ${paidTools.join(', ')} (paid, ${PRICE_USD} USD each or one prepaid call) and ${LIST_PAID_SERVICES} (free). ` +
+      `An unpaid paid-tool call answers JSON-RPC error ${PAYMENT_REQUIRED_CODE} carrying the payment challenge; the client retries with its credential in the request's _meta.`,
+    price: `${PRICE_USD} USD per paid tool call`,
+    auth: `credential in params._meta["${CREDENTIAL_META_KEY}"], or Authorization: Bearer <credits key> on the HTTP request`,
+    optionalCreditsKey: true,
+    request: {
+      contentTypes: ['application/json'],
+      schema: JsonRpcRequest,
+      headers: ['Content-Type: application/json', 'Accept: application/json, text/event-stream'],
+      example: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: readinessOperation.toolName, arguments: readinessOperation.example, _meta: { [IDEMPOTENCY_META_KEY]: 'order-0001' } } },
+    },
+    ok: { description: 'The JSON-RPC response (a result, or an error such as the payment challenge)', contentType: 'application/json', schema: JsonRpcResponse },
+    refusedMethods: ['GET', 'DELETE'],
+    examples: () => [{ status: 200, description: 'Unpaid: a JSON-RPC error with the challenge.', body: { jsonrpc: '2.0', id: 1, error: { code: PAYMENT_REQUIRED_CODE, message: 'Payment required', data: { challenges: ['…'] } } } }],
+    errors: [],
+    llms: { section: 'Discovery and docs', label: 'MCP endpoint', text: `Streamable HTTP; tools ${[...paidTools, LIST_PAID_SERVICES].join(', ')}` },
+  },
+  {
+    kind: 'free', method: 'POST', path: '/api/billing/checkout', operationId: 'createCheckoutSession', title: 'Buy a plan (Stripe Checkout)',
+    summary: 'Start a Stripe Checkout for a prepaid plan or a top-up',
+    description: 'Creates a Stripe Checkout Session for a plan: a one-time payment for a bundle, a monthly subscription for the monthly plan. For a top-up, send your key in the body: it is checked here and never sent to Stripe or put in a URL. A form post gets 303 to the checkout page; JSON gets the address.',
+    price: 'the plan\'s price, paid on the checkout page', auth: 'none (a top-up names its key in the body)',
+    request: { contentTypes: ['application/json', 'application/x-www-form-urlencoded'], schema: CheckoutBody, example: { plan: PLANS[0].id, topUp: true, key: keyExample } },
+    ok: { description: 'JSON request: the checkout address', contentType: 'application/json', schema: CheckoutCreated },
+    redirect: { status: 303, description: 'Form post: Location is the checkout page' },
+    examples: () => [
+      { status: 200, description: 'JSON request.', body: { url: 'https://checkout.stripe.com/c/pay/cs_…', sessionId: 'cs_…' } },
+      { status: 303, description: 'Form post.', headers: { Location: 'https://checkout.stripe.com/c/pay/cs_…' } },
+    ],
+    errors: ['invalid-request', 'invalid-credits-key', 'payload-too-large', 'payments-unavailable', 'store-unavailable'],
+  },
+  {
+    kind: 'free', method: 'GET', path: '/api/billing/session', operationId: 'getCheckoutSessionStatus', title: 'Purchase status',
+    summary: 'The state of a purchase, and its new key once',
+    description: 'Polled by the purchase success page. A new key is in the first answer after payment only; later answers say it was shown. A top-up answers the key\'s new balance.',
+    price: 'free', auth: 'the Checkout Session id',
+    query: [{ name: 'session_id', required: true, description: 'The Checkout Session id (cs_…)', schema: z.string(), example: 'cs_…' }],
+    ok: { description: 'Pending, or fulfilled', contentType: 'application/json', schema: SessionStatus },
+    examples: () => [
+      { status: 200, description: 'Payment not confirmed yet.', body: { status: 'pending', plan: 'bundle-25' } },
+      { status: 200, description: 'First answer after payment.', body: { status: 'fulfilled', kind: 'new-key', plan: 'bundle-25', key: keyExample, callsLeft: 25, revealed: true } },
+      { status: 200, description: 'Every later answer.', body: { status: 'fulfilled', kind: 'new-key', plan: 'bundle-25', revealed: false, detail: 'The key for this purchase was already shown once …' } },
+      { status: 200, description: 'A top-up.', body: { status: 'fulfilled', kind: 'top-up', plan: 'bundle-100', key: maskedKey, callsLeft: 124 } },
+    ],
+    errors: ['invalid-request', 'not-found', 'store-unavailable'],
+  },
+  {
+    kind: 'free', method: 'POST', path: '/api/billing/account', operationId: 'getAccount', title: 'Account',
+    summary: 'Calls left per grant and subscription state for a key',
+    description: 'Calls left per grant with expiries, and the state of any subscription bought with the key.',
+    price: 'free', auth: 'the credits key, in the body',
+    request: { contentTypes: ['application/json'], schema: KeyBody, example: { key: keyExample } },
+    ok: { description: 'The key\'s grants and subscriptions', contentType: 'application/json', schema: AccountSummary },
+    examples: () => [{ status: 200, description: 'The key\'s grants and subscriptions.', body: { key: maskedKey, callsLeft: 74, grants: [{ id: 'gr_…', plan: 'subscription', calls: 50, used: 1, reserved: 0, callsLeft: 49, expiresAt: '2026-12-02T12:00:00.000Z', expired: false }, { id: 'gr_…', plan: 'bundle-25', calls: 25, used: 0, reserved: 0, callsLeft: 25, expiresAt: '2027-11-01T12:00:00.000Z', expired: false }], subscriptions: [{ id: 'sub_…', status: 'active', currentPeriodEnd: '2026-12-01T12:00:00.000Z', endedAt: null }], billingPortal: true } }],
+    errors: ['invalid-request', 'invalid-credits-key', 'payload-too-large', 'store-unavailable'],
+  },
+  {
+    kind: 'free', method: 'POST', path: '/api/billing/portal', operationId: 'createBillingPortalSession', title: 'Billing portal',
+    summary: 'Open the Stripe billing portal of the customer who bought a key',
+    description: 'Opens the Stripe billing portal of the customer who bought the key: invoices, payment method, cancel the subscription.',
+    price: 'free', auth: 'the credits key, in the body',
+    request: { contentTypes: ['application/json', 'application/x-www-form-urlencoded'], schema: KeyBody, example: { key: keyExample } },
+    ok: { description: 'JSON request: the portal address', contentType: 'application/json', schema: PortalCreated },
+    redirect: { status: 303, description: 'Form post: Location is the portal' },
+    examples: () => [{ status: 200, description: 'JSON request (a form post gets 303 to the same address).', body: { url: 'https://billing.stripe.com/p/session/…' } }],
+    errors: ['invalid-request', 'invalid-credits-key', 'not-found', 'payments-unavailable', 'store-unavailable'],
+  },
+  {
+    kind: 'free', method: 'POST', path: '/api/billing/webhook', operationId: 'receiveStripeWebhook', title: 'Stripe webhook',
+    summary: 'Stripe events (signed); for Stripe only',
+    description: 'For Stripe only. Verifies Stripe-Signature over the raw body with STRIPE_WEBHOOK_SECRET and processes each event id once: checkout.session.completed, checkout.session.async_payment_succeeded, invoice.paid, customer.subscription.deleted, charge.refunded. Other event types are acknowledged and ignored.',
+    price: 'free', auth: 'Stripe-Signature',
+    request: { contentTypes: ['application/json'], schema: StripeEvent, headers: ['Stripe-Signature: t=…,v1=…'] },
+    ok: { description: 'Accepted (processed, a replay, or an ignored type)', contentType: 'application/json', schema: WebhookAnswer },
+    examples: () => [{ status: 200, description: 'Accepted (processed, a replay, or an ignored type).', body: { received: true, result: 'processed' } }],
+    errors: ['invalid-request', 'invalid-signature', 'payload-too-large', 'billing-unavailable', 'store-unavailable'],
+  },
+  {
+    kind: 'free', method: 'GET', path: '/api/health', operationId: 'health', title: 'Health',
+    summary: 'Liveness (free)',
+    description: 'Free. Answers while the server runs; it checks no dependency.',
+    price: 'free', auth: 'none',
+    ok: { description: 'The server is up', contentType: 'application/json', schema: Health },
+    examples: () => [{ status: 200, description: 'The server is up.', body: { ok: true } }],
+    errors: [],
+  },
+  {
+    kind: 'free', method: 'GET', path: '/openapi.json', operationId: 'openApiDocument', title: 'OpenAPI document',
+    summary: 'This OpenAPI 3.1 document (free)',
+    description: 'Free. Every endpoint with its request and response schemas; the paid operations carry x-payment-info with one offer per live rail. Cached for 5 minutes.',
+    price: 'free', auth: 'none',
+    ok: { description: 'The OpenAPI 3.1 document', contentType: 'application/json', schema: OpenApiDocument },
+    examples: (appUrl) => [{ status: 200, description: 'Abbreviated.', body: { openapi: '3.1.0', info: { title: 'Paid Agent Checks', version: '…' }, servers: [{ url: appUrl }], paths: { '…': {} }, components: {} } }],
+    errors: [],
+    llms: { section: 'Discovery and docs', label: 'OpenAPI 3.1', text: 'every endpoint, request and response schemas and x-payment-info offers' },
+  },
+  {
+    kind: 'free', method: 'GET', path: '/llms.txt', operationId: 'llmsTxt', title: 'llms.txt',
+    summary: 'A summary for language models, with links (free)',
+    description: 'Free. The llmstxt.org summary of this service: the paid operations, discovery documents and prepaid plans. Cached for 5 minutes.',
+    price: 'free', auth: 'none',
+    ok: { description: 'Markdown', contentType: 'text/markdown', schema: z.string().min(1) },
+    examples: () => [],
+    errors: [],
+  },
+];
+
+/** Every endpoint, in the order the docs page shows them: each paid POST and its free GET, then the free routes. */
+export const ENDPOINTS: readonly Endpoint[] = [
+  ...OPERATIONS.flatMap((operation): Endpoint[] => [{ kind: 'paid', method: 'POST', path: operation.path, operation }, describeEndpoint(operation)]),
+  ...FREE_ROUTES,
+];

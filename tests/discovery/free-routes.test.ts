@@ -1,0 +1,129 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Server } from 'node:http';
+import { GET as creditsGET } from '@/app/api/agent/credits/route';
+import { GET as readinessGET } from '@/app/api/agent/readiness/route';
+import { GET as visibilityGET } from '@/app/api/agent/ai-visibility/route';
+import { POST as checkoutPOST } from '@/app/api/billing/checkout/route';
+import { GET as sessionGET } from '@/app/api/billing/session/route';
+import { POST as accountPOST } from '@/app/api/billing/account/route';
+import { POST as portalPOST } from '@/app/api/billing/portal/route';
+import { GET as healthGET } from '@/app/api/health/route';
+import { POST as mcpPOST } from '@/app/api/mcp/route';
+import { GET as openApiGET } from '@/app/openapi.json/route';
+import { GET as llmsGET } from '@/app/llms.txt/route';
+import { ENDPOINTS, type FreeEndpoint } from '@/lib/endpoints';
+import { createKey } from '@/lib/credits/ledger';
+import { readinessOperation, visibilityOperation } from '@/lib/operations';
+import { LIST_PAID_SERVICES } from '@/lib/mcp/tools';
+import { startStripeCheckoutFake, type StandaloneCheckoutFake } from '@/scripts/rails/stripe-checkout-fake';
+import { installTestRuntime, type TestRuntime } from '../support/runtime';
+import { bridgeWebhooks } from '../support/webhook-bridge';
+
+// Each free route's real answers, parsed with the 200 schema its registry entry declares (the schema
+// /openapi.json publishes). Purchases go through the official Stripe SDK against the local fake, which
+// delivers its signed webhook events to the real webhook route.
+
+const BASE = 'http://localhost:3000';
+let fake: StandaloneCheckoutFake;
+let bridge: Server;
+let rt: TestRuntime;
+const webhookAnswers: Response[] = [];
+
+beforeAll(async () => {
+  fake = await startStripeCheckoutFake({ webhookSecret: 'whsec_test_registry_' + 'c'.repeat(24) });
+  bridge = await bridgeWebhooks(fake, (answer) => webhookAnswers.push(answer));
+});
+afterAll(async () => {
+  await fake?.stop();
+  await new Promise((r) => bridge?.close(r));
+});
+
+beforeEach(() => {
+  webhookAnswers.length = 0;
+  rt = installTestRuntime({ STRIPE_SECRET_KEY: fake.secretKey, STRIPE_API_URL: fake.apiUrl, STRIPE_WEBHOOK_SECRET: fake.webhookSecret });
+});
+afterEach(() => rt.dispose());
+
+const json = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+  new Request(`${BASE}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+const session = (id: string) => sessionGET(new Request(`${BASE}/api/billing/session?session_id=${id}`));
+
+/** Buys `plan` (a top-up of `topUpKey` when given) and returns the session id, paid and fulfilled. */
+async function buy(plan: string, topUpKey?: string): Promise<{ created: Response; pending: Response; sessionId: string }> {
+  const created = await checkoutPOST(json('/api/billing/checkout', topUpKey ? { plan, topUp: true, key: topUpKey } : { plan }));
+  const { sessionId } = (await created.clone().json()) as { sessionId: string };
+  const pending = await session(sessionId);
+  await fake.pay(sessionId);
+  return { created, pending, sessionId };
+}
+
+/** Real answers of each free route, under `METHOD path` as in the registry. */
+const SAMPLES: Record<string, () => Promise<Response[]>> = {
+  'GET /api/agent/credits': async () => {
+    const { key } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
+    return [await creditsGET(new Request(`${BASE}/api/agent/credits`)), await creditsGET(new Request(`${BASE}/api/agent/credits`, { headers: { authorization: `Bearer ${key}` } }))];
+  },
+  [`GET ${readinessOperation.path}`]: async () => [await readinessGET()],
+  [`GET ${visibilityOperation.path}`]: async () => [await visibilityGET()],
+  'POST /api/mcp': async () => {
+    const rpc = (body: unknown) => mcpPOST(json('/api/mcp', body, { accept: 'application/json, text/event-stream' }));
+    return [
+      await rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'registry-test', version: '1' } } }),
+      await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: LIST_PAID_SERVICES, arguments: {} } }),
+      await rpc({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: readinessOperation.toolName, arguments: readinessOperation.example } }),
+    ];
+  },
+  'POST /api/billing/checkout': async () => [(await buy('bundle-25')).created],
+  'GET /api/billing/session': async () => {
+    const bought = await buy('subscription');
+    const revealed = await session(bought.sessionId);
+    const { key } = (await revealed.clone().json()) as { key: string };
+    const later = await session(bought.sessionId);
+    const topUp = await buy('bundle-100', key);
+    return [bought.pending, revealed, later, await session(topUp.sessionId)];
+  },
+  'POST /api/billing/account': async () => {
+    const bought = await buy('subscription');
+    const { key } = (await (await session(bought.sessionId)).json()) as { key: string };
+    return [await accountPOST(json('/api/billing/account', { key }))];
+  },
+  'POST /api/billing/portal': async () => {
+    const bought = await buy('bundle-25');
+    const { key } = (await (await session(bought.sessionId)).json()) as { key: string };
+    return [await portalPOST(json('/api/billing/portal', { key }))];
+  },
+  'POST /api/billing/webhook': async () => {
+    await buy('bundle-25');
+    return [...webhookAnswers];
+  },
+  'GET /api/health': async () => [healthGET()],
+  'GET /openapi.json': async () => [openApiGET()],
+  'GET /llms.txt': async () => [llmsGET()],
+};
+
+const freeEndpoints = ENDPOINTS.filter((e): e is FreeEndpoint => e.kind === 'free');
+
+describe('free routes answer what their registry entry declares', () => {
+  it('has real answers for every free endpoint in the registry', () => {
+    expect(Object.keys(SAMPLES).sort()).toEqual(freeEndpoints.map((e) => `${e.method} ${e.path}`).sort());
+  });
+
+  it.each(freeEndpoints.map((e) => [`${e.method} ${e.path}`, e] as const))('%s: each 200 body parses with the declared schema', async (name, endpoint) => {
+    const responses = await SAMPLES[name]();
+    expect(responses.length).toBeGreaterThan(0);
+    for (const res of responses) {
+      expect(res.status, name).toBe(200);
+      expect(res.headers.get('content-type') ?? '', name).toContain(endpoint.ok.contentType);
+      const body: unknown = endpoint.ok.contentType === 'application/json' ? await res.json() : await res.text();
+      const parsed = endpoint.ok.schema.safeParse(body);
+      expect(parsed.success, `${name}: ${parsed.error?.message}\n${JSON.stringify(body).slice(0, 500)}`).toBe(true);
+    }
+  });
+
+  it('covers every variant of the purchase status (pending, new key, key already shown, top-up)', async () => {
+    const bodies = await Promise.all((await SAMPLES['GET /api/billing/session']()).map((r) => r.json() as Promise<Record<string, unknown>>));
+    expect(bodies.map((b) => [b.status, b.kind ?? null, b.revealed ?? null])).toEqual([
+      ['pending', null, null], ['fulfilled', 'new-key', true], ['fulfilled', 'new-key', false], ['fulfilled', 'top-up', null],
+    ]);
+  });
+});
