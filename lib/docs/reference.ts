@@ -144,7 +144,7 @@ export async function endpointDocs(appUrl: string): Promise<EndpointDoc[]> {
         { status: 200, description: 'JSON request.', body: { url: 'https://checkout.stripe.com/c/pay/cs_…', sessionId: 'cs_…' } },
         { status: 303, description: 'Form post.', headers: { Location: 'https://checkout.stripe.com/c/pay/cs_…' } },
       ],
-      errors: ['invalid-request', 'invalid-credits-key', 'payload-too-large', 'payments-unavailable', 'store-unavailable'],
+      errors: ['invalid-request', 'invalid-credits-key', 'payload-too-large', 'rate-limited', 'payments-unavailable', 'store-unavailable'],
     },
     {
       anchor: 'billing-session', method: 'GET', path: '/api/billing/session?session_id=cs_…', title: 'Purchase status',
