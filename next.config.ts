@@ -1,25 +1,12 @@
 import type { NextConfig } from 'next';
+import { contentSecurityPolicy } from './lib/http/csp';
 
-const development = process.env.NODE_ENV !== 'production';
-
-// Pages load nothing from other origins (no fonts, CDNs or analytics), so the policy can be tight.
-// Next's App Router inlines its bootstrap scripts, hence 'unsafe-inline' for scripts; `next dev`
-// also evaluates code for fast refresh. form-action is left open on purpose: checkout forms post to
-// us and we redirect the browser to Stripe Checkout, a redirect Chrome would check against it.
-const contentSecurityPolicy = [
-  "default-src 'self'",
-  `script-src 'self' 'unsafe-inline'${development ? " 'unsafe-eval'" : ''}`,
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+// Every path gets the nonce-less policy; proxy.ts replaces it on pages with one carrying that
+// request's script nonce.
+const contentSecurityPolicyHeader = contentSecurityPolicy({ development: process.env.NODE_ENV !== 'production' });
 
 const securityHeaders = [
-  { key: 'Content-Security-Policy', value: contentSecurityPolicy },
+  { key: 'Content-Security-Policy', value: contentSecurityPolicyHeader },
   { key: 'X-Content-Type-Options', value: 'nosniff' },
   { key: 'X-Frame-Options', value: 'DENY' },
   // The purchase success page carries a Checkout session id in its URL: never send it onwards.

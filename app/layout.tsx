@@ -9,6 +9,10 @@ export const metadata: Metadata = {
   description: `Agent Payment Readiness Assessment and AI Visibility Check, ${PRICE_USD} USD per fulfilled request.`,
 };
 
+// Every page carries a per-request script nonce (proxy.ts), which only a page rendered per request can
+// have: a page prerendered at build time would hold nonce-less scripts that the policy blocks.
+export const dynamic = 'force-dynamic';
+
 export const viewport: Viewport = { width: 'device-width', initialScale: 1 };
 
 export default function RootLayout({ children }: { children: ReactNode }) {

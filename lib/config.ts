@@ -24,8 +24,18 @@ const EnvSchema = z.object({
   CREDITS_KEY_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
   RATE_LIMIT_PER_IP: positiveInt(600),
   RATE_LIMIT_PER_KEY: positiveInt(300),
+  // Each Checkout creation costs a Stripe API call (shared with the card rail) and a stored record.
+  RATE_LIMIT_CHECKOUT_PER_IP: positiveInt(10),
   RATE_LIMIT_WINDOW_SECONDS: positiveInt(60),
   MAX_BODY_BYTES: positiveInt(64 * 1024),
+  // Who may tell us the client's address, for per-IP rate limits (lib/http/client-ip.ts): `none` (the
+  // connecting peer), `vercel`, `cloudflare`, or the number of proxies in front that append X-Forwarded-For.
+  TRUSTED_PROXY: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
+    z.union([z.enum(['none', 'vercel', 'cloudflare']), z.string().regex(/^(?:[0-9]|10)$/).transform(Number)], {
+      error: 'must be none, vercel, cloudflare or a number of proxy hops from 0 to 10',
+    }).default('none'),
+  ),
   // How long a reserved call waits for its request to commit or release it before it returns by itself.
   // Fault tests shorten it; in service it should outlast the slowest check (20 s) with room to spare.
   CREDITS_RESERVATION_HOLD_SECONDS: positiveInt(120),

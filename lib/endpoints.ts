@@ -172,7 +172,7 @@ const FREE_ROUTES: FreeEndpoint[] = [
       { status: 200, description: 'JSON request.', body: { url: 'https://checkout.stripe.com/c/pay/cs_…', sessionId: 'cs_…' } },
       { status: 303, description: 'Form post.', headers: { Location: 'https://checkout.stripe.com/c/pay/cs_…' } },
     ],
-    errors: ['invalid-request', 'invalid-credits-key', 'payload-too-large', 'payments-unavailable', 'store-unavailable'],
+    errors: ['invalid-request', 'invalid-credits-key', 'payload-too-large', 'rate-limited', 'payments-unavailable', 'store-unavailable'],
   },
   {
     kind: 'free', method: 'GET', path: '/api/billing/session', operationId: 'getCheckoutSessionStatus', title: 'Purchase status',

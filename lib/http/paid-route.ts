@@ -2,7 +2,8 @@ import type { PaidOperation } from '@/lib/operations';
 import { runPaidCall, type GateResponse } from '@/lib/payments/gate';
 import { getRuntime } from '@/lib/runtime';
 import { ProblemError, problem, problemResponse } from './problem';
-import { bearerToken, clientIp, readJsonBody } from './request';
+import { bearerToken, readJsonBody } from './request';
+import { clientIp } from './client-ip';
 import { priceAndRails } from './describe';
 
 export function toResponse(reply: GateResponse): Response {
@@ -19,7 +20,7 @@ export function paidPost(operation: PaidOperation) {
         operation,
         body,
         idempotencyKey: request.headers.get('idempotency-key'),
-        clientIp: clientIp(request.headers),
+        clientIp: clientIp(request.headers, runtime.config.TRUSTED_PROXY),
         bearerKey: bearerToken(request.headers),
         request,
         signal: () => request.signal,

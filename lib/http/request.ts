@@ -37,22 +37,6 @@ export async function readTextCapped(request: Request, maxBytes: number): Promis
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/**
- * The client address for per-IP rate limits. `next start` fills X-Forwarded-For from the socket
- * only when the client sent none, and a proxy in front appends; the right-most entry is the one
- * the nearest hop vouches for. X-Real-IP, set by common proxies, wins when present.
- */
-export function clientIp(headers: Headers): string {
-  const real = headers.get('x-real-ip')?.trim();
-  if (real) return real;
-  const forwarded = headers.get('x-forwarded-for');
-  if (forwarded) {
-    const hops = forwarded.split(',').map((s) => s.trim()).filter(Boolean);
-    if (hops.length) return hops[hops.length - 1];
-  }
-  return 'unknown';
-}
-
 /** `Authorization: Bearer <token>` → token; anything else → null. */
 export function bearerToken(headers: Headers): string | null {
   const auth = headers.get('authorization');

@@ -20,7 +20,8 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } fr
 import type { PaidOperation } from '@/lib/operations';
 import { runPaidCall, type GateResponse } from '@/lib/payments/gate';
 import { problem, problemResponse, type Problem } from '@/lib/http/problem';
-import { bearerToken, clientIp } from '@/lib/http/request';
+import { bearerToken } from '@/lib/http/request';
+import { clientIp } from '@/lib/http/client-ip';
 import { getRuntime, type Runtime } from '@/lib/runtime';
 import { logEvent } from '@/lib/log';
 import {
@@ -145,7 +146,7 @@ async function callPaidTool(
     operation,
     body: args ?? {},
     idempotencyKey: rawKey === undefined || rawKey === null ? null : String(rawKey),
-    clientIp: clientIp(request.headers),
+    clientIp: clientIp(request.headers, runtime.config.TRUSTED_PROXY),
     bearerKey: bearerToken(request.headers),
     request: railsRequest,
     signal: () => AbortSignal.any([signal, request.signal, AbortSignal.timeout(60_000)]),

@@ -126,6 +126,34 @@ describe('POST /api/billing/checkout', () => {
     expect(refused.body.type).toBe(`${PROBLEM_BASE}billing-unavailable`);
     expect(JSON.stringify(refused.body)).not.toContain('Invalid API Key');
   });
+
+  it('rate limits creation per client address before Stripe is called: no session past the limit', async () => {
+    await rt.dispose();
+    rt = installTestRuntime({ STRIPE_SECRET_KEY: fake.secretKey, STRIPE_API_URL: fake.apiUrl, STRIPE_WEBHOOK_SECRET: fake.webhookSecret, RATE_LIMIT_CHECKOUT_PER_IP: '3' });
+    // X-Forwarded-For ends with the peer under `next start` (lib/http/peer-address.ts); these are two peers.
+    const from = (peer: string, request: Request) => {
+      request.headers.set('x-forwarded-for', peer);
+      return checkoutPOST(request);
+    };
+    const before = fake.sessions().length;
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await from('198.51.100.70', json('/api/billing/checkout', { plan: 'bundle-25' }))).status);
+    expect(statuses).toEqual([200, 200, 200]);
+    expect(fake.sessions().length).toBe(before + 3);
+
+    const limited = await from('198.51.100.70', json('/api/billing/checkout', { plan: 'bundle-100' }));
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('content-type')).toBe('application/problem+json');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await limited.json()).type).toBe(`${PROBLEM_BASE}rate-limited`);
+    const limitedForm = await from('198.51.100.70', form('/api/billing/checkout', { plan: 'subscription' }));
+    expect(limitedForm.status).toBe(429);
+    expect(limitedForm.headers.get('location')).toBeNull();
+    expect(fake.sessions().length).toBe(before + 3);
+
+    expect((await from('198.51.100.71', json('/api/billing/checkout', { plan: 'bundle-25' }))).status).toBe(200);
+    expect(fake.sessions().length).toBe(before + 4);
+  });
 });
 
 describe('a whole purchase on the local fake', () => {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { withPeer } from '@/lib/http/peer-address';
 
 // Serves a Web-standard handler (an App Router route, a test endpoint) over node:http on a free loopback
 // port, as `next start` would for those routes, so real paying clients can call it by URL.
@@ -46,8 +47,8 @@ export async function toWebRequest(req: IncomingMessage, origin: string): Promis
     if (value === undefined) continue;
     for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
   }
-  // What `next start` does: the socket's address, for per-IP rate limits.
-  if (!headers.has('x-forwarded-for')) headers.set('x-forwarded-for', req.socket.remoteAddress ?? 'unknown');
+  // What `next start` does with instrumentation.ts: the socket's address appended, for per-IP rate limits.
+  headers.set('x-forwarded-for', withPeer(headers.get('x-forwarded-for') ?? undefined, req.socket.remoteAddress));
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
   return new Request(new URL(req.url ?? '/', origin), { method: req.method, headers, body: hasBody ? Buffer.concat(chunks) : undefined });
 }

@@ -130,6 +130,16 @@ describe('security headers on pages', () => {
     expect(csp).toMatch(/object-src 'none'/);
     // Production pages get no 'unsafe-eval' (that is `next dev` only).
     expect(csp).not.toMatch(/unsafe-eval/);
+    // Scripts run by this request's nonce only, never 'unsafe-inline'; every script tag Next wrote carries it.
+    const scriptSrc = /script-src ([^;]*)/.exec(csp)?.[1];
+    expect(scriptSrc).toMatch(/^'self' 'nonce-[A-Za-z0-9+/]{24}' 'strict-dynamic'$/);
+    const nonce = /'nonce-([^']+)'/.exec(scriptSrc!)![1];
+    const scriptTags = (await res.text()).match(/<script\b[^>]*>/g) ?? [];
+    expect(scriptTags.length).toBeGreaterThan(0);
+    expect(scriptTags.filter((tag) => !tag.includes(` nonce="${nonce}"`))).toEqual([]);
+    const again = (await fetch(`${server.url}${p}`)).headers.get('content-security-policy') ?? '';
+    expect(again).toMatch(/'nonce-[A-Za-z0-9+/]{24}'/);
+    expect(again).not.toContain(nonce);
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('x-frame-options')).toBe('DENY');
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
@@ -139,6 +149,8 @@ describe('security headers on pages', () => {
   it('API answers are nosniff too, and a revealed key is never cacheable', async () => {
     const res = await fetch(`${server.url}/api/billing/session?session_id=cs_test_unknown`);
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    // No page, no script: the policy without a nonce allows none inline.
+    expect(res.headers.get('content-security-policy')).toMatch(/script-src 'self'; /);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
   });

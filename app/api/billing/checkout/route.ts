@@ -1,6 +1,8 @@
 import { getRuntime } from '@/lib/runtime';
 import { createCheckout } from '@/lib/billing';
 import { CheckoutBody, billingRoute, noStoreJson, parseFields, readBillingBody } from '@/lib/billing/http';
+import { clientIp } from '@/lib/http/client-ip';
+import { enforceRateLimit } from '@/lib/http/rate-limit';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -9,6 +11,9 @@ export const dynamic = 'force-dynamic';
 export async function POST(request: Request): Promise<Response> {
   return billingRoute('billing-checkout', async () => {
     const { config, store } = getRuntime();
+    // Anyone may ask, so the limit comes before any Stripe call or stored record.
+    const ip = clientIp(request.headers, config.TRUSTED_PROXY);
+    await enforceRateLimit(store, `checkout-ip:${ip}`, config.RATE_LIMIT_CHECKOUT_PER_IP, config.RATE_LIMIT_WINDOW_SECONDS * 1000, Date.now());
     const { fields, form } = await readBillingBody(request, config.MAX_BODY_BYTES);
     const body = parseFields(CheckoutBody, fields);
     const result = await createCheckout({ store, config }, body.plan, body.topUp ? { topUpKey: body.key } : {});

@@ -1,0 +1,32 @@
+import { NextResponse, type NextRequest } from 'next/server';
+import { contentSecurityPolicy } from '@/lib/http/csp';
+
+// Every rendered page gets its own script nonce. Next reads it from the request's
+// Content-Security-Policy header while rendering and puts it on every script it emits, so a page
+// must be rendered per request (app/layout.tsx is force-dynamic). The response header set here
+// replaces the nonce-less policy next.config.ts sets on every path (Next applies config headers
+// first, then the proxy's: router-utils/resolve-routes.js).
+export function proxy(request: NextRequest) {
+  const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString('base64');
+  const policy = contentSecurityPolicy({ nonce, development: process.env.NODE_ENV === 'development' });
+  const requestHeaders = new Headers(request.headers);
+  requestHeaders.set('content-security-policy', policy);
+  const response = NextResponse.next({ request: { headers: requestHeaders } });
+  response.headers.set('content-security-policy', policy);
+  return response;
+}
+
+export const config = {
+  // Pages only: API routes, files and Next's static chunks keep the nonce-less policy (they run no
+  // script), and skipping them keeps the paid routes free of the proxy's cost. Link prefetches
+  // fetch RSC payloads, not HTML.
+  matcher: [
+    {
+      source: '/((?!api/|_next/static|_next/image|icon\\.svg|llms\\.txt|openapi\\.json|favicon\\.ico).*)',
+      missing: [
+        { type: 'header', key: 'next-router-prefetch' },
+        { type: 'header', key: 'purpose', value: 'prefetch' },
+      ],
+    },
+  ],
+};
