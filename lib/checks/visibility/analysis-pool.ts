@@ -32,6 +32,17 @@ export function analysisPool(): AnalysisPool {
 }
 
 /**
+ * Puts `next` in place of the process's pool and returns the one it replaced (tests that need a thread
+ * to run away, which the real analysis must never do).
+ * @example const real = replaceAnalysisPool(spinningPool); ...; replaceAnalysisPool(real);
+ */
+export function replaceAnalysisPool(next: AnalysisPool | null): AnalysisPool | null {
+  const previous = pool;
+  pool = next;
+  return previous;
+}
+
+/**
  * Runs one analysis task off the event loop.
  * @throws TaskDeadlineError when it runs past its deadline (its thread is replaced), TaskThreadError
  *   when its thread dies, the signal's reason when the caller gives up while it queues.
