@@ -96,8 +96,11 @@ export interface VisibilityResult {
 }
 
 type FetchOptions = Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap'>;
-/** How the check runs its analysis steps: on the pool, within the check's signal. */
-type AnalysisOptions = { signal: AbortSignal; deadlineMs?: number };
+/**
+ * How the check runs its analysis steps on the pool. Only the caller's signal drops a queued step: the
+ * budget bounds the fetches, and files still pending when it ran out are analysed as not fetched.
+ */
+type AnalysisOptions = { signal?: AbortSignal; deadlineMs?: number };
 
 /** A probe never throws: a site file that cannot be fetched is a fact about the site, not a failed check. */
 async function tryFetch(url: URL, options: SafeFetchOptions): Promise<FetchResult | null> {
@@ -183,7 +186,9 @@ function unreachable(err: unknown): ProblemError {
 }
 
 /** A site whose files the analysis could not get through is a site that could not be checked: 422, uncharged. */
-function analysisFailed(err: unknown): unknown {
+function analysisFailed(err: unknown, caller: AbortSignal | undefined): unknown {
+  // The caller went away while a step queued: the same outcome as a page whose fetch it cut short.
+  if (caller?.aborted && err === caller.reason) return new ProblemError('site-unreachable', 'The check was stopped before it finished.');
   if (err instanceof TaskDeadlineError) {
     return new ProblemError('site-unreachable', `The site's files took more than ${err.deadlineMs / 1000} s to analyse and were abandoned.`);
   }
@@ -209,12 +214,15 @@ export async function checkVisibility(input: string, options: CheckOptions = {})
   const signal = AbortSignal.any([budget, finished.signal, ...(options.signal ? [options.signal] : [])]);
   const fetchOptions: FetchOptions = { signal, hostMap, ...(options.lookup ? { lookup: options.lookup } : {}) };
 
-  const analysis: AnalysisOptions = { signal, ...(options.analysisDeadlineMs !== undefined ? { deadlineMs: options.analysisDeadlineMs } : {}) };
+  const analysis: AnalysisOptions = {
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.analysisDeadlineMs !== undefined ? { deadlineMs: options.analysisDeadlineMs } : {}),
+  };
 
   try {
     return await runCheck(target, fetchOptions, analysis);
   } catch (err) {
-    throw analysisFailed(err);
+    throw analysisFailed(err, options.signal);
   } finally {
     finished.abort();
   }
