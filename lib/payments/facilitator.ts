@@ -21,7 +21,7 @@ export function httpFacilitator(
   url: string,
   options: { fetch?: typeof fetch; verifyTimeoutMs?: number; settleTimeoutMs?: number } = {},
 ): FacilitatorClient {
-  const base = url.replace(/\/+$/, '');
+  const base = url.replace(/(?<!\/)\/+$/, '');
   const doFetch = options.fetch ?? globalThis.fetch;
 
   async function call(path: 'verify' | 'settle', paymentPayload: unknown, paymentRequirements: unknown) {

@@ -12,7 +12,7 @@ import { openRedisStore } from '@/lib/store/redis';
 import { redisServerAvailable, startRedisServer } from '../support/redis-server';
 import { createKey } from '@/lib/credits/ledger';
 import { validReadinessBody } from '../support/runtime';
-import { benchConcurrency, benchExtraction, benchHugePage } from './visibility';
+import { benchAnalysisPool, benchConcurrency, benchExtraction, benchHostileSite, benchHugePage, benchRobotsWorstCase } from './visibility';
 import { benchPaidOverhead, benchUnpaidChallenge } from './payments';
 import { benchLockedStoreWait } from './store';
 import { benchRobotsAdversarial } from './timing';
@@ -114,6 +114,9 @@ const SECTIONS: Record<string, () => Promise<unknown>> = {
   'visibility-concurrency': benchConcurrency,
   'visibility-extraction': benchExtraction,
   'visibility-huge-page': benchHugePage,
+  'visibility-hostile': benchHostileSite,
+  'visibility-robots': benchRobotsWorstCase,
+  'visibility-pool': benchAnalysisPool,
   'payments-challenge': benchUnpaidChallenge,
   'payments-paid-overhead': benchPaidOverhead,
   'robots-adversarial': benchRobotsAdversarial,

@@ -7,6 +7,11 @@ import path from 'node:path';
 import { startFixtureSite } from '../visibility/fixture-site';
 import { checkVisibility } from '@/lib/checks/visibility/check';
 import { safeFetch } from '@/lib/checks/visibility/safe-fetch';
+import { analyseSite } from '@/lib/checks/visibility/analysis';
+import { analyse } from '@/lib/checks/visibility/analysis-pool';
+import { decideCrawlers } from '@/lib/checks/visibility/crawlers';
+import { parseRobotsTxt, robotsFromResponse, ROBOTS_MATCH_BUDGET } from '@/lib/checks/visibility/robots';
+import { HOSTILE_PAGE_PATH, HOSTILE_ROBOTS, hostileRoutes } from '../visibility/hostile-site';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -113,4 +118,98 @@ export async function benchHugePage() {
   } finally {
     await site.close();
   }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+async function timed(fn: () => unknown): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+/** (4) A site whose robots.txt, sitemap and llms.txt are the worst inputs found, vs the same page with plain files. */
+export async function benchHostileSite() {
+  const routes = hostileRoutes();
+  const site = await startFixtureSite({
+    ...routes,
+    '/plain/robots.txt': { headers: { 'content-type': 'text/plain' }, body: 'User-agent: *\nAllow: /\n' },
+  });
+  const plainSite = await startFixtureSite({
+    [HOSTILE_PAGE_PATH]: routes[HOSTILE_PAGE_PATH],
+    '/robots.txt': { headers: { 'content-type': 'text/plain' }, body: 'User-agent: *\nDisallow: /private/\n' },
+    '/sitemap.xml': { headers: { 'content-type': 'application/xml' }, body: '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"></urlset>' },
+    '/llms.txt': { headers: { 'content-type': 'text/plain' }, body: '# Site\n\n> About.\n\n## Docs\n\n- [a](https://site.test/a)\n' },
+    '/llms-full.txt': { status: 404, body: '' },
+  });
+  try {
+    const url = `https://site.test${HOSTILE_PAGE_PATH}`;
+    const hostile: number[] = [];
+    const plain: number[] = [];
+    await checkVisibility(url, { hostMap: plainSite.hostMap(HOSTS) }); // starts the analysis threads
+    for (let i = 0; i < 5; i++) {
+      plain.push(await timed(() => checkVisibility(url, { hostMap: plainSite.hostMap(HOSTS) })));
+      hostile.push(await timed(() => checkVisibility(url, { hostMap: site.hostMap(HOSTS) })));
+    }
+    const ratio = median(hostile) / median(plain);
+    console.log(`[bench] hostile site files (500 KiB robots.txt of "Disallow: /*ab", backtracking sitemap and llms.txt): check ${median(hostile).toFixed(0)} ms; same page, plain files (baseline): ${median(plain).toFixed(0)} ms`);
+    console.log(`[bench] hostile / plain check time ratio: ${ratio.toFixed(2)} (target <= 10.00: the hostile files are 500 KiB to fetch and parse; before the fixes the same site took 45 s to hours)`);
+    return { hostile: median(hostile), plain: median(plain), ratio };
+  } finally {
+    await site.close();
+    await plainSite.close();
+  }
+}
+
+/** (5) The costliest robots.txt still matched (just under ROBOTS_MATCH_BUDGET) vs parsing that file. */
+export async function benchRobotsWorstCase() {
+  const rules = HOSTILE_ROBOTS.split('\n').length - 2;
+  // The longest path of `a`s whose estimated cost stays within the budget: every rule scans all of it.
+  const path = '/' + 'a'.repeat(Math.floor(ROBOTS_MATCH_BUDGET / rules) - 2);
+  const access = robotsFromResponse(200, HOSTILE_ROBOTS);
+  const parse: number[] = [];
+  const match: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    parse.push(await timed(() => parseRobotsTxt(HOSTILE_ROBOTS)));
+    match.push(await timed(() => decideCrawlers(access, path)));
+  }
+  if (decideCrawlers(access, path).access.state !== 'found') throw new Error('the bench path is over the budget');
+  const ratio = median(match) / median(parse);
+  console.log(`[bench] robots.txt of ${rules} "Disallow: /*ab" rules: parse ${median(parse).toFixed(0)} ms (baseline); all 15 crawlers decided on a ${path.length}-character path at the work budget: ${median(match).toFixed(0)} ms`);
+  console.log(`[bench] worst matched robots.txt / parse ratio: ${ratio.toFixed(2)} (target <= 3.00)`);
+  return { parse: median(parse), match: median(match), ratio };
+}
+
+/** (6) The analysis of a 512 KB page on the worker pool vs the same analysis on the calling thread. */
+export async function benchAnalysisPool() {
+  const chunk = '<div class="card"><h2>Item</h2><p>Some words of text here, and a <a href="/x">link</a>.</p></div>';
+  let body = '';
+  while (body.length < 512 * 1024) body += chunk;
+  const page = {
+    url: 'https://site.test/',
+    status: 200,
+    headers: [['content-type', 'text/html']] as Array<[string, string]>,
+    body: `<!doctype html><html lang="en"><head><title>T</title></head><body>${body}</body></html>`,
+    truncated: false,
+    redirects: 0,
+  };
+  const file = (text: string) => ({ status: 200, contentType: 'text/plain', body: text, bytesRead: text.length, truncated: false });
+  const files = {
+    robots: file('User-agent: *\nDisallow: /private/\n'),
+    sitemap: { ...file('<urlset></urlset>'), url: 'https://site.test/sitemap.xml' },
+    llms: file('# Site\n\n> About.\n'),
+    llmsFull: { status: 404, contentType: null, body: '', bytesRead: 0, truncated: false },
+    httpRedirectsToHttps: true,
+  };
+  await analyse({ kind: 'site', page, files }); // starts the threads
+  analyseSite(page, files);
+  const local: number[] = [];
+  const pooled: number[] = [];
+  for (let i = 0; i < 9; i++) {
+    local.push(await timed(() => analyseSite(page, files)));
+    pooled.push(await timed(() => analyse({ kind: 'site', page, files })));
+  }
+  const ratio = median(pooled) / median(local);
+  console.log(`[bench] analysis of a 512 KB page: on the calling thread ${median(local).toFixed(1)} ms (baseline), on the worker pool ${median(pooled).toFixed(1)} ms`);
+  console.log(`[bench] worker pool / calling thread analysis ratio: ${ratio.toFixed(2)} (target <= 1.50)`);
+  return { local: median(local), pooled: median(pooled), ratio };
 }

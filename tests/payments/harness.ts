@@ -127,7 +127,7 @@ export function parseWwwAuthenticate(value: string): WireChallenge[] {
     .map((part) => {
       if (!part.startsWith('Payment ')) throw new Error(`not a Payment challenge: ${part.slice(0, 40)}`);
       const params: Record<string, string> = {};
-      for (const m of part.slice(8).matchAll(/([A-Za-z_-]+)="([^"]*)"/g)) params[m[1]!] = m[2]!;
+      for (const m of part.slice(8).matchAll(/(?<![A-Za-z_-])([A-Za-z_-]+)="([^"]*)"/g)) params[m[1]!] = m[2]!;
       const request = JSON.parse(Buffer.from(params.request ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
       return { params, request };
     });

@@ -301,6 +301,13 @@ describe('checkVisibility: failures', () => {
     expect(p.problem.type).toMatch(/site-unreachable$/);
   });
 
+  it('site files still pending when the budget runs out count as unreachable, and the page is still analysed', async () => {
+    const { result } = await run(goodRoutes({ '/robots.txt': { hang: true } }), 'https://site.test/guide', 500);
+    expect(result.report.robotsTxt).toBe('unreachable');
+    expect(result.report.site.robotsTxt).toMatchObject({ state: 'unreachable', status: null });
+    expect(result.report.page.title).toBe('The complete guide to widgets');
+  });
+
   it('a host that resolves to a private address is site-unreachable', async () => {
     const p = await problemOf(checkVisibility('https://intranet-app.com/', { hostMap: '', lookup: async () => [{ address: '10.1.2.3', family: 4 }] }));
     expect(p.problem.type).toMatch(/site-unreachable$/);

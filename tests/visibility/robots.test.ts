@@ -1,9 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it, expect } from 'vitest';
+import { decideCrawlers } from '@/lib/checks/visibility/crawlers';
 import {
+  ROBOTS_MATCH_BUDGET,
   ROBOTS_MAX_BYTES,
+  appliedGroups,
   extractProductToken,
+  matchCost,
   namesAgent,
   normalisePercentEncoding,
   parseRobotsTxt,
@@ -267,6 +271,26 @@ describe('wildcards', () => {
     expect(robotsVerdict(robots, 'x', '/' + 'a'.repeat(5000)).allowed).toBe(true);
     expect(robotsVerdict(robots, 'x', '/' + 'a'.repeat(1999) + 'b')).toMatchObject({ allowed: true });
     expect(robotsVerdict(robots, 'x', '/' + 'a'.repeat(2000) + 'b')).toMatchObject({ allowed: false, rule: `Disallow: ${pattern}` });
+  });
+
+  // Speed on this file is measured by `npm run bench -- visibility-robots`; here, the bound on the work.
+  it('bounds the work on adversarial patterns: estimated before matching, never matched over the budget', () => {
+    const robots = parseRobotsTxt(`User-agent: *\nDisallow: /${'*a'.repeat(2000)}b\n`);
+    const path = '/' + 'a'.repeat(5000);
+    // Greedy leftmost placement of each segment still gives the right answer when matched directly.
+    expect(robotsVerdict(robots, 'x', path).allowed).toBe(true);
+    expect(robotsVerdict(robots, 'x', path + 'b').allowed).toBe(false);
+    // The literal `/`, then one scan of the path per `*`.
+    expect(matchCost(appliedGroups(robots, 'x'), path)).toBe(1 + 2000 * 5001);
+    expect(ROBOTS_MATCH_BUDGET).toBeLessThan(2000 * 5001);
+    expect(decideCrawlers({ state: 'found', status: 200, robots }, path).access).toMatchObject({
+      state: 'unreachable',
+      status: 200,
+      tooComplex: { rules: 1, pathLength: 5001, cost: 1 + 2000 * 5001 },
+    });
+    // A rule whose literal prefix does not start the path costs that comparison only, whatever follows.
+    const shop = parseRobotsTxt(`User-agent: *\nDisallow: /shop/${'*a'.repeat(2000)}\n`);
+    expect(matchCost(appliedGroups(shop, 'x'), '/blog/' + 'a'.repeat(5000))).toBe('/shop/'.length + 1);
   });
 
   it('is case-sensitive on the path', () => {

@@ -9,24 +9,26 @@
 // Everything shares one AbortSignal carrying the whole-check budget.
 
 import { ProblemError } from '@/lib/http/problem';
-import { crawlerRobotsVerdict, crawlerVerdicts, CRAWLERS, type CrawlerVerdict } from './crawlers';
-import { extractPage, type PageFacts } from './extract';
-import { pathAndQueryOf, robotsFromResponse, robotsSummary, ROBOTS_MAX_BYTES, type RobotsAccess } from './robots';
+import { TaskDeadlineError, TaskThreadError } from '@/lib/worker-pool';
+import { CRAWLERS, type CrawlerVerdict } from './crawlers';
+import type { FetchedFile, FetchedPage, SiteFiles } from './analysis';
+import { analyse } from './analysis-pool';
+import type { PageFacts } from './extract';
+import { ROBOTS_MAX_BYTES, type RobotsAccess } from './robots';
 import {
-  assessLlmsTxt,
   BLOCKING_SCORE_CAP,
   RUBRIC,
   RUBRIC_VERSION,
   SCORE_MAX,
-  scoreReport,
   VISIBILITY_LIMITS,
   type Finding,
-  type LlmsTxtAssessment,
   type RubricItem,
   type ScoringLine,
 } from './rubric';
 import { DEFAULT_MAX_BYTES, FetchFailedError, FetchRefusedError, safeFetch, type FetchResult, type LookupFn, type SafeFetchOptions } from './safe-fetch';
 import { hostMapFromEnv, normalizeTargetUrl, parseHostMap, type HostMap } from './target-url';
+
+export { isSitemapDocument } from './analysis';
 
 export const CHECK_VERSION = '2.0.0';
 /** Whole-check budget: every request of one check shares it. */
@@ -54,6 +56,8 @@ export interface CheckOptions {
   hostMap?: string | HostMap;
   /** Overrides CHECK_BUDGET_MS (tests of the budget). */
   budgetMs?: number;
+  /** Overrides ANALYSIS_DEADLINE_MS, the time the parsing and scoring of one step may take (tests). */
+  analysisDeadlineMs?: number;
 }
 
 export type PresenceState = 'found' | 'missing';
@@ -91,15 +95,12 @@ export interface VisibilityResult {
   limits: string[];
 }
 
-interface SiteProbes {
-  robots: RobotsAccess;
-  sitemap: VisibilitySite['sitemapXml'];
-  llms: LlmsTxtAssessment;
-  llmsFull: { state: PresenceState; status: number | null; bytesRead: number; truncated: boolean };
-  httpRedirectsToHttps: boolean | null;
-}
-
 type FetchOptions = Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap'>;
+/**
+ * How the check runs its analysis steps on the pool. Only the caller's signal drops a queued step: the
+ * budget bounds the fetches, and files still pending when it ran out are analysed as not fetched.
+ */
+type AnalysisOptions = { signal?: AbortSignal; deadlineMs?: number };
 
 /** A probe never throws: a site file that cannot be fetched is a fact about the site, not a failed check. */
 async function tryFetch(url: URL, options: SafeFetchOptions): Promise<FetchResult | null> {
@@ -110,28 +111,25 @@ async function tryFetch(url: URL, options: SafeFetchOptions): Promise<FetchResul
   }
 }
 
-const SITEMAP_ROOT =
-  /^(?:\s|<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^>[]*(?:\[[\s\S]*?\])?\s*>)*<(?:[A-Za-z_][\w.-]*:)?(?:urlset|sitemapindex)[\s>/]/i;
-
-/** A sitemap is an XML document whose root is <urlset> or <sitemapindex> (sitemaps.org). */
-export function isSitemapDocument(status: number | null, body: string | null): boolean {
-  if (status === null || status < 200 || status > 299 || !body) return false;
-  return SITEMAP_ROOT.test(body.replace(/^\uFEFF/, ''));
+/** The parts of a fetch the analysis reads; a site file that could not be fetched is all null. */
+function fetchedFile(res: FetchResult | null): FetchedFile {
+  return {
+    status: res?.status ?? null,
+    contentType: res?.header('content-type') ?? null,
+    body: res?.body ?? null,
+    bytesRead: res?.bytesRead ?? 0,
+    truncated: res?.truncated ?? false,
+  };
 }
 
-function isHtml(contentType: string | null, body: string): boolean {
-  if (contentType && /text\/html|application\/xhtml/i.test(contentType)) return true;
-  return /^\s*<(?:!doctype\s+html|html)[\s>]/i.test(body.slice(0, 1024));
-}
-
-async function fetchSitemap(url: URL, fetchOptions: FetchOptions): Promise<VisibilitySite['sitemapXml']> {
+async function fetchSitemap(url: URL, fetchOptions: FetchOptions): Promise<SiteFiles['sitemap']> {
   const res = await tryFetch(url, {
     ...fetchOptions,
     timeoutMs: PROBE_TIMEOUT_MS,
     maxBytes: SITEMAP_MAX_BYTES,
     accept: 'application/xml,text/xml;q=0.9,*/*;q=0.5',
   });
-  return { url: url.href, status: res?.status ?? null, isSitemap: isSitemapDocument(res?.status ?? null, res?.body ?? null) };
+  return { ...fetchedFile(res), url: url.href };
 }
 
 async function probeHttpRedirect(origin: URL, fetchOptions: FetchOptions): Promise<boolean | null> {
@@ -144,7 +142,7 @@ async function probeHttpRedirect(origin: URL, fetchOptions: FetchOptions): Promi
 }
 
 /** The site files of one origin, all requested at once. */
-async function probeSite(origin: URL, fetchOptions: FetchOptions): Promise<SiteProbes> {
+async function probeSite(origin: URL, fetchOptions: FetchOptions, analysis: AnalysisOptions): Promise<SiteFiles> {
   const at = (path: string) => new URL(path, origin);
   const probe = { ...fetchOptions, timeoutMs: PROBE_TIMEOUT_MS };
   const [robotsRes, sitemapXml, llmsRes, llmsFullRes, httpRedirectsToHttps] = await Promise.all([
@@ -154,13 +152,12 @@ async function probeSite(origin: URL, fetchOptions: FetchOptions): Promise<SiteP
     tryFetch(at('/llms-full.txt'), { ...probe, maxBytes: LLMS_FULL_MAX_BYTES, accept: 'text/markdown,text/plain;q=0.9,*/*;q=0.5' }),
     origin.protocol === 'https:' ? probeHttpRedirect(origin, fetchOptions) : Promise.resolve(false),
   ]);
-
-  const robots = robotsFromResponse(robotsRes?.status ?? null, robotsRes?.body ?? null);
+  const robots = fetchedFile(robotsRes);
 
   // One dependent hop, only when needed: the sitemap robots.txt announces, if /sitemap.xml is not one.
   let sitemap = sitemapXml;
-  const declared = robots.state === 'found' ? robots.robots.sitemaps[0] : undefined;
-  if (!sitemap.isSitemap && declared !== undefined) {
+  const { declared } = await analyse({ kind: 'sitemap-plan', robots, sitemap: sitemapXml }, analysis);
+  if (declared !== null) {
     let declaredUrl: URL | null = null;
     try {
       declaredUrl = new URL(declared, origin);
@@ -172,17 +169,7 @@ async function probeSite(origin: URL, fetchOptions: FetchOptions): Promise<SiteP
     }
   }
 
-  const llms = assessLlmsTxt(llmsRes?.status ?? null, llmsRes?.header('content-type') ?? null, llmsRes?.body ?? null);
-  const fullStatus = llmsFullRes?.status ?? null;
-  const fullFound =
-    llmsFullRes !== null && fullStatus !== null && fullStatus >= 200 && fullStatus < 300 && !isHtml(llmsFullRes.header('content-type'), llmsFullRes.body);
-  return {
-    robots,
-    sitemap,
-    llms,
-    llmsFull: { state: fullFound ? 'found' : 'missing', status: fullStatus, bytesRead: llmsFullRes?.bytesRead ?? 0, truncated: llmsFullRes?.truncated ?? false },
-    httpRedirectsToHttps,
-  };
+  return { robots, sitemap, llms: fetchedFile(llmsRes), llmsFull: fetchedFile(llmsFullRes), httpRedirectsToHttps };
 }
 
 function resolveHostMap(option: CheckOptions['hostMap']): HostMap {
@@ -196,6 +183,17 @@ function unreachable(err: unknown): ProblemError {
       ? err.message
       : 'The page could not be fetched.';
   return new ProblemError('site-unreachable', reason);
+}
+
+/** A site whose files the analysis could not get through is a site that could not be checked: 422, uncharged. */
+function analysisFailed(err: unknown, caller: AbortSignal | undefined): unknown {
+  // The caller went away while a step queued: the same outcome as a page whose fetch it cut short.
+  if (caller?.aborted && err === caller.reason) return new ProblemError('site-unreachable', 'The check was stopped before it finished.');
+  if (err instanceof TaskDeadlineError) {
+    return new ProblemError('site-unreachable', `The site's files took more than ${err.deadlineMs / 1000} s to analyse and were abandoned.`);
+  }
+  if (err instanceof TaskThreadError) return new ProblemError('site-unreachable', "The site's files could not be analysed.");
+  return err;
 }
 
 /**
@@ -216,76 +214,70 @@ export async function checkVisibility(input: string, options: CheckOptions = {})
   const signal = AbortSignal.any([budget, finished.signal, ...(options.signal ? [options.signal] : [])]);
   const fetchOptions: FetchOptions = { signal, hostMap, ...(options.lookup ? { lookup: options.lookup } : {}) };
 
+  const analysis: AnalysisOptions = {
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.analysisDeadlineMs !== undefined ? { deadlineMs: options.analysisDeadlineMs } : {}),
+  };
+
   try {
-    return await runCheck(target, fetchOptions);
+    return await runCheck(target, fetchOptions, analysis);
+  } catch (err) {
+    throw analysisFailed(err, options.signal);
   } finally {
     finished.abort();
   }
 }
 
-async function runCheck(target: URL, fetchOptions: FetchOptions): Promise<VisibilityResult> {
+async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: AnalysisOptions): Promise<VisibilityResult> {
   const pagePromise = safeFetch(target, { ...fetchOptions, timeoutMs: PAGE_TIMEOUT_MS, maxBytes: PAGE_MAX_BYTES });
-  const firstProbes = probeSite(new URL(target.origin), fetchOptions);
+  const firstProbes = probeSite(new URL(target.origin), fetchOptions, analysis);
+  // Settled below; until then a failure of the page must not leave this rejection unhandled.
+  firstProbes.catch(() => {});
 
   let page: FetchResult;
   try {
     page = await pagePromise;
   } catch (err) {
-    // The probes cannot reject; let them wind down on the shared signal.
+    // The probes' fetches cannot reject; let them wind down on the shared signal.
     throw unreachable(err);
   }
 
   const finalUrl = new URL(page.url);
-  const probes = finalUrl.origin === target.origin ? await firstProbes : await probeSite(new URL(finalUrl.origin), fetchOptions);
-
-  const facts = extractPage(page.body, page.url, page, page.truncated);
-  const pagePath = pathAndQueryOf(finalUrl);
-  const verdicts = crawlerVerdicts(probes.robots, pagePath);
-  const finalUrlHttps = finalUrl.protocol === 'https:';
-  const https = { finalUrlHttps, httpRedirectsToHttps: finalUrlHttps ? probes.httpRedirectsToHttps : false };
-  const robots = robotsSummary(probes.robots);
-  const headTruncated = page.truncated && !/<\/head\s*>|<body[\s>]/i.test(page.body);
-
-  const { score, scoring, findings } = scoreReport({
-    finalUrl: page.url,
+  const files = finalUrl.origin === target.origin ? await firstProbes : await probeSite(new URL(finalUrl.origin), fetchOptions, analysis);
+  const fetchedPage: FetchedPage = {
+    url: page.url,
     status: page.status,
-    contentType: page.header('content-type'),
+    headers: page.headers,
+    body: page.body,
+    truncated: page.truncated,
     redirects: page.redirects.length,
-    page: facts,
-    headTruncated,
-    // Verdicts come in CRAWLERS order; the matcher knows the exact line that decided each one.
-    crawlers: verdicts.map((v, i) => ({ ...v, line: crawlerRobotsVerdict(probes.robots, CRAWLERS[i], pagePath).line })),
-    robots,
-    https,
-    sitemapXml: probes.sitemap,
-    llmsTxt: probes.llms,
-    llmsFullTxt: probes.llmsFull,
-  });
+  };
+  const result = await analyse({ kind: 'site', page: fetchedPage, files }, analysis);
 
   const report: VisibilityReport = {
     checkVersion: CHECK_VERSION,
     checkedUrl: page.url,
     status: page.status,
-    robotsTxt: probes.robots.state,
-    crawlers: verdicts,
-    llmsTxt: probes.llms.state,
-    page: facts,
+    robotsTxt: result.robotsState,
+    crawlers: result.crawlers,
+    llmsTxt: result.llms.state,
+    page: result.page,
     site: {
       requestedUrl: page.requestedUrl,
       redirects: page.redirects.map((r) => ({ url: r.url, status: r.status })),
-      https,
+      https: result.https,
       ttfbMs: page.ttfbMs,
-      robotsTxt: robots,
-      sitemapXml: probes.sitemap,
-      llmsTxt: probes.llms.state,
-      llmsFullTxt: probes.llmsFull.state,
+      robotsTxt: result.robotsTxt,
+      sitemapXml: result.sitemapXml,
+      llmsTxt: result.llms.state,
+      llmsFullTxt: result.llmsFullState,
     },
-    score,
+    score: result.score,
     scoreMax: SCORE_MAX,
     rubricVersion: RUBRIC_VERSION,
     rubric: RUBRIC.map((item) => ({ ...item })),
-    scoring,
-    findings,
+    scoring: result.scoring,
+    findings: result.findings,
   };
   return { report, limits: [...VISIBILITY_LIMITS] };
 }

@@ -7,7 +7,18 @@
  * for a quotation. Research notes: /work/shared/research/crawlers.md (read 2026-11 from stored
  * copies; re-read the vendor pages before changing a purpose).
  */
-import { namesAgent, verdictFor, type RobotsAccess, type RobotsVerdict } from './robots';
+import {
+  appliedGroups,
+  matchCost,
+  namesAgent,
+  ROBOTS_MATCH_BUDGET,
+  tooComplexAccess,
+  verdictFor,
+  verdictOfGroups,
+  type AppliedGroup,
+  type RobotsAccess,
+  type RobotsVerdict,
+} from './robots';
 
 export type CrawlerRole = 'search' | 'ai-answers' | 'ai-training';
 
@@ -253,22 +264,64 @@ export function crawlerRobotsVerdict(access: RobotsAccess, crawler: Crawler, pat
 
 /** One verdict per crawler, in CRAWLERS order, for the page at `pathAndQuery`. */
 export function crawlerVerdicts(access: RobotsAccess, pathAndQuery: string): CrawlerVerdict[] {
-  return CRAWLERS.map((crawler) => {
-    const verdict = crawlerRobotsVerdict(access, crawler, pathAndQuery);
-    const row: CrawlerVerdict = {
-      token: crawler.token,
-      vendor: crawler.vendor,
-      role: crawler.role,
-      purpose: crawler.purpose,
-      source: crawler.source,
-      honorsRobots: crawler.honorsRobots,
-      allowed: verdict.allowed,
-      rule: verdict.rule,
-      group: verdict.group,
-    };
-    if (crawler.fallback !== undefined) row.fallback = crawler.fallback;
-    return row;
+  return decideCrawlers(access, pathAndQuery).crawlers.map((c) => c.verdict);
+}
+
+/** Every crawler's verdict for one page, and the robots.txt access they were decided under. */
+export interface CrawlerDecisions {
+  /** `access`, or the unreachable stand-in when matching the file would exceed ROBOTS_MATCH_BUDGET. */
+  access: RobotsAccess;
+  /** In CRAWLERS order; `line` is the deciding robots.txt line, for findings that quote it. */
+  crawlers: Array<{ verdict: CrawlerVerdict; line: number | null }>;
+}
+
+/**
+ * Decides every crawler once. Crawlers under the same groups (usually all of them under `*`) share
+ * one match, and a file whose matching would cost more than ROBOTS_MATCH_BUDGET is not matched at
+ * all: it counts as unreachable, so one hostile robots.txt cannot buy seconds of CPU.
+ * @example decideCrawlers(robotsFromResponse(200, 'User-agent: *\nDisallow: /\n'), '/').crawlers[0].verdict.allowed // false
+ */
+export function decideCrawlers(access: RobotsAccess, pathAndQuery: string): CrawlerDecisions {
+  let decidedUnder = access;
+  let decide = (crawler: Crawler) => verdictFor(access, crawler.token, pathAndQuery);
+  if (access.state === 'found') {
+    const indexOf = new Map(access.robots.groups.map((group, i) => [group, i]));
+    const keyOf = (groups: readonly AppliedGroup[]) => groups.map(({ group, token }) => `${indexOf.get(group)}:${token}`).join(',');
+    const keys = CRAWLERS.map((crawler) => {
+      const groups = appliedGroups(access.robots, effectiveToken(access, crawler));
+      return { key: keyOf(groups), groups };
+    });
+    const distinct = new Map(keys.map(({ key, groups }) => [key, groups]));
+    const cost = [...distinct.values()].reduce((sum, groups) => sum + matchCost(groups, pathAndQuery), 0);
+    if (cost > ROBOTS_MATCH_BUDGET) {
+      decidedUnder = tooComplexAccess(access, pathAndQuery, cost);
+      decide = (crawler) => verdictFor(decidedUnder, crawler.token, pathAndQuery);
+    } else {
+      const verdicts = new Map([...distinct].map(([key, groups]) => [key, verdictOfGroups(groups, pathAndQuery)]));
+      decide = (crawler) => verdicts.get(keys[CRAWLERS.indexOf(crawler)].key)!;
+    }
+  }
+  const crawlers = CRAWLERS.map((crawler) => {
+    const verdict = decide(crawler);
+    return { verdict: verdictRow(crawler, verdict), line: verdict.line };
   });
+  return { access: decidedUnder, crawlers };
+}
+
+function verdictRow(crawler: Crawler, verdict: RobotsVerdict): CrawlerVerdict {
+  const row: CrawlerVerdict = {
+    token: crawler.token,
+    vendor: crawler.vendor,
+    role: crawler.role,
+    purpose: crawler.purpose,
+    source: crawler.source,
+    honorsRobots: crawler.honorsRobots,
+    allowed: verdict.allowed,
+    rule: verdict.rule,
+    group: verdict.group,
+  };
+  if (crawler.fallback !== undefined) row.fallback = crawler.fallback;
+  return row;
 }
 
 /**

@@ -163,7 +163,7 @@ export function parseXRobotsTag(line: string): RobotsDirectives[] {
   const sets: RobotsDirectives[] = [];
   let current: RobotsDirectives | null = null;
   for (const part of line.split(',')) {
-    const m = /^\s*([A-Za-z0-9_.-]+)\s*:\s*(.*)$/.exec(part);
+    const m = /^\s*([A-Za-z0-9_.-]+)\s*:(.*)$/.exec(part);
     const name = m?.[1].toLowerCase();
     if (m && name && !VALUED_DIRECTIVES.has(name)) {
       current = { bot: name, directives: [], raw };

@@ -4,6 +4,7 @@
 // from our location would make the score of an unchanged site move between runs.
 
 import { SEARCH_ROBOT_SCOPES, type PageFacts, type RobotsDirectives } from './extract';
+import { ROBOTS_MATCH_BUDGET } from './robots';
 import { SEVERITY_ORDER, type Severity } from '@/lib/checks/severity';
 
 export const RUBRIC_VERSION = '1.0.0';
@@ -99,7 +100,13 @@ export interface ScoreInput {
   /** True when the 512 KB cut fell before </head> closed, so head metadata may be missing. */
   headTruncated: boolean;
   crawlers: readonly ScoredCrawler[];
-  robots: { state: 'found' | 'missing' | 'unreachable'; status: number | null; contentSignals: readonly string[] };
+  robots: {
+    state: 'found' | 'missing' | 'unreachable';
+    status: number | null;
+    contentSignals: readonly string[];
+    /** Set when a 2xx robots.txt was too costly to match (robots.ts ROBOTS_MATCH_BUDGET) and counts as unreachable. */
+    tooComplex?: { rules: number; pathLength: number; cost: number };
+  };
   https: { finalUrlHttps: boolean; httpRedirectsToHttps: boolean | null };
   sitemapXml: { url: string | null; status: number | null; isSitemap: boolean };
   llmsTxt: LlmsTxtAssessment;
@@ -138,6 +145,12 @@ function looksLikeHtml(contentType: string | null, body: string): boolean {
   return head.startsWith('<!doctype') || head.startsWith('<html') || head.includes('<html');
 }
 
+/**
+ * `[name](url)`. Neither part may contain a bracket, so a failed attempt never scans past the next
+ * possible start and the search stays linear; the earlier form was cubic (one 16 KB line took 94 s).
+ */
+const MARKDOWN_LINK = /\[[^[\]]+\]\([^\s()[\]][^)[\]]*\)/;
+
 /** Classifies a /llms.txt (or llms-full.txt) answer. A 2xx HTML page is a soft 404, not a file. */
 export function assessLlmsTxt(status: number | null, contentType: string | null, body: string | null): LlmsTxtAssessment {
   if (status === null) return { state: 'missing', level: 'error', status, problems: ['/llms.txt could not be fetched'] };
@@ -165,7 +178,7 @@ export function assessLlmsTxt(status: number | null, contentType: string | null,
   for (const l of lines) {
     if (/^##\s+\S/.test(l)) inH2 = true;
     else if (/^#\s/.test(l)) inH2 = false;
-    else if (inH2 && /\[[^\]]+\]\([^)\s]+[^)]*\)/.test(l)) {
+    else if (inH2 && MARKDOWN_LINK.test(l)) {
       linkInH2 = true;
       break;
     }
@@ -216,6 +229,9 @@ function quoteVerdict(c: ScoredCrawler): string {
 }
 
 function robotsFix(input: ScoreInput, blocked: ScoredCrawler[]): string {
+  if (input.robots.tooComplex) {
+    return 'Simplify /robots.txt: replace the many wildcard rules with fewer, more specific paths, so it can be evaluated.';
+  }
   if (input.robots.state === 'unreachable') {
     return 'Make /robots.txt answer 200 with your rules (or 404 if you have none). While it fails, RFC 9309 crawlers treat every path as disallowed.';
   }
@@ -339,6 +355,19 @@ function evalAiAnswersAllowed(input: ScoreInput): Outcome {
 
 function evalRobotsState(input: ScoreInput): Outcome {
   if (input.robots.state !== 'unreachable') return { earned: 4 };
+  const { tooComplex } = input.robots;
+  if (tooComplex) {
+    return {
+      earned: 0,
+      finding: {
+        id: 'robots-too-complex',
+        severity: 'high',
+        observed: `GET /robots.txt answered ${input.robots.status}, but matching its ${tooComplex.rules} rules against this ${tooComplex.pathLength}-character address needs about ${tooComplex.cost} character comparisons, more than this check spends (${ROBOTS_MATCH_BUDGET}); it was treated as unreachable`,
+        why: 'Each wildcard rule (*) scans the whole address, so this file costs every crawler that much work per page. The check bounds that work and does not know the verdicts past it: it counts the file like an unreachable robots.txt, which RFC 9309 makes a full disallow.',
+        fix: 'Replace wildcard rules that all start with the same prefix (such as "Disallow: /*x") with fewer, more specific paths, and keep robots.txt to the rules you need.',
+      },
+    };
+  }
   return {
     earned: 0,
     finding: {
@@ -731,7 +760,7 @@ export function blockingFailures(input: ScoreInput): string[] {
   if (input.status < 200 || input.status > 299) out.push(`the page answered ${input.status}`);
   if (input.page.noindexMeta || input.page.noindexHeader) out.push('the page carries noindex');
   if (!isAllowed(input, 'Googlebot')) {
-    out.push(input.robots.state === 'unreachable' ? 'robots.txt is unreachable, which disallows everything' : 'robots.txt disallows the page for Googlebot');
+    out.push(input.robots.tooComplex ? 'robots.txt is too costly to evaluate and counts as unreachable, which disallows everything' : input.robots.state === 'unreachable' ? 'robots.txt is unreachable, which disallows everything' : 'robots.txt disallows the page for Googlebot');
   }
   return out;
 }

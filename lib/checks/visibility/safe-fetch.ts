@@ -120,7 +120,7 @@ export function assertHostMapAllowed(env: NodeJS.ProcessEnv = process.env): void
 }
 
 export function userAgent(appUrl: string = process.env.APP_URL || 'http://localhost:3000'): string {
-  return `PaidAgentChecks/2.0 (+${appUrl.replace(/\/+$/, '')}/docs)`;
+  return `PaidAgentChecks/2.0 (+${appUrl.replace(/(?<!\/)\/+$/, '')}/docs)`;
 }
 
 const systemLookup: LookupFn = async (hostname) => {

@@ -1,0 +1,56 @@
+import { Worker } from 'node:worker_threads';
+import path from 'node:path';
+import { createWorkerPool, type WorkerPool } from '@/lib/worker-pool';
+import type { AnalysisTask, SiteAnalysis, SitemapPlan } from './analysis';
+
+// The visibility check's parsing and scoring of what a site sent runs on these threads (issue 11 item 4).
+// Each expression and loop over fetched content is meant to be linear, but a mistake there would let one
+// site freeze every request the server handles; on a pool thread it costs at most ANALYSIS_DEADLINE_MS,
+// and the check then fails uncharged.
+
+/** A task that runs longer than this is stopped; a 512 KB page takes well under a second on a busy machine. */
+export const ANALYSIS_DEADLINE_MS = 5_000;
+/** Two threads: enough for checks to overlap, few enough that a stuck one leaves most cores alone. */
+export const ANALYSIS_THREADS = 2;
+// A runaway allocation ends the thread (and fails the task) rather than growing the server's heap.
+const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 256 };
+
+async function startAnalysisThread(): Promise<Worker> {
+  if (process.env.NEXT_RUNTIME) return (await import('./analysis-thread-build')).startCompiledAnalysisThread(RESOURCE_LIMITS);
+  // Under tsx and vitest the worker script is still TypeScript: load it through tsx.
+  const script = path.join(__dirname, 'analysis-worker.ts');
+  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(script)});`, { eval: true, resourceLimits: RESOURCE_LIMITS });
+}
+
+type AnalysisPool = WorkerPool<AnalysisTask, SitemapPlan | SiteAnalysis>;
+let pool: AnalysisPool | null = null;
+
+/** The process's analysis pool, started on first use. */
+export function analysisPool(): AnalysisPool {
+  pool ??= createWorkerPool({ start: startAnalysisThread, size: ANALYSIS_THREADS, deadlineMs: ANALYSIS_DEADLINE_MS });
+  return pool;
+}
+
+/**
+ * Puts `next` in place of the process's pool and returns the one it replaced (tests that need a thread
+ * to run away, which the real analysis must never do).
+ * @example const real = replaceAnalysisPool(spinningPool); ...; replaceAnalysisPool(real);
+ */
+export function replaceAnalysisPool(next: AnalysisPool | null): AnalysisPool | null {
+  const previous = pool;
+  pool = next;
+  return previous;
+}
+
+/**
+ * Runs one analysis task off the event loop.
+ * @throws TaskDeadlineError when it runs past its deadline (its thread is replaced), TaskThreadError
+ *   when its thread dies, the signal's reason when the caller gives up while it queues.
+ * @example const plan = await analyse({ kind: 'sitemap-plan', robots, sitemap }, { signal });
+ */
+export function analyse<T extends AnalysisTask>(
+  task: T,
+  options: { signal?: AbortSignal; deadlineMs?: number } = {},
+): Promise<T extends { kind: 'sitemap-plan' } ? SitemapPlan : SiteAnalysis> {
+  return analysisPool().run(task, options) as Promise<T extends { kind: 'sitemap-plan' } ? SitemapPlan : SiteAnalysis>;
+}

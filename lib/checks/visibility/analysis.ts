@@ -1,0 +1,198 @@
+// The CPU half of the AI Visibility Check: everything that reads what a site sent (robots.txt, the page's
+// HTML, the sitemap, llms.txt) and turns it into the report's facts, verdicts and score. Plain data in,
+// plain data out, no I/O: check.ts fetches, then hands the bytes to these functions on a worker thread
+// (analysis-pool.ts), where a file that makes them run away is stopped without stopping the server.
+
+import { decideCrawlers, type CrawlerVerdict } from './crawlers';
+import { extractPage, type PageFacts } from './extract';
+import { pathAndQueryOf, robotsFromResponse, robotsSummary, type RobotsAccess } from './robots';
+import { assessLlmsTxt, scoreReport, type Finding, type LlmsTxtAssessment, type ScoringLine } from './rubric';
+
+/** One fetched site file as the analysis needs it; `status: null` when it could not be fetched. */
+export interface FetchedFile {
+  status: number | null;
+  contentType: string | null;
+  body: string | null;
+  bytesRead: number;
+  truncated: boolean;
+}
+
+/** The page after redirects, with the headers extraction reads (lowercased names, repeats kept). */
+export interface FetchedPage {
+  url: string;
+  status: number;
+  headers: Array<[string, string]>;
+  body: string;
+  truncated: boolean;
+  redirects: number;
+}
+
+export interface SiteFiles {
+  robots: FetchedFile;
+  /** /sitemap.xml, or the sitemap robots.txt declares when /sitemap.xml is not one. */
+  sitemap: FetchedFile & { url: string | null };
+  llms: FetchedFile;
+  llmsFull: FetchedFile;
+  httpRedirectsToHttps: boolean | null;
+}
+
+export interface SitemapPlan {
+  isSitemap: boolean;
+  /** The first `Sitemap:` of robots.txt, to fetch when /sitemap.xml is not a sitemap; else null. */
+  declared: string | null;
+}
+
+export interface SiteAnalysis {
+  page: PageFacts;
+  crawlers: CrawlerVerdict[];
+  robotsState: RobotsAccess['state'];
+  robotsTxt: ReturnType<typeof robotsSummary>;
+  sitemapXml: { url: string | null; status: number | null; isSitemap: boolean };
+  llms: LlmsTxtAssessment;
+  llmsFullState: 'found' | 'missing';
+  https: { finalUrlHttps: boolean; httpRedirectsToHttps: boolean | null };
+  score: number;
+  scoring: ScoringLine[];
+  findings: Finding[];
+}
+
+// The root element's name, optionally namespace-prefixed, read from where the prolog ends.
+const SITEMAP_ROOT_ELEMENT = /^<(?:[A-Za-z_][\w.-]*:)?(?:urlset|sitemapindex)[\s>/]/i;
+const DOCTYPE = '<!doctype';
+
+/**
+ * Where the root element starts once the XML prolog (whitespace, `<?…?>`, `<!--…-->`, `<!DOCTYPE …>`
+ * with an optional `[…]` internal subset) is skipped, or -1 when the prolog never ends. Written as a
+ * forward scan because the regular expression it replaces let a 125-byte hostile sitemap backtrack
+ * for 31 s: here every step moves past what it read, so the work is linear in the body.
+ */
+function rootElementStart(xml: string): number {
+  let at = 0;
+  for (;;) {
+    while (at < xml.length && /\s/.test(xml[at])) at++;
+    let end: number;
+    if (xml.startsWith('<?', at)) {
+      end = xml.indexOf('?>', at + 2);
+      if (end < 0) return -1;
+      at = end + 2;
+    } else if (xml.startsWith('<!--', at)) {
+      end = xml.indexOf('-->', at + 4);
+      if (end < 0) return -1;
+      at = end + 3;
+    } else if (xml.slice(at, at + DOCTYPE.length).toLowerCase() === DOCTYPE) {
+      end = doctypeEnd(xml, at + DOCTYPE.length);
+      if (end < 0) return -1;
+      at = end + 1;
+    } else {
+      return at;
+    }
+  }
+}
+
+/** The index of the `>` closing a doctype whose name starts at `from`, or -1. */
+function doctypeEnd(xml: string, from: number): number {
+  let at = from;
+  while (at < xml.length && xml[at] !== '>' && xml[at] !== '[') at++;
+  if (xml[at] !== '[') return at < xml.length ? at : -1;
+  // The internal subset ends at the first `]` followed by optional whitespace and `>`. The
+  // whitespace runs after different `]` never overlap, so this loop stays linear too.
+  for (let close = xml.indexOf(']', at); close >= 0; close = xml.indexOf(']', close + 1)) {
+    let after = close + 1;
+    while (after < xml.length && /\s/.test(xml[after])) after++;
+    if (xml[after] === '>') return after;
+  }
+  return -1;
+}
+
+/**
+ * A sitemap is an XML document whose root is <urlset> or <sitemapindex> (sitemaps.org).
+ * @example isSitemapDocument(200, '<?xml version="1.0"?><urlset xmlns="…"></urlset>') // true
+ */
+export function isSitemapDocument(status: number | null, body: string | null): boolean {
+  if (status === null || status < 200 || status > 299 || !body) return false;
+  const xml = body.replace(/^\uFEFF/, '');
+  const root = rootElementStart(xml);
+  // A namespace prefix and the name fit well inside 1 KiB; the slice keeps the match bounded.
+  return root >= 0 && SITEMAP_ROOT_ELEMENT.test(xml.slice(root, root + 1024));
+}
+
+function isHtml(contentType: string | null, body: string): boolean {
+  if (contentType && /text\/html|application\/xhtml/i.test(contentType)) return true;
+  return /^\s*<(?:!doctype\s+html|html)[\s>]/i.test(body.slice(0, 1024));
+}
+
+/**
+ * Whether /sitemap.xml is a sitemap and, when it is not, which sitemap robots.txt declares instead.
+ * @example planSitemap(robotsFile, sitemapFile) // { isSitemap: false, declared: 'https://site.test/map.xml' }
+ */
+export function planSitemap(robots: FetchedFile, sitemap: FetchedFile): SitemapPlan {
+  const isSitemap = isSitemapDocument(sitemap.status, sitemap.body);
+  if (isSitemap) return { isSitemap, declared: null };
+  const access = robotsFromResponse(robots.status, robots.body);
+  return { isSitemap, declared: access.state === 'found' ? (access.robots.sitemaps[0] ?? null) : null };
+}
+
+/**
+ * Reads the page and the site files and scores them against the rubric.
+ * @example analyseSite(page, files).score // 0..100
+ */
+export function analyseSite(page: FetchedPage, files: SiteFiles): SiteAnalysis {
+  const headers = { headerAll: (name: string) => page.headers.filter(([n]) => n === name.toLowerCase()).map(([, v]) => v) };
+  const contentType = headers.headerAll('content-type')[0] ?? null;
+  const facts = extractPage(page.body, page.url, headers, page.truncated);
+  const finalUrl = new URL(page.url);
+  const pagePath = pathAndQueryOf(finalUrl);
+  const decisions = decideCrawlers(robotsFromResponse(files.robots.status, files.robots.body), pagePath);
+  const robots = decisions.access;
+  const robotsTxt = robotsSummary(robots);
+  const finalUrlHttps = finalUrl.protocol === 'https:';
+  const https = { finalUrlHttps, httpRedirectsToHttps: finalUrlHttps ? files.httpRedirectsToHttps : false };
+  const headTruncated = page.truncated && !/<\/head\s*>|<body[\s>]/i.test(page.body);
+  const sitemapXml = { url: files.sitemap.url, status: files.sitemap.status, isSitemap: isSitemapDocument(files.sitemap.status, files.sitemap.body) };
+  const llms = assessLlmsTxt(files.llms.status, files.llms.contentType, files.llms.body);
+  const full = files.llmsFull;
+  const fullFound = full.status !== null && full.status >= 200 && full.status < 300 && !isHtml(full.contentType, full.body ?? '');
+  const llmsFullState = fullFound ? 'found' : 'missing';
+
+  const { score, scoring, findings } = scoreReport({
+    finalUrl: page.url,
+    status: page.status,
+    contentType,
+    redirects: page.redirects,
+    page: facts,
+    headTruncated,
+    crawlers: decisions.crawlers.map(({ verdict, line }) => ({ ...verdict, line })),
+    robots: { ...robotsTxt, ...(robots.state === 'unreachable' && robots.tooComplex ? { tooComplex: robots.tooComplex } : {}) },
+    https,
+    sitemapXml,
+    llmsTxt: llms,
+    llmsFullTxt: { state: llmsFullState, status: full.status, bytesRead: full.bytesRead, truncated: full.truncated },
+  });
+
+  return {
+    page: facts,
+    crawlers: decisions.crawlers.map((c) => c.verdict),
+    robotsState: robots.state,
+    robotsTxt,
+    sitemapXml,
+    llms,
+    llmsFullState,
+    https,
+    score,
+    scoring,
+    findings,
+  };
+}
+
+/** The work an analysis thread can be asked to do (analysis-pool.ts). */
+export type AnalysisTask =
+  | { kind: 'sitemap-plan'; robots: FetchedFile; sitemap: FetchedFile }
+  | { kind: 'site'; page: FetchedPage; files: SiteFiles };
+
+/**
+ * Runs one task; what the analysis thread calls for each message.
+ * @example runAnalysisTask({ kind: 'sitemap-plan', robots, sitemap }) // { isSitemap, declared }
+ */
+export function runAnalysisTask(task: AnalysisTask): SitemapPlan | SiteAnalysis {
+  return task.kind === 'sitemap-plan' ? planSitemap(task.robots, task.sitemap) : analyseSite(task.page, task.files);
+}

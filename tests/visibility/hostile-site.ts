@@ -1,0 +1,28 @@
+// The worst site files found for the visibility check (issue 11 items 1 and 3), for tests and `npm run bench`.
+// Before the fixes each one alone stalled the server's event loop: the sitemap for hours (the prolog
+// expression doubled its work per comment), the llms.txt line for minutes (a cubic link expression), the
+// robots.txt for about 13 s per check (every rule scanned the long path, twice per crawler).
+import type { FixtureRoute } from './fixture-site';
+
+/** A page path of 1,900 characters: every `Disallow: /*ab` rule scans all of it, comparing at each `a`. */
+export const HOSTILE_PAGE_PATH = '/' + 'a'.repeat(1_899);
+/** 500 KiB of `Disallow: /*ab` (about 34,000 rules), the most robots.txt that is read. */
+export const HOSTILE_ROBOTS = 'User-agent: *\n' + 'Disallow: /*ab\n'.repeat(34_000);
+/** A prolog of 48 comments and no root element. */
+export const HOSTILE_SITEMAP = '<!-- -->'.repeat(48);
+/** An H2 section whose one 16 KB line keeps opening links it never closes. */
+export const HOSTILE_LLMS = '# Hostile\n\n> A summary.\n\n## Links\n' + '[a](b'.repeat(3_300) + '\n';
+
+const PAGE = `<!doctype html><html lang="en"><head><title>A hostile page</title></head><body><h1>Hostile</h1><p>${'word '.repeat(300)}</p></body></html>`;
+
+/** Routes serving all four at once, plus the same page with ordinary site files under /plain. */
+export function hostileRoutes(): Record<string, FixtureRoute> {
+  const text = (body: string): FixtureRoute => ({ headers: { 'content-type': 'text/plain' }, body });
+  return {
+    [HOSTILE_PAGE_PATH]: { headers: { 'content-type': 'text/html' }, body: PAGE },
+    '/robots.txt': text(HOSTILE_ROBOTS),
+    '/sitemap.xml': { headers: { 'content-type': 'application/xml' }, body: HOSTILE_SITEMAP },
+    '/llms.txt': text(HOSTILE_LLMS),
+    '/llms-full.txt': { status: 404, body: '' },
+  };
+}
