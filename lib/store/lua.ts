@@ -161,6 +161,26 @@ local v = redis.call('GET', k)
 redis.call('DEL', k)
 return v`,
 
+  // SCAN walks the keyspace in bounded steps; the pattern's glob characters are escaped by the caller.
+  listRecords: `
+local base = ARGV[1] .. 'rec:'
+local found = {}
+local cursor = '0'
+local limit = tonumber(ARGV[3])
+repeat
+  local page = redis.call('SCAN', cursor, 'MATCH', base .. ARGV[2] .. '*', 'COUNT', 500)
+  cursor = page[1]
+  for _, k in ipairs(page[2]) do
+    if #found >= limit * 2 then break end
+    local v = redis.call('GET', k)
+    if v then
+      table.insert(found, string.sub(k, #base + 1))
+      table.insert(found, v)
+    end
+  end
+until cursor == '0' or #found >= limit * 2
+return found`,
+
   claimOnce: `
 local ok = redis.call('SET', ARGV[1] .. 'claim:' .. ARGV[2], '1', 'NX', 'PX', ARGV[3])
 if ok then return 1 end
@@ -176,6 +196,9 @@ export interface ScriptRunner {
   scard(key: string): Promise<number>;
   close(): Promise<void>;
 }
+
+/** A literal for Redis's MATCH pattern: its glob characters escaped. */
+const globEscape = (literal: string): string => literal.replace(/[*?[\]\\]/g, '\\$&');
 
 const str = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
 
@@ -263,6 +286,13 @@ export function createScriptStore(kind: 'redis' | 'vercel-kv', runner: ScriptRun
     setRecord: (name, value, _now, ttlMs) => guard(async () => void (await run('setRecord', name, value, ttlMs))),
     getRecord: (name) => guard(async () => { const v = await run('getRecord', name); return v === null || v === undefined ? null : String(v); }),
     takeRecord: (name) => guard(async () => { const v = await run('takeRecord', name); return v === null || v === undefined ? null : String(v); }),
+    listRecords: (namePrefix, _now, limit) =>
+      guard(async () => {
+        const flat = ((await run('listRecords', globEscape(namePrefix), limit)) as unknown[]).map(str);
+        const rows: Array<{ name: string; value: string }> = [];
+        for (let i = 0; i + 1 < flat.length; i += 2) rows.push({ name: flat[i], value: flat[i + 1] });
+        return rows;
+      }),
     close: () => runner.close(),
   };
 }

@@ -14,7 +14,7 @@ const METHODS = [
   'putKey', 'getKey', 'revokeKey', 'countKeys', 'addGrant', 'updateGrant', 'listGrants',
   'reserveCall', 'commitReservation', 'releaseReservation', 'getReservation',
   'beginIdempotent', 'completeIdempotent', 'abandonIdempotent', 'getIdempotent',
-  'hitRateLimit', 'claimOnce', 'setRecord', 'getRecord', 'takeRecord',
+  'hitRateLimit', 'claimOnce', 'setRecord', 'getRecord', 'takeRecord', 'listRecords',
 ] as const satisfies ReadonlyArray<Exclude<keyof Store, 'kind' | 'close'>>;
 
 async function startThread(dataDir: string): Promise<Worker> {

@@ -91,6 +91,8 @@ export interface Store {
   getRecord(name: string, now: number): Promise<string | null>;
   /** Reads and deletes in one step: what it returns, no other caller ever sees (a key shown once). */
   takeRecord(name: string, now: number): Promise<string | null>;
+  /** Live records whose name starts with `prefix`, at most `limit` of them, in no particular order. */
+  listRecords(prefix: string, now: number, limit: number): Promise<Array<{ name: string; value: string }>>;
 
   close(): Promise<void>;
 }
