@@ -35,7 +35,7 @@ let sdk: Stripe;
 
 beforeAll(async () => {
   rails = await startRails();
-  rt = installTestRuntime({ ...rails.env, APP_URL, BASE_RPC_URL: rails.rpcUrl, RATE_LIMIT_PER_IP: '100000' });
+  rt = installTestRuntime({ ...rails.env, APP_URL, RATE_LIMIT_PER_IP: '100000' });
   const payments = createPaymentRails(
     {
       appUrl: APP_URL,
@@ -193,7 +193,7 @@ describe('G1: a charge that completes after our deadline', () => {
     const transfer = await authorizationTransfer(payer.address);
 
     const cli = await promisify(execFile)(process.execPath, [path.join('node_modules', 'tsx', 'dist', 'cli.mjs'), 'scripts/ledger.ts', 'reconcile'], {
-      env: { ...process.env, ...rails.env, APP_URL, DATA_DIR: rt.config.DATA_DIR, CREDITS_KEY_SECRET: rt.config.CREDITS_KEY_SECRET, BASE_RPC_URL: rails.rpcUrl, LOG_LEVEL: 'silent' },
+      env: { ...process.env, ...rails.env, APP_URL, DATA_DIR: rt.config.DATA_DIR, CREDITS_KEY_SECRET: rt.config.CREDITS_KEY_SECRET, LOG_LEVEL: 'silent' },
     });
     expect(cli.stdout).toContain(JSON.stringify({ rail: 'evm', status: 'charged', reference: transfer }));
     const [record] = (await listSettlements(rt.store, Date.now())).filter((s) => s.idempotencyKey === key);

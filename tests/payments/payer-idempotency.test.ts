@@ -25,7 +25,7 @@ let sdk: Stripe;
 
 beforeAll(async () => {
   rails = await startRails();
-  rt = installTestRuntime({ ...rails.env, APP_URL, BASE_RPC_URL: rails.rpcUrl, RATE_LIMIT_PER_IP: '100000' });
+  rt = installTestRuntime({ ...rails.env, APP_URL, RATE_LIMIT_PER_IP: '100000' });
   rt.rails = railsFor(rt.config, rt.store);
   sdk = new Stripe(rails.stripe.secretKey, { host: rails.stripe.host, port: rails.stripe.port, protocol: 'http' });
 }, 120_000);
