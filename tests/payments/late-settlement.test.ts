@@ -18,7 +18,7 @@ import { PROBLEM_BASE } from '@/lib/http/problem';
 import { httpFacilitator } from '@/lib/payments/facilitator';
 import { storeCredentialClaims, toGateRails } from '@/lib/payments/gate-rails';
 import { createPaymentRails } from '@/lib/payments/rails';
-import { listSettlements, reconcilePending } from '@/lib/payments/settlements';
+import { listSettlements, reconcilePending, startReconciler } from '@/lib/payments/settlements';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { LATE_ANSWER_MS } from '../../scripts/rails/faults';
 import { LEAK_PATTERN } from './harness';
@@ -204,6 +204,27 @@ describe('G1: a charge that completes after our deadline', () => {
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(((await retry.json()) as { paymentIntent: string }).paymentIntent).toBe(transfer);
     expect(await rails.usdcBalance(payer.address)).toBe(9n * ONE_USDC);
+  }, 120_000);
+
+  it('evm: the server\'s reconciler timer resolves a late transfer by itself, and logs it', async () => {
+    const payer = await fundedPayer();
+    const key = `g1-timer-${Date.now()}`;
+    rails.faults.facilitator('late', '/settle');
+    await expectUnconfirmed(await readiness(body('Late, found by the timer'), { 'idempotency-key': key, authorization: await evmCredential(payer.key) }), key);
+    await eventually(async () => (await rails.usdcBalance(payer.address)) === 9n * ONE_USDC, 'the late transfer');
+    rails.faults.facilitator(null);
+    const transfer = await authorizationTransfer(payer.address);
+
+    // What lib/startup.ts starts in the server, on a short interval.
+    const stop = startReconciler({ store: rt.store, probe: rt.rails!.settlements, intervalMs: 200, log: rt.log });
+    try {
+      await eventually(async () => (await listSettlements(rt.store, Date.now())).some((s) => s.idempotencyKey === key && s.status === 'charged'), 'the timer pass');
+    } finally {
+      stop();
+    }
+    const [record] = (await listSettlements(rt.store, Date.now())).filter((s) => s.idempotencyKey === key);
+    expect(record).toMatchObject({ status: 'charged', reference: transfer });
+    expect(rt.logs).toContainEqual(expect.objectContaining({ event: 'settlement-reconciled', outcome: 'charged', reference: transfer }));
   }, 120_000);
 
   it('evm: while the chain shows nothing the retry is told to wait and is not charged; once the authorization has lapsed unused, the retry pays with its new credential, once', async () => {
