@@ -137,7 +137,7 @@ export async function reconcilePending(
       results.push({ name, rail: settlement.trace.rail, outcome: await reconcileOne(store, probe, settlement, now, log) });
     } catch (error) {
       // A processor that does not answer now is asked again on the next pass.
-      log?.({ event: 'settlement-reconcile-failed', rail: settlement.trace.rail, error: error instanceof Error ? error.message : String(error) });
+      log?.({ event: 'settlement-reconcile-failed', rail: settlement.trace.rail, error: errorName(error) });
       results.push({ name, rail: settlement.trace.rail, outcome: { status: 'error' as const } });
     }
   }
@@ -233,9 +233,14 @@ export function startReconciler(options: {
     if (running) return;
     running = true;
     reconcilePending(options.store, options.probe, Date.now(), options.log)
-      .catch((error) => options.log?.({ event: 'settlement-reconcile-failed', error: error instanceof Error ? error.message : String(error) }))
+      .catch((error) => options.log?.({ event: 'settlement-reconcile-failed', error: errorName(error) }))
       .finally(() => (running = false));
   }, options.intervalMs);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+// Only the error's class: RPC and Stripe messages can carry the endpoint's URL, and an RPC URL often holds an API key.
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : 'unknown';
 }
