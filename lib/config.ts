@@ -44,6 +44,11 @@ const EnvSchema = z.object({
   PAY_TO_ADDRESS: optionalString.pipe(evmAddress.optional()),
   USDC_ADDRESS: z.preprocess(emptyAsUndefined, evmAddress.default(BASE_USDC_ADDRESS)),
   X402_FACILITATOR_URL: optionalUrl,
+  // JSON-RPC endpoint of the chain USDC is paid on: the reconciler reads there whether a settlement that
+  // ended without an answer moved the money (docs/SECURITY.md, G1).
+  BASE_RPC_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).default('https://mainnet.base.org')),
+  // How often the server asks the processors about unconfirmed settlements.
+  SETTLEMENT_RECONCILE_SECONDS: positiveInt(60),
   STRIPE_SECRET_KEY: optionalString,
   STRIPE_NETWORK_ID: optionalString,
   STRIPE_API_URL: optionalUrl,

@@ -32,7 +32,7 @@ export function railsFor(config: Config, store: Store): PaymentRails | null {
     },
     { claims: storeCredentialClaims(store) },
   );
-  return rails ? toGateRails(rails) : null;
+  return rails ? toGateRails(rails, { rpcUrl: config.BASE_RPC_URL }) : null;
 }
 
 export function getRuntime(): Runtime {

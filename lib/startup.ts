@@ -1,6 +1,7 @@
 import { ConfigError } from '@/lib/config';
 import { getRuntime } from '@/lib/runtime';
 import { startPurgeSchedule, type PurgeSchedule } from '@/lib/store/purge';
+import { startReconciler } from '@/lib/payments/settlements';
 
 const holder = globalThis as unknown as { __pacPurge?: PurgeSchedule };
 
@@ -11,6 +12,8 @@ export function startup(): void {
     holder.__pacPurge ??= startPurgeSchedule(store, { log });
     const live = rails?.live.length ? rails.live.join(', ') : 'none (prepaid credits keys only)';
     console.log(`[paid-agent-checks] store: ${config.storeKind}; payment rails live: ${live}; APP_URL ${config.APP_URL}`);
+    // Settlements that ended without an answer are asked about until the processors say what happened (G1).
+    if (rails) startReconciler({ store, probe: rails.settlements, intervalMs: config.SETTLEMENT_RECONCILE_SECONDS * 1000, log });
   } catch (error) {
     // A bad configuration (or payment settings the rails refuse) stops the process with one message, no stack.
     console.error(`[paid-agent-checks] refusing to start. ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}`);

@@ -27,6 +27,8 @@ export function httpFacilitator(
   async function call(path: 'verify' | 'settle', paymentPayload: unknown, paymentRequirements: unknown) {
     const timeoutMs = path === 'verify' ? (options.verifyTimeoutMs ?? 10_000) : (options.settleTimeoutMs ?? 60_000);
     let body: FacilitatorVerdict | undefined;
+    // Whether the facilitator may have acted on the request: false only while we know it never arrived.
+    let maybeProcessed = true;
     try {
       const response = await doFetch(`${base}/${path}`, {
         method: 'POST',
@@ -38,12 +40,16 @@ export function httpFacilitator(
       const verdictKey = path === 'verify' ? 'isValid' : 'success';
       if (parsed && typeof parsed === 'object' && typeof (parsed as FacilitatorVerdict)[verdictKey] === 'boolean')
         body = parsed as FacilitatorVerdict;
-    } catch {
+    } catch (error) {
       body = undefined;
+      maybeProcessed = !neverSent(error);
     }
     const scope = currentScope();
     if (!body) {
-      if (scope) scope.unavailable = true;
+      if (scope) {
+        scope.unavailable = true;
+        if (path === 'settle' && maybeProcessed) scope.ambiguous = true;
+      }
       throw new Errors.VerificationFailedError({ reason: 'payment facilitator unavailable' });
     }
     const reason = body.invalidReason ?? body.errorReason;
@@ -57,4 +63,10 @@ export function httpFacilitator(
     settle: async (payload, requirements) =>
       (await call('settle', payload, requirements)) as unknown as Awaited<ReturnType<FacilitatorClient['settle']>>,
   };
+}
+
+/** A connection that was refused or a name that did not resolve: the request never reached the facilitator. */
+function neverSent(error: unknown): boolean {
+  const code = (error as { cause?: { code?: string } } | undefined)?.cause?.code;
+  return code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN';
 }

@@ -3,11 +3,12 @@
 //
 //   const claims = storeCredentialClaims(store);
 //   const rails = createPaymentRails(paymentConfigFromEnv(), { claims });
-//   const gateRails = rails ? toGateRails(rails) : null;   // null -> the gate answers 503 for payments
+//   const gateRails = rails ? toGateRails(rails, { rpcUrl }) : null;   // null -> the gate answers 503 for payments
 import type { CredentialClaims } from './claims';
 import { challenge } from './challenge';
 import type { GateResponse, PaymentRails as GatePaymentRails } from './gate';
 import type { PaymentRails } from './rails';
+import { processorProbe, type ProbeOptions } from './settlements';
 import { hasPaymentCredential, verifyCredential, type PaymentFailure } from './verify';
 
 /** The store's atomic claim (`claimOnce(key, now, ttlMs)`) as the CredentialClaims lib/payments uses. */
@@ -17,9 +18,16 @@ export function storeCredentialClaims(store: {
   return { claimOnce: (key, ttlSeconds) => store.claimOnce(key, Date.now(), ttlSeconds * 1000) };
 }
 
-export function toGateRails(rails: PaymentRails): GatePaymentRails {
+/**
+ * The rails as the gate consumes them. `rpcUrl`: the chain the reconciler reads USDC authorizations from.
+ *
+ * @example
+ *   const gateRails = toGateRails(rails, { rpcUrl: 'https://mainnet.base.org' })
+ */
+export function toGateRails(rails: PaymentRails, options: Omit<ProbeOptions, 'stripe'> = { rpcUrl: null }): GatePaymentRails {
   return {
     live: [...rails.live],
+    settlements: processorProbe({ ...options, stripe: rails.stripe }),
     hasCredential: hasPaymentCredential,
     async challenge(request, body) {
       const c = await challenge(rails, request, undefined, body);
@@ -31,9 +39,10 @@ export function toGateRails(rails: PaymentRails): GatePaymentRails {
       return {
         ok: true,
         payment: {
+          payer: verdict.payer,
           async settle() {
             const settled = await verdict.settle();
-            if (!settled.ok) return { ok: false, response: failureResponse(settled) };
+            if (!settled.ok) return { ok: false, response: failureResponse(settled), ...(settled.unconfirmed ? { unconfirmed: settled.unconfirmed } : {}) };
             return { ok: true, reference: settled.reference, headers: settled.headers };
           },
         },

@@ -8,16 +8,22 @@ import { ProblemError, problem, type Problem } from '@/lib/http/problem';
 import { parseBody } from '@/lib/http/validation';
 import { authenticateKey, commitCall, releaseCall, reserveCall } from '@/lib/credits/ledger';
 import { maskKey } from '@/lib/credits/keys';
+import type { SettlementTrace } from './scope';
+import { findUnconfirmed, paidBody, reconcileOne, recordUnconfirmed, type SettlementProbe } from './settlements';
 
 // The paid-call gate: one pipeline for every paid operation, over REST and MCP.
 //   1. validate the body            → 400, no challenge
 //   2. validate the Idempotency-Key → 400, no challenge
 //   3. rate limits (IP, then key)   → 429 with Retry-After
-//   4. idempotent replay / conflict → stored 200 with Idempotent-Replayed, or 409
-//   5. pay: reserve a prepaid call, or verify a payment credential without settling it,
+//   4. pay: reserve a prepaid call, or verify a payment credential without settling it,
 //      or answer 402 with the challenges (503 when no rail is live)
+//   5. idempotent replay / conflict → stored 200 with Idempotent-Replayed, or 409. Records are scoped
+//      to whoever pays: the credits key, or the verified payer of a credential (gap G3). A key holder's
+//      replay is looked up before its reservation; a credential's only after it verified, and the
+//      credential is then claimed but never settled.
 //   6. run the operation (work that can fail runs here, before any charge)
-//   7. commit the call / settle the payment, store the response for replays, reply 200
+//   7. commit the call / settle the payment, store the response for replays, reply 200. A settlement
+//      that ends without an answer is recorded for the reconciler (gap G1, settlements.ts).
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$/;
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -26,7 +32,12 @@ const IN_FLIGHT_TTL_MS = 3 * 60 * 1000;
 
 /** What a verified, not yet settled, payment credential offers the gate. */
 export interface VerifiedPayment {
-  settle(): Promise<{ ok: true; reference: string; headers: Record<string, string> } | { ok: false; response: GateResponse }>;
+  /** The verified payer (see ValidCredential.payer in verify.ts); throws when the processor cannot be asked. */
+  payer(): Promise<string | null>;
+  settle(): Promise<
+    | { ok: true; reference: string; headers: Record<string, string> }
+    | { ok: false; response: GateResponse; unconfirmed?: SettlementTrace }
+  >;
 }
 
 /** The machine-payment rails (MPP card, MPP evm, x402), as the gate sees them. */
@@ -36,6 +47,8 @@ export interface PaymentRails {
   challenge(request: Request, body: Problem): Promise<GateResponse>;
   hasCredential(request: Request): boolean;
   verify(request: Request): Promise<{ ok: true; payment: VerifiedPayment } | { ok: false; response: GateResponse }>;
+  /** Asks the processors what became of a settlement that ended without an answer. */
+  settlements: SettlementProbe;
 }
 
 export interface GateResponse {
@@ -111,20 +124,18 @@ async function gate(deps: GateDeps, call: PaidCall): Promise<GateResponse> {
   const keyHash = call.bearerKey === null ? null : await authenticateKey(store, config.CREDITS_KEY_SECRET, call.bearerKey);
   if (keyHash) await enforceRateLimit(store, `key:${keyHash}`, config.RATE_LIMIT_PER_KEY, windowMs, now().getTime());
 
-  // 4: idempotency. Records are scoped to the credits key when one is presented, so one
-  // key holder cannot read another's results by guessing their Idempotency-Key.
+  // 4-5: payment, and the replay lookup in the payer's own scope.
   const idempotencyKey = call.idempotencyKey ?? `auto_${crypto.randomBytes(12).toString('base64url')}`;
-  const scope = `${operation.id}:${keyHash ?? 'anon'}:${idempotencyKey}`;
   // zod rebuilds the parsed body in schema order, so equal bodies serialise identically whatever order the client sent.
   const fingerprint = sha256Hex(`${operation.id}\n${JSON.stringify(input)}`);
-  if (call.idempotencyKey !== null) {
-    const existing = await store.getIdempotent(scope, now().getTime());
-    if (existing) return idempotentAnswer(existing, fingerprint);
-  }
-
-  // 5: payment.
+  let scope: string;
   let payment: { kind: 'credits'; usageId: string } | { kind: 'rail'; verified: VerifiedPayment };
   if (keyHash) {
+    scope = `${operation.id}:${keyHash}:${idempotencyKey}`;
+    if (call.idempotencyKey !== null) {
+      const existing = await store.getIdempotent(scope, now().getTime());
+      if (existing) return idempotentAnswer(existing, fingerprint);
+    }
     const usageId = await reserveCall(store, keyHash, now().getTime(), config.CREDITS_RESERVATION_HOLD_SECONDS * 1000);
     if (!usageId) return creditsExhausted(deps, call);
     payment = { kind: 'credits', usageId };
@@ -132,7 +143,22 @@ async function gate(deps: GateDeps, call: PaidCall): Promise<GateResponse> {
     const verified = await deps.rails.verify(call.request);
     if (!verified.ok) return verified.response;
     payment = { kind: 'rail', verified: verified.payment };
+    // The credential is now claimed: whatever follows, it is never settled unless this call settles it.
+    const payer = await verified.payment.payer().catch(() => undefined);
+    if (payer === undefined) return processorUnavailable();
+    // A payer Stripe shows no owner for cannot prove it is the same one later: its calls are never replayed.
+    scope = `${operation.id}:payer:${sha256Hex(payer ?? `unbound:${crypto.randomUUID()}`)}:${idempotencyKey}`;
+    if (call.idempotencyKey !== null) {
+      const unconfirmed = await findUnconfirmed(store, scope, now().getTime());
+      if (unconfirmed) {
+        const outcome = await reconcileOne(store, deps.rails.settlements, unconfirmed, now().getTime(), deps.log).catch(() => ({ status: 'pending' as const }));
+        if (outcome.status === 'pending') return settlementStillUnconfirmed(idempotencyKey);
+      }
+      const existing = await store.getIdempotent(scope, now().getTime());
+      if (existing) return idempotentAnswer(existing, fingerprint);
+    }
   } else if (deps.rails) {
+    // No key and no credential: the same 402 whatever Idempotency-Key came with it (nothing about the key is told).
     return deps.rails.challenge(call.request, problem('payment-required', `${operation.service} costs 1.00 USD. Pay with one of the offered challenges, or send a prepaid credits key as Authorization: Bearer.`, { plans: `${config.APP_URL}/api/agent/credits` }));
   } else {
     return problemReply(
@@ -200,6 +226,22 @@ async function gate(deps: GateDeps, call: PaidCall): Promise<GateResponse> {
       throw error;
     }
     if (!settled.ok) {
+      if (settled.unconfirmed) {
+        // The charge may still complete: keep the result for the payer's retry before freeing the key.
+        await recordUnconfirmed(store, {
+          operation: operation.id,
+          scope,
+          fingerprint,
+          idempotencyKey,
+          trace: settled.unconfirmed,
+          response: { headers, service: operation.service, result },
+          recordedAt: now().getTime(),
+          status: 'pending',
+        }).catch((e) => deps.log?.({ event: 'settlement-record-failed', operation: operation.id, error: String(e) }));
+        deps.log?.({ event: 'settlement-unconfirmed', operation: operation.id, rail: settled.unconfirmed.rail });
+        await abandon();
+        return withIdempotencyKey(settled.response, idempotencyKey);
+      }
       await abandon();
       return settled.response;
     }
@@ -207,7 +249,7 @@ async function gate(deps: GateDeps, call: PaidCall): Promise<GateResponse> {
     reference = { paymentIntent: settled.reference };
   }
 
-  const body = { service: operation.service, idempotencyKey, ...reference, ...result };
+  const body = paidBody(operation.service, idempotencyKey, reference, result);
   // Serialised once: the same text is stored for replays and sent now.
   const bodyText = JSON.stringify(body);
   const response: GateResponse = { status: 200, headers, body, bodyText };
@@ -235,6 +277,30 @@ function idempotentAnswer(record: { state: 'in-flight' | 'done'; fingerprint: st
   }
   const stored = JSON.parse(record.response) as { headers: Record<string, string>; body: unknown };
   return { status: 200, headers: { ...stored.headers, 'Idempotent-Replayed': 'true' }, body: stored.body };
+}
+
+function processorUnavailable(): GateResponse {
+  return problemReply(
+    problem('payments-unavailable', 'The payment processor cannot be reached right now. Nothing was charged; try again shortly.', { reason: 'processor-unavailable' }),
+    { 'Retry-After': '5' },
+  );
+}
+
+/** The retry of a call whose charge is still unconfirmed: neither a second charge nor the result yet. */
+function settlementStillUnconfirmed(idempotencyKey: string): GateResponse {
+  return problemReply(
+    problem(
+      'payments-unavailable',
+      'The charge for the earlier request with this Idempotency-Key is not confirmed yet. This request was not charged. Retry shortly with the same Idempotency-Key and a new credential.',
+      { reason: 'settlement-unconfirmed', idempotencyKey },
+    ),
+    { 'Retry-After': '10' },
+  );
+}
+
+/** The Idempotency-Key to retry with, added to a settlement-unconfirmed problem (the caller may not have sent one). */
+function withIdempotencyKey(response: GateResponse, idempotencyKey: string): GateResponse {
+  return { ...response, body: { ...(response.body as Record<string, unknown>), idempotencyKey } };
 }
 
 async function creditsExhausted(deps: GateDeps, call: PaidCall): Promise<GateResponse> {

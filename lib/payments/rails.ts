@@ -9,7 +9,8 @@ import { memoryCredentialClaims, type CredentialClaims } from './claims';
 import { BASE_CHAIN_ID, BASE_USDC_ADDRESS, liveRails, type PaymentConfig, type RailName } from './config';
 import { httpFacilitator, type FacilitatorClient } from './facilitator';
 import { deferSettlement, requestScope } from './scope';
-import { classifyingStripeClient, createStripeClient } from './stripe';
+import { classifyingStripeClient, createStripeClient, sharedPaymentTokenOwner } from './stripe';
+import type Stripe from 'stripe';
 
 /** Price of one fulfilled request, in display units: 1.00 USD / 1 USDC. */
 export const PRICE = '1';
@@ -37,6 +38,10 @@ export interface PaymentRails {
   nextExpiry(): string;
   /** Public URL of a resource path, the x402 resource.url: APP_URL's origin + path. */
   resourceUrl(pathname: string): string;
+  /** The card rail's Stripe client (null without the card rail): payer lookups and reconciliation. */
+  stripe: Stripe | null;
+  /** Who stands behind a shared payment token (see sharedPaymentTokenOwner); null without the card rail. */
+  cardPayer(spt: string): Promise<string | null>;
 }
 
 export interface CreatePaymentRailsOptions {
@@ -60,10 +65,10 @@ export function createPaymentRails(config: PaymentConfig, options: CreatePayment
 
   const realm = appUrl.host;
   const methods = [];
+  let stripeClient: Stripe | null = null;
   if (live.includes('stripe')) {
-    const client = classifyingStripeClient(
-      createStripeClient({ secretKey: config.stripeSecretKey!, apiUrl: config.stripeApiUrl, timeoutMs: options.stripeTimeoutMs }),
-    );
+    stripeClient = createStripeClient({ secretKey: config.stripeSecretKey!, apiUrl: config.stripeApiUrl, timeoutMs: options.stripeTimeoutMs });
+    const client = classifyingStripeClient(stripeClient);
     methods.push(
       deferSettlement(
         stripe.charge({
@@ -124,6 +129,8 @@ export function createPaymentRails(config: PaymentConfig, options: CreatePayment
     secretKey: config.mppSecretKey!,
     nextExpiry: uniqueExpiry,
     resourceUrl: (pathname: string) => new URL(pathname, appUrl.origin).href,
+    stripe: stripeClient,
+    cardPayer: async (spt: string) => (stripeClient ? sharedPaymentTokenOwner(stripeClient, spt) : null),
   };
 }
 

@@ -28,13 +28,29 @@ export interface PendingSettlement {
   run(): Promise<Record<string, unknown>>;
   /** The object mppx's withReceipt() closes over; filled in after the charge. */
   receipt: Record<string, unknown>;
+  /** What identifies this payment with the processor, so a charge that ends ambiguously can be looked up later. */
+  trace: SettlementTrace;
 }
+
+/**
+ * How to ask the processor, after the fact, whether a settlement happened: the EIP-3009 authorization
+ * (USDC `authorizationState(from, nonce)`), or the card rail's PaymentIntent (mppx creates it with the
+ * idempotency key `mpp_<challengeId>_<spt>` and the metadata `mpp_challenge_id`).
+ */
+export type SettlementTrace =
+  | { rail: 'evm'; chainId: number; currency: string; from: string; nonce: string; validBefore: number }
+  | { rail: 'stripe'; challengeId: string; spt: string; expiresAt: number };
 
 export interface RequestScope {
   claims: CredentialClaims;
   pending?: PendingSettlement;
   /** The facilitator or card processor could not be reached / answered 5xx. */
   unavailable?: boolean;
+  /**
+   * The settle request may have been acted on though we never got its answer (a timeout, a connection lost
+   * after sending, a 5xx): the money may still move, so the gate records it for the reconciler.
+   */
+  ambiguous?: boolean;
   /** The claims store failed. */
   storeFailed?: boolean;
   /** The credential was seen before (replay or concurrent duplicate). */
@@ -54,7 +70,7 @@ export function currentScope(): RequestScope | undefined {
 }
 
 type Params = {
-  credential: { challenge: { expires?: string; request: Record<string, unknown> }; payload: Record<string, unknown> };
+  credential: { challenge: { id: string; expires?: string; request: Record<string, unknown> }; payload: Record<string, unknown> };
 };
 
 interface ServerMethodLike {
@@ -91,7 +107,7 @@ export function deferSettlement<M extends ServerMethodLike>(method: M): M {
       status: 'success',
       timestamp: new Date().toISOString(),
     };
-    scope.pending = { rail, receipt, run: () => terminal(params) };
+    scope.pending = { rail, receipt, run: () => terminal(params), trace: traceFor(rail, params) };
     return receipt;
   };
   return { ...method, [key]: deferred };
@@ -113,4 +129,22 @@ function claimFor(rail: 'stripe' | 'evm', params: Params): { key: string; ttlSec
   const spt = String(credential.payload.spt);
   const expires = credential.challenge.expires ? Date.parse(credential.challenge.expires) / 1000 : now + 3600;
   return { key: `pay:stripe:${spt}`, ttlSeconds: clamp(Math.ceil(expires)) };
+}
+
+function traceFor(rail: 'stripe' | 'evm', params: Params): SettlementTrace {
+  const { credential } = params;
+  if (rail === 'evm') {
+    const p = credential.payload as { from: string; nonce: string; validBefore: string };
+    const request = credential.challenge.request as { currency: string; methodDetails: { chainId: number } };
+    return {
+      rail,
+      chainId: request.methodDetails.chainId,
+      currency: request.currency,
+      from: p.from,
+      nonce: p.nonce,
+      validBefore: Number(p.validBefore),
+    };
+  }
+  const expires = credential.challenge.expires ? Date.parse(credential.challenge.expires) : Date.now() + 3600_000;
+  return { rail, challengeId: credential.challenge.id, spt: String(credential.payload.spt), expiresAt: expires };
 }

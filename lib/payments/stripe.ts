@@ -56,11 +56,43 @@ export function classifyingStripeClient(stripe: Stripe): Stripe {
           e.type === 'StripeAuthenticationError' ||
           e.type === 'StripePermissionError' ||
           (typeof e.statusCode === 'number' && e.statusCode >= 500);
-        if (unreachable) scope.unavailable = true;
-        else scope.stripeCode = typeof e.code === 'string' ? e.code : 'payment_failed';
+        // Stripe answers 409 idempotency_key_in_use while the first attempt under the key is still running.
+        const inProgress = e.code === 'idempotency_key_in_use';
+        if (unreachable || inProgress) {
+          scope.unavailable = true;
+          // Stripe may have confirmed a request whose answer we lost; a refusal it did answer is final.
+          const refusedBeforeProcessing = e.type === 'StripeAuthenticationError' || e.type === 'StripePermissionError' || e.type === 'StripeRateLimitError';
+          if (!refusedBeforeProcessing) scope.ambiguous = true;
+        } else scope.stripeCode = typeof e.code === 'string' ? e.code : 'payment_failed';
       }
       throw error;
     }
   };
   return { paymentIntents: { create } } as unknown as Stripe;
+}
+
+/**
+ * Who stands behind a shared payment token, as Stripe shows it to us (the seller): the Customer the token
+ * belongs to when Stripe names one, else the card's fingerprint. Null when the token is unknown or
+ * shows neither; that payer then cannot replay an Idempotency-Key (each call is paid anew). Throws when
+ * Stripe cannot be reached.
+ *
+ * @example
+ *   await sharedPaymentTokenOwner(stripe, 'spt_123')   // 'customer:cus_9f…' or 'card:Xt5EWLLDS7FJjR1c' or null
+ */
+export async function sharedPaymentTokenOwner(stripe: Stripe, spt: string): Promise<string | null> {
+  if (!/^spt_[A-Za-z0-9]+$/.test(spt)) return null;
+  try {
+    const token = (await stripe.rawRequest('GET', `/v1/shared_payment/granted_tokens/${spt}`)) as unknown as {
+      customer?: unknown;
+      payment_method_details?: { card?: { fingerprint?: unknown } };
+    };
+    if (typeof token.customer === 'string' && token.customer) return `customer:${token.customer}`;
+    const fingerprint = token.payment_method_details?.card?.fingerprint;
+    return typeof fingerprint === 'string' && fingerprint ? `card:${fingerprint}` : null;
+  } catch (error) {
+    // Stripe said the token is not ours or does not exist: no payer. Stripe not answering: the caller answers 503.
+    if ((error as { type?: string }).type === 'StripeInvalidRequestError') return null;
+    throw error;
+  }
 }

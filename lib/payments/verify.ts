@@ -11,7 +11,7 @@ import { x402 } from 'mppx';
 import { problem, type Problem } from '../http/problem';
 import { challenge } from './challenge';
 import type { PaymentRails } from './rails';
-import { requestScope, type PendingSettlement, type RequestScope } from './scope';
+import { requestScope, type PendingSettlement, type RequestScope, type SettlementTrace } from './scope';
 
 export type PaidRail = 'stripe' | 'evm' | 'x402';
 
@@ -30,6 +30,7 @@ export type FailureReason =
   | 'verification-failed'
   | 'settlement-failed'
   | 'processor-unavailable'
+  | 'settlement-unconfirmed'
   | 'store-unavailable';
 
 export interface PaymentFailure {
@@ -44,6 +45,8 @@ export interface PaymentFailure {
   readonly response: Response;
   /** The raw cause, for server logs only: never send it to the client. */
   internalMessage?: string;
+  /** Set when a settlement ended without an answer (`settlement-unconfirmed`): what to ask the processor later. */
+  unconfirmed?: SettlementTrace;
 }
 
 export interface Settlement {
@@ -58,6 +61,14 @@ export interface Settlement {
 export interface ValidCredential {
   ok: true;
   rail: PaidRail;
+  /**
+   * The verified payer: `evm:<chainId>:<address>` (the authorization's signer, checked by mppx), or
+   * `stripe:customer:…` / `stripe:card:…` as Stripe shows the shared payment token. Null when Stripe shows
+   * no owner. Throws when Stripe cannot be reached. Looked up on demand (one Stripe call for a card).
+   */
+  payer(): Promise<string | null>;
+  /** What identifies this payment with its processor (see SettlementTrace). */
+  trace: SettlementTrace;
   /** Charges the credential. Call once, only after the operation succeeded; later calls share the result. */
   settle(): Promise<Settlement | PaymentFailure>;
 }
@@ -116,9 +127,13 @@ export async function verifyCredential(
     const pending = scope.pending;
     const withReceipt = result.withReceipt.bind(result);
     let settled: Promise<Settlement | PaymentFailure> | undefined;
+    const trace = pending.trace;
     return {
       ok: true,
       rail: pending.rail === 'evm' && viaX402 ? 'x402' : pending.rail,
+      trace,
+      payer: async () =>
+        trace.rail === 'evm' ? `evm:${trace.chainId}:${trace.from.toLowerCase()}` : prefixed('stripe:', await rails.cardPayer(trace.spt)),
       settle: () => (settled ??= settle(rails, request, resourceUrl, pending, withReceipt)),
     };
   }
@@ -140,7 +155,9 @@ async function settle(
   } catch (error) {
     scope.errors.push(error as Error);
     const [reason, status] = classify(scope, 'settle');
-    return failure(rails, request, resourceUrl, reason, status, describe(error));
+    const refused = await failure(rails, request, resourceUrl, reason, status, describe(error));
+    if (reason === 'settlement-unconfirmed') refused.unconfirmed = pending.trace;
+    return refused;
   }
   // mppx's withReceipt() closes over the placeholder receipt the deferred method returned: fill it in and
   // let mppx write its own receipt headers.
@@ -156,6 +173,7 @@ async function settle(
 
 function classify(scope: RequestScope, stage: 'verify' | 'settle'): [FailureReason, 402 | 503] {
   if (scope.storeFailed) return ['store-unavailable', 503];
+  if (stage === 'settle' && scope.ambiguous) return ['settlement-unconfirmed', 503];
   if (scope.unavailable) return ['processor-unavailable', 503];
   if (scope.alreadyUsed) return ['credential-used', 402];
   const fallback: FailureReason = stage === 'settle' ? 'settlement-failed' : 'verification-failed';
@@ -214,6 +232,9 @@ const DETAILS: Record<FailureReason, string> = {
   'verification-failed': 'The payment credential could not be verified.',
   'settlement-failed': 'The payment could not be settled.',
   'processor-unavailable': 'The payment processor cannot be reached right now. Nothing was charged; try again shortly.',
+  // Honest about the one case where we cannot know: the processor may complete the charge after we gave up.
+  'settlement-unconfirmed':
+    'The payment processor did not confirm the charge in time, so it may still complete. Retry with the same Idempotency-Key (given in this response) and a new credential from the same payer: if the charge went through you receive this result without paying again; if it did not, the new credential pays.',
   'store-unavailable': 'The service cannot record payments right now. Nothing was charged; try again shortly.',
 };
 
@@ -268,4 +289,8 @@ function build(
 function describe(error: unknown): string | undefined {
   if (!error) return undefined;
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+function prefixed(prefix: string, value: string | null): string | null {
+  return value === null ? null : `${prefix}${value}`;
 }

@@ -197,6 +197,27 @@ local v = getRecord(k, tonumber(ARGV[3]))
 redis.call('DEL', k)
 return v`,
 
+  // SCAN walks the keyspace in bounded steps; the pattern's glob characters are escaped by the caller.
+  listRecords: RECORDS + `
+local base = ARGV[1] .. 'rec:'
+local now = tonumber(ARGV[4])
+local found = {}
+local cursor = '0'
+local limit = tonumber(ARGV[3])
+repeat
+  local page = redis.call('SCAN', cursor, 'MATCH', base .. ARGV[2] .. '*', 'COUNT', 500)
+  cursor = page[1]
+  for _, k in ipairs(page[2]) do
+    if #found >= limit * 2 then break end
+    local v = getRecord(k, now)
+    if v then
+      table.insert(found, string.sub(k, #base + 1))
+      table.insert(found, v)
+    end
+  end
+until cursor == '0' or #found >= limit * 2
+return found`,
+
   claimOnce: `
 local k = ARGV[1] .. 'claim:' .. ARGV[2]
 local now = tonumber(ARGV[3])
@@ -245,6 +266,9 @@ export interface ScriptRunner {
   scard(key: string): Promise<number>;
   close(): Promise<void>;
 }
+
+/** A literal for Redis's MATCH pattern: its glob characters escaped. */
+const globEscape = (literal: string): string => literal.replace(/[*?[\]\\]/g, '\\$&');
 
 const str = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
 
@@ -344,6 +368,13 @@ export function createScriptStore(kind: 'redis' | 'vercel-kv', runner: ScriptRun
     takeRecord: (name, now) => guard(async () => { const v = await run('takeRecord', name, now); return v === null || v === undefined ? null : String(v); }),
     // Every expiring key carries a native TTL (see the layout above): Redis and KV delete them by themselves.
     purgeExpired: async (): Promise<PurgeCounts> => ({ rateWindows: 0, idempotency: 0, claims: 0, reservations: 0, records: 0 }),
+    listRecords: (namePrefix, now, limit) =>
+      guard(async () => {
+        const flat = ((await run('listRecords', globEscape(namePrefix), limit, now)) as unknown[]).map(str);
+        const rows: Array<{ name: string; value: string }> = [];
+        for (let i = 0; i + 1 < flat.length; i += 2) rows.push({ name: flat[i], value: flat[i + 1] });
+        return rows;
+      }),
     close: () => runner.close(),
   };
 }

@@ -116,6 +116,10 @@ export function openSqliteStore(dataDir: string): Store {
     ),
     getRecord: db.prepare('SELECT value FROM records WHERE name = ? AND (expires_at IS NULL OR expires_at > ?)'),
     deleteRecord: db.prepare('DELETE FROM records WHERE name = ?'),
+    // A range on the primary key rather than LIKE, so a prefix needs no escaping and uses the index.
+    listRecords: db.prepare(
+      "SELECT name, value FROM records WHERE name >= ? AND name < ? || char(1114111) AND (expires_at IS NULL OR expires_at > ?) LIMIT ?",
+    ),
     putClaim: db.prepare(
       'INSERT INTO claims (claim, expires_at) VALUES (?, ?) ON CONFLICT(claim) DO UPDATE SET expires_at = excluded.expires_at',
     ),
@@ -314,6 +318,7 @@ export function openSqliteStore(dataDir: string): Store {
     getRecord: (name, now) => guard(() => (q.getRecord.get(name, now) as { value: string } | undefined)?.value ?? null),
     takeRecord: (name, now) => guard(() => takeRecord.immediate(name, now)),
     purgeExpired,
+    listRecords: (prefix, now, limit) => guard(() => q.listRecords.all(prefix, prefix, now, limit) as Array<{ name: string; value: string }>),
     close: async () => void db.close(),
   };
 }

@@ -136,6 +136,8 @@ export interface Store {
   getRecord(name: string, now: number): Promise<string | null>;
   /** Reads and deletes in one step: what it returns, no other caller ever sees (a key shown once). */
   takeRecord(name: string, now: number): Promise<string | null>;
+  /** Live records whose name starts with `prefix`, at most `limit` of them, in no particular order. */
+  listRecords(prefix: string, now: number, limit: number): Promise<Array<{ name: string; value: string }>>;
 
   /**
    * Deletes what expired by `now`: rate windows, idempotency records, claims, reservations whose hold

@@ -8,7 +8,7 @@ import { toFacilitatorEvmSigner } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { createWalletClient, http, nonceManager, publicActions, type Chain, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { actOutFault, type ProcessorFault } from './faults';
+import { actOutFault, lateness, type ProcessorFault } from './faults';
 
 /** Fault injection for tests (see faults.ts); `error500` answers 500 to /verify and /settle. */
 export type FacilitatorFault = ProcessorFault;
@@ -65,7 +65,10 @@ export async function startFacilitator(options: {
     if (req.method !== 'POST' || (url.pathname !== '/verify' && url.pathname !== '/settle'))
       return send(res, 404, { error: 'not found' });
     if (faultFor(req) === 'error500') return send(res, 500, { error: 'facilitator fault injected by the local rails' });
-    const body = JSON.parse(await readBody(req)) as { paymentPayload?: unknown; paymentRequirements?: unknown };
+    const late = lateness(faultFor(req));
+    const text = await readBody(req);
+    await late;
+    const body = JSON.parse(text) as { paymentPayload?: unknown; paymentRequirements?: unknown };
     if (!body.paymentPayload || !body.paymentRequirements)
       return send(res, 400, { error: 'paymentPayload and paymentRequirements are required' });
     const payload = body.paymentPayload as Parameters<x402Facilitator['verify']>[0];

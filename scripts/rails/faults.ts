@@ -7,10 +7,20 @@
 //                 timeouts that only watch for socket inactivity
 //   garbage       200 with a body that is not JSON (a proxy's error page)
 //   garbage-json  200 with JSON of the wrong shape
-// A faulty request is never processed, so no payment is made behind the fault.
+//   late          the request IS processed (the payment happens), but only LATE_ANSWER_MS after it arrived,
+//                 past the deadlines the fault tests give our clients: a charge that completes after we gave up
+// Apart from `late`, a faulty request is never processed, so no payment is made behind the fault.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-export type ProcessorFault = 'down' | 'error500' | 'hang' | 'drip' | 'garbage' | 'garbage-json' | null;
+export type ProcessorFault = 'down' | 'error500' | 'hang' | 'drip' | 'garbage' | 'garbage-json' | 'late' | null;
+
+/** How long a `late` processor waits before doing the work (fault tests give our clients about 1 s). */
+export const LATE_ANSWER_MS = 3_000;
+
+/** Waits out a `late` fault before the server processes the request; resolves at once otherwise. */
+export function lateness(fault: ProcessorFault): Promise<void> {
+  return fault === 'late' ? new Promise((resolve) => setTimeout(resolve, LATE_ANSWER_MS)) : Promise.resolve();
+}
 
 /** Acts out the faults that need no knowledge of the server's API; returns true when it answered. */
 export function actOutFault(fault: ProcessorFault, req: IncomingMessage, res: ServerResponse): boolean {

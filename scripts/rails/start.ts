@@ -71,6 +71,8 @@ export interface Rails {
     PAY_TO_ADDRESS: string;
     USDC_ADDRESS: string;
     X402_FACILITATOR_URL: string;
+    /** The chain the settlement reconciler reads (USDC authorizationState). */
+    BASE_RPC_URL: string;
     STRIPE_SECRET_KEY: string;
     STRIPE_NETWORK_ID: string;
     STRIPE_API_URL: string;
@@ -191,6 +193,7 @@ export async function startRails(options: StartRailsOptions = {}): Promise<Rails
         PAY_TO_ADDRESS: getAddress(payTo),
         USDC_ADDRESS: BASE_USDC_ADDRESS,
         X402_FACILITATOR_URL: facilitator.url,
+        BASE_RPC_URL: anvil.rpcUrl,
         STRIPE_SECRET_KEY: stripe.secretKey,
         STRIPE_NETWORK_ID: stripe.networkId,
         STRIPE_API_URL: stripe.apiUrl,

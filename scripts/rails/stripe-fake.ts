@@ -8,18 +8,25 @@
 //   POST /v1/payment_intents                              create (+ confirm) a PaymentIntent; mppx's server
 //                                                         sends shared_payment_granted_token and confirm=true
 //   GET  /v1/payment_intents/:id, GET /v1/payment_intents retrieve / list (tests count PaymentIntents)
+//   GET  /v1/payment_intents/search                       Stripe's search, for `metadata['key']:'value'` queries
+//                                                         (the settlement reconciler finds mppx's PaymentIntent
+//                                                         by its `mpp_challenge_id`)
 //
 // Behaviour mirrors Stripe where it matters to us: API-key auth (Bearer or Basic), form-encoded bodies,
 // Idempotency-Key replays (`Idempotent-Replayed: true`; other params under the same key -> 400), an SPT is
 // single-use and bounded by its usage limits and expiry, and test payment methods decide the outcome
 // (pm_card_visa succeeds, pm_card_chargeDeclined is declined with 402 card_error,
-// pm_card_authenticationRequired needs action). `setFault('error500' | 'down')` makes it fail on demand.
+// pm_card_authenticationRequired needs action). `setFault('error500' | 'down' | ...)` makes it fail on demand;
+// `late` confirms PaymentIntents only after the client's deadline. A token minted with `customer` names it,
+// and every token shows its card's fingerprint (`payment_method_details.card.fingerprint`), as Stripe shows
+// the seller a granted token.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readBody } from './facilitator';
 import { nowSeconds, parseForm, prefixed, type Params } from './form';
-import { actOutFault, type ProcessorFault } from './faults';
+import { actOutFault, lateness, type ProcessorFault } from './faults';
+import { createHash } from 'node:crypto';
 import { createCheckoutFake, type CheckoutFake, type CheckoutFakeOptions } from './stripe-checkout-fake';
 
 export type StripeFault = ProcessorFault;
@@ -30,6 +37,8 @@ export interface FakeSharedPaymentToken {
   created: number;
   livemode: false;
   payment_method: string;
+  customer: string | null;
+  payment_method_details: { type: 'card'; card: { fingerprint: string } };
   usage_limits: { currency: string; max_amount: number; expires_at: number };
   seller_details: { network_id?: string; network_business_profile?: string };
   metadata: Record<string, string>;
@@ -108,7 +117,9 @@ export async function startStripeFake(
     const url = new URL(req.url ?? '/', 'http://stripe.local');
     const method = req.method ?? 'GET';
     log.push({ method, path: url.pathname });
+    const late = lateness(method === 'POST' && url.pathname === '/v1/payment_intents' ? fault : null);
     const raw = await readBody(req);
+    await late;
     if (fault === 'error500')
       throw new StripeError(500, { type: 'api_error', message: 'Stripe fault injected by the local rails.' });
     if (await checkout.handle(req, res, raw)) return;
@@ -152,6 +163,7 @@ export async function startStripeFake(
     let m = /^\/v1\/shared_payment\/granted_tokens\/([^/]+)$/.exec(path);
     if (method === 'GET' && m) return { status: 200, body: findToken(m[1]!) };
     if (method === 'POST' && path === '/v1/payment_intents') return createPaymentIntent(params);
+    if (method === 'GET' && path === '/v1/payment_intents/search') return { status: 200, body: searchPaymentIntents(path, params) };
     if (method === 'GET' && path === '/v1/payment_intents')
       return {
         status: 200,
@@ -181,6 +193,9 @@ export async function startStripeFake(
       created: nowSeconds(),
       livemode: false,
       payment_method: paymentMethod,
+      customer: str(params, 'customer') ?? null,
+      // Stripe's fingerprint is per card number; the test payment method stands for one card.
+      payment_method_details: { type: 'card', card: { fingerprint: createHash('sha256').update(paymentMethod).digest('base64url').slice(0, 16) } },
       usage_limits: { currency: currency.toLowerCase(), max_amount: maxAmount, expires_at: expiresAt },
       seller_details: {
         ...(str(params, 'seller_details[network_id]') ? { network_id: str(params, 'seller_details[network_id]') } : {}),
@@ -194,6 +209,17 @@ export async function startStripeFake(
     };
     tokens.set(token.id, token);
     return token;
+  }
+
+  // Stripe's search language, reduced to what callers here send: metadata['key']:'value' joined by AND.
+  function searchPaymentIntents(path: string, params: Params): unknown {
+    const query = str(params, 'query');
+    if (!query) throw paramMissing('query');
+    const clauses = query.split(/\s+AND\s+/).map((clause) => /^metadata\['([^']+)'\]:'([^']*)'$/.exec(clause.trim()));
+    if (clauses.some((c) => c === null))
+      throw new StripeError(400, { type: 'invalid_request_error', code: 'parameter_invalid_string', param: 'query', message: `Unsupported search query: ${query}` });
+    const data = [...intents.values()].reverse().filter((pi) => clauses.every((c) => pi.metadata[c![1]!] === c![2]));
+    return { object: 'search_result', url: path, has_more: false, next_page: null, data };
   }
 
   function findToken(id: string): FakeSharedPaymentToken {

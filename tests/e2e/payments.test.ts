@@ -363,7 +363,7 @@ describe('paying the running service', () => {
 // ---------- idempotency ----------
 
 describe('idempotency with payments', () => {
-  it('same key + same body replays without a second charge (with or without payment); a different body is 409 and charges nothing', async () => {
+  it('same key + same body replays to the same payer without a second charge; without a credential it is the plain 402 (G3); another body is 409 for that payer and charges nothing', async () => {
     const key = `pay-idem-${Date.now()}`;
     const body = readinessBody('Idempotent workflow');
     const first = await send(READINESS, body, { 'idempotency-key': key, authorization: await evmCredential() });
@@ -372,31 +372,33 @@ describe('idempotency with payments', () => {
     expect(paid.idempotencyKey).toBe(key);
     const afterFirst = await balances();
 
-    // A retry carrying a new, valid credential: the stored result, and the credential is not charged.
-    const unused = await evmCredential();
-    const replay = await send(READINESS, body, { 'idempotency-key': key, authorization: unused });
+    // A retry carrying a new, valid credential of the same payer: the stored result, and the credential is not charged.
+    const proof = await evmCredential();
+    const replay = await send(READINESS, body, { 'idempotency-key': key, authorization: proof });
     expect(replay.status).toBe(200);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.headers.get('payment-receipt')).toBe(first.headers.get('payment-receipt'));
     expect(await replay.json()).toEqual(paid);
     expect(await balances()).toEqual(afterFirst);
 
-    // A retry with no payment at all: still the stored result, no 402.
+    // A retry with no payment at all: the key belongs to the payer who paid, so this is the plain 402.
     const bare = await send(READINESS, body, { 'idempotency-key': key });
-    expect(bare.status).toBe(200);
-    expect(bare.headers.get('idempotent-replayed')).toBe('true');
-    expect(await bare.json()).toEqual(paid);
+    const problem = await expectSafeProblem(bare, 402);
+    expect(problem.type).toBe(`${PROBLEM_BASE}payment-required`);
+    expect(bare.headers.get('idempotent-replayed')).toBeNull();
+    expectFreshChallenge(bare);
+    expect(JSON.stringify(problem)).not.toContain(String(paid.paymentIntent));
 
-    // The same key with another body: 409, even with a valid credential, and nothing charged.
-    const conflict = await send(READINESS, readinessBody('Another workflow'), { 'idempotency-key': key, authorization: unused });
+    // The same payer with another body: 409, and nothing charged.
+    const conflict = await send(READINESS, readinessBody('Another workflow'), { 'idempotency-key': key, authorization: await evmCredential() });
     expect(conflict.status).toBe(409);
     expect(((await conflict.json()) as ProblemBody).type).toBe(`${PROBLEM_BASE}idempotency-conflict`);
     expect(await balances()).toEqual(afterFirst);
 
-    // The credential the replays carried was never spent: it still pays for a new request, once.
-    const later = await send(READINESS, body, { 'idempotency-key': `${key}-b`, authorization: unused });
-    expect(later.status).toBe(200);
-    expect(afterFirst.payTo - (await balances()).payTo).toBe(-ONE_USDC);
+    // The credential that proved the replay was claimed, never settled: it cannot be spent again.
+    const later = await send(READINESS, body, { 'idempotency-key': `${key}-b`, authorization: proof });
+    expect((await expectSafeProblem(later, 402)).reason).toBe('credential-used');
+    expect(await balances()).toEqual(afterFirst);
   });
 
   it('a card replay under the same key creates no second PaymentIntent', async () => {

@@ -247,6 +247,24 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
       expect(await s.purgeExpired(later)).toEqual(none);
     });
 
+    it('lists records by name prefix, glob characters taken literally, up to the limit', async () => {
+      const s = harness.fresh();
+      await s.setRecord('settlement:a', '1', T0, null);
+      await s.setRecord('settlement:b', '2', T0, DAY);
+      await s.setRecord('settlementx', 'not under the prefix', T0, null);
+      await s.setRecord('other:settlement:c', 'elsewhere', T0, null);
+      await s.setRecord('odd*[?]:1', 'star', T0, null);
+      await s.setRecord('oddly:2', 'no star', T0, null);
+      const sorted = (rows: Array<{ name: string; value: string }>) => [...rows].sort((x, y) => (x.name < y.name ? -1 : 1));
+      expect(sorted(await s.listRecords('settlement:', T0 + 1, 10))).toEqual([
+        { name: 'settlement:a', value: '1' },
+        { name: 'settlement:b', value: '2' },
+      ]);
+      expect(await s.listRecords('odd*[?]:', T0, 10)).toEqual([{ name: 'odd*[?]:1', value: 'star' }]);
+      expect(await s.listRecords('settlement:', T0, 1)).toHaveLength(1);
+      expect(await s.listRecords('nothing:', T0, 10)).toEqual([]);
+    });
+
     it('never spends below zero under concurrent reservations', async () => {
       const s = harness.fresh();
       await s.addGrant(grant({ id: 'g', keyHash: 'k', calls: 7 }));
