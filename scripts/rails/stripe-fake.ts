@@ -215,7 +215,7 @@ export async function startStripeFake(
   function searchPaymentIntents(path: string, params: Params): unknown {
     const query = str(params, 'query');
     if (!query) throw paramMissing('query');
-    const clauses = query.split(/\s+AND\s+/).map((clause) => /^metadata\['([^']+)'\]:'([^']*)'$/.exec(clause.trim()));
+    const clauses = query.split(' AND ').map((clause) => /^metadata\['([^']+)'\]:'([^']*)'$/.exec(clause.trim()));
     if (clauses.some((c) => c === null))
       throw new StripeError(400, { type: 'invalid_request_error', code: 'parameter_invalid_string', param: 'query', message: `Unsupported search query: ${query}` });
     const data = [...intents.values()].reverse().filter((pi) => clauses.every((c) => pi.metadata[c![1]!] === c![2]));
