@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Config } from '@/lib/config';
 import type { Store } from '@/lib/store';
+import type { CommitResult } from '@/lib/store/types';
 import { StoreUnavailableError } from '@/lib/store';
 import type { PaidOperation } from '@/lib/operations';
 import { sha256Hex } from '@/lib/canonical-json';
@@ -211,8 +212,12 @@ async function gate(deps: GateDeps, call: PaidCall): Promise<GateResponse> {
   const headers: Record<string, string> = { ...JSON_HEADERS };
   let reference: Record<string, string>;
   if (payment.kind === 'credits') {
-    const outcome = await commitCall(store, payment.usageId, now().getTime());
-    if (outcome === 'lost') {
+    const outcome = await commitThroughOutage(store, payment.usageId, () => now().getTime());
+    if (outcome === 'unconfirmed') {
+      // The store never confirmed the commit: deliver the finished work. If the commit did land, the caller got what
+      // it paid for; if not, the hold lapses and the call returns to the key. Never "charged, told nothing was".
+      deps.log?.({ event: 'commit-unconfirmed', operation: operation.id, usage: payment.usageId, key: call.bearerKey ? maskKey(call.bearerKey) : null });
+    } else if (outcome === 'lost') {
       // The hold timed out and the key has no call left: the work is done, so deliver it uncharged rather than fail it.
       deps.log?.({ event: 'reservation-lost', operation: operation.id, usage: payment.usageId, key: call.bearerKey ? maskKey(call.bearerKey) : null });
     }
@@ -258,6 +263,26 @@ async function gate(deps: GateDeps, call: PaidCall): Promise<GateResponse> {
     .catch((e) => deps.log?.({ event: 'idempotency-store-failed', operation: operation.id, error: String(e) }));
   deps.log?.({ event: 'fulfilled', operation: operation.id, ...reference });
   return response;
+}
+
+/** How long, in all, a finished call waits for the store to confirm its commit before it is delivered unconfirmed. */
+const COMMIT_RETRY_DELAYS_MS = [250, 500, 1_000, 2_000, 3_000, 4_000];
+
+/**
+ * Commits a reserved call, retrying through a short store outage. The work is already done, and a store that
+ * went away mid-command may have applied the commit without answering; answering 503 "nothing was charged" then
+ * would be false. Committing is idempotent (`already` on a second try), so retrying is safe.
+ */
+async function commitThroughOutage(store: Store, usageId: string, now: () => number): Promise<CommitResult | 'unconfirmed'> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await commitCall(store, usageId, now());
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      if (attempt >= COMMIT_RETRY_DELAYS_MS.length) return 'unconfirmed';
+      await new Promise((resolve) => setTimeout(resolve, COMMIT_RETRY_DELAYS_MS[attempt]));
+    }
+  }
 }
 
 async function enforceRateLimit(store: Store, bucket: string, limit: number, windowMs: number, now: number) {

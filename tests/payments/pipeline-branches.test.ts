@@ -147,3 +147,57 @@ describe('the reservation released when the idempotency claim fails', () => {
     expect((await balance(rt.store, keyHash)).callsLeft).toBe(24);
   });
 });
+
+describe('the store going away while a finished call commits', () => {
+  it('a commit applied but never acknowledged: retried (idempotent), delivered, charged exactly once', async () => {
+    await mintKey(25);
+    let failures = 0;
+    rt.store = storeWith({
+      commitReservation: async (real, id, now) => {
+        // The first two replies are lost: the first command did reach the store and was applied.
+        const outcome = await real.commitReservation(id, now);
+        if (failures < 2) {
+          failures++;
+          throw new StoreUnavailableError(new Error('connection closed before the reply'));
+        }
+        return outcome;
+      },
+    });
+    const res = await send('order-commit-reply-lost');
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { creditsUsage: string };
+    expect(failures).toBe(2);
+    expect(await rt.store.getReservation(body.creditsUsage)).toMatchObject({ state: 'committed' });
+    expect((await balance(rt.store, keyHash)).callsLeft).toBe(24);
+    expect(rt.logs.filter((e) => e.event === 'commit-unconfirmed')).toEqual([]);
+  });
+
+  it('a store that never confirms: the finished work is delivered, logged unconfirmed, and the held call lapses back to the key', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout'] });
+    vi.setSystemTime(START);
+    await mintKey(25);
+    let attempts = 0;
+    rt.store = storeWith({
+      commitReservation: async () => {
+        attempts++;
+        throw new StoreUnavailableError(new Error('connection refused'));
+      },
+    });
+    const pending = send('order-commit-never');
+    let settled = false;
+    void pending.then(() => (settled = true));
+    for (let i = 0; i < 60 && !settled; i++) await vi.advanceTimersByTimeAsync(500);
+    const res = await pending;
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { creditsUsage: string; assessment: unknown };
+    expect(body.assessment).toBeDefined();
+    expect(attempts).toBe(7);
+    expect(rt.logs.filter((e) => e.event === 'commit-unconfirmed')).toEqual([
+      { event: 'commit-unconfirmed', operation: 'createAgentReadinessAssessment', usage: body.creditsUsage, key: maskKey(key) },
+    ]);
+    // Never committed: the hold is still on the books, and the call is back once it lapses.
+    expect(await rt.store.getReservation(body.creditsUsage)).toMatchObject({ state: 'held' });
+    const holdMs = rt.config.CREDITS_RESERVATION_HOLD_SECONDS * 1000;
+    expect((await balance(rt.store, keyHash, Date.now() + holdMs + 1)).callsLeft).toBe(25);
+  });
+});
