@@ -32,7 +32,7 @@ export interface FixtureResponse {
   /** Reset the TCP connection instead of answering. */
   reset?: boolean;
   /** Stream `bytes` bytes of `chunk` repeated, honouring back-pressure (for pages far over the cap). */
-  stream?: { bytes: number; chunk?: string };
+  stream?: { bytes: number; chunk?: string | Buffer };
 }
 
 export type FixtureRoute = FixtureResponse | ((req: IncomingMessage) => FixtureResponse);
