@@ -436,6 +436,13 @@ describe('safeFetch DNS vetting', () => {
     expect(isPublicAddress('not an ip')).toBe(false);
   });
 
+  it.each(['::7f00:1', '::a9fe:a9fe', '::a00:1', '::808:808', '0:0:0:0:0:0:7f00:1'])(
+    'refuses the IPv4-compatible IPv6 address %s (::/96), whatever IPv4 it carries',
+    (address) => {
+      expect(isPublicAddress(address)).toBe(false);
+    },
+  );
+
   it('reports a name that does not resolve', async () => {
     const notFound = Object.assign(new Error('getaddrinfo ENOTFOUND nope.example.com'), { code: 'ENOTFOUND' });
     for (const lookup of [scriptedLookup(notFound), scriptedLookup([])]) {

@@ -128,10 +128,20 @@ const systemLookup: LookupFn = async (hostname) => {
   return answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 };
 
-/** True only for globally routable unicast; IPv4-mapped IPv6 is judged as the IPv4 it carries. */
+// IPv4-compatible IPv6 (RFC 4291, deprecated): the low 32 bits are an IPv4 address, so ::7f00:1 is 127.0.0.1
+// to a stack that still honours the form. ipaddr.js calls the block unicast; no public host lives in it.
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+
+/**
+ * True only for globally routable unicast; IPv4-mapped IPv6 is judged as the IPv4 it carries, and
+ * IPv4-compatible IPv6 (::/96) is refused whatever it carries.
+ * @example isPublicAddress('93.184.215.14') // true; '::ffff:10.0.0.1' and '::7f00:1' are false
+ */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
+  const ip = ipaddr.process(address);
+  if (ip.kind() === 'ipv6' && ip.match(IPV4_COMPATIBLE)) return false;
+  return ip.range() === 'unicast';
 }
 
 interface Hop {
