@@ -73,6 +73,17 @@ function encode(body: Buffer, encoding: FixtureResponse['encoding']): Buffer {
   return body;
 }
 
+/**
+ * `body` gzipped `layers` times, as a hostile site may send it under `Content-Encoding: gzip, gzip, …`
+ * (outer layers stored, so 3,000 of them build in a fraction of a second).
+ * @example { headers: { 'content-encoding': Array(3000).fill('gzip').join(',') }, body: gzipLayers('<p>x</p>', 3000) }
+ */
+export function gzipLayers(body: string | Buffer, layers: number): Buffer {
+  let out = zlib.gzipSync(body);
+  for (let i = 1; i < layers; i++) out = zlib.gzipSync(out, { level: 0 });
+  return out;
+}
+
 function headerLines(headers: FixtureResponse['headers']): Array<[string, string]> {
   if (!headers) return [];
   if (Array.isArray(headers)) return [...headers];

@@ -15,7 +15,7 @@ import {
   type LookupFn,
   type ResolvedAddress,
 } from '@/lib/checks/visibility/safe-fetch';
-import { startFixtureSite, type FixtureSite } from './fixture-site';
+import { gzipLayers, startFixtureSite, type FixtureSite } from './fixture-site';
 import { answerEverySocketFrom, type Dial } from '../support/route-sockets';
 
 const KB = 1024;
@@ -51,13 +51,6 @@ async function until(condition: () => boolean, ms = 3000): Promise<void> {
 }
 
 const html = (n: number) => '<!doctype html><p>' + 'a'.repeat(Math.max(0, n - 18));
-
-/** `body` gzipped `layers` times: a real 3,000-layer page, as a hostile site would send (outer layers stored, to build fast). */
-function gzipLayers(body: string, layers: number): Buffer {
-  let out = zlib.gzipSync(body);
-  for (let i = 1; i < layers; i++) out = zlib.gzipSync(out, { level: 0 });
-  return out;
-}
 
 describe('safeFetch against the fixture site', () => {
   let site: FixtureSite;
