@@ -2,10 +2,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import type { FullConfig } from '@playwright/test';
-import { freePort } from '../support/redis-server';
-import { TEST_SECRET } from '../support/server';
+import { onFreePort, PORT_TAKEN } from '../support/ports';
+import { spawnNextStart, TEST_SECRET, untilHealthy } from '../support/server';
 import { startStripeFake } from '../../scripts/rails/stripe-fake';
 
 // Builds the app into its own folder (other suites rebuild .next-test while they run, which would pull the
@@ -26,47 +26,41 @@ export default async function globalSetup(_config: FullConfig) {
 
   const webhookSecret = `whsec_pw_${crypto.randomBytes(16).toString('hex')}`;
   const stripe = await startStripeFake({ checkout: { webhookSecret } });
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pac-browser-'));
-  let output = '';
-  const child: ChildProcess = spawn(process.execPath, [NEXT_BIN, 'start', '-p', String(port), '-H', '127.0.0.1'], {
-    cwd: ROOT,
-    env: {
-      ...buildEnv,
-      DATA_DIR: dataDir,
-      CREDITS_KEY_SECRET: TEST_SECRET,
-      APP_URL: url,
-      LOG_LEVEL: 'silent',
-      STRIPE_SECRET_KEY: stripe.secretKey,
-      STRIPE_API_URL: stripe.apiUrl,
-      STRIPE_WEBHOOK_SECRET: webhookSecret,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const envFor = (url: string): NodeJS.ProcessEnv => ({
+    ...buildEnv,
+    DATA_DIR: dataDir,
+    CREDITS_KEY_SECRET: TEST_SECRET,
+    APP_URL: url,
+    LOG_LEVEL: 'silent',
+    STRIPE_SECRET_KEY: stripe.secretKey,
+    STRIPE_API_URL: stripe.apiUrl,
+    STRIPE_WEBHOOK_SECRET: webhookSecret,
   });
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
+  let child: ChildProcess | undefined;
   const stop = async () => {
-    if (child.exitCode === null) {
+    const c = child;
+    if (c && c.exitCode === null && c.signalCode === null) {
       await new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
+        c.once('exit', () => resolve());
+        c.kill('SIGTERM');
       });
     }
     await stripe.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
 
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`next start did not come up:\n${output}`);
-    }
-    const ok = await fetch(`${url}/api/health`).then((r) => r.ok, () => false);
-    if (ok) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const url = await onFreePort(async (port) => {
+    const candidate = `http://127.0.0.1:${port}`;
+    const started = await spawnNextStart(port, envFor(candidate));
+    if (started === PORT_TAKEN) return PORT_TAKEN;
+    child = started.child;
+    await untilHealthy(started.child, candidate, started.output);
+    return candidate;
+  }).catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
 
   stripe.checkout.setWebhookUrl(`${url}/api/billing/webhook`);
   process.env.PW_BASE_URL = url;

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../support/redis-server';
+import { freePort, onFreePort, PORT_TAKEN, untilListening } from '../support/ports';
 import { validReadinessBody } from '../support/runtime';
 
 // The README's first command, `npm run dev`, on an empty store: it prints a demo key once, and
@@ -39,10 +39,15 @@ async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms
 
 describe('npm run dev', () => {
   it('mints and prints a demo key on an empty store, and only then', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pac-dev-'));
-    const port = await freePort();
-    const dev = startDev(dataDir, port);
-    child = dev.proc;
+    // A fresh store per attempt: the key is minted only on an empty one, before next dev binds its port.
+    const { dataDir, port, dev } = await onFreePort(async (candidate) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pac-dev-'));
+      const started = startDev(dir, candidate);
+      child = started.proc;
+      const listening = new RegExp(`Local:\\s+http://localhost:${candidate}\\b`);
+      if ((await untilListening(started.proc, started.output, listening, /EADDRINUSE/, 120_000)) === PORT_TAKEN) return PORT_TAKEN;
+      return { dataDir: dir, port: candidate, dev: started };
+    });
     await waitFor(() => /export KEY=pac_live_/.test(dev.output()), 'the demo key');
     const key = dev.output().match(/export KEY=(pac_live_[0-9A-Za-z]{40})/)![1];
     await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => null))?.ok ?? false, 'next dev');

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from './redis-server';
+import { onFreePort, PORT_TAKEN, untilListening } from './ports';
 
 // Runs the real service (`next start` on a production build) for end-to-end tests.
 
@@ -55,11 +55,42 @@ export interface RunningServer {
 
 export const TEST_SECRET = 'test-credits-secret-'.padEnd(48, 'x');
 
-export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
+/**
+ * Spawns `next start` on `port` and resolves once that process reports it listens there, or PORT_TAKEN if
+ * another process holds the port. The caller polls readiness of the app itself (e.g. /api/health).
+ * @example const started = await spawnNextStart(port, { ...process.env, NEXT_DIST_DIR: '.next-test' });
+ */
+export async function spawnNextStart(port: number, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; output(): string } | typeof PORT_TAKEN> {
+  const child = spawn(process.execPath, [NEXT_BIN, 'start', '-p', String(port), '-H', '127.0.0.1'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  // Next prints its Local address from the server's 'listening' event, so this line is proof of the bind.
+  const listening = new RegExp(`Local:\\s+http://127\\.0\\.0\\.1:${port}\\b`);
+  const started = await untilListening(child, () => output, listening, /EADDRINUSE/, 60_000);
+  return started === PORT_TAKEN ? PORT_TAKEN : { child, output: () => output };
+}
+
+/**
+ * Polls `url`/api/health until it answers 2xx, failing early if `child` exits.
+ * @example await untilHealthy(child, url, () => output);
+ */
+export async function untilHealthy(child: ChildProcess, url: string, output: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited with ${child.exitCode ?? child.signalCode}:\n${output()}`);
+    const ok = await fetch(`${url}/api/health`).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`server did not become healthy:\n${output()}`);
+}
+
+/** `pickPort` replaces the free-port lookup (tests that stage a port collision). */
+export async function startServer(env: Record<string, string> = {}, options: { pickPort?: () => Promise<number> } = {}): Promise<RunningServer> {
   await ensureBuilt();
-  const port = await freePort();
   const dataDir = env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pac-e2e-'));
-  const fullEnv: Record<string, string> = {
+  const envFor = (port: number): Record<string, string> => ({
     ...(process.env as Record<string, string>),
     NODE_ENV: 'production',
     NEXT_DIST_DIR: TEST_DIST_DIR,
@@ -69,36 +100,36 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     APP_URL: `http://127.0.0.1:${port}`,
     LOG_LEVEL: 'info',
     ...env,
+  });
+  let child: ChildProcess | undefined;
+  let output = () => '';
+  let previousOutput = '';
+  const launch = async (port: number): Promise<number | typeof PORT_TAKEN> => {
+    const started = await spawnNextStart(port, envFor(port) as NodeJS.ProcessEnv);
+    if (started === PORT_TAKEN) return PORT_TAKEN;
+    child = started.child;
+    const before = previousOutput;
+    output = () => before + started.output();
+    await untilHealthy(started.child, `http://127.0.0.1:${port}`, output);
+    return port;
   };
-  let child: ChildProcess;
-  let output = '';
-  const launch = async () => {
-    child = spawn(process.execPath, [NEXT_BIN, 'start', '-p', String(port), '-H', '127.0.0.1'], { cwd: ROOT, env: fullEnv as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (d) => (output += d));
-    child.stderr!.on('data', (d) => (output += d));
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline) {
-      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`);
-      try {
-        const res = await fetch(`http://127.0.0.1:${port}/api/health`);
-        if (res.ok) return;
-      } catch {
-        // not listening yet
-      }
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    throw new Error(`server did not start:\n${output}`);
-  };
+  const port = await onFreePort(launch, options);
   const stop = async () => {
     // A child killed by a signal has a null exitCode but a signalCode, and its exit event has already fired.
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const c = child;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
     await new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
+      c.once('exit', () => resolve());
+      c.kill('SIGTERM');
     });
   };
-  await launch();
-  return { url: `http://127.0.0.1:${port}`, port, dataDir, env: fullEnv, output: () => output, stop, restart: async () => { await stop(); await launch(); } };
+  const restart = async () => {
+    await stop();
+    previousOutput = output();
+    // Keys, clients and APP_URL name this port, so a restart cannot move.
+    if ((await launch(port)) === PORT_TAKEN) throw new Error(`port ${port} was taken by another process while the server was down`);
+  };
+  return { url: `http://127.0.0.1:${port}`, port, dataDir, env: envFor(port), output: () => output(), stop, restart };
 }
 
 export function nextAvailable(): boolean {

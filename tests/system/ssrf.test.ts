@@ -51,6 +51,8 @@ const PRIVATE_ANSWERS: Array<[string, string[]]> = [
   ['IPv4-mapped private', ['::ffff:10.0.0.1']],
   ['IPv4-mapped metadata', ['::ffff:169.254.169.254']],
   ['NAT64 of loopback (rfc6052)', ['64:ff9b::7f00:1']],
+  ['IPv4-compatible loopback (::/96)', ['::7f00:1']],
+  ['IPv4-compatible metadata (::/96)', ['::a9fe:a9fe']],
   ['6to4 of loopback', ['2002:7f00:1::1']],
   ['public and private mixed', [PUBLIC_IP, '10.0.0.1']],
   ['private and public mixed', ['::1', PUBLIC_IP]],

@@ -1,7 +1,7 @@
 // Hostile or broken sites behind the public paid endpoint POST /api/agent/ai-visibility, paid with a prepaid
 // key and with an MPP evm credential: a page that hangs, drips bytes forever, redirects in a loop or without
-// end, or resets the connection ends in 422 site-unreachable within the check's budget, with nothing charged
-// (the key's calls unchanged, no USDC moved). A 50 MB page (plain, or a gzip bomb) is read only up to the
+// end, resets the connection, or stacks 3,000 Content-Encodings ends in 422 site-unreachable within the
+// check's budget, with nothing charged (the key's calls unchanged, no USDC moved). A 50 MB page (plain, or a gzip bomb) is read only up to the
 // 512 KiB cap, as SPEC.md requires ("pages over 512 KB are read only at their start; page.truncated"): that is a
 // fulfilled check, answered 200 and charged once, and the rest of the 50 MB is never downloaded.
 //
@@ -19,7 +19,7 @@ import { railsFor } from '@/lib/runtime';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { LEAK_PATTERN, chainLedger } from '../payments/harness';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
-import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
+import { gzipLayers, startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 
 const APP_URL = 'http://localhost:3000';
 const MB = 1024 * 1024;
@@ -45,6 +45,8 @@ beforeAll(async () => {
     '/big': { stream: { bytes: 50 * MB, chunk: '<p>' + 'x'.repeat(64 * 1024 - 3) } },
     // Pre-compressed (about 50 KB on the wire), so it is declared gzip by hand rather than by `encoding`.
     '/bomb': { headers: [['content-type', 'text/html'], ['content-encoding', 'gzip']], body: zlib.gzipSync(Buffer.alloc(50 * MB, 0x20)) },
+    // 3,000 real gzip layers (about 15 KB of header): undoing them took minutes of CPU, past every deadline.
+    '/layers': { headers: [['content-type', 'text/html'], ['content-encoding', Array(3000).fill('gzip').join(',')]], body: gzipLayers(Buffer.alloc(10 * MB, 0x20), 3000) },
   });
   process.env.CHECK_HOST_MAP = site.hostMap(['site.test']);
   rails = await startRails();
@@ -88,6 +90,7 @@ const UNREACHABLE: Array<[string, string]> = [
   ['redirects in a loop', '/loop-a'],
   ['redirects without end', '/chain'],
   ['resets the connection', '/reset'],
+  ['stacks 3,000 gzip layers on its page', '/layers'],
 ];
 const OVERSIZED: Array<[string, string]> = [
   ['serves a 50 MB page', '/big'],

@@ -32,7 +32,7 @@ export interface FixtureResponse {
   /** Reset the TCP connection instead of answering. */
   reset?: boolean;
   /** Stream `bytes` bytes of `chunk` repeated, honouring back-pressure (for pages far over the cap). */
-  stream?: { bytes: number; chunk?: string };
+  stream?: { bytes: number; chunk?: string | Buffer };
 }
 
 export type FixtureRoute = FixtureResponse | ((req: IncomingMessage) => FixtureResponse);
@@ -71,6 +71,17 @@ function encode(body: Buffer, encoding: FixtureResponse['encoding']): Buffer {
   if (encoding === 'deflate') return zlib.deflateSync(body);
   if (encoding === 'br') return zlib.brotliCompressSync(body);
   return body;
+}
+
+/**
+ * `body` gzipped `layers` times, as a hostile site may send it under `Content-Encoding: gzip, gzip, …`
+ * (outer layers stored, so 3,000 of them build in a fraction of a second).
+ * @example { headers: { 'content-encoding': Array(3000).fill('gzip').join(',') }, body: gzipLayers('<p>x</p>', 3000) }
+ */
+export function gzipLayers(body: string | Buffer, layers: number): Buffer {
+  let out = zlib.gzipSync(body);
+  for (let i = 1; i < layers; i++) out = zlib.gzipSync(out, { level: 0 });
+  return out;
 }
 
 function headerLines(headers: FixtureResponse['headers']): Array<[string, string]> {

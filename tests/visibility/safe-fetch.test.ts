@@ -1,4 +1,7 @@
+import { once } from 'node:events';
 import net from 'node:net';
+import { Readable, Transform } from 'node:stream';
+import zlib from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   assertHostMapAllowed,
@@ -6,12 +9,13 @@ import {
   FetchFailedError,
   FetchRefusedError,
   isPublicAddress,
+  readCapped,
   safeFetch,
   userAgent,
   type LookupFn,
   type ResolvedAddress,
 } from '@/lib/checks/visibility/safe-fetch';
-import { startFixtureSite, type FixtureSite } from './fixture-site';
+import { gzipLayers, startFixtureSite, type FixtureSite } from './fixture-site';
 import { answerEverySocketFrom, type Dial } from '../support/route-sockets';
 
 const KB = 1024;
@@ -102,6 +106,15 @@ describe('safeFetch against the fixture site', () => {
       '/small-deflate': { body: '<p>deflated</p>', encoding: 'deflate' },
       '/bad-gzip': { body: 'not gzip at all', headers: { 'content-encoding': 'gzip' } },
       '/zstd': { body: 'whatever', headers: { 'content-encoding': 'zstd' } },
+      '/gzip-twice': { body: gzipLayers('<p>twice</p>', 2), headers: { 'content-encoding': 'gzip, gzip' } },
+      '/gzip-two-lines': { body: gzipLayers('<p>twice</p>', 2), headers: [['Content-Encoding', 'gzip'], ['Content-Encoding', 'gzip']] },
+      '/gzip-3000': { body: gzipLayers(html(600 * KB), 3000), headers: { 'content-encoding': Array(3000).fill('gzip').join(',') } },
+      '/gzip-identity': { body: zlib.gzipSync('<p>once</p>'), headers: { 'content-encoding': 'identity, gzip' } },
+      // 50 MB of empty gzip members: each is valid and decodes to nothing, so only a cap on received bytes stops it.
+      '/empty-members': {
+        headers: { 'content-encoding': 'gzip' },
+        stream: { bytes: 50 * MB, chunk: Buffer.concat(Array(3277).fill(zlib.gzipSync(Buffer.alloc(0)))) },
+      },
       '/latin1': { headers: { 'content-type': 'text/html; charset=iso-8859-1' }, body: Buffer.from([0x63, 0x61, 0x66, 0xe9]) },
       '/meta-charset': { headers: { 'content-type': 'text/html' }, body: Buffer.concat([Buffer.from('<meta charset="windows-1252"><p>'), Buffer.from([0x93, 0x68, 0x69, 0x94])]) },
       '/slow': { delayMs: 150, body: 'late' },
@@ -271,6 +284,32 @@ describe('safeFetch against the fixture site', () => {
     expect(res.truncated).toBe(false);
   });
 
+  it.each([
+    ['in one header', '/gzip-twice', 2],
+    ['on two header lines', '/gzip-two-lines', 2],
+    ['3,000 deep', '/gzip-3000', 3000],
+  ])('refuses a page with stacked Content-Encodings (%s) without decoding it', async (_how, path, layers) => {
+    const err = await failure(fetchSite(path));
+    expect(err).toBeInstanceOf(FetchFailedError);
+    expect((err as FetchFailedError).code).toBe('bad-response');
+    expect(err.message).toBe(`The site sent the page with ${layers} content encodings stacked; the check reads at most one.`);
+  });
+
+  it('reads one coding listed next to identity', async () => {
+    expect((await fetchSite('/gzip-identity')).body).toBe('<p>once</p>');
+  });
+
+  it('caps the received bytes of a compressed page that decodes to nothing', async () => {
+    const before = site.log.length;
+    const res = await fetchSite('/empty-members');
+    expect(res).toMatchObject({ body: '', bytesRead: 0, truncated: true });
+    const entry = site.log[before];
+    expect(entry.path).toBe('/empty-members');
+    await until(() => entry.closedEarly);
+    expect(entry.closedEarly).toBe(true);
+    expect(entry.bytesWritten).toBeLessThan(16 * MB);
+  });
+
   it('fails cleanly on a body that does not match its Content-Encoding', async () => {
     for (const path of ['/bad-gzip', '/zstd']) {
       const err = await failure(fetchSite(path));
@@ -337,6 +376,24 @@ describe('safeFetch against the fixture site', () => {
   });
 });
 
+describe('readCapped', () => {
+  it('destroys the decoder and the body when the deadline passes after the whole body has arrived', async () => {
+    const deadline = new AbortController();
+    const body = Readable.from([Buffer.from('the whole compressed page')]);
+    // A decoder still busy with input it already has: it never hands anything back.
+    const busyDecoder = new Transform({ transform() {} });
+    const reading = readCapped(body, busyDecoder, { maxBytes: 1024, signal: deadline.signal });
+    await once(body, 'end');
+    const reason = new Error('check deadline');
+    deadline.abort(reason);
+    const err = await failure(reading);
+    expect(err.name).toBe('AbortError');
+    expect(err.cause).toBe(reason);
+    expect(busyDecoder.destroyed).toBe(true);
+    expect(body.destroyed).toBe(true);
+  });
+});
+
 describe('safeFetch DNS vetting', () => {
   it.each([
     ['loopback', [v4('127.0.0.1')]],
@@ -371,6 +428,13 @@ describe('safeFetch DNS vetting', () => {
     expect(isPublicAddress('::ffff:169.254.169.254')).toBe(false);
     expect(isPublicAddress('not an ip')).toBe(false);
   });
+
+  it.each(['::7f00:1', '::a9fe:a9fe', '::a00:1', '::808:808', '0:0:0:0:0:0:7f00:1'])(
+    'refuses the IPv4-compatible IPv6 address %s (::/96), whatever IPv4 it carries',
+    (address) => {
+      expect(isPublicAddress(address)).toBe(false);
+    },
+  );
 
   it('reports a name that does not resolve', async () => {
     const notFound = Object.assign(new Error('getaddrinfo ENOTFOUND nope.example.com'), { code: 'ENOTFOUND' });
