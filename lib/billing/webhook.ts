@@ -1,11 +1,13 @@
+import crypto from 'node:crypto';
 import Stripe from 'stripe';
 import type { Store } from '@/lib/store';
-import { createKey, grantFor } from '@/lib/credits/ledger';
+import { addGrantOnce, grantFor } from '@/lib/credits/ledger';
+import { hashKey, mintKey } from '@/lib/credits/keys';
 import { findPlan, type PlanId } from '@/lib/credits/plans';
 import { ProblemError } from '@/lib/http/problem';
 import { readCheckout } from './checkout';
 import {
-  FACT_TTL_MS, REVEAL_TTL_MS, names, readJson, writeJson,
+  FACT_TTL_MS, REVEAL_TTL_MS, UNFULFILLED_KEY_TTL_MS, names, readJson, writeJson,
   type FulfilmentRecord, type PaymentRecord, type RefundFact, type SubscriptionEnded, type SubscriptionOwner, type SubscriptionPeriod,
 } from './records';
 
@@ -20,6 +22,9 @@ import {
 //   increments. So the result depends on which facts arrived, not on their order, and applying the same
 //   fact twice changes nothing.
 // - checkout.session.completed (payment_status paid) is the only event that creates a key or a grant.
+//   One session is fulfilled once: a claim on the session lets one delivery through at a time (another
+//   answers 409 and is retried by Stripe), and the grant's id derives from the session, so a fulfilment
+//   redone after a failure midway cannot grant twice.
 //   An invoice.paid seen before it is kept and applied when the checkout's grant exists.
 // - invoice.paid resets a subscription grant to the plan's calls (reset, not accumulate) when it pays a
 //   later period than the one applied, and moves the expiry to that period's end plus RENEWAL_GRACE_MS.
@@ -31,6 +36,11 @@ import {
 
 /** Stripe collects a renewal shortly after the period ends; the grant outlives the period by this much so the buyer is not locked out meanwhile. */
 export const RENEWAL_GRACE_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long a fulfilment holds its session. Fulfilment is a few store writes; a holder that crashed
+ * without releasing its claim blocks the session this long, then Stripe's next retry takes over.
+ */
+export const FULFILMENT_LEASE_MS = 60 * 1000;
 /** Two reports of one period's end differ by seconds; a new monthly period ends weeks later. */
 const SAME_PERIOD_SLACK_MS = 24 * 60 * 60 * 1000;
 
@@ -120,8 +130,34 @@ async function onCheckoutCompleted(deps: WebhookDeps, session: Obj, now: number)
   const paymentStatus = str(session, 'payment_status');
   // Delayed payment methods complete unpaid; checkout.session.async_payment_succeeded brings the money.
   if (paymentStatus !== 'paid' && paymentStatus !== 'no_payment_required') return 'ignored: session not paid yet';
-  if (await readJson<FulfilmentRecord>(store, names.fulfilment(sessionId), now)) return 'ignored: session already fulfilled';
 
+  // Two events (completed, async_payment_succeeded) or two deliveries may fulfil one session at the same
+  // moment: the claim lets one through, and it is taken before the fulfilment record is looked at, so
+  // "not fulfilled yet" and "mine to fulfil" are one atomic step.
+  const claim = names.fulfilmentClaim(sessionId);
+  const claimed = await store.claimOnce(claim, now, FULFILMENT_LEASE_MS);
+  if (await readJson<FulfilmentRecord>(store, names.fulfilment(sessionId), now)) return 'ignored: session already fulfilled';
+  if (!claimed) {
+    // Not a 2xx: if the holder then fails, this delivery's retry is what finishes the purchase.
+    throw new ProblemError('fulfilment-in-progress', 'Another delivery is fulfilling this Checkout Session; retry later.', {}, { 'Retry-After': String(FULFILMENT_LEASE_MS / 1000) });
+  }
+  try {
+    return await fulfilCheckout(deps, session, sessionId, now);
+  } catch (error) {
+    // Every step below is safe to redo, so Stripe's retry (asked for by this failure's non-2xx answer)
+    // may start at once. A crash that never gets here leaves the claim to lapse after its lease.
+    await store.releaseClaim(claim).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Grants a paid session's plan. Each step can be redone after a failure at any point and still ends with
+ * one grant: the grant's id derives from the session (`addGrantOnce`), and a new key is chosen, and kept
+ * in the reveal record, before it is created.
+ */
+async function fulfilCheckout(deps: WebhookDeps, session: Obj, sessionId: string, now: number): Promise<string> {
+  const { store } = deps;
   const checkout = await readCheckout(store, sessionId, now);
   const planId = (checkout?.plan ?? findPlan(str(asRecord(session.metadata), 'plan') ?? '')?.id) as PlanId | undefined;
   if (!planId) {
@@ -129,31 +165,30 @@ async function onCheckoutCompleted(deps: WebhookDeps, session: Obj, now: number)
     return 'ignored: session for no plan of ours';
   }
 
+  const sourceRef = `checkout:${sessionId}`;
+  const grantId = checkoutGrantId(sessionId);
   let keyHash: string | null = null;
   if (checkout?.topUpKeyHash) {
     const key = await store.getKey(checkout.topUpKeyHash);
-    // A key revoked between checkout and payment gets a fresh key rather than calls nobody can spend.
-    if (key && key.revokedAt === null) keyHash = key.keyHash;
+    // A key revoked between checkout and payment gets a fresh key rather than calls nobody can spend;
+    // unless an earlier attempt already granted to it before the revocation (a retry must not grant twice).
+    if (key && (key.revokedAt === null || (await store.listGrants(key.keyHash, now)).some((g) => g.id === grantId))) keyHash = key.keyHash;
   }
-  const sourceRef = `checkout:${sessionId}`;
-  let grantId: string;
-  let initialPeriodEnd: number;
-  let kind: FulfilmentRecord['kind'];
-  if (keyHash) {
-    const grant = grantFor(keyHash, planId, now, sourceRef);
-    await store.addGrant(grant);
-    grantId = grant.id;
-    initialPeriodEnd = grant.expiresAt;
-    kind = 'top-up';
-  } else {
-    const created = await createKey(store, deps.config.CREDITS_KEY_SECRET, planId, { now, sourceRef, label: `checkout ${planId}` });
-    keyHash = created.keyHash;
-    grantId = created.grant.id;
-    initialPeriodEnd = created.grant.expiresAt;
-    kind = 'new-key';
-    // The only place the plaintext key is written: taken (read and deleted) by the success page's first poll.
-    await store.setRecord(names.reveal(sessionId), created.key, now, REVEAL_TTL_MS);
+  const kind: FulfilmentRecord['kind'] = keyHash ? 'top-up' : 'new-key';
+  let newKey: string | null = null;
+  if (!keyHash) {
+    // The only place the plaintext key is written: taken (read and deleted) by the success page's first
+    // poll once the fulfilment record exists. Written first so a retry finishes with this same key.
+    newKey = await store.getRecord(names.reveal(sessionId), now);
+    if (newKey === null) {
+      newKey = mintKey();
+      await store.setRecord(names.reveal(sessionId), newKey, now, UNFULFILLED_KEY_TTL_MS);
+    }
+    keyHash = hashKey(newKey, deps.config.CREDITS_KEY_SECRET);
+    if (!(await store.getKey(keyHash))) await store.putKey({ keyHash, createdAt: now, revokedAt: null, label: `checkout ${planId}` });
   }
+  const grant = await addGrantOnce(store, { ...grantFor(keyHash, planId, now, sourceRef), id: grantId }, now);
+  const initialPeriodEnd = grant.expiresAt;
 
   const customer = str(session, 'customer');
   // Kept for as long as the key lives (null TTL): the billing portal and a years-long subscription need them.
@@ -173,6 +208,8 @@ async function onCheckoutCompleted(deps: WebhookDeps, session: Obj, now: number)
     if (!list.includes(subscriptionId)) await writeJson(store, names.keySubscriptions(keyHash), [...list, subscriptionId], now, null);
   }
 
+  // The key waits REVEAL_TTL_MS from now, when it becomes revealable.
+  if (newKey !== null) await store.setRecord(names.reveal(sessionId), newKey, now, REVEAL_TTL_MS);
   const fulfilment: FulfilmentRecord = { sessionId, plan: planId, keyHash, grantId, kind, fulfilledAt: now };
   await writeJson(store, names.fulfilment(sessionId), fulfilment, now);
 
@@ -291,6 +328,11 @@ export async function reconcileRefund(deps: WebhookDeps, paymentIntentId: string
   if (remove === null) return 'ignored: the grant no longer exists';
   if (remove <= 0) return 'refund already applied';
   return `refund: removed up to ${remove} calls`;
+}
+
+/** One grant id per checkout session, whichever event or delivery fulfils it. */
+function checkoutGrantId(sessionId: string): string {
+  return 'gr_co_' + crypto.createHash('sha256').update(sessionId).digest('base64url').slice(0, 22);
 }
 
 // --- tolerant readers: Stripe moved some fields between API versions; we read both places. ---
