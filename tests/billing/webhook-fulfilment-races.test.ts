@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FULFILMENT_LEASE_MS, handleWebhookEvent, type WebhookOutcome } from '@/lib/billing/webhook';
+import { FULFILMENT_LEASE_MS, handleWebhookEvent, type WebhookOutcome } from '@/lib/billing';
 import { names, readJson, writeJson, type CheckoutRecord, type FulfilmentRecord } from '@/lib/billing/records';
 import { createKey } from '@/lib/credits/ledger';
 import { hashKey } from '@/lib/credits/keys';

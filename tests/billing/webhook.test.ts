@@ -6,7 +6,7 @@ import { authenticateKey, balance, commitCall, createKey, reserveCall } from '@/
 import { hashKey } from '@/lib/credits/keys';
 import { PROBLEM_BASE } from '@/lib/http/problem';
 import { names, writeJson, type CheckoutRecord } from '@/lib/billing/records';
-import { RENEWAL_GRACE_MS, handleWebhookEvent } from '@/lib/billing';
+import { FULFILMENT_LEASE_MS, RENEWAL_GRACE_MS, handleWebhookEvent } from '@/lib/billing';
 import type { PlanId } from '@/lib/credits/plans';
 import type { Store } from '@/lib/store';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
@@ -204,6 +204,22 @@ describe('checkout.session.completed', () => {
       const completed = sessionCompleted(sessionId, { plan: 'bundle-100' });
       expect(await deliverOk(completed)).toBe('processed');
       expect(await deliverOk({ ...completed, id: 'evt_test_async_topup', type: 'checkout.session.async_payment_succeeded' })).toBe('ignored');
+      await expectGrantedOnce(key);
+    });
+
+    it('a delivery while another is fulfilling the session: 409 problem+json, and its retry once that one finished is ignored', async () => {
+      const { key, sessionId } = await topUpCheckout();
+      const completed = sessionCompleted(sessionId, { plan: 'bundle-100' });
+      const asyncSucceeded = { ...completed, id: 'evt_test_async_inflight', type: 'checkout.session.async_payment_succeeded' };
+      // The other delivery holds the session, as `completed` does while it grants.
+      expect(await rt.store.claimOnce(names.fulfilmentClaim(sessionId), Date.now(), FULFILMENT_LEASE_MS)).toBe(true);
+      const refused = await deliver(asyncSucceeded);
+      expect([refused.status, refused.headers.get('content-type'), refused.headers.get('retry-after')]).toEqual([409, 'application/problem+json', '60']);
+      expect(await refused.json()).toMatchObject({ type: `${PROBLEM_BASE}fulfilment-in-progress`, status: 409 });
+      expect(await callsLeft(key)).toBe(24);
+      await rt.store.releaseClaim(names.fulfilmentClaim(sessionId));
+      expect(await deliverOk(completed)).toBe('processed');
+      expect(await deliverOk(asyncSucceeded)).toBe('ignored');
       await expectGrantedOnce(key);
     });
 
