@@ -22,10 +22,10 @@ import {
 //   increments. So the result depends on which facts arrived, not on their order, and applying the same
 //   fact twice changes nothing.
 // - checkout.session.completed (payment_status paid) is the only event that creates a key or a grant.
-//   One session is fulfilled once: a claim on the session lets one delivery through at a time (another
+//   An invoice.paid seen before it is kept and applied when the checkout's grant exists.
+// - One session is fulfilled once: a claim on the session lets one delivery through at a time (another
 //   answers 409 and is retried by Stripe), and the grant's id derives from the session, so a fulfilment
 //   redone after a failure midway cannot grant twice.
-//   An invoice.paid seen before it is kept and applied when the checkout's grant exists.
 // - invoice.paid resets a subscription grant to the plan's calls (reset, not accumulate) when it pays a
 //   later period than the one applied, and moves the expiry to that period's end plus RENEWAL_GRACE_MS.
 // - customer.subscription.deleted: the calls of the period already paid for stay usable until that
