@@ -76,8 +76,8 @@ export interface RefundFact {
 }
 
 export const names = {
-  event: (id: string) => `stripe-event:${id}`,
-  eventRetry: (id: string) => `stripe-event-retry:${id}`,
+  eventLease: (id: string) => `stripe-event-lease:${id}`,
+  eventDone: (id: string) => `stripe-event-done:${id}`,
   checkout: (sessionId: string) => `checkout:${sessionId}`,
   fulfilment: (sessionId: string) => `fulfilment:${sessionId}`,
   fulfilmentClaim: (sessionId: string) => `fulfilling:${sessionId}`,

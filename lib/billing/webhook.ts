@@ -14,8 +14,9 @@ import {
 // Stripe webhook events -> credit grants.
 //
 // Rules (also in the README and /docs):
-// - Each event id is processed once (claimOnce). A delivery whose processing failed leaves a retry
-//   marker, so Stripe's next delivery of that event id runs it again instead of being taken for a replay.
+// - Each event id is processed once: a delivery leases it (claimOnce, released on failure, lapsing after a
+//   crash) and marks it done when finished. A delivery while another holds it answers 409, so Stripe
+//   delivers it again; one that failed or crashed is redone by Stripe's retry instead of taken for a replay.
 // - Events may arrive in any order. Each event only RECORDS a fact (a fulfilled checkout, a paid
 //   period, an ended subscription, a refund) in a record that event type alone writes; the grant is then
 //   recomputed from all the facts known so far with absolute values ("used = 0", "expiresAt = X"), never
@@ -37,10 +38,10 @@ import {
 /** Stripe collects a renewal shortly after the period ends; the grant outlives the period by this much so the buyer is not locked out meanwhile. */
 export const RENEWAL_GRACE_MS = 24 * 60 * 60 * 1000;
 /**
- * How long a fulfilment holds its session. Fulfilment is a few store writes; a holder that crashed
- * without releasing its claim blocks the session this long, then Stripe's next retry takes over.
+ * How long a delivery holds its event id, and a fulfilment its Checkout Session. Processing is a few store
+ * writes; a holder that crashed without releasing blocks them this long, then Stripe's next retry takes over.
  */
-export const FULFILMENT_LEASE_MS = 60 * 1000;
+export const WEBHOOK_LEASE_MS = 60 * 1000;
 /** Two reports of one period's end differ by seconds; a new monthly period ends weeks later. */
 const SAME_PERIOD_SLACK_MS = 24 * 60 * 60 * 1000;
 
@@ -92,18 +93,29 @@ export async function handleWebhookEvent(deps: WebhookDeps, event: WebhookEvent)
   const outcome = (result: WebhookOutcome['result'], detail: string): WebhookOutcome => ({ eventId: event.id, type: event.type, result, detail });
   if (!(HANDLED_EVENT_TYPES as readonly string[]).includes(event.type)) return outcome('ignored', 'event type not used');
 
-  const first = await deps.store.claimOnce(names.event(event.id), now, FACT_TTL_MS);
-  if (!first) {
-    const retry = await deps.store.takeRecord(names.eventRetry(event.id), now);
-    if (retry === null) return outcome('duplicate', 'event already processed');
-  }
+  // A delivery leases the event id while it processes it, and marks it done once it finished: a replay of a
+  // done event is a duplicate, a delivery meanwhile is refused with a non-2xx (so Stripe delivers it again
+  // rather than take it for handled), and one that failed or crashed is redone by Stripe's retry, safely
+  // since applying a fact twice changes nothing. The lease is taken before "done?" is read: one atomic step.
+  const lease = names.eventLease(event.id);
+  const leased = await deps.store.claimOnce(lease, now, WEBHOOK_LEASE_MS);
+  if ((await deps.store.getRecord(names.eventDone(event.id), now)) !== null) return outcome('duplicate', 'event already processed');
+  if (!leased) throw inProgress('Another delivery of this event is being processed; retry later.');
   try {
     const detail = await dispatch(deps, event, now);
+    await deps.store.setRecord(names.eventDone(event.id), '1', now, FACT_TTL_MS);
     return outcome(detail.startsWith('ignored') ? 'ignored' : 'processed', detail);
   } catch (error) {
-    await deps.store.setRecord(names.eventRetry(event.id), '1', now, FACT_TTL_MS).catch(() => undefined);
+    // Released so Stripe's retry, which this failure's non-2xx answer asks for, may redo it at once. A
+    // crash that never gets here leaves the lease to lapse.
+    await deps.store.releaseClaim(lease).catch(() => undefined);
     throw error;
   }
+}
+
+/** 409: Stripe delivers the event again later, by when the delivery in progress has finished or lapsed. */
+function inProgress(detail: string): ProblemError {
+  return new ProblemError('webhook-in-progress', detail, {}, { 'Retry-After': String(WEBHOOK_LEASE_MS / 1000) });
 }
 
 async function dispatch(deps: WebhookDeps, event: WebhookEvent, now: number): Promise<string> {
@@ -135,11 +147,11 @@ async function onCheckoutCompleted(deps: WebhookDeps, session: Obj, now: number)
   // moment: the claim lets one through, and it is taken before the fulfilment record is looked at, so
   // "not fulfilled yet" and "mine to fulfil" are one atomic step.
   const claim = names.fulfilmentClaim(sessionId);
-  const claimed = await store.claimOnce(claim, now, FULFILMENT_LEASE_MS);
+  const claimed = await store.claimOnce(claim, now, WEBHOOK_LEASE_MS);
   if (await readJson<FulfilmentRecord>(store, names.fulfilment(sessionId), now)) return 'ignored: session already fulfilled';
   if (!claimed) {
     // Not a 2xx: if the holder then fails, this delivery's retry is what finishes the purchase.
-    throw new ProblemError('fulfilment-in-progress', 'Another delivery is fulfilling this Checkout Session; retry later.', {}, { 'Retry-After': String(FULFILMENT_LEASE_MS / 1000) });
+    throw inProgress('Another delivery is fulfilling this Checkout Session; retry later.');
   }
   try {
     return await fulfilCheckout(deps, session, sessionId, now);

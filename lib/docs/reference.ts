@@ -179,7 +179,7 @@ export async function endpointDocs(appUrl: string): Promise<EndpointDoc[]> {
       summary: 'For Stripe only. Verifies Stripe-Signature over the raw body with STRIPE_WEBHOOK_SECRET and processes each event id once: checkout.session.completed, checkout.session.async_payment_succeeded, invoice.paid, customer.subscription.deleted, charge.refunded. Other event types are acknowledged and ignored.',
       price: 'free', auth: 'Stripe-Signature', requestContentType: 'application/json',
       responses: [{ status: 200, description: 'Accepted (processed, a replay, or an ignored type).', body: { received: true, result: 'processed' } }],
-      errors: ['invalid-request', 'payload-too-large', 'fulfilment-in-progress', 'payments-unavailable', 'store-unavailable'],
+      errors: ['invalid-request', 'payload-too-large', 'webhook-in-progress', 'payments-unavailable', 'store-unavailable'],
     },
   );
   return docs;

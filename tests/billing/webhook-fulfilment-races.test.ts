@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FULFILMENT_LEASE_MS, handleWebhookEvent, type WebhookOutcome } from '@/lib/billing';
+import { WEBHOOK_LEASE_MS, handleWebhookEvent, type WebhookOutcome } from '@/lib/billing';
 import { names, readJson, writeJson, type CheckoutRecord, type FulfilmentRecord } from '@/lib/billing/records';
 import { createKey } from '@/lib/credits/ledger';
 import { hashKey } from '@/lib/credits/keys';
@@ -9,17 +9,17 @@ import { redisHarness, sqliteHarness, vercelKvHarness } from '../store/adapters'
 import { sessionCompleted } from './events';
 
 // Gap G10: two fulfilment events of one Checkout Session (checkout.session.completed and
-// checkout.session.async_payment_succeeded, or two deliveries) processed at the same moment both granted
-// the purchase, and a fulfilment that failed midway granted again when Stripe retried it. Each race is
-// made to happen deterministically: the other delivery runs whole right before this one's first key or
-// grant write, on every adapter.
+// checkout.session.async_payment_succeeded) processed at the same moment both granted the purchase, and a
+// fulfilment that failed midway granted again when Stripe retried it; a process killed mid-event lost the
+// event (its retry was taken for a replay). Each race is made to happen deterministically: the other
+// delivery runs whole right before this one's first key or grant write, on every adapter.
 
 const config = { CREDITS_KEY_SECRET: 'x'.repeat(40) };
 const KEY_OR_GRANT_WRITES = new Set<string>(['putKey', 'addGrant']);
 
 type Settled = { ok: true; outcome: WebhookOutcome } | { ok: false; error: unknown };
 const settle = (p: Promise<WebhookOutcome>): Promise<Settled> => p.then((outcome) => ({ ok: true as const, outcome }), (error: unknown) => ({ ok: false as const, error }));
-const inProgress = { ok: false, error: expect.objectContaining({ problem: expect.objectContaining({ type: `${PROBLEM_BASE}fulfilment-in-progress`, status: 409 }) }) };
+const inProgress = { ok: false, error: expect.objectContaining({ problem: expect.objectContaining({ type: `${PROBLEM_BASE}webhook-in-progress`, status: 409 }) }) };
 
 /** `store`, except that `meanwhile` runs once, just before the first key or grant write reaches the store. */
 function racing(store: Store, meanwhile: () => Promise<void>): { store: Store; raced: () => boolean } {
@@ -58,6 +58,23 @@ function failingOnce(store: Store, faults: Record<string, 'applied' | 'not appli
   });
 }
 
+/** `store`, until `method` has done its work once: from then on every call fails, as in a process killed at that point. */
+function diesAfter(store: Store, method: keyof Store): Store {
+  let dead = false;
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        if (dead) throw new Error('process killed');
+        const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        if (prop === method) dead = true;
+        return result;
+      };
+    },
+  });
+}
+
 let counter = 0;
 /** A paid session for bundle-100: a top-up of a fresh bundle-25 key (25 calls left), or a new key. */
 async function checkoutFor(store: Store, kind: 'top-up' | 'new-key') {
@@ -73,8 +90,9 @@ async function checkoutFor(store: Store, kind: 'top-up' | 'new-key') {
   return { sessionId, topUpKeyHash: topUp?.keyHash ?? null, completed, asyncSucceeded };
 }
 
+/** A key's grants as [plan, calls, calls left], by plan (two bundles bought in the same millisecond tie on expiry). */
 const grantsOf = async (store: Store, keyHash: string) =>
-  (await store.listGrants(keyHash, Date.now())).map((g) => [g.plan, g.calls, g.remaining]);
+  (await store.listGrants(keyHash, Date.now())).map((g) => [g.plan, g.calls, g.remaining]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
 
 /** The purchase was granted exactly once: the top-up key holds 25 + 100 calls, or one new key holds 100 and is the one revealed. */
 async function expectGrantedOnce(store: Store, kind: 'top-up' | 'new-key', sessionId: string, topUpKeyHash: string | null) {
@@ -82,7 +100,7 @@ async function expectGrantedOnce(store: Store, kind: 'top-up' | 'new-key', sessi
   expect(fulfilment).toMatchObject({ kind, plan: 'bundle-100' });
   if (kind === 'top-up') {
     expect(fulfilment!.keyHash).toBe(topUpKeyHash);
-    expect(await grantsOf(store, topUpKeyHash!)).toEqual([['bundle-25', 25, 25], ['bundle-100', 100, 100]]);
+    expect(await grantsOf(store, topUpKeyHash!)).toEqual([['bundle-100', 100, 100], ['bundle-25', 25, 25]]);
     expect(await store.countKeys()).toBe(1);
   } else {
     expect(await store.countKeys()).toBe(1);
@@ -116,6 +134,21 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
         expect(await store.countKeys()).toBe(1);
       });
 
+      it(`${kind}: a delivery of the same event while the first is in flight is refused (409), not taken for a duplicate; its redelivery is one`, async () => {
+        const store = harness.fresh();
+        const { sessionId, topUpKeyHash, completed } = await checkoutFor(store, kind);
+        let second: Settled | null = null;
+        const race = racing(store, async () => {
+          second = await settle(handleWebhookEvent({ store, config }, completed));
+        });
+        expect(await handleWebhookEvent({ store: race.store, config }, completed)).toMatchObject({ result: 'processed', detail: `fulfilled bundle-100 (${kind})` });
+        expect(race.raced()).toBe(true);
+        // A 2xx here would tell Stripe the event was handled while the first delivery could still crash.
+        expect(second).toEqual(inProgress);
+        expect(await handleWebhookEvent({ store, config }, completed)).toMatchObject({ result: 'duplicate' });
+        await expectGrantedOnce(store, kind, sessionId, topUpKeyHash);
+      });
+
       for (const [where, faults] of [
         ['the grant is written but its answer is lost', { addGrant: 'applied' }],
         ['the fulfilment record cannot be written after the grant', { setRecord: 'not applied' }],
@@ -132,16 +165,19 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
         });
       }
 
-      it(`${kind}: a fulfilment that died after granting, holding its claim: refused until the lease lapses, then completed with one grant`, async () => {
+      it(`${kind}: a process killed right after granting: its event and session stay held until the lease lapses, then Stripe's retry of the same event completes it with one grant`, async () => {
         const store = harness.fresh();
         const { sessionId, topUpKeyHash, completed, asyncSucceeded } = await checkoutFor(store, kind);
-        // The grant is written, then the store is lost before anything else, even the claim's release.
-        const dying = failingOnce(store, { addGrant: 'applied', releaseClaim: 'not applied' });
-        await expect(handleWebhookEvent({ store: dying, config }, completed)).rejects.toThrow('connection lost');
+        // The grant reaches the store, then nothing else does: not the fulfilment record, the done marker or a release.
+        await expect(handleWebhookEvent({ store: diesAfter(store, 'addGrant'), config }, completed)).rejects.toThrow('process killed');
         const now = Date.now();
-        await expect(handleWebhookEvent({ store, config, now }, asyncSucceeded)).rejects.toMatchObject(inProgress.error);
-        expect(await handleWebhookEvent({ store, config, now: now + FULFILMENT_LEASE_MS }, asyncSucceeded)).toMatchObject({ result: 'processed', detail: `fulfilled bundle-100 (${kind})` });
-        expect(await handleWebhookEvent({ store, config, now: now + FULFILMENT_LEASE_MS }, completed)).toMatchObject({ result: 'ignored', detail: 'ignored: session already fulfilled' });
+        for (const evt of [completed, asyncSucceeded]) {
+          await expect(handleWebhookEvent({ store, config, now }, evt)).rejects.toMatchObject(inProgress.error);
+        }
+        const later = now + WEBHOOK_LEASE_MS;
+        expect(await handleWebhookEvent({ store, config, now: later }, completed)).toMatchObject({ result: 'processed', detail: `fulfilled bundle-100 (${kind})` });
+        expect(await handleWebhookEvent({ store, config, now: later }, completed)).toMatchObject({ result: 'duplicate' });
+        expect(await handleWebhookEvent({ store, config, now: later }, asyncSucceeded)).toMatchObject({ result: 'ignored', detail: 'ignored: session already fulfilled' });
         await expectGrantedOnce(store, kind, sessionId, topUpKeyHash);
       });
     }
