@@ -218,7 +218,7 @@ const FREE_ROUTES: FreeEndpoint[] = [
     request: { contentTypes: ['application/json'], schema: StripeEvent, headers: ['Stripe-Signature: t=…,v1=…'] },
     ok: { description: 'Accepted (processed, a replay, or an ignored type)', contentType: 'application/json', schema: WebhookAnswer },
     examples: () => [{ status: 200, description: 'Accepted (processed, a replay, or an ignored type).', body: { received: true, result: 'processed' } }],
-    errors: ['invalid-request', 'invalid-signature', 'payload-too-large', 'billing-unavailable', 'store-unavailable'],
+    errors: ['invalid-request', 'invalid-signature', 'payload-too-large', 'webhook-in-progress', 'billing-unavailable', 'store-unavailable'],
   },
   {
     kind: 'free', method: 'GET', path: '/api/health', operationId: 'health', title: 'Health',

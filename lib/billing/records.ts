@@ -10,6 +10,11 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export const FACT_TTL_MS = 400 * DAY_MS;
 /** How long a paid-for key waits, in plaintext, for the success page to show it. */
 export const REVEAL_TTL_MS = 60 * 60 * 1000;
+/**
+ * A new key is written (in the reveal record) before it is created, so a fulfilment that failed midway
+ * finishes with the same key when Stripe retries; Stripe retries for up to 3 days, this outlives them.
+ */
+export const UNFULFILLED_KEY_TTL_MS = 7 * DAY_MS;
 
 export interface CheckoutRecord {
   sessionId: string;
@@ -71,10 +76,11 @@ export interface RefundFact {
 }
 
 export const names = {
-  event: (id: string) => `stripe-event:${id}`,
-  eventRetry: (id: string) => `stripe-event-retry:${id}`,
+  eventLease: (id: string) => `stripe-event-lease:${id}`,
+  eventDone: (id: string) => `stripe-event-done:${id}`,
   checkout: (sessionId: string) => `checkout:${sessionId}`,
   fulfilment: (sessionId: string) => `fulfilment:${sessionId}`,
+  fulfilmentClaim: (sessionId: string) => `fulfilling:${sessionId}`,
   reveal: (sessionId: string) => `reveal:${sessionId}`,
   customer: (keyHash: string) => `customer:${keyHash}`,
   keySubscriptions: (keyHash: string) => `key-subscriptions:${keyHash}`,

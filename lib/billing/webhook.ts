@@ -1,19 +1,23 @@
+import crypto from 'node:crypto';
 import Stripe from 'stripe';
 import type { Store } from '@/lib/store';
-import { createKey, grantFor } from '@/lib/credits/ledger';
-import { findPlan, type PlanId } from '@/lib/credits/plans';
+import { addGrantOnce, grantFor } from '@/lib/credits/ledger';
+import { hashKey, mintKey } from '@/lib/credits/keys';
+import { findPlan } from '@/lib/credits/plans';
+import type { PlanId } from '@/lib/price';
 import { ProblemError } from '@/lib/http/problem';
 import { readCheckout } from './checkout';
 import {
-  FACT_TTL_MS, REVEAL_TTL_MS, names, readJson, writeJson,
+  FACT_TTL_MS, REVEAL_TTL_MS, UNFULFILLED_KEY_TTL_MS, names, readJson, writeJson,
   type FulfilmentRecord, type PaymentRecord, type RefundFact, type SubscriptionEnded, type SubscriptionOwner, type SubscriptionPeriod,
 } from './records';
 
 // Stripe webhook events -> credit grants.
 //
 // Rules (also in the README and /docs):
-// - Each event id is processed once (claimOnce). A delivery whose processing failed leaves a retry
-//   marker, so Stripe's next delivery of that event id runs it again instead of being taken for a replay.
+// - Each event id is processed once: a delivery leases it (claimOnce, released on failure, lapsing after a
+//   crash) and marks it done when finished. A delivery while another holds it answers 409, so Stripe
+//   delivers it again; one that failed or crashed is redone by Stripe's retry instead of taken for a replay.
 // - Events may arrive in any order. Each event only RECORDS a fact (a fulfilled checkout, a paid
 //   period, an ended subscription, a refund) in a record that event type alone writes; the grant is then
 //   recomputed from all the facts known so far with absolute values ("used = 0", "expiresAt = X"), never
@@ -21,6 +25,9 @@ import {
 //   fact twice changes nothing.
 // - checkout.session.completed (payment_status paid) is the only event that creates a key or a grant.
 //   An invoice.paid seen before it is kept and applied when the checkout's grant exists.
+// - One session is fulfilled once: a claim on the session lets one delivery through at a time (another
+//   answers 409 and is retried by Stripe), and the grant's id derives from the session, so a fulfilment
+//   redone after a failure midway cannot grant twice.
 // - invoice.paid resets a subscription grant to the plan's calls (reset, not accumulate) when it pays a
 //   later period than the one applied, and moves the expiry to that period's end plus RENEWAL_GRACE_MS.
 // - customer.subscription.deleted: the calls of the period already paid for stay usable until that
@@ -31,6 +38,11 @@ import {
 
 /** Stripe collects a renewal shortly after the period ends; the grant outlives the period by this much so the buyer is not locked out meanwhile. */
 export const RENEWAL_GRACE_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long a delivery holds its event id, and a fulfilment its Checkout Session. Processing is a few store
+ * writes; a holder that crashed without releasing blocks them this long, then Stripe's next retry takes over.
+ */
+export const WEBHOOK_LEASE_MS = 60 * 1000;
 /** Two reports of one period's end differ by seconds; a new monthly period ends weeks later. */
 const SAME_PERIOD_SLACK_MS = 24 * 60 * 60 * 1000;
 
@@ -82,18 +94,29 @@ export async function handleWebhookEvent(deps: WebhookDeps, event: WebhookEvent)
   const outcome = (result: WebhookOutcome['result'], detail: string): WebhookOutcome => ({ eventId: event.id, type: event.type, result, detail });
   if (!(HANDLED_EVENT_TYPES as readonly string[]).includes(event.type)) return outcome('ignored', 'event type not used');
 
-  const first = await deps.store.claimOnce(names.event(event.id), now, FACT_TTL_MS);
-  if (!first) {
-    const retry = await deps.store.takeRecord(names.eventRetry(event.id), now);
-    if (retry === null) return outcome('duplicate', 'event already processed');
-  }
+  // A delivery leases the event id while it processes it, and marks it done once it finished: a replay of a
+  // done event is a duplicate, a delivery meanwhile is refused with a non-2xx (so Stripe delivers it again
+  // rather than take it for handled), and one that failed or crashed is redone by Stripe's retry, safely
+  // since applying a fact twice changes nothing. The lease is taken before "done?" is read: one atomic step.
+  const lease = names.eventLease(event.id);
+  const leased = await deps.store.claimOnce(lease, now, WEBHOOK_LEASE_MS);
+  if ((await deps.store.getRecord(names.eventDone(event.id), now)) !== null) return outcome('duplicate', 'event already processed');
+  if (!leased) throw inProgress('Another delivery of this event is being processed; retry later.');
   try {
     const detail = await dispatch(deps, event, now);
+    await deps.store.setRecord(names.eventDone(event.id), '1', now, FACT_TTL_MS);
     return outcome(detail.startsWith('ignored') ? 'ignored' : 'processed', detail);
   } catch (error) {
-    await deps.store.setRecord(names.eventRetry(event.id), '1', now, FACT_TTL_MS).catch(() => undefined);
+    // Released so Stripe's retry, which this failure's non-2xx answer asks for, may redo it at once. A
+    // crash that never gets here leaves the lease to lapse.
+    await deps.store.releaseClaim(lease).catch(() => undefined);
     throw error;
   }
+}
+
+/** 409: Stripe delivers the event again later, by when the delivery in progress has finished or lapsed. */
+function inProgress(detail: string): ProblemError {
+  return new ProblemError('webhook-in-progress', detail, {}, { 'Retry-After': String(WEBHOOK_LEASE_MS / 1000) });
 }
 
 async function dispatch(deps: WebhookDeps, event: WebhookEvent, now: number): Promise<string> {
@@ -120,8 +143,34 @@ async function onCheckoutCompleted(deps: WebhookDeps, session: Obj, now: number)
   const paymentStatus = str(session, 'payment_status');
   // Delayed payment methods complete unpaid; checkout.session.async_payment_succeeded brings the money.
   if (paymentStatus !== 'paid' && paymentStatus !== 'no_payment_required') return 'ignored: session not paid yet';
-  if (await readJson<FulfilmentRecord>(store, names.fulfilment(sessionId), now)) return 'ignored: session already fulfilled';
 
+  // Two events (completed, async_payment_succeeded) or two deliveries may fulfil one session at the same
+  // moment: the claim lets one through, and it is taken before the fulfilment record is looked at, so
+  // "not fulfilled yet" and "mine to fulfil" are one atomic step.
+  const claim = names.fulfilmentClaim(sessionId);
+  const claimed = await store.claimOnce(claim, now, WEBHOOK_LEASE_MS);
+  if (await readJson<FulfilmentRecord>(store, names.fulfilment(sessionId), now)) return 'ignored: session already fulfilled';
+  if (!claimed) {
+    // Not a 2xx: if the holder then fails, this delivery's retry is what finishes the purchase.
+    throw inProgress('Another delivery is fulfilling this Checkout Session; retry later.');
+  }
+  try {
+    return await fulfilCheckout(deps, session, sessionId, now);
+  } catch (error) {
+    // Every step below is safe to redo, so Stripe's retry (asked for by this failure's non-2xx answer)
+    // may start at once. A crash that never gets here leaves the claim to lapse after its lease.
+    await store.releaseClaim(claim).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Grants a paid session's plan. Each step can be redone after a failure at any point and still ends with
+ * one grant: the grant's id derives from the session (`addGrantOnce`), and a new key is chosen, and kept
+ * in the reveal record, before it is created.
+ */
+async function fulfilCheckout(deps: WebhookDeps, session: Obj, sessionId: string, now: number): Promise<string> {
+  const { store } = deps;
   const checkout = await readCheckout(store, sessionId, now);
   const planId = (checkout?.plan ?? findPlan(str(asRecord(session.metadata), 'plan') ?? '')?.id) as PlanId | undefined;
   if (!planId) {
@@ -129,31 +178,30 @@ async function onCheckoutCompleted(deps: WebhookDeps, session: Obj, now: number)
     return 'ignored: session for no plan of ours';
   }
 
+  const sourceRef = `checkout:${sessionId}`;
+  const grantId = checkoutGrantId(sessionId);
   let keyHash: string | null = null;
   if (checkout?.topUpKeyHash) {
     const key = await store.getKey(checkout.topUpKeyHash);
-    // A key revoked between checkout and payment gets a fresh key rather than calls nobody can spend.
-    if (key && key.revokedAt === null) keyHash = key.keyHash;
+    // A key revoked between checkout and payment gets a fresh key rather than calls nobody can spend;
+    // unless an earlier attempt already granted to it before the revocation (a retry must not grant twice).
+    if (key && (key.revokedAt === null || (await store.listGrants(key.keyHash, now)).some((g) => g.id === grantId))) keyHash = key.keyHash;
   }
-  const sourceRef = `checkout:${sessionId}`;
-  let grantId: string;
-  let initialPeriodEnd: number;
-  let kind: FulfilmentRecord['kind'];
-  if (keyHash) {
-    const grant = grantFor(keyHash, planId, now, sourceRef);
-    await store.addGrant(grant);
-    grantId = grant.id;
-    initialPeriodEnd = grant.expiresAt;
-    kind = 'top-up';
-  } else {
-    const created = await createKey(store, deps.config.CREDITS_KEY_SECRET, planId, { now, sourceRef, label: `checkout ${planId}` });
-    keyHash = created.keyHash;
-    grantId = created.grant.id;
-    initialPeriodEnd = created.grant.expiresAt;
-    kind = 'new-key';
-    // The only place the plaintext key is written: taken (read and deleted) by the success page's first poll.
-    await store.setRecord(names.reveal(sessionId), created.key, now, REVEAL_TTL_MS);
+  const kind: FulfilmentRecord['kind'] = keyHash ? 'top-up' : 'new-key';
+  let newKey: string | null = null;
+  if (!keyHash) {
+    // The only place the plaintext key is written: taken (read and deleted) by the success page's first
+    // poll once the fulfilment record exists. Written first so a retry finishes with this same key.
+    newKey = await store.getRecord(names.reveal(sessionId), now);
+    if (newKey === null) {
+      newKey = mintKey();
+      await store.setRecord(names.reveal(sessionId), newKey, now, UNFULFILLED_KEY_TTL_MS);
+    }
+    keyHash = hashKey(newKey, deps.config.CREDITS_KEY_SECRET);
+    if (!(await store.getKey(keyHash))) await store.putKey({ keyHash, createdAt: now, revokedAt: null, label: `checkout ${planId}` });
   }
+  const grant = await addGrantOnce(store, { ...grantFor(keyHash, planId, now, sourceRef), id: grantId }, now);
+  const initialPeriodEnd = grant.expiresAt;
 
   const customer = str(session, 'customer');
   // Kept for as long as the key lives (null TTL): the billing portal and a years-long subscription need them.
@@ -173,6 +221,8 @@ async function onCheckoutCompleted(deps: WebhookDeps, session: Obj, now: number)
     if (!list.includes(subscriptionId)) await writeJson(store, names.keySubscriptions(keyHash), [...list, subscriptionId], now, null);
   }
 
+  // The key waits REVEAL_TTL_MS from now, when it becomes revealable.
+  if (newKey !== null) await store.setRecord(names.reveal(sessionId), newKey, now, REVEAL_TTL_MS);
   const fulfilment: FulfilmentRecord = { sessionId, plan: planId, keyHash, grantId, kind, fulfilledAt: now };
   await writeJson(store, names.fulfilment(sessionId), fulfilment, now);
 
@@ -291,6 +341,11 @@ export async function reconcileRefund(deps: WebhookDeps, paymentIntentId: string
   if (remove === null) return 'ignored: the grant no longer exists';
   if (remove <= 0) return 'refund already applied';
   return `refund: removed up to ${remove} calls`;
+}
+
+/** One grant id per checkout session, whichever event or delivery fulfils it. */
+function checkoutGrantId(sessionId: string): string {
+  return 'gr_co_' + crypto.createHash('sha256').update(sessionId).digest('base64url').slice(0, 22);
 }
 
 // --- tolerant readers: Stripe moved some fields between API versions; we read both places. ---

@@ -20,6 +20,21 @@ export function grantFor(keyHash: string, plan: PlanId, now: number, sourceRef: 
   };
 }
 
+/**
+ * Adds `grant` unless a grant with its id exists, and returns the grant as stored: the earlier one when
+ * this is a retry (its expiry and `used` stay as they were). With an id derived from what paid for it,
+ * a purchase is granted once however often its fulfilment runs.
+ * @example const stored = await addGrantOnce(store, { ...grantFor(keyHash, 'bundle-25', now, ref), id: 'gr_co_abc' }, now);
+ */
+export async function addGrantOnce(store: Store, grant: Grant, now: number): Promise<Grant> {
+  if (await store.addGrant(grant)) return grant;
+  const stored = (await store.listGrants(grant.keyHash, now)).find((g) => g.id === grant.id);
+  // The id is taken on another key: only a caller reusing one id for two keys gets here.
+  if (!stored) throw new Error(`grant ${grant.id} exists on another key`);
+  const { id, keyHash, plan, calls, used, expiresAt, createdAt, sourceRef } = stored;
+  return { id, keyHash, plan, calls, used, expiresAt, createdAt, sourceRef };
+}
+
 /** Mints a new key holding one grant; the plaintext key is returned once and never stored. */
 export async function createKey(
   store: Store,

@@ -14,6 +14,7 @@ export const PROBLEMS = {
   'credits-exhausted': { status: 402, title: 'The credits key has no calls left' },
   'idempotency-conflict': { status: 409, title: 'The Idempotency-Key was used for a different request' },
   'idempotency-in-flight': { status: 409, title: 'A request with this Idempotency-Key is still in progress' },
+  'webhook-in-progress': { status: 409, title: 'Another delivery is still processing this event or purchase' },
   'site-unreachable': { status: 422, title: 'The site could not be checked' },
   'rate-limited': { status: 429, title: 'Too many requests' },
   'invalid-signature': { status: 400, title: 'The webhook signature does not verify' },

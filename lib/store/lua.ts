@@ -78,6 +78,7 @@ return 1`,
 
   addGrant: `
 local p = ARGV[1]
+if redis.call('EXISTS', p .. 'grant:' .. ARGV[2]) == 1 then return 0 end
 redis.call('HSET', p .. 'grant:' .. ARGV[2], 'keyHash', ARGV[3], 'plan', ARGV[4], 'calls', ARGV[5], 'used', ARGV[6],
   'expiresAt', ARGV[7], 'createdAt', ARGV[8], 'sourceRef', ARGV[9])
 redis.call('SADD', p .. 'key:' .. ARGV[3] .. ':grants', ARGV[2])
@@ -227,6 +228,10 @@ if held and (held == '1' or tonumber(held) > now) then return 0 end
 redis.call('SET', k, string.format('%.0f', now + tonumber(ARGV[4])), 'PX', tonumber(ARGV[4]) + ${NATIVE_TTL_SLACK_MS})
 return 1`,
 
+  releaseClaim: `
+redis.call('DEL', ARGV[1] .. 'claim:' .. ARGV[2])
+return 1`,
+
   renewGrant: RECORDS + `
 local p = ARGV[1]
 local g = p .. 'grant:' .. ARGV[2]
@@ -297,7 +302,7 @@ export function createScriptStore(kind: 'redis' | 'vercel-kv', runner: ScriptRun
     revokeKey: (keyHash, now) => guard(async () => Number(await run('revokeKey', keyHash, now)) === 1),
     countKeys: () => guard(() => runner.scard(`${prefix}keys`)),
     addGrant: (g: Grant) =>
-      guard(async () => void (await run('addGrant', g.id, g.keyHash, g.plan, g.calls, g.used, g.expiresAt, g.createdAt, g.sourceRef))),
+      guard(async () => Number(await run('addGrant', g.id, g.keyHash, g.plan, g.calls, g.used, g.expiresAt, g.createdAt, g.sourceRef)) === 1),
     updateGrant: (grantId, patch) =>
       guard(async () => Number(await run('updateGrant', grantId, patch.calls ?? null, patch.used ?? null, patch.expiresAt ?? null)) === 1),
     listGrants: (keyHash, now) =>
@@ -363,6 +368,7 @@ export function createScriptStore(kind: 'redis' | 'vercel-kv', runner: ScriptRun
         return { allowed: hits <= limit, remaining: Math.max(0, limit - hits), retryAfterMs: hits <= limit ? 0 : windowStart + windowMs - now };
       }),
     claimOnce: (key, now, ttlMs) => guard(async () => Number(await run('claimOnce', key, now, ttlMs)) === 1),
+    releaseClaim: (key) => guard(async () => void (await run('releaseClaim', key))),
     setRecord: (name, value, now, ttlMs) => guard(async () => void (await run('setRecord', name, value, now, ttlMs))),
     getRecord: (name, now) => guard(async () => { const v = await run('getRecord', name, now); return v === null || v === undefined ? null : String(v); }),
     takeRecord: (name, now) => guard(async () => { const v = await run('takeRecord', name, now); return v === null || v === undefined ? null : String(v); }),

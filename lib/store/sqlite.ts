@@ -82,7 +82,7 @@ export function openSqliteStore(dataDir: string): Store {
     revokeKey: db.prepare('UPDATE credit_keys SET revoked_at = ? WHERE key_hash = ? AND revoked_at IS NULL'),
     countKeys: db.prepare('SELECT COUNT(*) AS n FROM credit_keys'),
     addGrant: db.prepare(
-      'INSERT INTO grants (id, key_hash, plan, calls, used, expires_at, created_at, source_ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO grants (id, key_hash, plan, calls, used, expires_at, created_at, source_ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING',
     ),
     grantsWithHolds: db.prepare(`
       SELECT g.*, (SELECT COUNT(*) FROM reservations r
@@ -120,6 +120,7 @@ export function openSqliteStore(dataDir: string): Store {
     listRecords: db.prepare(
       "SELECT name, value FROM records WHERE name >= ? AND name < ? || char(1114111) AND (expires_at IS NULL OR expires_at > ?) LIMIT ?",
     ),
+    deleteClaim: db.prepare('DELETE FROM claims WHERE claim = ?'),
     putClaim: db.prepare(
       'INSERT INTO claims (claim, expires_at) VALUES (?, ?) ON CONFLICT(claim) DO UPDATE SET expires_at = excluded.expires_at',
     ),
@@ -294,7 +295,7 @@ export function openSqliteStore(dataDir: string): Store {
       }),
     revokeKey: (keyHash, now) => guard(() => q.revokeKey.run(now, keyHash).changes === 1),
     countKeys: () => guard(() => (q.countKeys.get() as { n: number }).n),
-    addGrant: (g) => guard(() => void q.addGrant.run(g.id, g.keyHash, g.plan, g.calls, g.used, g.expiresAt, g.createdAt, g.sourceRef)),
+    addGrant: (g) => guard(() => q.addGrant.run(g.id, g.keyHash, g.plan, g.calls, g.used, g.expiresAt, g.createdAt, g.sourceRef).changes === 1),
     updateGrant: (grantId, patch) => guard(() => updateGrant.immediate(grantId, patch)),
     renewGrant: (grantId, renewal, now, ttlMs) => guard(() => renewGrant.immediate(grantId, renewal, now, ttlMs)),
     removeGrantCalls: (grantId, removal, now, ttlMs) => guard(() => removeGrantCalls.immediate(grantId, removal, now, ttlMs)),
@@ -314,6 +315,7 @@ export function openSqliteStore(dataDir: string): Store {
     getIdempotent: (scope, now) => guard(() => readIdem(scope, now)),
     hitRateLimit: (bucket, limit, windowMs, now) => guard(() => hit(bucket, limit, windowMs, now)),
     claimOnce: (key, now, ttlMs) => guard(() => claim.immediate(key, now, ttlMs)),
+    releaseClaim: (key) => guard(() => void q.deleteClaim.run(key)),
     setRecord: (name, value, now, ttlMs) => guard(() => void q.putRecord.run(name, value, ttlMs === null ? null : now + ttlMs)),
     getRecord: (name, now) => guard(() => (q.getRecord.get(name, now) as { value: string } | undefined)?.value ?? null),
     takeRecord: (name, now) => guard(() => takeRecord.immediate(name, now)),

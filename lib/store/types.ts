@@ -94,7 +94,12 @@ export interface Store {
   revokeKey(keyHash: string, now: number): Promise<boolean>;
   countKeys(): Promise<number>;
 
-  addGrant(grant: Grant): Promise<void>;
+  /**
+   * Adds a grant once: a grant with this id already there is left as it is (its `used` too), so a caller
+   * that derives the id from what paid for it (a checkout session) can retry without granting twice.
+   * @example if (!(await store.addGrant(grant))) console.log('granted earlier');
+   */
+  addGrant(grant: Grant): Promise<boolean>;
   /** Sets a grant's calls/used/expiry, e.g. a subscription renewal resets `used` to 0. */
   updateGrant(grantId: string, patch: Partial<Pick<Grant, 'calls' | 'used' | 'expiresAt'>>): Promise<boolean>;
   listGrants(keyHash: string, now: number): Promise<GrantState[]>;
@@ -130,6 +135,12 @@ export interface Store {
 
   /** True exactly once per key within `ttlMs` (a payment credential is spent once). */
   claimOnce(key: string, now: number, ttlMs: number): Promise<boolean>;
+  /**
+   * Gives up a claim before its ttl, so the work it guarded can be claimed and redone at once (after that
+   * work failed). Only for claims that guard work that is safe to redo, never for a spent credential.
+   * @example await store.releaseClaim('fulfil:cs_1');
+   */
+  releaseClaim(key: string): Promise<void>;
 
   /** Small named documents (checkout sessions, pending top-ups, subscriptions); `ttlMs` null keeps them. */
   setRecord(name: string, value: string, now: number, ttlMs: number | null): Promise<void>;

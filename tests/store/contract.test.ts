@@ -127,6 +127,27 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
       expect(await s.claimOnce('cred:other', T0, 60_000)).toBe(true);
     });
 
+    it('adds a grant once: the same id again, even concurrently, leaves the first grant and its spent calls as they are', async () => {
+      const s = harness.fresh();
+      expect(await s.addGrant(grant({ id: 'g', keyHash: 'k', calls: 5 }))).toBe(true);
+      await s.reserveCall('k', 'r', T0, T0 + 1000);
+      expect(await s.commitReservation('r', T0 + 1)).toBe('committed');
+      const again = await Promise.all(Array.from({ length: 5 }, () => s.addGrant(grant({ id: 'g', keyHash: 'k', calls: 100, expiresAt: T0 + 400 * DAY }))));
+      expect(again).toEqual([false, false, false, false, false]);
+      expect((await s.listGrants('k', T0 + 2)).map((g) => [g.id, g.calls, g.used, g.remaining, g.expiresAt])).toEqual([['g', 5, 1, 4, T0 + 365 * DAY]]);
+    });
+
+    it('releases a claim before its ttl: the next claim succeeds at once, and exactly one of concurrent ones', async () => {
+      const s = harness.fresh();
+      expect(await s.claimOnce('fulfilling:cs_1', T0, 60_000)).toBe(true);
+      expect(await s.claimOnce('fulfilling:cs_1', T0 + 1, 60_000)).toBe(false);
+      await s.releaseClaim('fulfilling:cs_1');
+      await s.releaseClaim('never-claimed');
+      const claims = await Promise.all(Array.from({ length: 5 }, () => s.claimOnce('fulfilling:cs_1', T0 + 2, 60_000)));
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect(await s.claimOnce('fulfilling:cs_1', T0 + 3, 60_000)).toBe(false);
+    });
+
     it('keeps named records, expires them, and hands a taken record to exactly one caller', async () => {
       const s = harness.fresh();
       await s.setRecord('checkout:cs_1', '{"plan":"bundle-25"}', T0, null);
