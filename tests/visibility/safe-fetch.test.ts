@@ -436,6 +436,13 @@ describe('safeFetch DNS vetting', () => {
     },
   );
 
+  it.each(['::1:0:0:1', '100:0:0:1::', '4000::1', 'e000::1', '1fff:ffff::1'])(
+    'refuses the IPv6 address %s outside global unicast (2000::/3), which ipaddr.js still calls unicast',
+    (address) => {
+      expect(isPublicAddress(address)).toBe(false);
+    },
+  );
+
   it('reports a name that does not resolve', async () => {
     const notFound = Object.assign(new Error('getaddrinfo ENOTFOUND nope.example.com'), { code: 'ENOTFOUND' });
     for (const lookup of [scriptedLookup(notFound), scriptedLookup([])]) {

@@ -131,6 +131,9 @@ const systemLookup: LookupFn = async (hostname) => {
 // IPv4-compatible IPv6 (RFC 4291, deprecated): the low 32 bits are an IPv4 address, so ::7f00:1 is 127.0.0.1
 // to a stack that still honours the form. ipaddr.js calls the block unicast; no public host lives in it.
 const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+// Every public IPv6 host lives in global unicast, 2000::/3 (RFC 4291 section 2.4). ipaddr.js calls much of the
+// unassigned rest "unicast" too (e.g. ::1:0:0:1 in 0000::/8), so an address outside 2000::/3 is refused outright.
+const IPV6_GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
 
 /**
  * True only for globally routable unicast; IPv4-mapped IPv6 is judged as the IPv4 it carries, and
@@ -140,7 +143,7 @@ const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   const ip = ipaddr.process(address);
-  if (ip.kind() === 'ipv6' && ip.match(IPV4_COMPATIBLE)) return false;
+  if (ip.kind() === 'ipv6' && (ip.match(IPV4_COMPATIBLE) || !ip.match(IPV6_GLOBAL_UNICAST))) return false;
   return ip.range() === 'unicast';
 }
 
