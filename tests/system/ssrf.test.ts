@@ -1,4 +1,5 @@
-// Every SSRF case of ../shared/research/ssrf.md, sent through the public paid endpoint
+// Every SSRF case we know of (private, loopback, link-local and metadata addresses in every spelling, names that
+// resolve to them, redirects into them, DNS rebinding), sent through the public paid endpoint
 // POST /api/agent/ai-visibility with a prepaid key: refused with 400 invalid-url (before any DNS lookup) or
 // 422 site-unreachable (after DNS or at a redirect hop), nothing charged, and no socket ever opened towards a
 // private, local or reserved address. Then DNS rebinding between the check and the fetch.
