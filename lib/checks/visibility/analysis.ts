@@ -6,7 +6,8 @@
 import { decideCrawlers, type CrawlerVerdict } from './crawlers';
 import { extractPage, type PageFacts } from './extract';
 import { pathAndQueryOf, robotsFromResponse, robotsSummary, type RobotsAccess } from './robots';
-import { assessLlmsTxt, scoreReport, type Finding, type LlmsTxtAssessment, type ScoringLine } from './rubric';
+import { assessLlmsTxt, type LlmsTxtAssessment } from './llms-txt';
+import { scoreReport, type Finding, type ScoringLine } from './rubric';
 
 /** One fetched site file as the analysis needs it; `status: null` when it could not be fetched. */
 export interface FetchedFile {

@@ -22,7 +22,7 @@ import {
   SCORE_MAX,
   VISIBILITY_LIMITS,
   type Finding,
-  type RubricItem,
+  type PublishedRubricItem,
   type ScoringLine,
 } from './rubric';
 import { DEFAULT_MAX_BYTES, FetchFailedError, FetchRefusedError, safeFetch, type FetchResult, type LookupFn, type SafeFetchOptions } from './safe-fetch';
@@ -85,7 +85,7 @@ export interface VisibilityReport {
   score: number;
   scoreMax: number;
   rubricVersion: string;
-  rubric: RubricItem[];
+  rubric: PublishedRubricItem[];
   scoring: ScoringLine[];
   findings: Finding[];
 }
