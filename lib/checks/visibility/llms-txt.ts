@@ -14,20 +14,15 @@ export interface LlmsTxtAssessment {
 
 /**
  * Whether a response is an HTML page: its content type says so, or its body opens (after whitespace or
- * a byte-order mark) with an HTML doctype or an <html> tag, as the WHATWG MIME sniffing rules read it.
- * Only the opening counts: a Markdown file that mentions `<html>` further down is still Markdown.
+ * a byte-order mark) with an HTML doctype or an <html> tag, the first two HTML signatures of WHATWG MIME
+ * sniffing. Only the opening counts, and only those two: a Markdown file may mention `<html>` further
+ * down or open with an HTML comment, and calling it a page would cost the site its llms.txt.
  * @example isHtml('text/plain', '<!DOCTYPE html><title>Not found</title>') // true
  * @example isHtml('text/plain', '# Site\n> We render <html> for you.') // false
  */
 export function isHtml(contentType: string | null, body: string): boolean {
   if (contentType && /text\/html|application\/xhtml/i.test(contentType)) return true;
   return /^\s*<(?:!doctype\s+html|html)[\s>]/i.test(body.slice(0, 1024));
-}
-
-function looksLikeHtml(contentType: string | null, body: string): boolean {
-  if (contentType && /text\/html|application\/xhtml/i.test(contentType)) return true;
-  const head = body.slice(0, 1024).trimStart().toLowerCase();
-  return head.startsWith('<!doctype') || head.startsWith('<html') || head.includes('<html');
 }
 
 /**
@@ -45,7 +40,7 @@ export function assessLlmsTxt(status: number | null, contentType: string | null,
   if (status >= 400 && status < 500) return { state: 'missing', level: 'missing', status, problems: [`/llms.txt answered ${status}`] };
   if (status < 200 || status >= 300) return { state: 'missing', level: 'error', status, problems: [`/llms.txt answered ${status}`] };
   const text = body ?? '';
-  if (looksLikeHtml(contentType, text)) {
+  if (isHtml(contentType, text)) {
     return { state: 'missing', level: 'error', status, problems: ['/llms.txt answered with an HTML page, not a Markdown file'] };
   }
   const lines = text.split(/\r\n|\r|\n/);
