@@ -26,7 +26,8 @@ import {
   type ScoringLine,
 } from './rubric';
 import { DEFAULT_MAX_BYTES, FetchFailedError, FetchRefusedError, safeFetch, type FetchResult, type LookupFn, type SafeFetchOptions } from './safe-fetch';
-import { hostMapFromEnv, normalizeTargetUrl, parseHostMap, type HostMap } from './target-url';
+import { resolveHostMap, type HostMap } from './host-map';
+import { normalizeTargetUrl } from './target-url';
 
 export { isSitemapDocument } from './analysis';
 
@@ -52,7 +53,7 @@ export interface CheckOptions {
   now?: () => Date;
   /** Replaces the system resolver (tests). */
   lookup?: LookupFn;
-  /** Replaces CHECK_HOST_MAP (tests, local demos); refused in production by safeFetch. */
+  /** Replaces CHECK_HOST_MAP (tests, local demos); refused in production (host-map.ts). */
   hostMap?: string | HostMap;
   /** Overrides CHECK_BUDGET_MS (tests of the budget). */
   budgetMs?: number;
@@ -170,11 +171,6 @@ async function probeSite(origin: URL, fetchOptions: FetchOptions, analysis: Anal
   }
 
   return { robots, sitemap, llms: fetchedFile(llmsRes), llmsFull: fetchedFile(llmsFullRes), httpRedirectsToHttps };
-}
-
-function resolveHostMap(option: CheckOptions['hostMap']): HostMap {
-  if (option === undefined) return hostMapFromEnv();
-  return typeof option === 'string' ? parseHostMap(option) : option;
 }
 
 function unreachable(err: unknown): ProblemError {
