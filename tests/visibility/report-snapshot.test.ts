@@ -2,11 +2,11 @@
 // They pin what a refactor of the rubric or the analysis must not change: score, scoring, findings (ids,
 // order, texts), the published rubric and the free description. A deliberate change to any of them
 // changes RUBRIC_VERSION or CHECK_VERSION too, and the snapshot is then rewritten on purpose.
-import type { IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkVisibility, visibilityCheckDescription } from '@/lib/checks/visibility/check';
 import { scoreReport, type ScoreInput } from '@/lib/checks/visibility/rubric';
-import { startFixtureSite, type FixtureResponse, type FixtureRoute, type FixtureSite } from './fixture-site';
+import { goodPage, goodRoutes, httpsOnly, text, xml } from './fixture-pages';
+import { startFixtureSite, type FixtureRoute, type FixtureSite } from './fixture-site';
 
 const HOSTS = ['site.test', 'www.site.test', 'other.test'];
 const sites: FixtureSite[] = [];
@@ -16,25 +16,6 @@ afterEach(async () => {
 });
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`).join(' ');
-const text = (body: string): FixtureResponse => ({ headers: { 'content-type': 'text/plain; charset=utf-8' }, body });
-const xml = (body: string): FixtureResponse => ({ headers: { 'content-type': 'application/xml' }, body });
-const SITEMAP = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://site.test/</loc></url></urlset>';
-const LLMS = '# Site\n\n> Widgets and guides.\n\n## Docs\n\n- [Guide](https://site.test/guide): the guide\n';
-const JSON_LD = JSON.stringify({
-  '@context': 'https://schema.org',
-  '@graph': [{ '@type': 'Organization', name: 'Site' }, { '@type': 'Article', headline: 'Guide' }],
-});
-
-function goodPage(url: string): string {
-  return `<!doctype html><html lang="en"><head>
-<title>The complete guide to widgets</title>
-<meta name="description" content="Everything you need to know about widgets: what they are, how they work and how to pick one.">
-<link rel="canonical" href="${url}">
-<meta property="og:title" content="Widgets"><meta property="og:description" content="All about widgets">
-<meta property="og:image" content="https://site.test/w.png"><meta property="og:url" content="${url}"><meta property="og:type" content="article">
-<script type="application/ld+json">${JSON_LD}</script>
-</head><body><h1>Widgets</h1><p>${words(300)}</p></body></html>`;
-}
 
 function weakPage(url: string): string {
   return `<!doctype html><html lang="en_XX!"><head>
@@ -48,26 +29,11 @@ function weakPage(url: string): string {
 </head><body><h1>One</h1><h1>Two</h1><p>${words(100)}</p></body></html>`;
 }
 
-/** Over http, every path redirects to https, like a well-run site. */
-function httpsOnly(page: FixtureRoute): FixtureRoute {
-  return (req: IncomingMessage) => {
-    if (req.headers['x-forwarded-proto'] === 'http') return { status: 301, redirect: `https://${req.headers.host}${req.url}` };
-    return typeof page === 'function' ? page(req) : page;
-  };
-}
-
 const SCENARIOS: Array<{ name: string; url: string; routes: Record<string, FixtureRoute> }> = [
   {
     name: 'a well-configured site',
     url: 'https://site.test/guide',
-    routes: {
-      '/guide': httpsOnly({ body: goodPage('https://site.test/guide') }),
-      '/': httpsOnly({ body: goodPage('https://site.test/') }),
-      '/robots.txt': text('User-agent: *\nAllow: /\n\nUser-agent: GPTBot\nDisallow: /\nContent-Signal: ai-train=no, search=yes\n\nSitemap: https://site.test/sitemap.xml\n'),
-      '/sitemap.xml': xml(SITEMAP),
-      '/llms.txt': { headers: { 'content-type': 'text/markdown' }, body: LLMS },
-      '/llms-full.txt': text('# Site\n\nFull text of every page.\n'),
-    },
+    routes: goodRoutes(),
   },
   {
     name: 'blocked for everyone, noindex, HTML where llms.txt should be',

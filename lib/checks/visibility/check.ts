@@ -197,6 +197,9 @@ function analysisFailed(err: unknown, caller: AbortSignal | undefined): unknown 
  * @throws ProblemError 'invalid-url' (400) when the address is refused before any request,
  *   'site-unreachable' (422) when the page itself cannot be fetched. Any HTTP answer, 404 or 500
  *   included, produces a report: the status is a finding, not a failure of the check.
+ * @example
+ * const { report, limits } = await checkVisibility('https://example.com/pricing', { signal });
+ * report.score // 0..100, scored against report.rubric; report.findings explain every point lost
  */
 export async function checkVisibility(input: string, options: CheckOptions = {}): Promise<VisibilityResult> {
   if (typeof input !== 'string') throw new ProblemError('invalid-url', 'The address must be a string.');
@@ -278,7 +281,10 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
   return { report, limits: [...VISIBILITY_LIMITS] };
 }
 
-/** The free GET description of the check: what is fetched, the crawler table, the rubric and the limits. */
+/**
+ * The free GET description of the check: what is fetched, the crawler table, the rubric and the limits.
+ * @example visibilityCheckDescription().rubric.length // 18
+ */
 export function visibilityCheckDescription() {
   return {
     name: 'AI Visibility Check',
