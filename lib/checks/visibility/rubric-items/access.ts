@@ -4,6 +4,7 @@ import { ROBOTS_MATCH_BUDGET } from '../robots';
 import { crawler, pathOf, quoteVerdict } from './shared';
 import type { RubricItem, ScoredCrawler, ScoreInput } from './types';
 
+// Shares of crawl.search-allowed's 12 points, as its criterion publishes them.
 const SEARCH_WEIGHTS: ReadonlyArray<[token: string, points: number]> = [
   ['Googlebot', 6],
   ['Bingbot', 4],
@@ -13,6 +14,7 @@ const AI_ANSWER_TOKENS = ['OAI-SearchBot', 'Claude-SearchBot', 'PerplexityBot'];
 
 const SOFT_404_TITLE = /\b(404|not found|page (?:does not|doesn['’]t) exist|no longer available)\b/i;
 
+/** The robots.txt edit that lets the blocked crawlers in without opening the file to anyone else. */
 function robotsFix(input: ScoreInput, blocked: ScoredCrawler[]): string {
   if (input.robots.tooComplex) {
     return 'Simplify /robots.txt: replace the many wildcard rules with fewer, more specific paths, so it can be evaluated.';
