@@ -2,6 +2,7 @@ import { z } from 'zod';
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
+import { HostMapInProductionError, resolveHostMap } from '@/lib/checks/visibility/host-map';
 
 // Configuration is read once from the environment. Every variable is named here, with its
 // default, so an operator can read this file as the list of settings.
@@ -79,12 +80,24 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   if (e.NODE_ENV === 'production') {
     if (!e.CREDITS_KEY_SECRET) problems.push('  CREDITS_KEY_SECRET: required in production (32+ random characters)');
-    if (e.CHECK_HOST_MAP) problems.push('  CHECK_HOST_MAP: test-only setting, refused in production');
+    if (refusesHostMap(env)) problems.push('  CHECK_HOST_MAP: test-only setting, refused in production');
   }
   if (problems.length) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
 
   const storeKind = e.REDIS_URL ? 'redis' : e.KV_REST_API_URL ? 'vercel-kv' : 'sqlite';
   return { ...e, CREDITS_KEY_SECRET: e.CREDITS_KEY_SECRET ?? developmentSecret(e.DATA_DIR), storeKind };
+}
+
+// The host map's production rule lives in resolveHostMap; startup asks it too, so a server so configured
+// never starts rather than failing its first check.
+function refusesHostMap(env: Record<string, string | undefined>): boolean {
+  try {
+    resolveHostMap(undefined, env);
+    return false;
+  } catch (error) {
+    if (error instanceof HostMapInProductionError) return true;
+    throw error;
+  }
 }
 
 // Outside production a missing CREDITS_KEY_SECRET gets a random one kept beside the data it

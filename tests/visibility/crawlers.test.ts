@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { CRAWLERS, CRAWLER_ROLES, blockedByRobots, crawlerRobotsVerdict, crawlerVerdicts } from '@/lib/checks/visibility/crawlers';
+import { CRAWLERS, CRAWLER_ROLES, crawlerVerdicts, decideCrawlers } from '@/lib/checks/visibility/crawlers';
 import { extractProductToken, robotsFromResponse } from '@/lib/checks/visibility/robots';
 
 function verdicts(robotsTxt: string, path = '/') {
@@ -107,10 +107,10 @@ describe('crawlerVerdicts', () => {
     expect(byToken(open, 'Applebot-Extended')).toMatchObject({ allowed: false, rule: 'Disallow: /', group: '*' });
   });
 
-  it('gives the deciding line number through crawlerRobotsVerdict, fallback included', () => {
+  it('gives the deciding line number through decideCrawlers, fallback included', () => {
     const access = robotsFromResponse(200, 'User-agent: *\nAllow: /\n\nUser-agent: Googlebot\nAllow: /\nDisallow: /private/\n');
-    const applebot = CRAWLERS.find((c) => c.token === 'Applebot')!;
-    expect(crawlerRobotsVerdict(access, applebot, '/private/a')).toEqual({
+    const applebot = decideCrawlers(access, '/private/a').crawlers[CRAWLERS.findIndex((c) => c.token === 'Applebot')];
+    expect({ ...applebot.verdict, line: applebot.line }).toMatchObject({
       allowed: false,
       rule: 'Disallow: /private/',
       line: 6,
@@ -154,11 +154,12 @@ describe('crawlerVerdicts', () => {
 
   it('does not read a disallow of a fetcher that may ignore robots.txt as a block', () => {
     const rows = verdicts('User-agent: ChatGPT-User\nUser-agent: Perplexity-User\nUser-agent: Claude-User\nDisallow: /\n');
+    // A disallowed row that does not honour robots.txt states the site's wish; only a disallowed row that
+    // honours it is a block.
     const chatgpt = byToken(rows, 'ChatGPT-User');
-    expect(chatgpt.allowed).toBe(false);
-    expect(blockedByRobots(chatgpt)).toBe(false);
-    expect(blockedByRobots(byToken(rows, 'Perplexity-User'))).toBe(false);
-    expect(blockedByRobots(byToken(rows, 'Claude-User'))).toBe(true);
-    expect(blockedByRobots(byToken(rows, 'GPTBot'))).toBe(false);
+    expect(chatgpt).toMatchObject({ allowed: false, honorsRobots: false });
+    expect(byToken(rows, 'Perplexity-User')).toMatchObject({ allowed: false, honorsRobots: false });
+    expect(byToken(rows, 'Claude-User')).toMatchObject({ allowed: false, honorsRobots: true });
+    expect(byToken(rows, 'GPTBot')).toMatchObject({ allowed: true, honorsRobots: true });
   });
 });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ProblemError } from '@/lib/http/problem';
-import { normalizeTargetUrl, parseHostMap } from '@/lib/checks/visibility/target-url';
+import { normalizeTargetUrl } from '@/lib/checks/visibility/target-url';
 
 function refusal(input: string, allowHosts: string[] = []): ProblemError {
   try {
@@ -175,23 +175,4 @@ describe('hosts from the host map', () => {
     vi.stubEnv('NODE_ENV', 'production');
     expect(() => normalizeTargetUrl('https://site.test/')).toThrow(ProblemError);
   });
-});
-
-describe('parseHostMap', () => {
-  it('parses host=ip:port lists, IPv6 in brackets', () => {
-    const map = parseHostMap(' site.test=127.0.0.1:4000, WWW.Site.Test.=[::1]:4001 ,');
-    expect([...map]).toEqual([
-      ['site.test', { address: '127.0.0.1', port: 4000 }],
-      ['www.site.test', { address: '::1', port: 4001 }],
-    ]);
-    expect(parseHostMap(undefined).size).toBe(0);
-    expect(parseHostMap('').size).toBe(0);
-  });
-
-  it.each(['site.test', 'site.test=127.0.0.1', 'site.test=localhost:80', '127.0.0.1=127.0.0.1:80', 'site.test=127.0.0.1:70000', 'a b=127.0.0.1:1'])(
-    'refuses %j',
-    (value) => {
-      expect(() => parseHostMap(value)).toThrow(/CHECK_HOST_MAP/);
-    },
-  );
 });

@@ -6,7 +6,8 @@
 import { decideCrawlers, type CrawlerVerdict } from './crawlers';
 import { extractPage, type PageFacts } from './extract';
 import { pathAndQueryOf, robotsFromResponse, robotsSummary, type RobotsAccess } from './robots';
-import { assessLlmsTxt, scoreReport, type Finding, type LlmsTxtAssessment, type ScoringLine } from './rubric';
+import { assessLlmsTxt, isHtml, type LlmsTxtAssessment } from './llms-txt';
+import { scoreReport, type Finding, type ScoringLine } from './rubric';
 
 /** One fetched site file as the analysis needs it; `status: null` when it could not be fetched. */
 export interface FetchedFile {
@@ -114,11 +115,6 @@ export function isSitemapDocument(status: number | null, body: string | null): b
   const root = rootElementStart(xml);
   // A namespace prefix and the name fit well inside 1 KiB; the slice keeps the match bounded.
   return root >= 0 && SITEMAP_ROOT_ELEMENT.test(xml.slice(root, root + 1024));
-}
-
-function isHtml(contentType: string | null, body: string): boolean {
-  if (contentType && /text\/html|application\/xhtml/i.test(contentType)) return true;
-  return /^\s*<(?:!doctype\s+html|html)[\s>]/i.test(body.slice(0, 1024));
 }
 
 /**

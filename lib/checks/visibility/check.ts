@@ -22,11 +22,12 @@ import {
   SCORE_MAX,
   VISIBILITY_LIMITS,
   type Finding,
-  type RubricItem,
+  type PublishedRubricItem,
   type ScoringLine,
 } from './rubric';
 import { DEFAULT_MAX_BYTES, FetchFailedError, FetchRefusedError, safeFetch, type FetchResult, type LookupFn, type SafeFetchOptions } from './safe-fetch';
-import { hostMapFromEnv, normalizeTargetUrl, parseHostMap, type HostMap } from './target-url';
+import { resolveHostMap, type HostMap } from './host-map';
+import { normalizeTargetUrl } from './target-url';
 
 export { isSitemapDocument } from './analysis';
 
@@ -52,7 +53,7 @@ export interface CheckOptions {
   now?: () => Date;
   /** Replaces the system resolver (tests). */
   lookup?: LookupFn;
-  /** Replaces CHECK_HOST_MAP (tests, local demos); refused in production by safeFetch. */
+  /** Replaces CHECK_HOST_MAP (tests, local demos); refused in production (host-map.ts). */
   hostMap?: string | HostMap;
   /** Overrides CHECK_BUDGET_MS (tests of the budget). */
   budgetMs?: number;
@@ -85,7 +86,7 @@ export interface VisibilityReport {
   score: number;
   scoreMax: number;
   rubricVersion: string;
-  rubric: RubricItem[];
+  rubric: PublishedRubricItem[];
   scoring: ScoringLine[];
   findings: Finding[];
 }
@@ -172,11 +173,6 @@ async function probeSite(origin: URL, fetchOptions: FetchOptions, analysis: Anal
   return { robots, sitemap, llms: fetchedFile(llmsRes), llmsFull: fetchedFile(llmsFullRes), httpRedirectsToHttps };
 }
 
-function resolveHostMap(option: CheckOptions['hostMap']): HostMap {
-  if (option === undefined) return hostMapFromEnv();
-  return typeof option === 'string' ? parseHostMap(option) : option;
-}
-
 function unreachable(err: unknown): ProblemError {
   const reason =
     err instanceof FetchRefusedError || err instanceof FetchFailedError
@@ -201,6 +197,9 @@ function analysisFailed(err: unknown, caller: AbortSignal | undefined): unknown 
  * @throws ProblemError 'invalid-url' (400) when the address is refused before any request,
  *   'site-unreachable' (422) when the page itself cannot be fetched. Any HTTP answer, 404 or 500
  *   included, produces a report: the status is a finding, not a failure of the check.
+ * @example
+ * const { report, limits } = await checkVisibility('https://example.com/pricing', { signal });
+ * report.score // 0..100, scored against report.rubric; report.findings explain every point lost
  */
 export async function checkVisibility(input: string, options: CheckOptions = {}): Promise<VisibilityResult> {
   if (typeof input !== 'string') throw new ProblemError('invalid-url', 'The address must be a string.');
@@ -282,7 +281,10 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
   return { report, limits: [...VISIBILITY_LIMITS] };
 }
 
-/** The free GET description of the check: what is fetched, the crawler table, the rubric and the limits. */
+/**
+ * The free GET description of the check: what is fetched, the crawler table, the rubric and the limits.
+ * @example visibilityCheckDescription().rubric.length // 18
+ */
 export function visibilityCheckDescription() {
   return {
     name: 'AI Visibility Check',

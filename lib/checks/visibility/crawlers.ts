@@ -254,14 +254,6 @@ function effectiveToken(access: RobotsAccess, crawler: Crawler): string {
   return crawler.token;
 }
 
-/**
- * The robots.txt verdict for one crawler, fallback applied, with the deciding line number
- * (which the SPEC 2.3 crawlers item does not carry, but findings quoting the rule can use).
- */
-export function crawlerRobotsVerdict(access: RobotsAccess, crawler: Crawler, pathAndQuery: string): RobotsVerdict {
-  return verdictFor(access, effectiveToken(access, crawler), pathAndQuery);
-}
-
 /** One verdict per crawler, in CRAWLERS order, for the page at `pathAndQuery`. */
 export function crawlerVerdicts(access: RobotsAccess, pathAndQuery: string): CrawlerVerdict[] {
   return decideCrawlers(access, pathAndQuery).crawlers.map((c) => c.verdict);
@@ -322,12 +314,4 @@ function verdictRow(crawler: Crawler, verdict: RobotsVerdict): CrawlerVerdict {
   };
   if (crawler.fallback !== undefined) row.fallback = crawler.fallback;
   return row;
-}
-
-/**
- * Whether robots.txt actually keeps the crawler out. A disallow aimed at an agent whose vendor
- * does not promise to obey robots.txt is a stated wish, not a block.
- */
-export function blockedByRobots(verdict: Pick<CrawlerVerdict, 'allowed' | 'honorsRobots'>): boolean {
-  return !verdict.allowed && verdict.honorsRobots;
 }

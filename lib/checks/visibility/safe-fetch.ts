@@ -13,9 +13,8 @@ import zlib from 'node:zlib';
 import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
 import { ProblemError } from '@/lib/http/problem';
-import { normalizeTargetUrl, parseHostMap, type HostMap, type HostMapEntry } from './target-url';
-
-export { parseHostMap, type HostMap, type HostMapEntry };
+import { resolveHostMap, type HostMap } from './host-map';
+import { normalizeTargetUrl } from './target-url';
 
 export const DEFAULT_MAX_BYTES = 512 * 1024;
 export const MAX_REDIRECTS = 5;
@@ -105,17 +104,6 @@ export class FetchFailedError extends Error {
     this.name = 'FetchFailedError';
     this.code = code;
     this.url = url;
-  }
-}
-
-const HOST_MAP_IN_PRODUCTION =
-  'CHECK_HOST_MAP is set while NODE_ENV is production. It sends checks to local servers and bypasses the ' +
-  'private-address guard; it is for tests and local demos only. Unset CHECK_HOST_MAP.';
-
-/** Call at startup: a host map in production would let anyone reach whatever it points at. */
-export function assertHostMapAllowed(env: NodeJS.ProcessEnv = process.env): void {
-  if (env.NODE_ENV === 'production' && env.CHECK_HOST_MAP && env.CHECK_HOST_MAP.trim() !== '') {
-    throw new Error(HOST_MAP_IN_PRODUCTION);
   }
 }
 
@@ -427,13 +415,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** Fetch a user-chosen URL with the SSRF guards, the redirect policy and the size cap described above. */
 export async function safeFetch(url: URL, options: SafeFetchOptions = {}): Promise<FetchResult> {
-  const hostMap: HostMap =
-    options.hostMap === undefined
-      ? parseHostMap(process.env.CHECK_HOST_MAP)
-      : typeof options.hostMap === 'string'
-        ? parseHostMap(options.hostMap)
-        : options.hostMap;
-  if (hostMap.size > 0 && process.env.NODE_ENV === 'production') throw new Error(HOST_MAP_IN_PRODUCTION);
+  const hostMap = resolveHostMap(options.hostMap);
 
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const maxRedirects = options.maxRedirects ?? MAX_REDIRECTS;

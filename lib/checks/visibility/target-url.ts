@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { ProblemError } from '@/lib/http/problem';
+import { HostMapInProductionError, resolveHostMap } from './host-map';
 
 export const MAX_URL_LENGTH = 2000;
 
@@ -35,15 +36,6 @@ export const INTERNAL_SUFFIXES: readonly string[] = [
   'alt',
 ];
 
-export interface HostMapEntry {
-  /** IP literal of the local server standing in for the host. */
-  address: string;
-  port: number;
-}
-
-/** Hostname -> local server. Test and demo plumbing only; see parseHostMap. */
-export type HostMap = ReadonlyMap<string, HostMapEntry>;
-
 export interface NormalizeOptions {
   /**
    * Hosts that may use reserved names (e.g. `site.test`). Only the internal-name rules are relaxed
@@ -54,34 +46,16 @@ export interface NormalizeOptions {
 }
 
 /**
- * Parse a `host=ip:port,host2=[::1]:port` list. Throws on any malformed entry: a half-read map
- * would silently send a test's traffic to the real internet.
+ * The hosts CHECK_HOST_MAP sends to local servers. A map refused in production counts as none here:
+ * validating an address is not the place to report a misconfigured server, the fetch refuses it loudly.
  */
-export function parseHostMap(value: string | undefined | null): Map<string, HostMapEntry> {
-  const map = new Map<string, HostMapEntry>();
-  if (!value || !value.trim()) return map;
-  for (const raw of value.split(',')) {
-    const entry = raw.trim();
-    if (!entry) continue;
-    const match = /^([^=\s]+)=(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+)):(\d{1,5})$/.exec(entry);
-    if (!match) throw new Error(`CHECK_HOST_MAP entry "${entry}" is not of the form host=ip:port`);
-    const host = match[1].toLowerCase().replace(/\.$/, '');
-    const address = match[2] ?? match[3];
-    const port = Number(match[4]);
-    if (isIP(host) !== 0 || !/^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/.test(host)) {
-      throw new Error(`CHECK_HOST_MAP entry "${entry}": "${host}" is not a host name`);
-    }
-    if (isIP(address) === 0) throw new Error(`CHECK_HOST_MAP entry "${entry}": "${address}" is not an IP address`);
-    if (port < 1 || port > 65535) throw new Error(`CHECK_HOST_MAP entry "${entry}": port out of range`);
-    map.set(host, { address, port });
+function hostsMappedByEnv(): Iterable<string> {
+  try {
+    return resolveHostMap().keys();
+  } catch (error) {
+    if (error instanceof HostMapInProductionError) return [];
+    throw error;
   }
-  return map;
-}
-
-/** The host map in force for this call: CHECK_HOST_MAP, never honoured in production. */
-export function hostMapFromEnv(env: NodeJS.ProcessEnv = process.env): Map<string, HostMapEntry> {
-  if (env.NODE_ENV === 'production') return new Map();
-  return parseHostMap(env.CHECK_HOST_MAP);
 }
 
 function refuse(reason: string): never {
@@ -154,7 +128,7 @@ export function normalizeTargetUrl(input: string, options: NormalizeOptions = {}
   }
 
   const allowed = new Set(
-    [...(options.allowHosts ?? hostMapFromEnv().keys())].map((h) => h.toLowerCase().replace(/\.$/, '')),
+    [...(options.allowHosts ?? hostsMappedByEnv())].map((h) => h.toLowerCase().replace(/\.$/, '')),
   );
   if (!allowed.has(hostname) && isInternalName(hostname)) {
     refuse('Internal or reserved host names cannot be checked; use a public domain name.');

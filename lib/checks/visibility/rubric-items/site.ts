@@ -1,0 +1,96 @@
+// The site around the page: https (technical), the sitemap and llms.txt (discovery).
+
+import type { RubricItem } from './types';
+
+/**
+ * The technical and discovery items, in published order.
+ * @example SITE_ITEMS.map((item) => item.id) // ['site.https', 'site.sitemap', 'site.llms-txt']
+ */
+export const SITE_ITEMS: readonly RubricItem[] = [
+  {
+    id: 'site.https',
+    category: 'technical',
+    points: 4,
+    criterion:
+      'The final address is https (3 points) and http://<host>/ redirects to https or is not served over http at all (1 point).',
+    evaluate(input, points) {
+      const { finalUrlHttps, httpRedirectsToHttps } = input.https;
+      if (!finalUrlHttps) {
+        return {
+          earned: 0,
+          finding: {
+            id: 'not-https',
+            severity: 'medium',
+            observed: `the page is served at ${input.finalUrl}`,
+            why: 'Search engines prefer https addresses, and browsers mark http pages as not secure.',
+            fix: 'Serve the site over https and redirect every http address to its https equivalent with a 301.',
+          },
+        };
+      }
+      if (httpRedirectsToHttps !== false) return { earned: points };
+      let host = '';
+      try {
+        host = new URL(input.finalUrl).host;
+      } catch {
+        // finalUrl is always absolute; an empty host only weakens the message.
+      }
+      return {
+        earned: 3,
+        finding: {
+          id: 'http-not-redirected',
+          severity: 'low',
+          observed: `GET http://${host}/ is served over http without redirecting to https`,
+          why: 'An http copy of the site splits signals between two addresses and can be indexed instead of the https one.',
+          fix: `Redirect http://${host}/* to https://${host}/* with a 301 (and consider HSTS).`,
+        },
+      };
+    },
+  },
+  {
+    id: 'site.sitemap',
+    category: 'discovery',
+    points: 2,
+    criterion:
+      '/sitemap.xml, or else the first Sitemap: of robots.txt, answers 2xx with a <urlset> or <sitemapindex> document.',
+    evaluate(input, points) {
+      const s = input.sitemapXml;
+      if (s.isSitemap) return { earned: points };
+      return {
+        earned: 0,
+        finding: {
+          id: 'sitemap-missing',
+          severity: 'low',
+          observed:
+            s.url === null
+              ? 'no sitemap found'
+              : s.status === null
+                ? `GET ${s.url} got no HTTP answer`
+                : `GET ${s.url} answered ${s.status}${s.status >= 200 && s.status < 300 ? ' without a <urlset> or <sitemapindex> document' : ''}`,
+          why: 'A sitemap lists the pages you want crawled and when they changed, which helps crawlers find new and updated pages.',
+          fix: 'Publish an XML sitemap at /sitemap.xml (or anywhere, announced with a "Sitemap: https://.../sitemap.xml" line in robots.txt).',
+        },
+      };
+    },
+  },
+  {
+    id: 'site.llms-txt',
+    category: 'discovery',
+    points: 2,
+    criterion:
+      '/llms.txt follows llmstxt.org: an H1 first, a > summary, and an H2 section with at least one [name](url) link (present with an H1 but incomplete: 1 point).',
+    evaluate(input, points) {
+      const l = input.llmsTxt;
+      if (l.level === 'valid') return { earned: points };
+      const partial = l.level === 'partial';
+      return {
+        earned: partial ? 1 : 0,
+        finding: {
+          id: l.level === 'missing' || l.level === 'error' ? 'llms-txt-missing' : partial ? 'llms-txt-incomplete' : 'llms-txt-invalid',
+          severity: 'info',
+          observed: l.problems.join('; ') || `/llms.txt: ${l.level}`,
+          why: 'llms.txt is a proposed (llmstxt.org), not a standard, Markdown index that helps language models find a site\'s key pages; no major crawler is documented to rely on it, hence its low weight.',
+          fix: 'Serve /llms.txt as text/markdown: "# Site name", a "> one-line summary", then "## Section" headings with "- [Page](https://...): note" link lists.',
+        },
+      };
+    },
+  },];

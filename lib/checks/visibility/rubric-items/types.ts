@@ -1,0 +1,83 @@
+// The shapes the rubric scores: one site's facts in (ScoreInput), one outcome per item, the report's
+// scoring lines and findings out. Shared by the item groups and rubric.ts, which assembles them.
+
+import type { Severity } from '@/lib/checks/severity';
+import type { PageFacts } from '../extract';
+import type { LlmsTxtAssessment } from '../llms-txt';
+
+export interface ScoredCrawler {
+  token: string;
+  role: string;
+  allowed: boolean;
+  /** The robots.txt line that decided, or the status explanation when robots.txt was not a 2xx. */
+  rule: string | null;
+  group: string | null;
+  line?: number | null;
+}
+
+export interface ScoreInput {
+  /** The address that answered, after redirects. */
+  finalUrl: string;
+  status: number;
+  contentType: string | null;
+  redirects: number;
+  page: PageFacts;
+  /** True when the 512 KB cut fell before </head> closed, so head metadata may be missing. */
+  headTruncated: boolean;
+  crawlers: readonly ScoredCrawler[];
+  robots: {
+    state: 'found' | 'missing' | 'unreachable';
+    status: number | null;
+    contentSignals: readonly string[];
+    /** Set when a 2xx robots.txt was too costly to match (robots.ts ROBOTS_MATCH_BUDGET) and counts as unreachable. */
+    tooComplex?: { rules: number; pathLength: number; cost: number };
+  };
+  https: { finalUrlHttps: boolean; httpRedirectsToHttps: boolean | null };
+  sitemapXml: { url: string | null; status: number | null; isSitemap: boolean };
+  llmsTxt: LlmsTxtAssessment;
+  llmsFullTxt: { state: 'found' | 'missing'; status: number | null; bytesRead: number; truncated: boolean };
+}
+
+export interface Finding {
+  id: string;
+  severity: Severity;
+  rubric: string | null;
+  pointsLost: number;
+  observed: string;
+  why: string;
+  fix: string;
+}
+
+export interface ScoringLine {
+  id: string;
+  points: number;
+  earned: number;
+}
+
+export interface ScoreResult {
+  score: number;
+  scoring: ScoringLine[];
+  findings: Finding[];
+}
+
+/** What one item makes of the facts: the points it earned and, when it lost some, why. */
+export interface Outcome {
+  earned: number;
+  finding?: Omit<Finding, 'rubric' | 'pointsLost'>;
+}
+
+/** One rubric item as published: in the report, the GET description and the docs. */
+export interface PublishedRubricItem {
+  id: string;
+  category: string;
+  points: number;
+  criterion: string;
+}
+
+/**
+ * One rubric item: what is published about it, and how it scores. `evaluate` gets the item's own
+ * points, so a page that meets the criterion in full earns exactly `points`.
+ */
+export interface RubricItem extends PublishedRubricItem {
+  evaluate(input: ScoreInput, points: number): Outcome;
+}

@@ -1,0 +1,47 @@
+// The pages and site files of a well-run fixture site, shared by the visibility tests: a page that earns
+// every rubric point, robots.txt, a sitemap, llms.txt and llms-full.txt, served over https only.
+import type { IncomingMessage } from 'node:http';
+import type { FixtureResponse, FixtureRoute } from './fixture-site';
+
+const WORDS = Array.from({ length: 300 }, (_, i) => `word${i}`).join(' ');
+const JSON_LD = JSON.stringify({
+  '@context': 'https://schema.org',
+  '@graph': [{ '@type': 'Organization', name: 'Site' }, { '@type': 'Article', headline: 'Guide' }],
+});
+
+export function goodPage(url: string): string {
+  return `<!doctype html><html lang="en"><head>
+<title>The complete guide to widgets</title>
+<meta name="description" content="Everything you need to know about widgets: what they are, how they work and how to pick one.">
+<link rel="canonical" href="${url}">
+<meta property="og:title" content="Widgets"><meta property="og:description" content="All about widgets">
+<meta property="og:image" content="https://site.test/w.png"><meta property="og:url" content="${url}"><meta property="og:type" content="article">
+<script type="application/ld+json">${JSON_LD}</script>
+</head><body><h1>Widgets</h1><p>${WORDS}</p><script>var notText = 1;</script></body></html>`;
+}
+
+export const text = (body: string): FixtureResponse => ({ headers: { 'content-type': 'text/plain; charset=utf-8' }, body });
+export const xml = (body: string): FixtureResponse => ({ headers: { 'content-type': 'application/xml' }, body });
+export const SITEMAP = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://site.test/</loc></url></urlset>';
+export const LLMS = '# Site\n\n> Widgets and guides.\n\n## Docs\n\n- [Guide](https://site.test/guide): the guide\n';
+export const ROBOTS = 'User-agent: *\nAllow: /\n\nUser-agent: GPTBot\nDisallow: /\nContent-Signal: ai-train=no, search=yes\n\nSitemap: https://site.test/sitemap.xml\n';
+
+/** `/` over http redirects to https, like a well-run site; everything else is served as given. */
+export function httpsOnly(page: FixtureRoute): FixtureRoute {
+  return (req: IncomingMessage) => {
+    if (req.headers['x-forwarded-proto'] === 'http') return { status: 301, redirect: `https://${req.headers.host}${req.url}` };
+    return typeof page === 'function' ? page(req) : page;
+  };
+}
+
+export function goodRoutes(overrides: Record<string, FixtureRoute> = {}): Record<string, FixtureRoute> {
+  return {
+    '/': httpsOnly({ body: goodPage('https://site.test/') }),
+    '/guide': httpsOnly({ body: goodPage('https://site.test/guide') }),
+    '/robots.txt': text(ROBOTS),
+    '/sitemap.xml': xml(SITEMAP),
+    '/llms.txt': { headers: { 'content-type': 'text/markdown' }, body: LLMS },
+    '/llms-full.txt': text('# Site\n\nFull text of every page.\n'),
+    ...overrides,
+  };
+}

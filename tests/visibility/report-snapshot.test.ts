@@ -1,0 +1,154 @@
+// Whole reports of fixture sites, compared byte for byte with the serialised copies in __snapshots__.
+// They pin what a refactor of the rubric or the analysis must not change: score, scoring, findings (ids,
+// order, texts), the published rubric and the free description. A deliberate change to any of them
+// changes RUBRIC_VERSION or CHECK_VERSION too, and the snapshot is then rewritten on purpose.
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkVisibility, visibilityCheckDescription } from '@/lib/checks/visibility/check';
+import { scoreReport, type ScoreInput } from '@/lib/checks/visibility/rubric';
+import { goodPage, goodRoutes, httpsOnly, text, xml } from './fixture-pages';
+import { startFixtureSite, type FixtureRoute, type FixtureSite } from './fixture-site';
+
+const HOSTS = ['site.test', 'www.site.test', 'other.test'];
+const sites: FixtureSite[] = [];
+
+afterEach(async () => {
+  while (sites.length > 0) await sites.pop()!.close();
+});
+
+const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`).join(' ');
+
+function weakPage(url: string): string {
+  return `<!doctype html><html lang="en_XX!"><head>
+<title>Widgets</title>
+<meta name="description" content="${'A description that runs on and on. '.repeat(6)}">
+<meta name="robots" content="max-snippet:20, noai, noarchive">
+<link rel="canonical" href="https://site.test/elsewhere"><link rel="canonical" href="${url}">
+<meta property="og:title" content="Widgets">
+<script type="application/ld+json">{ "@type": "WebSite", </script>
+<script type="application/ld+json">{ "@type": "Product" }</script>
+</head><body><h1>One</h1><h1>Two</h1><p>${words(100)}</p></body></html>`;
+}
+
+const SCENARIOS: Array<{ name: string; url: string; routes: Record<string, FixtureRoute> }> = [
+  {
+    name: 'a well-configured site',
+    url: 'https://site.test/guide',
+    routes: goodRoutes(),
+  },
+  {
+    name: 'blocked for everyone, noindex, HTML where llms.txt should be',
+    url: 'https://site.test/',
+    routes: {
+      '/': httpsOnly({ headers: [['X-Robots-Tag', 'googlebot: nosnippet'], ['Content-Type', 'text/html']], body: goodPage('https://site.test/').replace('<head>', '<head><meta name="robots" content="noindex">') }),
+      '/robots.txt': text('User-agent: *\nDisallow: /\n'),
+      '/llms.txt': { body: '<!doctype html><html><title>Home</title></html>' },
+      '/llms-full.txt': { body: '<!DOCTYPE html><html></html>' },
+    },
+  },
+  {
+    name: 'weak content, mixed robots groups, a sitemap only robots.txt names, http not redirected',
+    url: 'https://site.test/guide',
+    routes: {
+      '/guide': { body: weakPage('https://site.test/guide') },
+      '/': { body: 'plain over http' },
+      '/robots.txt': text(
+        'User-agent: Googlebot\nDisallow: /guide\n\nUser-agent: bingbot\nUser-agent: OAI-SearchBot\nDisallow: /gui\n\n' +
+          'User-agent: ChatGPT-User\nUser-agent: Claude-User\nUser-agent: ClaudeBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n\nSitemap: https://site.test/map.xml\n',
+      ),
+      '/map.xml': xml('<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"></sitemapindex>'),
+      '/llms.txt': text('# Site\n\nNo summary, no sections.\n'),
+      '/llms-full.txt': text('Full text without a title line.\n'),
+    },
+  },
+  {
+    name: 'robots.txt down, a 404 page, no site files',
+    url: 'https://site.test/gone',
+    routes: {
+      '/gone': { status: 404, body: '<!doctype html><title>Not found</title>' },
+      '/robots.txt': { status: 503, body: 'busy' },
+      '/llms.txt': text('Just some text\n# Title later\n'),
+    },
+  },
+  {
+    name: 'a soft 404 after a cross-host redirect, served over http',
+    url: 'https://site.test/old',
+    routes: {
+      '/old': { status: 301, redirect: 'http://other.test/new' },
+      '/new': { body: '<html><head><title>Page not found</title></head><body><p>Sorry.</p></body></html>' },
+      '/robots.txt': (req) => (req.headers.host === 'other.test' ? text('User-agent: PerplexityBot\nDisallow: /new\n') : text('User-agent: *\nDisallow: /\n')),
+      '/sitemap.xml': { status: 200, body: '<html>not a sitemap</html>' },
+    },
+  },
+  {
+    name: 'not HTML, a 206, and an llms.txt without a link list',
+    url: 'https://site.test/data',
+    routes: {
+      '/data': { status: 206, headers: { 'content-type': 'application/json' }, body: '{"a":1}' },
+      '/robots.txt': { status: 429, body: '' },
+      '/llms.txt': text('# Site\n> Summary.\n## Docs\nno links here\n'),
+    },
+  },
+];
+
+const TOKENS = ['Googlebot', 'Bingbot', 'Applebot', 'OAI-SearchBot', 'ChatGPT-User', 'GPTBot', 'PerplexityBot', 'Claude-User'];
+const base: ScoreInput = {
+  finalUrl: 'https://site.test/guide',
+  status: 200,
+  contentType: 'text/html',
+  redirects: 0,
+  page: {
+    title: 'A complete guide to widgets',
+    titleLength: 27,
+    metaDescription: 'Everything about widgets: how they work, what they cost, and how to choose one.',
+    metaDescriptionLength: 80,
+    canonical: 'https://site.test/guide',
+    canonicalCount: 1,
+    canonicalIsSelf: true,
+    noindexMeta: false,
+    noindexHeader: true,
+    robots: { meta: [], header: [{ bot: null, directives: ['noindex', 'nocache'], raw: 'X-Robots-Tag: noindex, nocache' }], nosnippet: false, maxSnippet: 0, noarchive: false, nocache: true, noai: false, noimageai: true },
+    jsonLd: { blocks: 1, invalid: 0, types: ['Article'], keyTypes: ['Article'] },
+    openGraph: { title: true, description: false, image: false, url: false, type: false },
+    lang: 'en',
+    h1Count: 1,
+    textLength: 3000,
+    wordCount: 500,
+    truncated: false,
+  },
+  headTruncated: false,
+  crawlers: TOKENS.map((token) => ({ token, role: token === 'GPTBot' ? 'ai-training' : 'search', allowed: true, rule: null, group: null, line: null })),
+  robots: { state: 'found', status: 200, contentSignals: [] },
+  https: { finalUrlHttps: true, httpRedirectsToHttps: false },
+  sitemapXml: { url: null, status: null, isSitemap: false },
+  llmsTxt: { state: 'missing', level: 'error', status: null, problems: [] },
+  llmsFullTxt: { state: 'found', status: 200, bytesRead: 8192, truncated: true },
+};
+
+/** The serialised result, with the one measured number (ttfb) fixed so the bytes compare. */
+function serialise(value: unknown): string {
+  return JSON.stringify(value, (key, v) => (key === 'ttfbMs' ? 0 : v), 2) + '\n';
+}
+
+describe('reports stay byte-identical', () => {
+  it.each(SCENARIOS)('$name', async ({ name, url, routes }) => {
+    const site = await startFixtureSite(routes);
+    sites.push(site);
+    const result = await checkVisibility(url, { hostMap: site.hostMap(HOSTS) });
+    const file = name.replace(/[^a-z0-9]+/gi, '-').replace(/-$/, '').toLowerCase();
+    await expect(serialise(result)).toMatchFileSnapshot(`./__snapshots__/reports/${file}.json`);
+  });
+
+  it('the free description, published rubric included', async () => {
+    await expect(serialise(visibilityCheckDescription())).toMatchFileSnapshot('./__snapshots__/reports/description.json');
+  });
+
+  it('scoring branches the fixture sites do not reach', async () => {
+    const inputs: ScoreInput[] = [
+      { ...base, robots: { state: 'unreachable', status: 200, contentSignals: [], tooComplex: { rules: 34_000, pathLength: 1_900, cost: 64_600_000 } }, crawlers: base.crawlers.map((c) => ({ ...c, allowed: false, rule: 'too complex', group: null, line: null })) },
+      { ...base, robots: { state: 'unreachable', status: null, contentSignals: [] }, crawlers: base.crawlers.map((c) => ({ ...c, allowed: false, rule: 'no answer', group: null, line: null })) },
+      { ...base, headTruncated: true, page: { ...base.page, truncated: true, title: null, titleLength: 0, metaDescription: '', canonicalCount: 0, canonical: null, lang: null, h1Count: 0, wordCount: 10, jsonLd: { blocks: 0, invalid: 0, types: [], keyTypes: [] }, openGraph: { title: false, description: false, image: false, url: false, type: false } } },
+      { ...base, page: { ...base.page, truncated: true, canonical: null, jsonLd: { blocks: 2, invalid: 2, types: [], keyTypes: [] } }, status: 204, https: { finalUrlHttps: true, httpRedirectsToHttps: null }, sitemapXml: { url: 'https://site.test/sitemap.xml', status: null, isSitemap: false } },
+    ];
+    await expect(serialise(inputs.map(scoreReport))).toMatchFileSnapshot('./__snapshots__/reports/score-branches.json');
+  });
+});
