@@ -4,8 +4,7 @@
  *
  * Purposes are condensed from each vendor's own page (source). Where the research could only find
  * a vendor's words through secondary copies, `evidence` says so, so nobody mistakes a paraphrase
- * for a quotation. Research notes: /work/shared/research/crawlers.md (read 2026-11 from stored
- * copies; re-read the vendor pages before changing a purpose).
+ * for a quotation. The vendor pages were read in 2026-11; re-read them before changing a purpose.
  */
 import {
   appliedGroups,

@@ -92,7 +92,7 @@ const ROBOTS_META_NAMES: ReadonlySet<string> = new Set([
 ]);
 
 // Directives whose own syntax contains a colon: `max-snippet: 50` must not be read as a bot named
-// "max-snippet" (X-Robots-Tag parsing trap 1 in research/llms-txt.md).
+// "max-snippet" (a common X-Robots-Tag parsing trap).
 const VALUED_DIRECTIVES: ReadonlySet<string> = new Set([
   'max-snippet', 'max-image-preview', 'max-video-preview', 'unavailable_after',
 ]);

