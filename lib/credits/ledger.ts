@@ -35,7 +35,10 @@ export async function addGrantOnce(store: Store, grant: Grant, now: number): Pro
   return { id, keyHash, plan, calls, used, expiresAt, createdAt, sourceRef };
 }
 
-/** Mints a new key holding one grant; the plaintext key is returned once and never stored. */
+/**
+ * Mints a new key holding one grant; the plaintext key is returned once and never stored.
+ * @example const { key } = await createKey(store, config.CREDITS_KEY_SECRET, 'bundle-25'); // show `key` once
+ */
 export async function createKey(
   store: Store,
   secret: string,
@@ -51,7 +54,10 @@ export async function createKey(
   return { key, keyHash, grant };
 }
 
-/** Resolves a presented key to its hash, or throws 401 for a malformed, unknown or revoked key. */
+/**
+ * Resolves a presented key to its hash, or throws 401 for a malformed, unknown or revoked key.
+ * @example const keyHash = await authenticateKey(store, config.CREDITS_KEY_SECRET, bearerToken(request.headers)!);
+ */
 export async function authenticateKey(store: Store, secret: string, presented: string): Promise<string> {
   const invalid = () => new ProblemError('invalid-credits-key', 'The credits key is not valid. Check it, or buy a plan at /pricing.');
   if (!isWellFormedKey(presented)) throw invalid();
@@ -81,21 +87,41 @@ export function summariseGrants(grants: GrantState[]): Balance {
   };
 }
 
+/**
+ * The calls left on a key, per live grant (a hold counts as spent until it is committed or released).
+ * @example const { callsLeft } = await balance(store, keyHash);
+ */
 export async function balance(store: Store, keyHash: string, now = Date.now()): Promise<Balance> {
   return summariseGrants(await store.listGrants(keyHash, now));
 }
 
-/** Holds one call; returns its usage id (`cu_…`), or null when the key has no live calls left. */
+/**
+ * Holds one call; returns its usage id (`cu_…`), or null when the key has no live calls left.
+ * The paid-call pipeline reserves before the work, then commits (delivered) or releases (failed).
+ * @example
+ * const usageId = await reserveCall(store, keyHash);
+ * if (usageId === null) return creditsExhausted();
+ * try { await work(); } catch (e) { await releaseCall(store, usageId); throw e; }
+ * await commitCall(store, usageId);
+ */
 export async function reserveCall(store: Store, keyHash: string, now = Date.now(), holdMs = RESERVATION_HOLD_MS): Promise<string | null> {
   const usageId = newId('cu_');
   const result = await store.reserveCall(keyHash, usageId, now, now + holdMs);
   return result.ok ? usageId : null;
 }
 
+/**
+ * Spends a reserved call (idempotent: `already` on a retry; `lost` when its hold lapsed and the call is gone).
+ * @example await commitCall(store, usageId);
+ */
 export async function commitCall(store: Store, usageId: string, now = Date.now()) {
   return store.commitReservation(usageId, now);
 }
 
+/**
+ * Gives a reserved call back to its key at once (the work failed, nothing is charged).
+ * @example await releaseCall(store, usageId);
+ */
 export async function releaseCall(store: Store, usageId: string) {
   return store.releaseReservation(usageId);
 }

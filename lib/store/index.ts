@@ -11,6 +11,7 @@ export { StoreUnavailableError } from './types';
 /**
  * The store the configuration names. `sqliteOffThread`: the server runs the embedded store on a
  * worker thread (see sqlite-thread.ts); command-line tools keep it on their own thread.
+ * @example const store = openStore(parseConfig(process.env), { sqliteOffThread: true });
  */
 export function openStore(
   config: Pick<Config, 'storeKind' | 'DATA_DIR' | 'REDIS_URL' | 'KV_REST_API_URL' | 'KV_REST_API_TOKEN'>,

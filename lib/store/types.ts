@@ -86,6 +86,16 @@ export interface PurgeCounts {
   records: number;
 }
 
+/**
+ * The one atomic store every adapter implements (SQLite, Redis, Vercel KV): keys, grants and reservations
+ * for prepaid calls, idempotency records, rate windows, single-use claims and small named records. Every
+ * method is atomic on its own; every expiry is decided on the `now` the caller passes (see NATIVE_TTL_SLACK_MS).
+ * A store that cannot answer throws `StoreUnavailableError` (the edge answers 503, nothing charged).
+ * @example
+ * const store = openStore(config);
+ * const r = await store.reserveCall(keyHash, 'cu_1', Date.now(), Date.now() + 120_000);
+ * if (r.ok) await store.commitReservation('cu_1', Date.now()); // 'committed', then 'already' on a retry
+ */
 export interface Store {
   readonly kind: 'sqlite' | 'redis' | 'vercel-kv';
 
@@ -120,6 +130,11 @@ export interface Store {
 
   /** Holds one call on the live grant that expires soonest, until `holdUntil`. */
   reserveCall(keyHash: string, reservationId: string, now: number, holdUntil: number): Promise<ReserveResult>;
+  /**
+   * Spends a held call. Idempotent: a second commit answers `already`, so a caller whose first reply was
+   * lost can retry. A hold that lapsed is spent only if its call is still there, else `lost`.
+   * @example if ((await store.commitReservation(id, Date.now())) === 'lost') deliverUncharged();
+   */
   commitReservation(reservationId: string, now: number): Promise<CommitResult>;
   releaseReservation(reservationId: string): Promise<boolean>;
   getReservation(reservationId: string): Promise<Reservation | null>;

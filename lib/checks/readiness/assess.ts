@@ -84,6 +84,13 @@ function findingFor(rule: CapabilityRule, c: Capability, required: boolean): Rea
   return { id: `${rule.key}.${kind}`, capability: rule.key, severity, why: `${lead} ${rule.why}`, fix };
 }
 
+/**
+ * Classifies the declared capabilities of one workflow against the published rubric: pure and deterministic
+ * (the same request always gives the same assessment); it verifies nothing and never authorizes execution.
+ * @example
+ * const a = assessReadiness(ReadinessRequest.parse(body));
+ * console.log(a.verdict, a.score, a.blockers); // 'not-ready' 62 ['user_authentication']
+ */
 export function assessReadiness(request: ReadinessRequest): Assessment {
   const { workflow, capabilities } = request;
   const required = CAPABILITY_RULES.map((r) => isRequired(r.key, workflow));
