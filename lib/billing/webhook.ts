@@ -1,7 +1,8 @@
 import Stripe from 'stripe';
 import type { Store } from '@/lib/store';
 import { createKey, grantFor } from '@/lib/credits/ledger';
-import { findPlan, type PlanId } from '@/lib/credits/plans';
+import { findPlan } from '@/lib/credits/plans';
+import type { PlanId } from '@/lib/price';
 import { ProblemError } from '@/lib/http/problem';
 import { readCheckout } from './checkout';
 import {

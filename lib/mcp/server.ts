@@ -24,6 +24,7 @@ import { bearerToken } from '@/lib/http/request';
 import { clientIp } from '@/lib/http/client-ip';
 import { getRuntime, type Runtime } from '@/lib/runtime';
 import { logEvent } from '@/lib/log';
+import { PRICE_USD } from '@/lib/price';
 import {
   INVALID_PARAMS_CODE,
   IDEMPOTENCY_META_KEY,
@@ -39,7 +40,7 @@ import { LIST_PAID_SERVICES, listPaidServices, operationByTool, toolList } from 
 export const MCP_SERVER_INFO = { name: 'paid-agent-checks', version: '1.0.0' };
 
 const INSTRUCTIONS =
-  'Two paid checks (1.00 USD per fulfilled call) and a free catalogue. Call list_paid_services first. Paid tools answer an unpaid call ' +
+  `Two paid checks (${PRICE_USD} USD per fulfilled call) and a free catalogue. Call list_paid_services first. Paid tools answer an unpaid call ` +
   'with JSON-RPC error -32042 whose data.challenges are MPP challenges (card, USDC on Base); pay one and retry with the credential in ' +
   'params._meta["org.paymentauth/credential"] (mppx McpClient does this), or send "Authorization: Bearer <credits key>" on the HTTP request.';
 

@@ -13,6 +13,7 @@
 import { Challenge } from 'mppx';
 import { problem, type Problem } from '../http/problem';
 import type { PaymentRails } from './rails';
+import { PRICE_USD } from '@/lib/price';
 
 export interface PaymentChallenge {
   status: 402;
@@ -23,8 +24,8 @@ export interface PaymentChallenge {
 }
 
 export const DEFAULT_CHALLENGE_DETAIL =
-  'Pay 1.00 USD per request: by card (MPP method stripe), in USDC on Base (MPP method evm, or x402 v2 with ' +
-  'PAYMENT-SIGNATURE), or send a prepaid credits key as Authorization: Bearer.';
+  `Pay ${PRICE_USD} USD per request: by card (MPP method stripe), in USDC on Base (MPP method evm, or x402 v2 with ' +
+  'PAYMENT-SIGNATURE), or send a prepaid credits key as Authorization: Bearer.`;
 
 /** The per-resource terms mppx offered: everything in a challenge except its id and expiry. */
 interface ChallengeTemplate {

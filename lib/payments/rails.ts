@@ -11,9 +11,8 @@ import { httpFacilitator, type FacilitatorClient } from './facilitator';
 import { deferSettlement, requestScope } from './scope';
 import { classifyingStripeClient, createStripeClient, sharedPaymentTokenOwner } from './stripe';
 import type Stripe from 'stripe';
+import { PRICE_MPP_AMOUNT } from '@/lib/price';
 
-/** Price of one fulfilled request, in display units: 1.00 USD / 1 USDC. */
-export const PRICE = '1';
 /** EIP-712 domain of USDC (FiatToken v2), signed by EIP-3009 authorizations. */
 export const USDC_EIP712 = { name: 'USD Coin', version: '2' } as const;
 
@@ -115,13 +114,13 @@ export function createPaymentRails(config: PaymentConfig, options: CreatePayment
     realm,
     claims: options.claims ?? memoryCredentialClaims(),
     mppx,
-    verifyHandler: charge({ amount: PRICE }),
+    verifyHandler: charge({ amount: PRICE_MPP_AMOUNT }),
     // mppx reads `options.expires` on every call of a handler (`'expires' in options ? options.expires :
     // Expires.minutes(5)`), so a getter gives each challenge its own expiry without building a new handler
     // per request (building one costs ~0.5 ms of CPU here, a third of the 402 path). The uniqueness test in
     // tests/payments/challenge.test.ts guards this against mppx changing how it reads the option.
     challengeHandler: charge({
-      amount: PRICE,
+      amount: PRICE_MPP_AMOUNT,
       get expires() {
         return uniqueExpiry();
       },

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleWebhookEvent } from '@/lib/billing';
 import { names, readJson, writeJson, type CheckoutRecord, type FulfilmentRecord } from '@/lib/billing/records';
-import type { PlanId } from '@/lib/credits/plans';
+import type { PlanId } from '@/lib/price';
 import type { Store } from '@/lib/store';
 import { redisHarness, sqliteHarness, vercelKvHarness } from '../store/adapters';
 import { addMonths, chargeRefunded, invoicePaid, nowS, sessionCompleted } from './events';

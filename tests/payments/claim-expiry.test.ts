@@ -4,7 +4,7 @@
 import { Mppx, evm } from 'mppx/client';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { CredentialClaims } from '@/lib/payments';
+import type { CredentialClaims } from '@/lib/payments/claims';
 import type { Store } from '@/lib/store';
 import { redisHarness, sqliteHarness, vercelKvHarness } from '../store/adapters';
 import { chainLedger, expectPaymentProblem, postJson, rails, server, withPaidServer } from './harness';
