@@ -5,7 +5,7 @@ import { readinessRubric } from '@/lib/checks/readiness/rubric';
 import { artifactHash } from '@/lib/canonical-json';
 import { checkVisibility, visibilityCheckDescription } from '@/lib/checks/visibility/check';
 import { normalizeTargetUrl } from '@/lib/checks/visibility/target-url';
-import { ProblemError } from '@/lib/http/problem';
+import { ProblemError } from '@/lib/problems';
 import { PRICE_USD } from '@/lib/price';
 
 // THE registry of paid operations. REST routes, MCP tools, the OpenAPI document, the free GET

@@ -5,7 +5,7 @@
 // site-unreachable), 1 anything unexpected. CHECK_HOST_MAP works as in the service (never in production).
 import { parseArgs } from 'node:util';
 import { checkVisibility, type VisibilityResult } from '@/lib/checks/visibility/check';
-import { ProblemError } from '@/lib/http/problem';
+import { ProblemError } from '@/lib/problems';
 
 const USAGE = 'Usage: npm run check -- <url> [--pretty]';
 const TOP_FINDINGS = 8;

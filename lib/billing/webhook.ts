@@ -3,7 +3,7 @@ import type { Store } from '@/lib/store';
 import { createKey, grantFor } from '@/lib/credits/ledger';
 import { findPlan } from '@/lib/credits/plans';
 import type { PlanId } from '@/lib/price';
-import { ProblemError } from '@/lib/http/problem';
+import { ProblemError } from '@/lib/problems';
 import { readCheckout } from './checkout';
 import {
   FACT_TTL_MS, REVEAL_TTL_MS, names, readJson, writeJson,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { PaidOperation } from '@/lib/operations';
 import { ENDPOINTS, type FreeEndpoint } from '@/lib/endpoints';
 import { PRICE_CENTS, PRICE_USD, PRICE_USDC, PRICE_USDC_UNITS } from '@/lib/price';
-import { PROBLEMS, PROBLEM_BASE, type ProblemKind } from '@/lib/http/problem';
+import { PROBLEMS, PROBLEM_BASE, type ProblemKind } from '@/lib/problems';
 import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/payments/gate';
 
 // The OpenAPI 3.1 document, generated from the endpoint registry (lib/endpoints.ts) so it cannot

@@ -1,7 +1,7 @@
 import type { PaidOperation } from '@/lib/operations';
 import { runPaidCall, type GateResponse } from '@/lib/payments/gate';
 import { getRuntime } from '@/lib/runtime';
-import { ProblemError, problem, problemResponse } from './problem';
+import { ProblemError, problem, problemResponse } from '@/lib/problems';
 import { bearerToken, readJsonBody } from './request';
 import { clientIp } from './client-ip';
 import { priceAndRails } from './describe';

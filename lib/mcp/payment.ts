@@ -17,7 +17,7 @@
 // One gate, one set of challenges, one single-use claim per credential, whichever transport carried it.
 import { Challenge, Credential, Mcp, Receipt } from 'mppx';
 import type { GateResponse } from '@/lib/payments/gate';
-import type { Problem } from '@/lib/http/problem';
+import type { Problem } from '@/lib/problems';
 
 export const CREDENTIAL_META_KEY = Mcp.credentialMetaKey; // 'org.paymentauth/credential'
 export const RECEIPT_META_KEY = Mcp.receiptMetaKey; // 'org.paymentauth/receipt'

@@ -19,7 +19,7 @@ import { z } from 'zod';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PaidOperation } from '@/lib/operations';
 import { runPaidCall, type GateResponse } from '@/lib/payments/gate';
-import { problem, problemResponse, type Problem } from '@/lib/http/problem';
+import { errorResponse, problem, problemResponse, type Problem } from '@/lib/problems';
 import { bearerToken } from '@/lib/http/request';
 import { clientIp } from '@/lib/http/client-ip';
 import { getRuntime, type Runtime } from '@/lib/runtime';
@@ -70,8 +70,7 @@ export async function handleMcpRequest(request: Request, runtime?: Runtime): Pro
     return await transport.handleRequest(request);
   } catch (error) {
     // The SDK answers protocol errors itself; reaching here means our setup failed (configuration, store).
-    (runtime?.log ?? logEvent)({ event: 'internal-error', route: 'mcp', error: error instanceof Error ? error.message : String(error) });
-    return problemResponse(problem('internal-error', 'Something went wrong on our side. Nothing was charged.'));
+    return errorResponse(error, { route: 'mcp', log: runtime?.log ?? logEvent });
   } finally {
     await server?.close().catch(() => {});
   }

@@ -11,7 +11,7 @@
 // expiry, so every evm authorization nonce (derived from the challenge) is new. Verification is untouched: it
 // is mppx's handler, which recomputes the id from the credential's echoed challenge with the same key.
 import { Challenge } from 'mppx';
-import { problem, type Problem } from '../http/problem';
+import { problem, type Problem } from '@/lib/problems';
 import type { PaymentRails } from './rails';
 import { PRICE_USD } from '@/lib/price';
 

@@ -5,7 +5,7 @@ import type { CommitResult } from '@/lib/store/types';
 import { StoreUnavailableError } from '@/lib/store';
 import type { PaidOperation } from '@/lib/operations';
 import { sha256Hex } from '@/lib/canonical-json';
-import { ProblemError, problem, type Problem } from '@/lib/http/problem';
+import { ProblemError, problem, type Problem } from '@/lib/problems';
 import { parseBody } from '@/lib/http/validation';
 import { authenticateKey, commitCall, releaseCall, reserveCall } from '@/lib/credits/ledger';
 import { maskKey } from '@/lib/credits/keys';

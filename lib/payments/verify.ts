@@ -8,7 +8,7 @@
 //   if (!settled.ok) return settled.response            // 402 (fresh challenge) or 503; nothing charged
 //   return 200 with settled.headers and paymentIntent = settled.reference
 import { x402 } from 'mppx';
-import { problem, type Problem } from '../http/problem';
+import { problem, type Problem } from '@/lib/problems';
 import { challenge } from './challenge';
 import type { PaymentRails } from './rails';
 import { requestScope, type PendingSettlement, type RequestScope, type SettlementTrace } from './scope';

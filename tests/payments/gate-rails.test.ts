@@ -3,7 +3,7 @@ import { Mppx, evm } from 'mppx/client';
 import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { storeCredentialClaims, toGateRails } from '../../lib/payments/gate-rails';
-import { problem } from '../../lib/http/problem';
+import { problem } from '@/lib/problems';
 import { parseWwwAuthenticate, postJson, rails, server, withPaidServer } from './harness';
 
 withPaidServer();

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { POST } from '@/app/api/agent/readiness/route';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { maskKey } from '@/lib/credits/keys';
-import { PROBLEM_BASE } from '@/lib/http/problem';
+import { PROBLEM_BASE } from '@/lib/problems';
 import { StoreUnavailableError, type Store } from '@/lib/store';
 import { installTestRuntime, post, validReadinessBody, type TestRuntime } from '../support/runtime';
 

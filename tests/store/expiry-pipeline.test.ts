@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '@/lib/config';
 import { createKey } from '@/lib/credits/ledger';
 import { readinessOperation } from '@/lib/operations';
-import { PROBLEM_BASE } from '@/lib/http/problem';
+import { PROBLEM_BASE } from '@/lib/problems';
 import { runPaidCall, type GateDeps, type PaidCall } from '@/lib/payments/gate';
 import { post, validReadinessBody } from '../support/runtime';
 import { redisHarness, sqliteHarness, vercelKvHarness } from './adapters';

@@ -15,7 +15,7 @@ import Stripe from 'stripe';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST as readinessPOST } from '@/app/api/agent/readiness/route';
-import { PROBLEM_BASE } from '@/lib/http/problem';
+import { PROBLEM_BASE } from '@/lib/problems';
 import { httpFacilitator } from '@/lib/payments/facilitator';
 import { storeCredentialClaims, toGateRails } from '@/lib/payments/gate-rails';
 import { createPaymentRails } from '@/lib/payments/rails';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { checkVisibility, visibilityCheckDescription, type VisibilityResult } from '@/lib/checks/visibility/check';
 import { CRAWLERS } from '@/lib/checks/visibility/crawlers';
 import { RUBRIC, RUBRIC_VERSION, BLOCKING_SCORE_CAP, VISIBILITY_LIMITS } from '@/lib/checks/visibility/rubric';
-import { ProblemError } from '@/lib/http/problem';
+import { ProblemError } from '@/lib/problems';
 import { startFixtureSite, type FixtureResponse, type FixtureRoute, type FixtureSite } from './fixture-site';
 
 const HOSTS = ['site.test', 'www.site.test'];

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ProblemError } from '@/lib/http/problem';
+import { ProblemError } from '@/lib/problems';
 import { normalizeTargetUrl, parseHostMap } from '@/lib/checks/visibility/target-url';
 
 function refusal(input: string, allowHosts: string[] = []): ProblemError {

@@ -8,7 +8,7 @@
 //             only if /sitemap.xml is not a sitemap, the first `Sitemap:` URL of robots.txt.
 // Everything shares one AbortSignal carrying the whole-check budget.
 
-import { ProblemError } from '@/lib/http/problem';
+import { ProblemError } from '@/lib/problems';
 import { TaskDeadlineError, TaskThreadError } from '@/lib/worker-pool';
 import { CRAWLERS, type CrawlerVerdict } from './crawlers';
 import type { FetchedFile, FetchedPage, SiteFiles } from './analysis';

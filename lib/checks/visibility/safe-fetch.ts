@@ -12,7 +12,7 @@ import { pipeline, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
-import { ProblemError } from '@/lib/http/problem';
+import { ProblemError } from '@/lib/problems';
 import { normalizeTargetUrl, parseHostMap, type HostMap, type HostMapEntry } from './target-url';
 
 export { parseHostMap, type HostMap, type HostMapEntry };

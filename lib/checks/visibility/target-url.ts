@@ -5,7 +5,7 @@
 
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { ProblemError } from '@/lib/http/problem';
+import { ProblemError } from '@/lib/problems';
 
 export const MAX_URL_LENGTH = 2000;
 
