@@ -3,7 +3,7 @@ import type { PaidOperation } from '@/lib/operations';
 import { ENDPOINTS, type FreeEndpoint } from '@/lib/endpoints';
 import { PRICE_CENTS, PRICE_USD, PRICE_USDC, PRICE_USDC_UNITS } from '@/lib/price';
 import { PROBLEMS, PROBLEM_BASE, type ProblemKind } from '@/lib/problems';
-import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/payments/gate';
+import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/paid-call/pipeline';
 
 // The OpenAPI 3.1 document, generated from the endpoint registry (lib/endpoints.ts) so it cannot
 // drift from the routes. Each paid operation carries `x-payment-info` with one offer per live rail, which is

@@ -11,7 +11,7 @@ import { chainLedger, expectPaymentProblem, postJson, rails, server, withPaidSer
 
 let current: Store;
 const claimed: Array<{ key: string; ttlSeconds: number; first: boolean }> = [];
-/** The store's claims on the caller's clock, as lib/payments/gate-rails.ts `storeCredentialClaims` wires them. */
+/** The store's claims on the caller's clock, as lib/payments/claims.ts `storeCredentialClaims` wires them. */
 const claims: CredentialClaims = {
   async claimOnce(key, ttlSeconds) {
     const first = await current.claimOnce(key, Date.now(), ttlSeconds * 1000);
