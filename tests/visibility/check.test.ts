@@ -4,6 +4,7 @@ import { checkVisibility, visibilityCheckDescription, type VisibilityResult } fr
 import { CRAWLERS } from '@/lib/checks/visibility/crawlers';
 import { RUBRIC, RUBRIC_VERSION, BLOCKING_SCORE_CAP, VISIBILITY_LIMITS } from '@/lib/checks/visibility/rubric';
 import { ProblemError } from '@/lib/problems';
+import { visibilityProblem } from '@/lib/operations';
 import { startFixtureSite, type FixtureResponse, type FixtureRoute, type FixtureSite } from './fixture-site';
 
 const HOSTS = ['site.test', 'www.site.test'];
@@ -63,11 +64,13 @@ async function run(routes: Record<string, FixtureRoute>, url = 'https://site.tes
   return { result, site };
 }
 
+/** The check's failure as the edge answers it (lib/operations.ts visibilityProblem). */
 async function problemOf(promise: Promise<unknown>): Promise<ProblemError> {
   try {
     await promise;
   } catch (err) {
-    if (err instanceof ProblemError) return err;
+    const mapped = visibilityProblem(err);
+    if (mapped instanceof ProblemError) return mapped;
     throw err;
   }
   throw new Error('expected a ProblemError');

@@ -12,8 +12,7 @@ import { pipeline, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
-import { ProblemError } from '@/lib/problems';
-import { normalizeTargetUrl, parseHostMap, type HostMap, type HostMapEntry } from './target-url';
+import { InvalidTargetUrl, normalizeTargetUrl, parseHostMap, type HostMap, type HostMapEntry } from './target-url';
 
 export { parseHostMap, type HostMap, type HostMapEntry };
 
@@ -396,7 +395,7 @@ export async function safeFetch(url: URL, options: SafeFetchOptions = {}): Promi
   try {
     current = normalizeTargetUrl(url.href, { allowHosts });
   } catch (err) {
-    if (err instanceof ProblemError) throw new FetchRefusedError('invalid-url', err.message, url.href);
+    if (err instanceof InvalidTargetUrl) throw new FetchRefusedError('invalid-url', err.message, url.href);
     throw err;
   }
 
@@ -448,7 +447,7 @@ export async function safeFetch(url: URL, options: SafeFetchOptions = {}): Promi
         try {
           next = normalizeTargetUrl(next.href, { allowHosts });
         } catch (err) {
-          if (err instanceof ProblemError) {
+          if (err instanceof InvalidTargetUrl) {
             throw new FetchRefusedError(
               'invalid-url',
               `The site redirected to an address that cannot be checked: ${err.message}`,
