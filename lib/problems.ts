@@ -62,8 +62,11 @@ export class ProblemError extends Error {
   }
 }
 
+/** RFC 9457's media type (the OpenAPI document names it too). */
+export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+
 /** What every problem+json response carries: built here only, so the headers cannot drift between routes. */
-const PROBLEM_HEADERS = { 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store' } as const;
+const PROBLEM_HEADERS = { 'Content-Type': PROBLEM_MEDIA_TYPE, 'Cache-Control': 'no-store' } as const;
 
 /**
  * A problem as a problem+json Response.
