@@ -1,4 +1,4 @@
-// Branches of the paid-call pipeline (lib/payments/gate.ts) that only a store at the wrong moment reaches:
+// Branches of the paid-call pipeline (lib/paid-call/pipeline.ts) that only a store at the wrong moment reaches:
 // a reservation lost after its hold lapsed, and the reservation released when the idempotency claim fails.
 // The real route and the real SQLite store, wrapped in a Proxy that misbehaves on one chosen method; the
 // clock is frozen (fake Date), so a hold lapses only when a test moves the clock past it.

@@ -13,7 +13,7 @@ import { redisHarness, sqliteHarness, vercelKvHarness } from './adapters';
 // (run it and charge it once). The clock is the gate's `now`, moved forward instead of sleeping.
 
 const T0 = Date.UTC(2026, 10, 1, 12);
-/** The gate's in-flight ttl (gate.ts IN_FLIGHT_TTL_MS): a crashed request frees its key after it. */
+/** The pipeline's in-flight ttl (lib/paid-call/pipeline.ts IN_FLIGHT_TTL_MS): a crashed request frees its key after it. */
 const IN_FLIGHT_TTL_MS = 3 * 60 * 1000;
 const config = parseConfig({ NODE_ENV: 'test', CREDITS_KEY_SECRET: 'x'.repeat(40), DATA_DIR: '/nonexistent' });
 
