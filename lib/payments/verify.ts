@@ -10,7 +10,7 @@
 //   if (!settled.ok) return settled.response            // 402 (fresh challenge) or 503; nothing charged
 //   return 200 with settled.headers and paymentIntent = settled.reference
 import { x402 } from 'mppx';
-import { problem, problemResponse, type Problem } from '@/lib/problems';
+import { STORE_UNAVAILABLE_DETAIL, problem, problemResponse, type Problem } from '@/lib/problems';
 import { challenge, type PaymentChallenge } from './challenge';
 import type { PaymentRails } from './rails';
 import { requestScope, type PendingSettlement, type RequestScope, type SettlementTrace } from './scope';
@@ -270,7 +270,7 @@ const DETAILS: Record<FailureReason, string> = {
   // Honest about the one case where we cannot know: the processor may complete the charge after we gave up.
   'settlement-unconfirmed':
     'The payment processor did not confirm the charge in time, so it may still complete. Retry with the same Idempotency-Key (given in this response) and a new credential from the same payer: if the charge went through you receive this result without paying again; if it did not, the new credential pays.',
-  'store-unavailable': 'The service cannot record payments right now. Nothing was charged; try again shortly.',
+  'store-unavailable': STORE_UNAVAILABLE_DETAIL,
 };
 
 async function failure(
