@@ -42,14 +42,16 @@ export function paidPost(operation: PaidOperation) {
     try {
       const runtime = getRuntime();
       const body = await readJsonBody(request, runtime.config.MAX_BODY_BYTES);
+      const bearerKey = bearerToken(request.headers);
       const outcome = await runPaidCall(runtime, {
         operation,
         body,
         idempotencyKey: request.headers.get('idempotency-key'),
         idempotencyKeySource: 'header:Idempotency-Key',
         clientIp: clientIp(request.headers, runtime.config.TRUSTED_PROXY),
-        bearerKey: bearerToken(request.headers),
-        credential: credentialFromHeaders(request.headers),
+        bearerKey,
+        // A prepaid key always pays first, so its calls skip the credential lookup (hot path).
+        credential: bearerKey === null ? credentialFromHeaders(request.headers) : null,
         signal: () => request.signal,
       });
       return outcomeResponse(outcome);
