@@ -22,6 +22,13 @@ const config = [
       'regexp/no-super-linear-move': 'error',
     },
   },
+  {
+    // One-way imports (pages/routes → adapters → pipeline → checks/credits/payments → store/problems): a cycle
+    // means a lower layer reached up. docs/ARCHITECTURE.md draws the layers.
+    rules: {
+      'import/no-cycle': ['error', { ignoreExternal: true }],
+    },
+  },
 ];
 
 export default config;

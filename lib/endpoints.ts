@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OPERATIONS, readinessOperation, type PaidOperation } from '@/lib/operations';
-import type { ProblemKind } from '@/lib/http/problem';
+import type { ProblemKind } from '@/lib/problems';
 import { PRICE_CENTS, PRICE_USD } from '@/lib/price';
 import { PLANS } from '@/lib/credits/plans';
 import { CreditsAnswer } from '@/lib/credits/credits-endpoint';

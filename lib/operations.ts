@@ -3,9 +3,9 @@ import { ReadinessRequest } from '@/lib/checks/readiness/schema';
 import { assessReadiness } from '@/lib/checks/readiness/assess';
 import { readinessRubric } from '@/lib/checks/readiness/rubric';
 import { artifactHash } from '@/lib/canonical-json';
-import { checkVisibility, visibilityCheckDescription } from '@/lib/checks/visibility/check';
-import { normalizeTargetUrl } from '@/lib/checks/visibility/target-url';
-import { ProblemError } from '@/lib/http/problem';
+import { SiteUnreachable, checkVisibility, visibilityCheckDescription } from '@/lib/checks/visibility/check';
+import { InvalidTargetUrl, normalizeTargetUrl } from '@/lib/checks/visibility/target-url';
+import { ProblemError } from '@/lib/problems';
 import { PRICE_USD } from '@/lib/price';
 
 // THE registry of paid operations. REST routes, MCP tools, the OpenAPI document, the free GET
@@ -185,15 +185,17 @@ export const visibilityOperation: PaidOperation<typeof VisibilityRequest, typeof
     try {
       normalizeTargetUrl(input.url);
     } catch (error) {
-      if (error instanceof ProblemError) {
-        throw new ProblemError('invalid-url', error.problem.detail, { errors: [{ path: '$.url', message: error.problem.detail }] });
+      if (error instanceof InvalidTargetUrl) {
+        throw new ProblemError('invalid-url', error.message, { errors: [{ path: '$.url', message: error.message }] });
       }
       throw error;
     }
   },
   workBeforeCharge: true,
   async run(input, { signal, now }) {
-    const { report, limits } = await checkVisibility(input.url, { signal });
+    const { report, limits } = await checkVisibility(input.url, { signal }).catch((error: unknown) => {
+      throw visibilityProblem(error);
+    });
     return { checkedAt: now.toISOString(), report, limits, artifactHash: artifactHash(report) };
   },
   described: VisibilityDescribed,
@@ -212,3 +214,14 @@ export const visibilityOperation: PaidOperation<typeof VisibilityRequest, typeof
 };
 
 export const OPERATIONS: readonly PaidOperation[] = [readinessOperation as unknown as PaidOperation, visibilityOperation as unknown as PaidOperation];
+
+/**
+ * The visibility check's own failures in the service's error vocabulary: a refused address is 400
+ * invalid-url, a site that could not be checked 422 site-unreachable (nothing charged). Other errors pass through.
+ * @example throw visibilityProblem(new SiteUnreachable('The connection was reset.')) // ProblemError 422
+ */
+export function visibilityProblem(error: unknown): unknown {
+  if (error instanceof InvalidTargetUrl) return new ProblemError('invalid-url', error.message);
+  if (error instanceof SiteUnreachable) return new ProblemError('site-unreachable', error.message);
+  return error;
+}

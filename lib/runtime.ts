@@ -1,8 +1,7 @@
 import { getConfig, type Config } from '@/lib/config';
 import { openStore, type Store } from '@/lib/store';
-import type { PaymentRails } from '@/lib/payments/gate';
-import { createPaymentRails } from '@/lib/payments/rails';
-import { storeCredentialClaims, toGateRails } from '@/lib/payments/gate-rails';
+import { createPaymentRails, type PaymentRails } from '@/lib/payments/rails';
+import { storeCredentialClaims } from '@/lib/payments/claims';
 import { logEvent } from '@/lib/log';
 
 // Process-wide singletons, built on first use. Kept on globalThis so Next's dev-mode module
@@ -17,9 +16,9 @@ export interface Runtime {
 
 const holder = globalThis as unknown as { __pacRuntime?: Runtime };
 
-/** The live payment rails for this configuration, or null when none is complete (the gate then answers 503). */
+/** The live payment rails for this configuration, or null when none is complete (the paid-call pipeline then answers 503). */
 export function railsFor(config: Config, store: Store): PaymentRails | null {
-  const rails = createPaymentRails(
+  return createPaymentRails(
     {
       appUrl: config.APP_URL,
       mppSecretKey: config.MPP_SECRET_KEY,
@@ -30,9 +29,8 @@ export function railsFor(config: Config, store: Store): PaymentRails | null {
       stripeNetworkId: config.STRIPE_NETWORK_ID,
       stripeApiUrl: config.STRIPE_API_URL,
     },
-    { claims: storeCredentialClaims(store) },
+    { claims: storeCredentialClaims(store), rpcUrl: config.BASE_RPC_URL },
   );
-  return rails ? toGateRails(rails, { rpcUrl: config.BASE_RPC_URL }) : null;
 }
 
 export function getRuntime(): Runtime {

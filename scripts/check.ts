@@ -5,7 +5,8 @@
 // site-unreachable), 1 anything unexpected. CHECK_HOST_MAP works as in the service (never in production).
 import { parseArgs } from 'node:util';
 import { checkVisibility, type VisibilityResult } from '@/lib/checks/visibility/check';
-import { ProblemError } from '@/lib/http/problem';
+import { ProblemError } from '@/lib/problems';
+import { visibilityProblem } from '@/lib/operations';
 
 const USAGE = 'Usage: npm run check -- <url> [--pretty]';
 const TOP_FINDINGS = 8;
@@ -52,7 +53,8 @@ async function main(argv: string[]): Promise<number> {
     const result = await checkVisibility(url);
     console.log(parsed.values.pretty ? formatPretty(result) : JSON.stringify(result, null, 2));
     return 0;
-  } catch (error) {
+  } catch (thrown) {
+    const error = visibilityProblem(thrown);
     if (error instanceof ProblemError) {
       console.error(`${error.problem.status} ${error.problem.title}: ${error.problem.detail}`);
       return 2;

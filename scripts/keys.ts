@@ -8,7 +8,7 @@ import { openStore } from '@/lib/store';
 import { PLANS, findPlan } from '@/lib/credits/plans';
 import { authenticateKey, balance, createKey } from '@/lib/credits/ledger';
 import { hashKey, isWellFormedKey, maskKey } from '@/lib/credits/keys';
-import { ProblemError } from '@/lib/http/problem';
+import { ProblemError } from '@/lib/problems';
 
 const USAGE = `Usage:
   npm run keys -- create --plan <${PLANS.map((p) => p.id).join('|')}> [--label <text>]

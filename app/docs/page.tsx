@@ -5,7 +5,7 @@ import { OPERATIONS, READINESS_LIMITS, readinessOperation } from '@/lib/operatio
 import { PLANS } from '@/lib/credits/plans';
 import { PRICE_CENTS, PRICE_USD, PRICE_USDC_UNITS, USDC_DECIMALS, formatUsd } from '@/lib/price';
 import { RESERVATION_HOLD_MS } from '@/lib/credits/ledger';
-import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_TTL_MS } from '@/lib/payments/gate';
+import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_TTL_MS } from '@/lib/paid-call/pipeline';
 import { MAX_URL_LENGTH } from '@/lib/checks/visibility/target-url';
 import { PAGE_MAX_BYTES } from '@/lib/checks/visibility/check';
 import { CRAWLERS } from '@/lib/checks/visibility/crawlers';

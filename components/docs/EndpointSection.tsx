@@ -1,5 +1,5 @@
 import type { EndpointDoc } from '@/lib/docs/reference';
-import { PROBLEMS } from '@/lib/http/problem';
+import { PROBLEMS } from '@/lib/problems';
 import { JsonBlock } from '../CodeBlock';
 
 export function EndpointSection({ doc }: { doc: EndpointDoc }) {

@@ -4,7 +4,7 @@ import type { Store } from '@/lib/store';
 import { Balance, authenticateKey, balance } from '@/lib/credits/ledger';
 import { PLAN_IDS } from '@/lib/price';
 import { maskKey } from '@/lib/credits/keys';
-import { ProblemError } from '@/lib/http/problem';
+import { ProblemError } from '@/lib/problems';
 import { readCheckout, type BillingDeps } from './checkout';
 import { billingStripe, stripeUnavailable } from './stripe';
 import { RENEWAL_GRACE_MS } from './webhook';

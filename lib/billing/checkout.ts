@@ -4,7 +4,7 @@ import { findPlan, type Plan } from '@/lib/credits/plans';
 import { PURCHASABLE_PLAN_IDS, type PlanId } from '@/lib/price';
 import { authenticateKey } from '@/lib/credits/ledger';
 import { maskKey } from '@/lib/credits/keys';
-import { ProblemError } from '@/lib/http/problem';
+import { ProblemError } from '@/lib/problems';
 import { billingStripe, stripeUnavailable, type BillingConfig } from './stripe';
 import { FACT_TTL_MS, names, readJson, writeJson, type CheckoutRecord } from './records';
 

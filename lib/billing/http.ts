@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { getRuntime } from '@/lib/runtime';
-import { StoreUnavailableError } from '@/lib/store';
-import { ProblemError, problem, problemResponse } from '@/lib/http/problem';
+import { ProblemError, answerWithProblems, problem } from '@/lib/problems';
 import { parseBody } from '@/lib/http/validation';
 import { readTextCapped } from '@/lib/http/request';
 import { PURCHASABLE_PLAN_IDS } from '@/lib/price';
@@ -52,26 +51,12 @@ export function parseFields<S extends z.ZodType>(schema: S, fields: Record<strin
   return parseBody(schema, fields);
 }
 
-/** Runs a billing handler: problem+json for every failure, never a stack trace. */
-export async function billingRoute(name: string, fn: () => Promise<Response>): Promise<Response> {
-  try {
-    return await fn();
-  } catch (error) {
-    if (error instanceof ProblemError) return problemResponse(error.problem, error.headers);
-    if (error instanceof StoreUnavailableError) {
-      return problemResponse(problem('store-unavailable', 'Our data store is not answering; retry shortly.'), { 'Retry-After': '5' });
-    }
-    safeLog({ event: 'internal-error', route: name, error: error instanceof Error ? error.message : String(error) });
-    return problemResponse(problem('billing-unavailable', 'Something went wrong on our side; nothing was charged. Retry shortly.'), { 'Retry-After': '5' });
-  }
-}
+/** Unexpected failures of a billing route: a card purchase is involved, so say nothing was charged. */
+const BILLING_FAILED = { problem: problem('billing-unavailable', 'Something went wrong on our side; nothing was charged. Retry shortly.'), headers: { 'Retry-After': '5' } };
 
-function safeLog(event: Record<string, unknown>) {
-  try {
-    getRuntime().log(event);
-  } catch {
-    // Logging must never turn an answer into a crash.
-  }
+/** Runs a billing handler: problem+json for every failure (lib/problems.ts's one exit), never a stack trace. */
+export function billingRoute(name: string, fn: () => Promise<Response>): Promise<Response> {
+  return answerWithProblems({ route: name, log: (event) => getRuntime().log(event), unexpected: BILLING_FAILED }, fn);
 }
 
 export function noStoreJson(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {

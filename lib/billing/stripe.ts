@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import { createStripeClient } from '@/lib/payments/stripe';
-import { ProblemError } from '@/lib/http/problem';
+import { ProblemError } from '@/lib/problems';
 import type { Config } from '@/lib/config';
 
 export type BillingConfig = Pick<Config, 'APP_URL' | 'STRIPE_SECRET_KEY' | 'STRIPE_API_URL' | 'STRIPE_WEBHOOK_SECRET' | 'CREDITS_KEY_SECRET'>;

@@ -5,7 +5,7 @@ import { addGrantOnce, grantFor } from '@/lib/credits/ledger';
 import { hashKey, mintKey } from '@/lib/credits/keys';
 import { findPlan } from '@/lib/credits/plans';
 import type { PlanId } from '@/lib/price';
-import { ProblemError } from '@/lib/http/problem';
+import { ProblemError } from '@/lib/problems';
 import { readCheckout } from './checkout';
 import {
   FACT_TTL_MS, REVEAL_TTL_MS, UNFULFILLED_KEY_TTL_MS, names, readJson, writeJson,

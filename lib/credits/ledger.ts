@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Store } from '@/lib/store';
 import type { Grant, GrantState } from '@/lib/store/types';
 import { PLAN_IDS, type PlanId } from '@/lib/price';
-import { ProblemError } from '@/lib/http/problem';
+import { ProblemError } from '@/lib/problems';
 import { bundleExpiry, findPlan, monthlyPeriodEnd } from './plans';
 import { digestsEqual, hashKey, isWellFormedKey, mintKey } from './keys';
 

@@ -29,9 +29,6 @@ export const PLANS: readonly Plan[] = [
   },
 ] as const;
 
-// Kept until lib/billing/webhook.ts imports PlanId from lib/price (it is another engineer's file this round).
-export type { PlanId } from '@/lib/price';
-
 export function findPlan(id: string): Plan | undefined {
   return PLANS.find((p) => p.id === id);
 }

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { PaidOperation } from '@/lib/operations';
 import { ENDPOINTS, type FreeEndpoint } from '@/lib/endpoints';
 import { PRICE_CENTS, PRICE_USD, PRICE_USDC, PRICE_USDC_UNITS } from '@/lib/price';
-import { PROBLEMS, PROBLEM_BASE, type ProblemKind } from '@/lib/http/problem';
-import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/payments/gate';
+import { PROBLEMS, PROBLEM_BASE, PROBLEM_MEDIA_TYPE, type ProblemKind } from '@/lib/problems';
+import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/paid-call/pipeline';
 
 // The OpenAPI 3.1 document, generated from the endpoint registry (lib/endpoints.ts) so it cannot
 // drift from the routes. Each paid operation carries `x-payment-info` with one offer per live rail, which is
@@ -33,7 +33,7 @@ export function paymentOffers(ctx: DiscoveryContext) {
 }
 
 const problemRef = { $ref: '#/components/schemas/Problem' };
-const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: problemRef } } });
+const problemResponse = (description: string) => ({ description, content: { [PROBLEM_MEDIA_TYPE]: { schema: problemRef } } });
 
 function paidOperation(op: PaidOperation, ctx: DiscoveryContext) {
   const offers = paymentOffers(ctx);
@@ -69,7 +69,7 @@ function paidOperation(op: PaidOperation, ctx: DiscoveryContext) {
           'WWW-Authenticate': { schema: { type: 'string' } },
           'PAYMENT-REQUIRED': { schema: { type: 'string' }, description: 'base64 JSON, x402Version 2' },
         },
-        content: { 'application/problem+json': { schema: problemRef } },
+        content: { [PROBLEM_MEDIA_TYPE]: { schema: problemRef } },
       },
       '409': problemResponse('Idempotency-Key already used for a different request, or still in flight'),
       ...(op.workBeforeCharge ? { '422': problemResponse('The site could not be checked; nothing charged') } : {}),

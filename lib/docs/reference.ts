@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { readinessOperation, type PaidOperation } from '@/lib/operations';
 import { ENDPOINTS, type ExampleResponse, type FreeEndpoint, type HttpMethod } from '@/lib/endpoints';
 import { PRICE_USD } from '@/lib/price';
-import { PROBLEMS, PROBLEM_BASE, type ProblemKind } from '@/lib/http/problem';
+import { PROBLEMS, PROBLEM_BASE, type ProblemKind } from '@/lib/problems';
 import { ReadinessRequest } from '@/lib/checks/readiness/schema';
 import { assessReadiness } from '@/lib/checks/readiness/assess';
 

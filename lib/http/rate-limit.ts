@@ -1,5 +1,5 @@
 import type { Store } from '@/lib/store';
-import { ProblemError } from './problem';
+import { ProblemError } from '@/lib/problems';
 
 /**
  * Counts one hit on `bucket` in the store's fixed window; past `limit` throws 429 `rate-limited`

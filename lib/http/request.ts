@@ -1,4 +1,4 @@
-import { ProblemError } from './problem';
+import { ProblemError } from '@/lib/problems';
 
 /** Reads a JSON body, refusing oversized bodies before parsing them. */
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ProblemError, type FieldError } from './problem';
+import { ProblemError, type FieldError } from '@/lib/problems';
 
 /** `$.a.b[0]` from a zod issue path. */
 export function jsonPath(path: ReadonlyArray<PropertyKey>): string {

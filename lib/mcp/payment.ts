@@ -9,15 +9,13 @@
 // `mppx.charge()` compose reads `input.url` and throws on an MCP request; evm.charge alone fails parsing the
 // x402 resource URL. tests/mcp/mppx-compose.test.ts pins each of those facts.
 //
-// So the MCP edge speaks to the very same HTTP rails the REST routes use, and converts at the boundary:
-//   - the credential object in `_meta` is serialized to `Authorization: Payment <base64url>` (the exact wire
-//     form mppx's HTTP transport reads) on a request addressed to the operation's REST resource;
-//   - the gate's 402 (both challenges merged in WWW-Authenticate) is parsed back into challenge objects;
-//   - the gate's Payment-Receipt header is decoded into the result's `_meta` receipt.
-// One gate, one set of challenges, one single-use claim per credential, whichever transport carried it.
-import { Challenge, Credential, Mcp, Receipt } from 'mppx';
-import type { GateResponse } from '@/lib/payments/gate';
-import type { Problem } from '@/lib/http/problem';
+// So the MCP edge hands the very same rails the REST routes use the credential as data: the credential object
+// in `_meta` is serialized to MPP's wire form (`Payment <base64url>`, what mppx's HTTP transport reads) and
+// passed to the paid-call pipeline as a PaymentCredential; the pipeline's challenges come back as objects and
+// its receipt as mppx wrote it (lib/paid-call/mcp.ts). One pipeline, one set of challenges, one single-use
+// claim per credential, whichever transport carried it.
+import { Credential, Mcp } from 'mppx';
+import type { PaymentCredential } from '@/lib/payments/verify';
 
 export const CREDENTIAL_META_KEY = Mcp.credentialMetaKey; // 'org.paymentauth/credential'
 export const RECEIPT_META_KEY = Mcp.receiptMetaKey; // 'org.paymentauth/receipt'
@@ -30,11 +28,20 @@ export const IDEMPOTENCY_META_KEY = 'idempotencyKey';
 
 // A value in `_meta` that is not a credential still has to reach the rails as a credential, so that it is
 // answered like any unreadable credential (a fresh challenge, reason malformed-credential) and only after
-// the arguments, the Idempotency-Key and the rate limits were checked, in the gate's order.
+// the arguments, the Idempotency-Key and the rate limits were checked, in the pipeline's order.
 const UNREADABLE_CREDENTIAL = 'Payment unreadable';
 
 /**
- * The `Authorization` value carrying the credential sent in `_meta`, or null when none was sent. mppx
+ * The credential sent in `_meta` as the pipeline takes it, or null when none was sent.
+ * @example credentialFromMeta({ 'org.paymentauth/credential': credential }) // { scheme: 'mpp', authorization: 'Payment eyJ…' }
+ */
+export function credentialFromMeta(meta: Record<string, unknown> | undefined): PaymentCredential | null {
+  const authorization = credentialHeaderFromMeta(meta);
+  return authorization === null ? null : { scheme: 'mpp', authorization };
+}
+
+/**
+ * The credential sent in `_meta` in MPP's wire form (`Payment <base64url>`), or null when none was sent. mppx
  * clients send the deserialized credential object; a client that sends the HTTP wire form (a `Payment …`
  * string, or just its base64url part) is served too.
  */
@@ -55,51 +62,11 @@ export function credentialHeaderFromMeta(meta: Record<string, unknown> | undefin
 }
 
 /** The id of the challenge the `_meta` credential answers, for the receipt's `challengeId`. */
-export function challengeIdOf(header: string | null): string | undefined {
-  if (header === null || header === UNREADABLE_CREDENTIAL) return undefined;
+export function challengeIdOf(credential: PaymentCredential | null): string | undefined {
+  if (credential?.scheme !== 'mpp' || credential.authorization === UNREADABLE_CREDENTIAL) return undefined;
   try {
-    return Credential.deserialize(header).challenge.id;
+    return Credential.deserialize(credential.authorization).challenge.id;
   } catch {
     return undefined;
   }
-}
-
-export interface PaymentRequiredData {
-  httpStatus: 402;
-  challenges: Challenge.Challenge[];
-  problem: Problem;
-}
-
-/** The JSON-RPC error code and data for a gate 402: -32042 when nothing (usable) was paid yet, -32043 when a credential was refused. */
-export function paymentErrorFromGate(reply: GateResponse): { code: number; message: string; data: PaymentRequiredData } {
-  const problem = reply.body as Problem;
-  const header = headerValue(reply.headers, 'www-authenticate');
-  const challenges = header ? Challenge.deserializeList(header) : [];
-  const reason = typeof problem.reason === 'string' ? problem.reason : undefined;
-  // Same mapping as mppx's Mcp.errorCode(): an unreadable credential is invalid params, any other refused
-  // credential a verification failure; both still carry a fresh challenge to pay.
-  const code = !problem.type.endsWith('/payment-failed')
-    ? PAYMENT_REQUIRED_CODE
-    : reason === 'malformed-credential'
-      ? INVALID_PARAMS_CODE
-      : PAYMENT_VERIFICATION_FAILED_CODE;
-  return { code, message: problem.detail, data: { httpStatus: 402, challenges, problem } };
-}
-
-/** The receipt for the result's `_meta`, decoded from the gate's Payment-Receipt header (null when paid otherwise). */
-export function receiptFromGate(reply: GateResponse, challengeId: string | undefined): Record<string, unknown> | null {
-  const header = headerValue(reply.headers, 'payment-receipt');
-  if (!header) return null;
-  try {
-    const receipt = Receipt.deserialize(header) as Record<string, unknown>;
-    return challengeId ? { ...receipt, challengeId } : receipt;
-  } catch {
-    return null;
-  }
-}
-
-export function headerValue(headers: Record<string, string>, name: string): string | undefined {
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === wanted) return value;
-  return undefined;
 }

@@ -2,44 +2,33 @@
 // gets its own protocol server and transport: nothing is shared between requests, so any instance of the
 // service can answer any request.
 //
-// Paid tool calls go through the same paid-call gate as the REST routes (runPaidCall); this file only maps
-// MCP in and out of it:
-//   200                    → result: structuredContent = the REST body, content = one-line summary,
-//                            _meta: the MPP receipt, idempotentReplayed
-//   400 (body, key, url)   → JSON-RPC -32602 with data.errors [{ path, message }] (paths within `arguments`)
-//   402                    → JSON-RPC -32042 (or -32043 / -32602 for a refused credential) with data.challenges
-//   401/409/422/429/5xx    → tool result with isError: true, the problem's detail as text, the problem in _meta
+// Paid tool calls go through the same paid-call pipeline as the REST routes (runPaidCall): this file reads
+// the call out of the MCP request (arguments, `_meta` credential and Idempotency-Key, the HTTP request's
+// Bearer key and client address), and lib/paid-call/mcp.ts renders the outcome as a result or an error.
 //
 // The low-level protocol `Server` is used on purpose: McpServer turns every error a tool throws into an
 // isError result, and MPP needs the payment error as a JSON-RPC error; it would also validate arguments
-// itself, before our gate, without the JSON paths the REST routes report.
+// itself, before our pipeline, without the JSON paths the REST routes report.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { z } from 'zod';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PaidOperation } from '@/lib/operations';
-import { runPaidCall, type GateResponse } from '@/lib/payments/gate';
-import { problem, problemResponse, type Problem } from '@/lib/http/problem';
+import { runPaidCall } from '@/lib/paid-call/pipeline';
+import { JsonRpcError, outcomeToolResult } from '@/lib/paid-call/mcp';
+import { errorResponse, problem, problemResponse } from '@/lib/problems';
 import { bearerToken } from '@/lib/http/request';
 import { clientIp } from '@/lib/http/client-ip';
 import { getRuntime, type Runtime } from '@/lib/runtime';
 import { logEvent } from '@/lib/log';
-import {
-  INVALID_PARAMS_CODE,
-  IDEMPOTENCY_META_KEY,
-  RECEIPT_META_KEY,
-  challengeIdOf,
-  credentialHeaderFromMeta,
-  headerValue,
-  paymentErrorFromGate,
-  receiptFromGate,
-} from './payment';
+import { PRICE_USD } from '@/lib/price';
+import { INVALID_PARAMS_CODE, IDEMPOTENCY_META_KEY, challengeIdOf, credentialFromMeta } from './payment';
 import { LIST_PAID_SERVICES, listPaidServices, operationByTool, toolList } from './tools';
 
 export const MCP_SERVER_INFO = { name: 'paid-agent-checks', version: '1.0.0' };
 
 const INSTRUCTIONS =
-  'Two paid checks (1.00 USD per fulfilled call) and a free catalogue. Call list_paid_services first. Paid tools answer an unpaid call ' +
+  `Two paid checks (${PRICE_USD} USD per fulfilled call) and a free catalogue. Call list_paid_services first. Paid tools answer an unpaid call ` +
   'with JSON-RPC error -32042 whose data.challenges are MPP challenges (card, USDC on Base); pay one and retry with the credential in ' +
   'params._meta["org.paymentauth/credential"] (mppx McpClient does this), or send "Authorization: Bearer <credits key>" on the HTTP request.';
 
@@ -69,26 +58,13 @@ export async function handleMcpRequest(request: Request, runtime?: Runtime): Pro
     return await transport.handleRequest(request);
   } catch (error) {
     // The SDK answers protocol errors itself; reaching here means our setup failed (configuration, store).
-    (runtime?.log ?? logEvent)({ event: 'internal-error', route: 'mcp', error: error instanceof Error ? error.message : String(error) });
-    return problemResponse(problem('internal-error', 'Something went wrong on our side. Nothing was charged.'));
+    return errorResponse(error, { route: 'mcp', log: runtime?.log ?? logEvent });
   } finally {
     await server?.close().catch(() => {});
   }
 }
 
-/**
- * A JSON-RPC error as sent: the SDK's McpError would prefix every message with "MCP error <code>:", which
- * the client's McpError then prefixes again.
- */
-export class JsonRpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
+export { JsonRpcError };
 
 const INTERNAL_ERROR_CODE = -32603;
 
@@ -134,63 +110,17 @@ async function callPaidTool(
   meta: Record<string, unknown> | undefined,
   signal: AbortSignal,
 ): Promise<CallToolResult> {
-  const credential = credentialHeaderFromMeta(meta);
+  const credential = credentialFromMeta(meta);
   const rawKey = meta?.[IDEMPOTENCY_META_KEY];
-  // The rails read the credential from `Authorization: Payment`, exactly as a REST retry carries it, on a
-  // request for the operation's REST resource: the challenges are the same terms on either transport.
-  const railsRequest = new Request(new URL(operation.path, runtime.config.APP_URL), {
-    method: 'POST',
-    headers: credential === null ? {} : { authorization: credential },
-  });
-  const reply = await runPaidCall(runtime, {
+  const outcome = await runPaidCall(runtime, {
     operation,
     body: args ?? {},
     idempotencyKey: rawKey === undefined || rawKey === null ? null : String(rawKey),
+    idempotencyKeySource: `$._meta.${IDEMPOTENCY_META_KEY}`,
     clientIp: clientIp(request.headers, runtime.config.TRUSTED_PROXY),
     bearerKey: bearerToken(request.headers),
-    request: railsRequest,
+    credential,
     signal: () => AbortSignal.any([signal, request.signal, AbortSignal.timeout(60_000)]),
   });
-  return toToolResult(operation, reply, challengeIdOf(credential));
-}
-
-function toToolResult(operation: PaidOperation, reply: GateResponse, challengeId: string | undefined): CallToolResult {
-  if (reply.status === 200) {
-    const body = reply.body as Record<string, unknown>;
-    const resultMeta: Record<string, unknown> = {};
-    const receipt = receiptFromGate(reply, challengeId);
-    if (receipt) resultMeta[RECEIPT_META_KEY] = receipt;
-    if (headerValue(reply.headers, 'idempotent-replayed') === 'true') resultMeta.idempotentReplayed = true;
-    return {
-      content: [{ type: 'text', text: summaryOf(operation, body) }],
-      structuredContent: body,
-      ...(Object.keys(resultMeta).length ? { _meta: resultMeta } : {}),
-    };
-  }
-  const p = reply.body as Problem;
-  if (reply.status === 402) {
-    const { code, message, data } = paymentErrorFromGate(reply);
-    throw new JsonRpcError(code, message, data);
-  }
-  if (reply.status === 400) {
-    const errors = (p.errors ?? []).map((e) => (e.path === 'header:Idempotency-Key' ? { ...e, path: `$._meta.${IDEMPOTENCY_META_KEY}` } : e));
-    throw new JsonRpcError(INVALID_PARAMS_CODE, p.detail, { httpStatus: 400, errors, problem: { ...p, errors } });
-  }
-  // Everything else is an outcome of this call the model should read and act on (retry later, fix the
-  // key, the site is down): a tool error. No structuredContent: it would be checked against the outputSchema.
-  const retryAfter = headerValue(reply.headers, 'retry-after');
-  return {
-    isError: true,
-    content: [{ type: 'text', text: `${p.title}: ${p.detail}${retryAfter ? ` Retry after ${retryAfter} s.` : ''}` }],
-    _meta: { problem: p, ...(retryAfter ? { retryAfterSeconds: Number(retryAfter) } : {}) },
-  };
-}
-
-function summaryOf(operation: PaidOperation, body: Record<string, unknown>): string {
-  // The call is paid by now: a summary that cannot be written must not turn the result into an error.
-  try {
-    return operation.summarize(body);
-  } catch {
-    return `${operation.service}: done; the full result is in structuredContent.`;
-  }
+  return outcomeToolResult(operation, outcome, challengeIdOf(credential));
 }

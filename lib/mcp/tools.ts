@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { OPERATIONS, type PaidOperation } from '@/lib/operations';
 import { PRICE_CENTS, PRICE_USD } from '@/lib/price';
-import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/payments/gate';
+import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/paid-call/pipeline';
 import { CREDENTIAL_META_KEY, IDEMPOTENCY_META_KEY, PAYMENT_REQUIRED_CODE, RECEIPT_META_KEY } from './payment';
 
 export const LIST_PAID_SERVICES = 'list_paid_services';

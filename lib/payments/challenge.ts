@@ -11,20 +11,28 @@
 // expiry, so every evm authorization nonce (derived from the challenge) is new. Verification is untouched: it
 // is mppx's handler, which recomputes the id from the credential's echoed challenge with the same key.
 import { Challenge } from 'mppx';
-import { problem, type Problem } from '../http/problem';
+import { problem, problemResponse, type Problem } from '@/lib/problems';
 import type { PaymentRails } from './rails';
+import { PRICE_USD } from '@/lib/price';
 
+/** A 402's terms as data: the challenges (what MCP sends) and their HTTP rendering (what REST sends). */
 export interface PaymentChallenge {
   status: 402;
-  /** WWW-Authenticate (both challenges), PAYMENT-REQUIRED, Content-Type, Cache-Control. */
-  headers: Headers;
   problem: Problem;
+  /** One challenge per offered MPP method, as mppx's Challenge objects. */
+  challenges: Challenge.Challenge[];
+  /** WWW-Authenticate: every challenge, serialised once. */
+  wwwAuthenticate: string;
+  /** x402 v2's PAYMENT-REQUIRED, or null without the x402 rail. */
+  paymentRequired: string | null;
+  /** The two payment headers above as a Headers object. */
+  readonly headers: Headers;
   toResponse(): Response;
 }
 
 export const DEFAULT_CHALLENGE_DETAIL =
-  'Pay 1.00 USD per request: by card (MPP method stripe), in USDC on Base (MPP method evm, or x402 v2 with ' +
-  'PAYMENT-SIGNATURE), or send a prepaid credits key as Authorization: Bearer.';
+  `Pay ${PRICE_USD} USD per request: by card (MPP method stripe), in USDC on Base (MPP method evm, or x402 v2 with ' +
+  'PAYMENT-SIGNATURE), or send a prepaid credits key as Authorization: Bearer.`;
 
 /** The per-resource terms mppx offered: everything in a challenge except its id and expiry. */
 interface ChallengeTemplate {
@@ -49,32 +57,46 @@ export async function challenge(
   const url = resourceUrl ?? rails.resourceUrl(new URL(request.url ?? '/', rails.appUrl).pathname);
   const method = request.method ?? 'POST';
   const template = await templateFor(rails, method, url);
-  const headers = template ? fromTemplate(rails, template) : await fromHandler(rails, method, url);
-  headers.set('Content-Type', 'application/problem+json');
-  headers.set('Cache-Control', 'no-store');
+  const offered = template ? fromTemplate(rails, template) : await fromHandler(rails, method, url);
   const status = 402 as const;
   const payload = { ...body, status };
+  const paymentHeaders = () => {
+    const headers = new Headers({ 'WWW-Authenticate': offered.wwwAuthenticate });
+    if (offered.paymentRequired !== null) headers.set('PAYMENT-REQUIRED', offered.paymentRequired);
+    return headers;
+  };
   return {
     status,
-    headers,
     problem: payload,
-    toResponse: () => new Response(JSON.stringify(payload), { status, headers }),
+    ...offered,
+    get headers() {
+      return paymentHeaders();
+    },
+    toResponse: () => problemResponse(payload, Object.fromEntries(paymentHeaders())),
   };
 }
 
+type Offered = Pick<PaymentChallenge, 'challenges' | 'wwwAuthenticate' | 'paymentRequired'>;
+
 /** A new challenge per offered method, from the template: fresh expiry, hence a fresh HMAC-bound id. */
-function fromTemplate(rails: PaymentRails, template: ChallengeTemplate): Headers {
+function fromTemplate(rails: PaymentRails, template: ChallengeTemplate): Offered {
   const expires = rails.nextExpiry();
-  const value = template.terms
-    .map((terms) => Challenge.serialize(Challenge.from({ ...terms, expires, secretKey: rails.secretKey })))
-    .join(', ');
-  const headers = new Headers({ 'WWW-Authenticate': value });
-  if (template.paymentRequired !== null) headers.set('PAYMENT-REQUIRED', template.paymentRequired);
-  return headers;
+  const challenges = template.terms.map((terms) => Challenge.from({ ...terms, expires, secretKey: rails.secretKey }));
+  return { challenges, wwwAuthenticate: challenges.map((c) => Challenge.serialize(c)).join(', '), paymentRequired: template.paymentRequired };
 }
 
-/** mppx's charge handler, run for this one request (used to learn a template, and where none applies). */
-async function fromHandler(rails: PaymentRails, method: string, url: string): Promise<Headers> {
+/** mppx's charge handler, run for this one request (where no template applies). */
+async function fromHandler(rails: PaymentRails, method: string, url: string): Promise<Offered> {
+  const headers = await handlerHeaders(rails, method, url);
+  return {
+    challenges: Challenge.fromHeadersList(headers),
+    wwwAuthenticate: headers.get('WWW-Authenticate') ?? '',
+    paymentRequired: headers.get('PAYMENT-REQUIRED'),
+  };
+}
+
+/** The 402 headers mppx's charge handler writes (used to learn a template, and where none applies). */
+async function handlerHeaders(rails: PaymentRails, method: string, url: string): Promise<Headers> {
   const result = await rails.challengeHandler(new Request(url, { method }));
   if (result.status !== 402) throw new Error('payments: a request without credential was not challenged');
   // mppx's merged 402 carries exactly WWW-Authenticate, PAYMENT-REQUIRED, Cache-Control and Content-Type.
@@ -96,7 +118,7 @@ function templateFor(rails: PaymentRails, method: string, url: string): Promise<
 }
 
 async function learnTemplate(rails: PaymentRails, method: string, url: string): Promise<ChallengeTemplate | null> {
-  const headers = await fromHandler(rails, method, url);
+  const headers = await handlerHeaders(rails, method, url);
   try {
     const offered = Challenge.fromHeadersList(headers);
     // Only plain charge challenges are templated; anything bound to more than the resource (a body digest,

@@ -23,3 +23,11 @@ export function memoryCredentialClaims(now: () => number = Date.now): Credential
     },
   };
 }
+
+/**
+ * The store's atomic claim (`claimOnce(key, now, ttlMs)`) as the CredentialClaims the rails use.
+ * @example createPaymentRails(config, { claims: storeCredentialClaims(store) })
+ */
+export function storeCredentialClaims(store: { claimOnce(key: string, now: number, ttlMs: number): Promise<boolean> }): CredentialClaims {
+  return { claimOnce: (key, ttlSeconds) => store.claimOnce(key, Date.now(), ttlSeconds * 1000) };
+}

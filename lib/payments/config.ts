@@ -23,23 +23,6 @@ export interface PaymentConfig {
   stripeApiUrl?: string;
 }
 
-export function paymentConfigFromEnv(env: Record<string, string | undefined> = process.env): PaymentConfig {
-  const read = (name: string) => {
-    const value = env[name]?.trim();
-    return value ? value : undefined;
-  };
-  return {
-    appUrl: read('APP_URL'),
-    mppSecretKey: read('MPP_SECRET_KEY'),
-    payToAddress: read('PAY_TO_ADDRESS'),
-    usdcAddress: read('USDC_ADDRESS') ?? BASE_USDC_ADDRESS,
-    x402FacilitatorUrl: read('X402_FACILITATOR_URL'),
-    stripeSecretKey: read('STRIPE_SECRET_KEY'),
-    stripeNetworkId: read('STRIPE_NETWORK_ID'),
-    stripeApiUrl: read('STRIPE_API_URL'),
-  };
-}
-
 export type RailName = 'stripe' | 'evm' | 'x402';
 
 /**

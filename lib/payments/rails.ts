@@ -1,19 +1,23 @@
 // createPaymentRails(): one mppx instance offering every configured rail, as DESIGN.md describes:
 //   Mppx.create({ secretKey, realm, methods: [stripe.charge(...), evm.charge({ ..., x402: { facilitator } })] })
 //   mppx.charge({ amount: '1' })  -> card 100 (usd cents), evm 1000000 (USDC units), plus PAYMENT-REQUIRED.
-// Each method's terminal step is wrapped by deferSettlement() (scope.ts) so the gate can validate, run the
-// operation, and only then settle.
+// Each method's terminal step is wrapped by deferSettlement() (scope.ts) so the paid-call pipeline can
+// validate, run the operation, and only then settle. PaymentRails is the one face the pipeline sees:
+// challenge(), verify() and the settlements probe, over mppx's handlers.
 import { Mppx, evm, stripe } from 'mppx/server';
 import { getAddress, isAddress } from 'viem';
 import { memoryCredentialClaims, type CredentialClaims } from './claims';
 import { BASE_CHAIN_ID, BASE_USDC_ADDRESS, liveRails, type PaymentConfig, type RailName } from './config';
 import { httpFacilitator, type FacilitatorClient } from './facilitator';
 import { deferSettlement, requestScope } from './scope';
+import { challenge, type PaymentChallenge } from './challenge';
+import { processorProbe, type SettlementProbe } from './settlements';
+import { verifyPayment, type CredentialVerdict, type PaymentCredential } from './verify';
+import type { Problem } from '@/lib/problems';
 import { classifyingStripeClient, createStripeClient, sharedPaymentTokenOwner } from './stripe';
 import type Stripe from 'stripe';
+import { PRICE_MPP_AMOUNT } from '@/lib/price';
 
-/** Price of one fulfilled request, in display units: 1.00 USD / 1 USDC. */
-export const PRICE = '1';
 /** EIP-712 domain of USDC (FiatToken v2), signed by EIP-3009 authorizations. */
 export const USDC_EIP712 = { name: 'USD Coin', version: '2' } as const;
 
@@ -23,9 +27,16 @@ type ChargeHandler = (input: Request) => Promise<
   | { status: 200; withReceipt(response?: Response): Response }
 >;
 
+/** The machine-payment rails (MPP card, MPP evm, x402), the only payment type the paid-call pipeline uses. */
 export interface PaymentRails {
   /** Rails on offer: 'stripe' (MPP card), 'evm' (MPP USDC), 'x402' (USDC over x402 v2). */
   live: RailName[];
+  /** The 402 terms for `resourcePath` of APP_URL (a fresh challenge per call), with `body` as its problem. */
+  challenge(resourcePath: string, body: Problem): Promise<PaymentChallenge>;
+  /** Validates `credential` for `resourcePath` without charging it (see verifyPayment in verify.ts). */
+  verify(credential: PaymentCredential, resourcePath: string): Promise<CredentialVerdict>;
+  /** Asks the processors what became of a settlement that ended without an answer (settlements.ts). */
+  settlements: SettlementProbe;
   appUrl: string;
   realm: string;
   claims: CredentialClaims;
@@ -52,9 +63,16 @@ export interface CreatePaymentRailsOptions {
   fetch?: typeof fetch;
   /** Card processor deadline per attempt (see createStripeClient); fault tests shorten it. */
   stripeTimeoutMs?: number;
+  /** The chain the reconciler reads USDC authorizations from (BASE_RPC_URL); null: evm settlements stay pending. */
+  rpcUrl?: string | null;
 }
 
-/** Builds the rails, or returns null when no rail is configured (the gate answers 503). */
+/**
+ * Builds the rails, or returns null when no rail is configured (the pipeline then answers 503).
+ * @example
+ *   const rails = createPaymentRails({ appUrl, mppSecretKey, payToAddress, x402FacilitatorUrl }, { claims, rpcUrl })
+ *   const offer = await rails?.challenge('/api/agent/readiness', problem('payment-required', 'Pay 1.00 USD.'))
+ */
 export function createPaymentRails(config: PaymentConfig, options: CreatePaymentRailsOptions = {}): PaymentRails | null {
   const live = liveRails(config);
   if (live.length === 0) return null;
@@ -109,19 +127,19 @@ export function createPaymentRails(config: PaymentConfig, options: CreatePayment
   });
   const charge = (mppx as unknown as { charge: unknown }).charge as (options: { amount: string; expires?: string }) => ChargeHandler;
 
-  return {
+  const rails: PaymentRails = {
     live,
     appUrl: appUrl.origin,
     realm,
     claims: options.claims ?? memoryCredentialClaims(),
     mppx,
-    verifyHandler: charge({ amount: PRICE }),
+    verifyHandler: charge({ amount: PRICE_MPP_AMOUNT }),
     // mppx reads `options.expires` on every call of a handler (`'expires' in options ? options.expires :
     // Expires.minutes(5)`), so a getter gives each challenge its own expiry without building a new handler
     // per request (building one costs ~0.5 ms of CPU here, a third of the 402 path). The uniqueness test in
     // tests/payments/challenge.test.ts guards this against mppx changing how it reads the option.
     challengeHandler: charge({
-      amount: PRICE,
+      amount: PRICE_MPP_AMOUNT,
       get expires() {
         return uniqueExpiry();
       },
@@ -131,7 +149,11 @@ export function createPaymentRails(config: PaymentConfig, options: CreatePayment
     resourceUrl: (pathname: string) => new URL(pathname, appUrl.origin).href,
     stripe: stripeClient,
     cardPayer: async (spt: string) => (stripeClient ? sharedPaymentTokenOwner(stripeClient, spt) : null),
+    challenge: (resourcePath, body) => challenge(rails, { method: 'POST' }, rails.resourceUrl(resourcePath), body),
+    verify: (credential, resourcePath) => verifyPayment(rails, credential, rails.resourceUrl(resourcePath)),
+    settlements: processorProbe({ rpcUrl: options.rpcUrl ?? null, stripe: stripeClient }),
   };
+  return rails;
 }
 
 function createMppx(secretKey: string, realm: string, methods: unknown[]) {

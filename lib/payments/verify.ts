@@ -1,5 +1,7 @@
-// verifyCredential(): validate a payment credential WITHOUT charging it, and hand the gate a settle() to
-// call after the paid operation succeeded. See scope.ts for how mppx's one-shot handler is split.
+// verifyPayment(): validate a payment credential WITHOUT charging it, and hand the paid-call pipeline a
+// settle() to call after the paid operation succeeded. See scope.ts for how mppx's one-shot handler is split.
+// The credential arrives as data (PaymentCredential), whichever transport carried it; verifyCredential()
+// reads it from an HTTP request's headers first.
 //
 //   const verdict = await verifyCredential(rails, request)
 //   if (!verdict.ok) return verdict.response            // 402 (fresh challenge) or 503, problem+json
@@ -8,8 +10,8 @@
 //   if (!settled.ok) return settled.response            // 402 (fresh challenge) or 503; nothing charged
 //   return 200 with settled.headers and paymentIntent = settled.reference
 import { x402 } from 'mppx';
-import { problem, type Problem } from '../http/problem';
-import { challenge } from './challenge';
+import { STORE_UNAVAILABLE_DETAIL, problem, problemResponse, type Problem } from '@/lib/problems';
+import { challenge, type PaymentChallenge } from './challenge';
 import type { PaymentRails } from './rails';
 import { requestScope, type PendingSettlement, type RequestScope, type SettlementTrace } from './scope';
 
@@ -40,7 +42,12 @@ export interface PaymentFailure {
   status: 402 | 503;
   reason: FailureReason;
   problem: Problem;
-  headers: Headers;
+  /** The fresh challenge of a 402 (its problem is `problem`); absent for a 503. */
+  challenge?: PaymentChallenge;
+  /** For a 503: when to try again. */
+  retryAfterSeconds?: number;
+  /** The HTTP headers of `response` (payment headers of a 402; Retry-After of a 503). */
+  readonly headers: Headers;
   /** A fresh Response each call. */
   readonly response: Response;
   /** The raw cause, for server logs only: never send it to the client. */
@@ -75,37 +82,65 @@ export interface ValidCredential {
 
 export type CredentialVerdict = ValidCredential | PaymentFailure;
 
-/** Whether the request carries a machine-payment credential (as opposed to none, or a Bearer key). */
-export function hasPaymentCredential(request: Request): boolean {
-  const auth = request.headers.get('authorization');
-  return (
-    (auth !== null && /^Payment\s/i.test(auth)) ||
-    request.headers.has('payment-signature') ||
-    request.headers.has('x-payment')
-  );
+/**
+ * A machine-payment credential as data, whichever transport carried it: MPP's `Payment <base64url>`
+ * authorization, or x402 v2's payment signature (PAYMENT-SIGNATURE, or the legacy X-PAYMENT).
+ */
+export type PaymentCredential = { scheme: 'mpp'; authorization: string } | { scheme: 'x402'; signature: string };
+
+/**
+ * The payment credential an HTTP request carries, or null (none, or a Bearer key).
+ * @example credentialFromHeaders(new Headers({ authorization: 'Payment eyJ…' })) // { scheme: 'mpp', authorization: 'Payment eyJ…' }
+ */
+export function credentialFromHeaders(headers: Headers): PaymentCredential | null {
+  const auth = headers.get('authorization');
+  if (auth !== null && /^Payment\s/i.test(auth)) return { scheme: 'mpp', authorization: auth };
+  const signature = headers.get('payment-signature') ?? headers.get('x-payment');
+  return signature === null ? null : { scheme: 'x402', signature };
 }
 
-export async function verifyCredential(
+/** Whether the request carries a machine-payment credential (as opposed to none, or a Bearer key). */
+export function hasPaymentCredential(request: Request): boolean {
+  return credentialFromHeaders(request.headers) !== null;
+}
+
+/** verifyPayment() for the credential an HTTP request carries (default resource: APP_URL + its path). */
+export function verifyCredential(
   rails: PaymentRails,
   request: Request,
   resourceUrl: string = rails.resourceUrl(new URL(request.url).pathname),
 ): Promise<CredentialVerdict> {
+  return verifyPayment(rails, credentialFromHeaders(request.headers), resourceUrl, request.method);
+}
+
+/**
+ * Validates `credential` for `resourceUrl` without charging it. A refusal carries a fresh challenge (402)
+ * or says the processor or store cannot be used (503); nothing is charged either way.
+ * @example
+ *   const verdict = await verifyPayment(rails, { scheme: 'mpp', authorization }, rails.resourceUrl('/api/agent/readiness'))
+ *   if (verdict.ok) await verdict.settle()
+ */
+export async function verifyPayment(
+  rails: PaymentRails,
+  credential: PaymentCredential | null,
+  resourceUrl: string,
+  method = 'POST',
+): Promise<CredentialVerdict> {
+  const request = { method };
   // Only the credential travels into mppx, on a bodiless request addressed by APP_URL, so realm and x402
   // resource.url are the ones the 402 named whatever proxy the request came through.
   const headers = new Headers();
-  const auth = request.headers.get('authorization');
-  const signature = request.headers.get('payment-signature') ?? request.headers.get('x-payment');
   let viaX402 = false;
-  if (auth !== null && /^Payment\s/i.test(auth)) headers.set('authorization', auth);
-  else if (signature !== null) {
+  if (credential?.scheme === 'mpp') headers.set('authorization', credential.authorization);
+  else if (credential?.scheme === 'x402') {
     // An undecodable x402 header makes mppx report an internal error; call it what it is.
     try {
-      x402.Header.decodePaymentSignature(signature);
+      x402.Header.decodePaymentSignature(credential.signature);
     } catch (error) {
       return failure(rails, request, resourceUrl, 'malformed-credential', 402, describe(error));
     }
     // mppx reads PAYMENT-SIGNATURE only; the legacy X-PAYMENT carries the same payload.
-    headers.set('payment-signature', signature);
+    headers.set('payment-signature', credential.signature);
     viaX402 = true;
   } else {
     return failure(rails, request, resourceUrl, 'missing-credential', 402);
@@ -115,7 +150,7 @@ export async function verifyCredential(
   let result: Awaited<ReturnType<PaymentRails['verifyHandler']>>;
   try {
     result = await requestScope.run(scope, () =>
-      rails.verifyHandler(new Request(resourceUrl, { method: request.method, headers })),
+      rails.verifyHandler(new Request(resourceUrl, { method, headers })),
     );
   } catch (error) {
     // mppx throws only for configuration-level faults; never answer 500 and never charge.
@@ -143,7 +178,7 @@ export async function verifyCredential(
 
 async function settle(
   rails: PaymentRails,
-  request: Request,
+  request: { method: string },
   resourceUrl: string,
   pending: PendingSettlement,
   withReceipt: (response?: Response) => Response,
@@ -235,23 +270,32 @@ const DETAILS: Record<FailureReason, string> = {
   // Honest about the one case where we cannot know: the processor may complete the charge after we gave up.
   'settlement-unconfirmed':
     'The payment processor did not confirm the charge in time, so it may still complete. Retry with the same Idempotency-Key (given in this response) and a new credential from the same payer: if the charge went through you receive this result without paying again; if it did not, the new credential pays.',
-  'store-unavailable': 'The service cannot record payments right now. Nothing was charged; try again shortly.',
+  'store-unavailable': STORE_UNAVAILABLE_DETAIL,
 };
 
 async function failure(
   rails: PaymentRails,
-  request: Request,
+  request: { method: string },
   resourceUrl: string,
   reason: FailureReason,
   status: 402 | 503,
   internalMessage?: string,
 ): Promise<PaymentFailure> {
+  const extra = internalMessage ? { internalMessage } : {};
   if (status === 503) {
     const body = problem(reason === 'store-unavailable' ? 'store-unavailable' : 'payments-unavailable', DETAILS[reason], {
       reason,
     });
-    const headers = new Headers({ 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store', 'Retry-After': '5' });
-    return build(503, reason, body, headers, internalMessage);
+    const retry = { 'Retry-After': '5' };
+    return {
+      ok: false, status, reason, problem: body, retryAfterSeconds: 5, ...extra,
+      get headers() {
+        return new Headers(retry);
+      },
+      get response() {
+        return problemResponse(body, retry);
+      },
+    };
   }
   const detail =
     reason === 'missing-credential'
@@ -263,26 +307,14 @@ async function failure(
     resourceUrl,
     detail === undefined ? undefined : problem('payment-failed', detail, { reason }),
   );
-  return build(402, reason, fresh.problem, fresh.headers, internalMessage);
-}
-
-function build(
-  status: 402 | 503,
-  reason: FailureReason,
-  body: Problem,
-  headers: Headers,
-  internalMessage?: string,
-): PaymentFailure {
   return {
-    ok: false,
-    status,
-    reason,
-    problem: body,
-    headers,
-    get response() {
-      return new Response(JSON.stringify(body), { status, headers });
+    ok: false, status, reason, problem: fresh.problem, challenge: fresh, ...extra,
+    get headers() {
+      return fresh.headers;
     },
-    ...(internalMessage ? { internalMessage } : {}),
+    get response() {
+      return fresh.toResponse();
+    },
   };
 }
 

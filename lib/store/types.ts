@@ -3,7 +3,7 @@
 // operation of the store, so the adapters — SQLite transactions, Redis/KV Lua scripts — are the
 // only places that know how atomicity is achieved.
 
-export type PlanId = 'bundle-25' | 'bundle-100' | 'subscription' | 'demo';
+import type { PlanId } from '@/lib/price';
 
 export interface KeyRecord {
   keyHash: string;

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { POST, GET } from '@/app/api/agent/readiness/route';
 import { GET as creditsGET } from '@/app/api/agent/credits/route';
 import { createKey } from '@/lib/credits/ledger';
-import { PROBLEM_BASE } from '@/lib/http/problem';
+import { PROBLEM_BASE } from '@/lib/problems';
 import { artifactHash } from '@/lib/canonical-json';
 import { StoreUnavailableError } from '@/lib/store';
 import type { Store } from '@/lib/store';

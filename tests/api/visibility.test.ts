@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { POST, GET } from '@/app/api/agent/ai-visibility/route';
 import { balance, createKey } from '@/lib/credits/ledger';
-import { PROBLEM_BASE } from '@/lib/http/problem';
+import { PROBLEM_BASE } from '@/lib/problems';
 import { artifactHash } from '@/lib/canonical-json';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { installTestRuntime, post, type TestRuntime } from '../support/runtime';

@@ -6,7 +6,7 @@ import { POST as accountPOST } from '@/app/api/billing/account/route';
 import { GET as sessionGET } from '@/app/api/billing/session/route';
 import { createKey } from '@/lib/credits/ledger';
 import { hashKey } from '@/lib/credits/keys';
-import { PROBLEM_BASE } from '@/lib/http/problem';
+import { PROBLEM_BASE } from '@/lib/problems';
 import { billingStripe } from '@/lib/billing';
 import { startStripeCheckoutFake, type StandaloneCheckoutFake } from '@/scripts/rails/stripe-checkout-fake';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';

@@ -3,7 +3,7 @@ import { WEBHOOK_LEASE_MS, handleWebhookEvent, type WebhookOutcome } from '@/lib
 import { names, readJson, writeJson, type CheckoutRecord, type FulfilmentRecord } from '@/lib/billing/records';
 import { createKey } from '@/lib/credits/ledger';
 import { hashKey } from '@/lib/credits/keys';
-import { PROBLEM_BASE } from '@/lib/http/problem';
+import { PROBLEM_BASE } from '@/lib/problems';
 import type { Store } from '@/lib/store';
 import { redisHarness, sqliteHarness, vercelKvHarness } from '../store/adapters';
 import { sessionCompleted } from './events';

@@ -4,7 +4,7 @@ import { GET as sessionGET } from '@/app/api/billing/session/route';
 import { POST as accountPOST } from '@/app/api/billing/account/route';
 import { authenticateKey, balance, commitCall, createKey, reserveCall } from '@/lib/credits/ledger';
 import { hashKey } from '@/lib/credits/keys';
-import { PROBLEM_BASE } from '@/lib/http/problem';
+import { PROBLEM_BASE } from '@/lib/problems';
 import { names, writeJson, type CheckoutRecord } from '@/lib/billing/records';
 import { WEBHOOK_LEASE_MS, RENEWAL_GRACE_MS, handleWebhookEvent } from '@/lib/billing';
 import type { PlanId } from '@/lib/price';

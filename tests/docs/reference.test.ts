@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { endpointDocs, problemTable } from '@/lib/docs/reference';
 import { OPERATIONS } from '@/lib/operations';
-import { PROBLEMS } from '@/lib/http/problem';
+import { PROBLEMS } from '@/lib/problems';
 
 // The docs page renders these; if the registry or the problem table grows, the docs grow with it.
 

@@ -12,7 +12,7 @@ import { createPublicClient, createWalletClient, http, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createKey } from '@/lib/credits/ledger';
-import { PROBLEM_BASE } from '@/lib/http/problem';
+import { PROBLEM_BASE } from '@/lib/problems';
 import { openSqliteStore } from '@/lib/store/sqlite';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { LEAK_PATTERN, decodeBase64Json, parseWwwAuthenticate, expectSpecPaymentTerms, expectSameTermsNewChallenges } from '../payments/harness';

@@ -10,7 +10,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { OPERATIONS, readinessOperation, visibilityOperation } from '@/lib/operations';
 import { balance, createKey } from '@/lib/credits/ledger';
-import { PROBLEM_BASE } from '@/lib/http/problem';
+import { PROBLEM_BASE } from '@/lib/problems';
 import { POST as restReadiness } from '@/app/api/agent/readiness/route';
 import { jsonSchema } from '@/lib/mcp/tools';
 import { startRails, type Rails } from '../../scripts/rails/start';

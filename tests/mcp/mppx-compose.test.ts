@@ -10,7 +10,6 @@ import { Transport } from 'mppx/mcp-sdk/server';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPaymentRails } from '@/lib/payments/rails';
-import { toGateRails } from '@/lib/payments/gate-rails';
 import { BASE_USDC_ADDRESS } from '@/lib/payments/config';
 import { createStripeClient } from '@/lib/payments/stripe';
 import { handleMcpRequest } from '@/lib/mcp/server';
@@ -112,7 +111,7 @@ describe('our MCP edge over the HTTP rails', () => {
       stripeSecretKey: 'sk_test_unused',
       stripeNetworkId: 'internal',
     })!;
-    rt.rails = toGateRails(rails);
+    rt.rails = rails;
 
     const { status, json } = await rpc({
       jsonrpc: '2.0',

@@ -1,7 +1,8 @@
 // The 402 of spec 5.2, decoded field by field; identical terms for different bodies; unique challenges.
 import { describe, expect, it } from 'vitest';
-import { createPaymentRails, liveRails, type PaymentConfig } from '../../lib/payments';
-import { challenge } from '../../lib/payments';
+import { liveRails, type PaymentConfig } from '../../lib/payments/config';
+import { createPaymentRails } from '../../lib/payments/rails';
+import { challenge } from '../../lib/payments/challenge';
 import { decodeBase64Json, parseWwwAuthenticate, postJson, rails, server, withPaidServer, type Rails, expectSpecPaymentTerms, expectSameTermsNewChallenges } from './harness';
 
 withPaidServer();

@@ -4,14 +4,14 @@
 import { Mppx, evm } from 'mppx/client';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { CredentialClaims } from '@/lib/payments';
+import type { CredentialClaims } from '@/lib/payments/claims';
 import type { Store } from '@/lib/store';
 import { redisHarness, sqliteHarness, vercelKvHarness } from '../store/adapters';
 import { chainLedger, expectPaymentProblem, postJson, rails, server, withPaidServer } from './harness';
 
 let current: Store;
 const claimed: Array<{ key: string; ttlSeconds: number; first: boolean }> = [];
-/** The store's claims on the caller's clock, as lib/payments/gate-rails.ts `storeCredentialClaims` wires them. */
+/** The store's claims on the caller's clock, as lib/payments/claims.ts `storeCredentialClaims` wires them. */
 const claims: CredentialClaims = {
   async claimOnce(key, ttlSeconds) {
     const first = await current.claimOnce(key, Date.now(), ttlSeconds * 1000);

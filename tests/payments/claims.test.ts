@@ -1,6 +1,6 @@
 // The in-memory CredentialClaims used by tests and single-process dev; the store's adapters must behave alike.
 import { describe, expect, it } from 'vitest';
-import { memoryCredentialClaims } from '../../lib/payments';
+import { memoryCredentialClaims } from '../../lib/payments/claims';
 
 describe('memoryCredentialClaims', () => {
   it('grants a key once until it expires', async () => {

@@ -4,16 +4,11 @@ import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { createPublicClient, http } from 'viem';
 import { serveWebHandler } from '../support/web-server';
 import { startRails, type Rails } from '../../scripts/rails/start';
-import {
-  challenge,
-  createPaymentRails,
-  hasPaymentCredential,
-  memoryCredentialClaims,
-  verifyCredential,
-  type CredentialClaims,
-  type PaymentConfig,
-  type PaymentRails,
-} from '../../lib/payments';
+import { challenge } from '../../lib/payments/challenge';
+import { memoryCredentialClaims, type CredentialClaims } from '../../lib/payments/claims';
+import type { PaymentConfig } from '../../lib/payments/config';
+import { createPaymentRails, type PaymentRails } from '../../lib/payments/rails';
+import { hasPaymentCredential, verifyCredential } from '../../lib/payments/verify';
 
 export interface PaidServer {
   url: string;

@@ -14,9 +14,9 @@ import { createPublicClient, http, parseAbiItem, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { POST as readinessPOST } from '@/app/api/agent/readiness/route';
-import { PROBLEM_BASE } from '@/lib/http/problem';
+import { PROBLEM_BASE } from '@/lib/problems';
 import { httpFacilitator } from '@/lib/payments/facilitator';
-import { storeCredentialClaims, toGateRails } from '@/lib/payments/gate-rails';
+import { storeCredentialClaims } from '@/lib/payments/claims';
 import { createPaymentRails } from '@/lib/payments/rails';
 import { listSettlements, reconcilePending, startReconciler } from '@/lib/payments/settlements';
 import { startRails, type Rails } from '../../scripts/rails/start';
@@ -51,9 +51,10 @@ beforeAll(async () => {
       claims: storeCredentialClaims(rt.store),
       facilitator: httpFacilitator(rails.env.X402_FACILITATOR_URL, { verifyTimeoutMs: 10_000, settleTimeoutMs: DEADLINE_MS }),
       stripeTimeoutMs: DEADLINE_MS,
+      rpcUrl: rails.rpcUrl,
     },
   );
-  rt.rails = toGateRails(payments!, { rpcUrl: rails.rpcUrl });
+  rt.rails = payments!;
   sdk = new Stripe(rails.stripe.secretKey, { host: rails.stripe.host, port: rails.stripe.port, protocol: 'http' });
 }, 120_000);
 

@@ -9,7 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST as readinessPOST } from '@/app/api/agent/readiness/route';
-import { PROBLEM_BASE } from '@/lib/http/problem';
+import { PROBLEM_BASE } from '@/lib/problems';
 import { railsFor } from '@/lib/runtime';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { chainLedger } from './harness';

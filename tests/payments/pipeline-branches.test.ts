@@ -1,4 +1,4 @@
-// Branches of the paid-call pipeline (lib/payments/gate.ts) that only a store at the wrong moment reaches:
+// Branches of the paid-call pipeline (lib/paid-call/pipeline.ts) that only a store at the wrong moment reaches:
 // a reservation lost after its hold lapsed, and the reservation released when the idempotency claim fails.
 // The real route and the real SQLite store, wrapped in a Proxy that misbehaves on one chosen method; the
 // clock is frozen (fake Date), so a hold lapses only when a test moves the clock past it.
@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { POST } from '@/app/api/agent/readiness/route';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { maskKey } from '@/lib/credits/keys';
-import { PROBLEM_BASE } from '@/lib/http/problem';
+import { PROBLEM_BASE } from '@/lib/problems';
 import { StoreUnavailableError, type Store } from '@/lib/store';
 import { installTestRuntime, post, validReadinessBody, type TestRuntime } from '../support/runtime';
 

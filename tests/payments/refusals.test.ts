@@ -1,4 +1,4 @@
-// Payment refusals through the real pipeline: the readiness route (gate.ts) on the runtime's rails
+// Payment refusals through the real pipeline: the readiness route (lib/paid-call/pipeline.ts) on the runtime's rails
 // (railsFor: mppx, the x402 facilitator on the local anvil chain, the Stripe stand-in through the official
 // SDK). A credential that must not pay gets a fresh 402 with its reason, and no money moves.
 import { x402Client } from '@x402/core/client';

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '@/lib/config';
 import { createKey } from '@/lib/credits/ledger';
 import { readinessOperation } from '@/lib/operations';
-import { PROBLEM_BASE } from '@/lib/http/problem';
-import { runPaidCall, type GateDeps, type PaidCall } from '@/lib/payments/gate';
-import { post, validReadinessBody } from '../support/runtime';
+import { PROBLEM_BASE } from '@/lib/problems';
+import { runPaidCall, type PaidCallDeps, type PaidCall } from '@/lib/paid-call/pipeline';
+import { outcomeResponse } from '@/lib/paid-call/http';
+import { validReadinessBody } from '../support/runtime';
 import { redisHarness, sqliteHarness, vercelKvHarness } from './adapters';
 
 // Issue 11 item 14: a request that dies mid-run leaves its Idempotency-Key in flight. On every adapter the
@@ -12,7 +13,7 @@ import { redisHarness, sqliteHarness, vercelKvHarness } from './adapters';
 // (run it and charge it once). The clock is the gate's `now`, moved forward instead of sleeping.
 
 const T0 = Date.UTC(2026, 10, 1, 12);
-/** The gate's in-flight ttl (gate.ts IN_FLIGHT_TTL_MS): a crashed request frees its key after it. */
+/** The pipeline's in-flight ttl (lib/paid-call/pipeline.ts IN_FLIGHT_TTL_MS): a crashed request frees its key after it. */
 const IN_FLIGHT_TTL_MS = 3 * 60 * 1000;
 const config = parseConfig({ NODE_ENV: 'test', CREDITS_KEY_SECRET: 'x'.repeat(40), DATA_DIR: '/nonexistent' });
 
@@ -24,11 +25,11 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
     it('is refused while in flight, frees itself after its ttl, and the pipeline then runs and charges the retry once', async () => {
       const store = harness.fresh();
       let clock = T0;
-      const deps: GateDeps = { config, store, rails: null, now: () => new Date(clock) };
+      const deps: PaidCallDeps = { config, store, rails: null, now: () => new Date(clock) };
       const { key, grant } = await createKey(store, config.CREDITS_KEY_SECRET, 'bundle-25', { now: T0 });
       const call = (operation = readinessOperation): PaidCall => ({
-        operation, body: validReadinessBody(), idempotencyKey: 'order-crashed-0001', clientIp: '203.0.113.9', bearerKey: key,
-        request: post('http://localhost:3000/api/agent/readiness', validReadinessBody()),
+        operation, body: validReadinessBody(), idempotencyKey: 'order-crashed-0001', idempotencyKeySource: 'header:Idempotency-Key',
+        clientIp: '203.0.113.9', bearerKey: key, credential: null,
       });
 
       // The first request reserves a call, claims the key, then never finishes (its process died).
@@ -38,11 +39,11 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
       await running;
 
       clock = T0 + IN_FLIGHT_TTL_MS - 1;
-      const early = await runPaidCall(deps, call());
+      const early = await answer(deps, call());
       expect([early.status, (early.body as { type: string }).type]).toEqual([409, `${PROBLEM_BASE}idempotency-in-flight`]);
 
       clock = T0 + IN_FLIGHT_TTL_MS;
-      const retry = await runPaidCall(deps, call());
+      const retry = await answer(deps, call());
       expect(retry.status).toBe(200);
       expect(retry.headers['Idempotent-Replayed']).toBeUndefined();
       const usage = (retry.body as { creditsUsage: string }).creditsUsage;
@@ -51,9 +52,16 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
       const [state] = await store.listGrants(grant.keyHash, clock);
       expect([state.used, state.reserved, state.remaining]).toEqual([1, 0, 24]);
 
-      const replay = await runPaidCall(deps, call());
+      const replay = await answer(deps, call());
       expect([replay.status, replay.headers['Idempotent-Replayed']]).toEqual([200, 'true']);
       expect((await store.listGrants(grant.keyHash, clock))[0].used).toBe(1);
     });
   });
+}
+
+/** The pipeline's outcome as the HTTP answer it renders to (status, headers by name, parsed body). */
+async function answer(deps: PaidCallDeps, call: PaidCall) {
+  const res = outcomeResponse(await runPaidCall(deps, call));
+  const headers = new Proxy({} as Record<string, string | undefined>, { get: (_, name) => res.headers.get(String(name)) ?? undefined });
+  return { status: res.status, headers, body: (await res.json()) as unknown };
 }

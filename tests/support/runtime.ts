@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parseConfig } from '@/lib/config';
 import { openSqliteStore } from '@/lib/store/sqlite';
 import { setRuntimeForTests, type Runtime } from '@/lib/runtime';
-import type { PaymentRails } from '@/lib/payments/gate';
+import type { PaymentRails } from '@/lib/payments/rails';
 import type { Store } from '@/lib/store';
 
 // An in-process runtime on a temporary SQLite store, installed for route handlers to use.

@@ -15,9 +15,9 @@ import Stripe from 'stripe';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST as readinessPOST } from '@/app/api/agent/readiness/route';
-import { PROBLEM_BASE } from '@/lib/http/problem';
+import { PROBLEM_BASE } from '@/lib/problems';
 import { httpFacilitator } from '@/lib/payments/facilitator';
-import { storeCredentialClaims, toGateRails } from '@/lib/payments/gate-rails';
+import { storeCredentialClaims } from '@/lib/payments/claims';
 import { createPaymentRails } from '@/lib/payments/rails';
 import { railsFor } from '@/lib/runtime';
 import { startRails, type Rails } from '../../scripts/rails/start';
@@ -71,7 +71,7 @@ function shortTimeoutRails() {
     },
   );
   if (!payments) throw new Error('rails not configured');
-  return toGateRails(payments);
+  return payments;
 }
 
 const readiness = (headers: Record<string, string> = {}) =>

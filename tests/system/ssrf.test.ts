@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { POST as visibilityPOST } from '@/app/api/agent/ai-visibility/route';
 import { isPublicAddress } from '@/lib/checks/visibility/safe-fetch';
 import { balance, createKey } from '@/lib/credits/ledger';
-import { PROBLEM_BASE } from '@/lib/http/problem';
+import { PROBLEM_BASE } from '@/lib/problems';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
 import { answerEverySocketFrom, type Dial } from '../support/route-sockets';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';

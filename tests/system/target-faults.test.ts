@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST as visibilityPOST } from '@/app/api/agent/ai-visibility/route';
 import { CHECK_BUDGET_MS, PAGE_MAX_BYTES } from '@/lib/checks/visibility/check';
 import { balance, createKey } from '@/lib/credits/ledger';
-import { PROBLEM_BASE } from '@/lib/http/problem';
+import { PROBLEM_BASE } from '@/lib/problems';
 import { railsFor } from '@/lib/runtime';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { LEAK_PATTERN, chainLedger } from '../payments/harness';

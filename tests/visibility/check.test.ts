@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { checkVisibility, visibilityCheckDescription, type VisibilityResult } from '@/lib/checks/visibility/check';
 import { CRAWLERS } from '@/lib/checks/visibility/crawlers';
 import { RUBRIC, RUBRIC_VERSION, BLOCKING_SCORE_CAP, VISIBILITY_LIMITS } from '@/lib/checks/visibility/rubric';
-import { ProblemError } from '@/lib/http/problem';
+import { ProblemError } from '@/lib/problems';
+import { visibilityProblem } from '@/lib/operations';
 import { startFixtureSite, type FixtureResponse, type FixtureRoute, type FixtureSite } from './fixture-site';
 import { goodPage, goodRoutes, httpsOnly, text, xml } from './fixture-pages';
 
@@ -21,11 +22,13 @@ async function run(routes: Record<string, FixtureRoute>, url = 'https://site.tes
   return { result, site };
 }
 
+/** The check's failure as the edge answers it (lib/operations.ts visibilityProblem). */
 async function problemOf(promise: Promise<unknown>): Promise<ProblemError> {
   try {
     await promise;
   } catch (err) {
-    if (err instanceof ProblemError) return err;
+    const mapped = visibilityProblem(err);
+    if (mapped instanceof ProblemError) return mapped;
     throw err;
   }
   throw new Error('expected a ProblemError');

@@ -10,7 +10,7 @@ import { decideCrawlers } from '@/lib/checks/visibility/crawlers';
 import { parseRobotsTxt, robotsFromResponse, ROBOTS_MATCH_BUDGET, type RobotsAccess } from '@/lib/checks/visibility/robots';
 import { assessLlmsTxt } from '@/lib/checks/visibility/rubric';
 import { balance, createKey } from '@/lib/credits/ledger';
-import { PROBLEM_BASE } from '@/lib/http/problem';
+import { PROBLEM_BASE } from '@/lib/problems';
 import { createWorkerPool, TaskDeadlineError } from '@/lib/worker-pool';
 import { installTestRuntime, post } from '../support/runtime';
 import { startFixtureSite, type FixtureSite } from './fixture-site';

@@ -1,13 +1,15 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ProblemError } from '@/lib/http/problem';
-import { normalizeTargetUrl } from '@/lib/checks/visibility/target-url';
+import { ProblemError } from '@/lib/problems';
+import { InvalidTargetUrl, normalizeTargetUrl } from '@/lib/checks/visibility/target-url';
+import { visibilityProblem } from '@/lib/operations';
 
+/** The refusal as the edge answers it (lib/operations.ts maps the check's InvalidTargetUrl to 400 invalid-url). */
 function refusal(input: string, allowHosts: string[] = []): ProblemError {
   try {
     normalizeTargetUrl(input, { allowHosts });
   } catch (err) {
-    expect(err).toBeInstanceOf(ProblemError);
-    return err as ProblemError;
+    expect(err).toBeInstanceOf(InvalidTargetUrl);
+    return visibilityProblem(err) as ProblemError;
   }
   throw new Error(`expected ${JSON.stringify(input)} to be refused`);
 }
@@ -170,9 +172,9 @@ describe('hosts from the host map', () => {
     vi.stubEnv('CHECK_HOST_MAP', 'site.test=127.0.0.1:4000');
     expect(normalizeTargetUrl('https://site.test/').href).toBe('https://site.test/');
     vi.stubEnv('CHECK_HOST_MAP', '');
-    expect(() => normalizeTargetUrl('https://site.test/')).toThrow(ProblemError);
+    expect(() => normalizeTargetUrl('https://site.test/')).toThrow(InvalidTargetUrl);
     vi.stubEnv('CHECK_HOST_MAP', 'site.test=127.0.0.1:4000');
     vi.stubEnv('NODE_ENV', 'production');
-    expect(() => normalizeTargetUrl('https://site.test/')).toThrow(ProblemError);
+    expect(() => normalizeTargetUrl('https://site.test/')).toThrow(InvalidTargetUrl);
   });
 });

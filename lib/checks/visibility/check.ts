@@ -8,7 +8,6 @@
 //             only if /sitemap.xml is not a sitemap, the first `Sitemap:` URL of robots.txt.
 // Everything shares one AbortSignal carrying the whole-check budget.
 
-import { ProblemError } from '@/lib/http/problem';
 import { TaskDeadlineError, TaskThreadError } from '@/lib/worker-pool';
 import { CRAWLERS, type CrawlerVerdict } from './crawlers';
 import type { FetchedFile, FetchedPage, SiteFiles } from './analysis';
@@ -27,7 +26,7 @@ import {
 } from './rubric';
 import { DEFAULT_MAX_BYTES, FetchFailedError, FetchRefusedError, safeFetch, type FetchResult, type LookupFn, type SafeFetchOptions } from './safe-fetch';
 import { resolveHostMap, type HostMap } from './host-map';
-import { normalizeTargetUrl } from './target-url';
+import { InvalidTargetUrl, normalizeTargetUrl } from './target-url';
 
 export { isSitemapDocument } from './analysis';
 
@@ -173,36 +172,47 @@ async function probeSite(origin: URL, fetchOptions: FetchOptions, analysis: Anal
   return { robots, sitemap, llms: fetchedFile(llmsRes), llmsFull: fetchedFile(llmsFullRes), httpRedirectsToHttps };
 }
 
-function unreachable(err: unknown): ProblemError {
+/**
+ * The site could not be checked: the page could not be fetched, or its files could not be analysed.
+ * `message` is a reason fit to show the user (no addresses or internals).
+ */
+export class SiteUnreachable extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'SiteUnreachable';
+  }
+}
+
+function unreachable(err: unknown): SiteUnreachable {
   const reason =
     err instanceof FetchRefusedError || err instanceof FetchFailedError
       ? err.message
       : 'The page could not be fetched.';
-  return new ProblemError('site-unreachable', reason);
+  return new SiteUnreachable(reason);
 }
 
-/** A site whose files the analysis could not get through is a site that could not be checked: 422, uncharged. */
+/** A site whose files the analysis could not get through is a site that could not be checked. */
 function analysisFailed(err: unknown, caller: AbortSignal | undefined): unknown {
   // The caller went away while a step queued: the same outcome as a page whose fetch it cut short.
-  if (caller?.aborted && err === caller.reason) return new ProblemError('site-unreachable', 'The check was stopped before it finished.');
+  if (caller?.aborted && err === caller.reason) return new SiteUnreachable('The check was stopped before it finished.');
   if (err instanceof TaskDeadlineError) {
-    return new ProblemError('site-unreachable', `The site's files took more than ${err.deadlineMs / 1000} s to analyse and were abandoned.`);
+    return new SiteUnreachable(`The site's files took more than ${err.deadlineMs / 1000} s to analyse and were abandoned.`);
   }
-  if (err instanceof TaskThreadError) return new ProblemError('site-unreachable', "The site's files could not be analysed.");
+  if (err instanceof TaskThreadError) return new SiteUnreachable("The site's files could not be analysed.");
   return err;
 }
 
 /**
  * Runs the AI Visibility Check on one address.
- * @throws ProblemError 'invalid-url' (400) when the address is refused before any request,
- *   'site-unreachable' (422) when the page itself cannot be fetched. Any HTTP answer, 404 or 500
- *   included, produces a report: the status is a finding, not a failure of the check.
+ * @throws InvalidTargetUrl when the address is refused before any request, SiteUnreachable when the
+ *   page itself cannot be fetched (the edge answers them 400 invalid-url and 422 site-unreachable). Any
+ *   HTTP answer, 404 or 500 included, produces a report: the status is a finding, not a failure of the check.
  * @example
  * const { report, limits } = await checkVisibility('https://example.com/pricing', { signal });
  * report.score // 0..100, scored against report.rubric; report.findings explain every point lost
  */
 export async function checkVisibility(input: string, options: CheckOptions = {}): Promise<VisibilityResult> {
-  if (typeof input !== 'string') throw new ProblemError('invalid-url', 'The address must be a string.');
+  if (typeof input !== 'string') throw new InvalidTargetUrl('The address must be a string.');
   const hostMap = resolveHostMap(options.hostMap);
   const target = normalizeTargetUrl(input, { allowHosts: hostMap.keys() });
 

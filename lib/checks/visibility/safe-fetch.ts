@@ -12,9 +12,8 @@ import { addAbortSignal, pipeline, Readable, type Transform } from 'node:stream'
 import zlib from 'node:zlib';
 import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
-import { ProblemError } from '@/lib/http/problem';
 import { resolveHostMap, type HostMap } from './host-map';
-import { normalizeTargetUrl } from './target-url';
+import { InvalidTargetUrl, normalizeTargetUrl } from './target-url';
 
 export const DEFAULT_MAX_BYTES = 512 * 1024;
 export const MAX_REDIRECTS = 5;
@@ -429,7 +428,7 @@ export async function safeFetch(url: URL, options: SafeFetchOptions = {}): Promi
   try {
     current = normalizeTargetUrl(url.href, { allowHosts });
   } catch (err) {
-    if (err instanceof ProblemError) throw new FetchRefusedError('invalid-url', err.message, url.href);
+    if (err instanceof InvalidTargetUrl) throw new FetchRefusedError('invalid-url', err.message, url.href);
     throw err;
   }
 
@@ -482,7 +481,7 @@ export async function safeFetch(url: URL, options: SafeFetchOptions = {}): Promi
         try {
           next = normalizeTargetUrl(next.href, { allowHosts });
         } catch (err) {
-          if (err instanceof ProblemError) {
+          if (err instanceof InvalidTargetUrl) {
             throw new FetchRefusedError(
               'invalid-url',
               `The site redirected to an address that cannot be checked: ${err.message}`,

@@ -5,7 +5,6 @@
 
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { ProblemError } from '@/lib/http/problem';
 import { HostMapInProductionError, resolveHostMap } from './host-map';
 
 export const MAX_URL_LENGTH = 2000;
@@ -58,8 +57,16 @@ function hostsMappedByEnv(): Iterable<string> {
   }
 }
 
+/** The address cannot be checked (before any request); `message` is a reason fit to show the user. */
+export class InvalidTargetUrl extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'InvalidTargetUrl';
+  }
+}
+
 function refuse(reason: string): never {
-  throw new ProblemError('invalid-url', reason);
+  throw new InvalidTargetUrl(reason);
 }
 
 /** Adds a scheme to bare input, without mistaking `example.com:443/x` for a scheme called `example.com`. */
@@ -89,7 +96,7 @@ const LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
 
 /**
  * Turn what a user typed into the one URL the check will fetch, or throw
- * `ProblemError('invalid-url', reason)` with a reason fit to show them.
+ * `InvalidTargetUrl` with a reason fit to show them.
  */
 export function normalizeTargetUrl(input: string, options: NormalizeOptions = {}): URL {
   if (typeof input !== 'string') refuse('The address must be a string.');

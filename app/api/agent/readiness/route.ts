@@ -1,5 +1,5 @@
 import { readinessOperation } from '@/lib/operations';
-import { describeGet, paidPost } from '@/lib/http/paid-route';
+import { describeGet, paidPost } from '@/lib/paid-call/http';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';

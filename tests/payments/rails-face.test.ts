@@ -1,24 +1,27 @@
-// The adapter the paid-call gate consumes: same rails, gate-shaped responses.
+// The face the paid-call pipeline sees: challenge(), verify() with the credential as data, settle on demand.
 import { Mppx, evm } from 'mppx/client';
 import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { storeCredentialClaims, toGateRails } from '../../lib/payments/gate-rails';
-import { problem } from '../../lib/http/problem';
+import { storeCredentialClaims } from '../../lib/payments/claims';
+import { credentialFromHeaders } from '../../lib/payments/verify';
+import { problem } from '@/lib/problems';
 import { parseWwwAuthenticate, postJson, rails, server, withPaidServer } from './harness';
 
 withPaidServer();
 
-describe('toGateRails', () => {
+describe('PaymentRails', () => {
   it('challenges, verifies without charging, and settles on demand', async () => {
-    const gateRails = toGateRails(server.payments);
+    const gateRails = server.payments;
+    const path = new URL(server.resource).pathname;
     expect(gateRails.live).toEqual(['stripe', 'evm', 'x402']);
     const unpaid = new Request(server.resource, { method: 'POST', body: '{}' });
-    expect(gateRails.hasCredential(unpaid)).toBe(false);
-    const c = await gateRails.challenge(unpaid, problem('payment-required', 'pay', { plans: 'x' }));
+    expect(credentialFromHeaders(unpaid.headers)).toBeNull();
+    const c = await gateRails.challenge(path, problem('payment-required', 'pay', { plans: 'x' }));
     expect(c.status).toBe(402);
-    expect(c.body).toMatchObject({ detail: 'pay', plans: 'x', status: 402 });
-    expect(parseWwwAuthenticate(c.headers['www-authenticate']!)).toHaveLength(2);
-    expect(c.headers['payment-required']).toBeTruthy();
+    expect(c.problem).toMatchObject({ detail: 'pay', plans: 'x', status: 402 });
+    expect(parseWwwAuthenticate(c.wwwAuthenticate)).toHaveLength(2);
+    expect(c.challenges).toHaveLength(2);
+    expect(c.paymentRequired).toBeTruthy();
 
     const client = Mppx.create({
       polyfill: false,
@@ -26,13 +29,13 @@ describe('toGateRails', () => {
     });
     const credential = await client.createCredential(await postJson(server.resource, {}));
     const paid = new Request(server.resource, { method: 'POST', headers: { authorization: credential }, body: '{}' });
-    expect(gateRails.hasCredential(paid)).toBe(true);
+    expect(credentialFromHeaders(paid.headers)).toEqual({ scheme: 'mpp', authorization: credential });
     const before = await rails.usdcBalance(rails.payTo);
-    const verified = await gateRails.verify(paid);
+    const verified = await gateRails.verify({ scheme: 'mpp', authorization: credential }, path);
     expect(verified.ok).toBe(true);
     expect(await rails.usdcBalance(rails.payTo)).toBe(before); // validated, not charged
     if (!verified.ok) return;
-    const settled = await verified.payment.settle();
+    const settled = await verified.settle();
     expect(settled.ok).toBe(true);
     if (settled.ok) {
       expect(settled.reference).toMatch(/^0x[0-9a-f]{64}$/);
@@ -40,9 +43,9 @@ describe('toGateRails', () => {
     }
     expect((await rails.usdcBalance(rails.payTo)) - before).toBe(1_000_000n);
 
-    const replay = await gateRails.verify(paid);
+    const replay = await gateRails.verify({ scheme: 'mpp', authorization: credential }, path);
     expect(replay.ok).toBe(false);
-    if (!replay.ok) expect(replay.response).toMatchObject({ status: 402, body: { reason: 'credential-used' } });
+    if (!replay.ok) expect(replay).toMatchObject({ status: 402, problem: { reason: 'credential-used' } });
   });
 
   it('storeCredentialClaims passes keys and TTL to the store in milliseconds', async () => {

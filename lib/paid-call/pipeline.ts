@@ -2,65 +2,56 @@ import crypto from 'node:crypto';
 import type { Config } from '@/lib/config';
 import type { Store } from '@/lib/store';
 import type { CommitResult } from '@/lib/store/types';
-import { StoreUnavailableError } from '@/lib/store';
+import { StoreUnavailableError } from '@/lib/store/types';
 import type { PaidOperation } from '@/lib/operations';
 import { sha256Hex } from '@/lib/canonical-json';
-import { ProblemError, problem, type Problem } from '@/lib/http/problem';
+import { INTERNAL_ERROR, ProblemError, knownProblem, problem, type Problem } from '@/lib/problems';
 import { parseBody } from '@/lib/http/validation';
+import { enforceRateLimit } from '@/lib/http/rate-limit';
 import { authenticateKey, commitCall, releaseCall, reserveCall } from '@/lib/credits/ledger';
 import { maskKey } from '@/lib/credits/keys';
-import type { SettlementTrace } from './scope';
-import { findUnconfirmed, paidBody, reconcileOne, recordUnconfirmed, type SettlementProbe } from './settlements';
+import { PRICE_USD } from '@/lib/price';
+import type { PaymentRails } from '@/lib/payments/rails';
+import type { PaymentChallenge } from '@/lib/payments/challenge';
+import type { PaymentCredential, PaymentFailure, ValidCredential } from '@/lib/payments/verify';
+import { findUnconfirmed, paidBody, reconcileOne, recordUnconfirmed } from '@/lib/payments/settlements';
 
-// The paid-call gate: one pipeline for every paid operation, over REST and MCP.
-//   1. validate the body            → 400, no challenge
-//   2. validate the Idempotency-Key → 400, no challenge
-//   3. rate limits (IP, then key)   → 429 with Retry-After
+// The paid-call pipeline: one for every paid operation, over REST and MCP. It speaks neither HTTP nor
+// JSON-RPC: it takes the call as data and returns an outcome; lib/paid-call/http.ts and mcp.ts render it.
+//   1. validate the body            → problem 400, no challenge
+//   2. validate the Idempotency-Key → problem 400, no challenge
+//   3. rate limits (IP, then key)   → problem 429 with a retry delay
 //   4. pay: reserve a prepaid call, or verify a payment credential without settling it,
-//      or answer 402 with the challenges (503 when no rail is live)
-//   5. idempotent replay / conflict → stored 200 with Idempotent-Replayed, or 409. Records are scoped
-//      to whoever pays: the credits key, or the verified payer of a credential (gap G3). A key holder's
-//      replay is looked up before its reservation; a credential's only after it verified, and the
-//      credential is then claimed but never settled.
+//      or answer payment-required with the challenges (problem 503 when no rail is live)
+//   5. idempotent replay / conflict → replayed, or problem 409. Records are scoped to whoever pays: the
+//      credits key, or the verified payer of a credential (gap G3). A key holder's replay is looked up
+//      before its reservation; a credential's only after it verified, and the credential is then claimed
+//      but never settled.
 //   6. run the operation (work that can fail runs here, before any charge)
-//   7. commit the call / settle the payment, store the response for replays, reply 200. A settlement
-//      that ends without an answer is recorded for the reconciler (gap G1, settlements.ts).
+//   7. commit the call / settle the payment, store the response for replays: fulfilled. A settlement
+//      that ends without an answer is recorded for the reconciler (gap G1, lib/payments/settlements.ts).
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$/;
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** An in-flight marker outlives the longest run; a crashed request frees its key after this. */
 const IN_FLIGHT_TTL_MS = 3 * 60 * 1000;
 
-/** What a verified, not yet settled, payment credential offers the gate. */
-export interface VerifiedPayment {
-  /** The verified payer (see ValidCredential.payer in verify.ts); throws when the processor cannot be asked. */
-  payer(): Promise<string | null>;
-  settle(): Promise<
-    | { ok: true; reference: string; headers: Record<string, string> }
-    | { ok: false; response: GateResponse; unconfirmed?: SettlementTrace }
-  >;
-}
+/** What became of a paid call, whatever transport carried it. */
+export type PaidCallOutcome =
+  | {
+      kind: 'fulfilled';
+      body: ReturnType<typeof paidBody>;
+      /** `body` serialised once: the same text is stored for replays and sent now. */
+      bodyText: string;
+      /** The payment's receipt as mppx writes it (Payment-Receipt, PAYMENT-RESPONSE); empty for a prepaid call. */
+      receipt: Record<string, string>;
+    }
+  | { kind: 'replayed'; body: unknown; receipt: Record<string, string> }
+  | { kind: 'problem'; problem: Problem; retryAfterSeconds?: number }
+  /** Pay first: the problem says why (unpaid, refused credential, no calls left), the challenge offers the terms. */
+  | { kind: 'payment-required'; problem: Problem; challenge: PaymentChallenge };
 
-/** The machine-payment rails (MPP card, MPP evm, x402), as the gate sees them. */
-export interface PaymentRails {
-  live: string[];
-  /** The 402 carrying every live rail's terms, with `problem` as its body. */
-  challenge(request: Request, body: Problem): Promise<GateResponse>;
-  hasCredential(request: Request): boolean;
-  verify(request: Request): Promise<{ ok: true; payment: VerifiedPayment } | { ok: false; response: GateResponse }>;
-  /** Asks the processors what became of a settlement that ended without an answer. */
-  settlements: SettlementProbe;
-}
-
-export interface GateResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-  /** `body` already serialised, when the gate has it (saves a second JSON.stringify on the hot path). */
-  bodyText?: string;
-}
-
-export interface GateDeps {
+export interface PaidCallDeps {
   config: Pick<Config, 'APP_URL' | 'CREDITS_KEY_SECRET' | 'RATE_LIMIT_PER_IP' | 'RATE_LIMIT_PER_KEY' | 'RATE_LIMIT_WINDOW_SECONDS' | 'CREDITS_RESERVATION_HOLD_SECONDS'>;
   store: Store;
   rails: PaymentRails | null;
@@ -73,11 +64,13 @@ export interface PaidCall {
   /** The parsed JSON body (not yet validated). */
   body: unknown;
   idempotencyKey: string | null;
+  /** Where the transport carried the Idempotency-Key, named in a 400 about it (`header:Idempotency-Key`). */
+  idempotencyKeySource: string;
   clientIp: string;
-  /** The presented prepaid key (from `Authorization: Bearer`), if any. */
+  /** The presented prepaid key, if any. */
   bearerKey: string | null;
-  /** The original HTTP request, read by the payment rails for credentials and realm. */
-  request: Request;
+  /** The presented machine-payment credential, if any. */
+  credential: PaymentCredential | null;
   /**
    * Builds the signal that cancels the work. Called only if the operation reads its signal: a pure
    * check never does, and materialising a request's AbortSignal costs measurable time on every call.
@@ -85,27 +78,46 @@ export interface PaidCall {
   signal?: () => AbortSignal;
 }
 
-const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+/** The headers stored with a result for replays (the stored record keeps the shape earlier releases wrote). */
+const STORED_JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 
-function problemReply(p: Problem, headers: Record<string, string> = {}): GateResponse {
-  return { status: p.status, headers: { 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store', ...headers }, body: p };
+function problemOutcome(p: Problem, retryAfterSeconds?: number): PaidCallOutcome {
+  return retryAfterSeconds === undefined ? { kind: 'problem', problem: p } : { kind: 'problem', problem: p, retryAfterSeconds };
 }
 
-export async function runPaidCall(deps: GateDeps, call: PaidCall): Promise<GateResponse> {
+/** A refused credential: a 402 with its fresh challenge, or a 503 to retry later. */
+function refusedPayment(failure: PaymentFailure): PaidCallOutcome {
+  return failure.challenge
+    ? { kind: 'payment-required', problem: failure.problem, challenge: failure.challenge }
+    : problemOutcome(failure.problem, failure.retryAfterSeconds);
+}
+
+/**
+ * Runs one paid call through the seven steps and says what became of it. Never throws: every failure is
+ * a `problem` outcome (nothing charged unless the outcome is fulfilled).
+ * @example
+ *   const outcome = await runPaidCall(getRuntime(), {
+ *     operation: readinessOperation, body, idempotencyKey: null, idempotencyKeySource: 'header:Idempotency-Key',
+ *     clientIp: '203.0.113.7', bearerKey: null, credential: null,
+ *   })
+ *   if (outcome.kind === 'payment-required') outcome.challenge.challenges // the terms to pay
+ */
+export async function runPaidCall(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOutcome> {
   try {
-    return await gate(deps, call);
+    return await pipeline(deps, call);
   } catch (error) {
-    if (error instanceof ProblemError) return problemReply(error.problem, error.headers);
-    if (error instanceof StoreUnavailableError) {
-      deps.log?.({ event: 'store-unavailable', operation: call.operation.id });
-      return problemReply(problem('store-unavailable', 'Our data store is not answering. Nothing was charged; retry shortly.'), { 'Retry-After': '5' });
+    if (error instanceof StoreUnavailableError) deps.log?.({ event: 'store-unavailable', operation: call.operation.id });
+    const known = knownProblem(error);
+    if (known) {
+      const retryAfter = known.headers['Retry-After'];
+      return problemOutcome(known.problem, retryAfter === undefined ? undefined : Number(retryAfter));
     }
     deps.log?.({ event: 'internal-error', operation: call.operation.id, error: error instanceof Error ? error.message : String(error) });
-    return problemReply(problem('internal-error', 'Something went wrong on our side. Nothing was charged.'));
+    return problemOutcome(INTERNAL_ERROR.problem);
   }
 }
 
-async function gate(deps: GateDeps, call: PaidCall): Promise<GateResponse> {
+async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOutcome> {
   const { store, config } = deps;
   const now = () => deps.now?.() ?? new Date();
   const { operation } = call;
@@ -115,7 +127,7 @@ async function gate(deps: GateDeps, call: PaidCall): Promise<GateResponse> {
   operation.precheck?.(input);
   if (call.idempotencyKey !== null && !IDEMPOTENCY_KEY_PATTERN.test(call.idempotencyKey)) {
     throw new ProblemError('invalid-idempotency-key', 'Idempotency-Key must be 8-128 characters of A-Z a-z 0-9 . _ : - and start with a letter or digit.', {
-      errors: [{ path: 'header:Idempotency-Key', message: 'does not match ^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$' }],
+      errors: [{ path: call.idempotencyKeySource, message: 'does not match ^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$' }],
     });
   }
 
@@ -130,7 +142,7 @@ async function gate(deps: GateDeps, call: PaidCall): Promise<GateResponse> {
   // zod rebuilds the parsed body in schema order, so equal bodies serialise identically whatever order the client sent.
   const fingerprint = sha256Hex(`${operation.id}\n${JSON.stringify(input)}`);
   let scope: string;
-  let payment: { kind: 'credits'; usageId: string } | { kind: 'rail'; verified: VerifiedPayment };
+  let payment: { kind: 'credits'; usageId: string } | { kind: 'rail'; verified: ValidCredential };
   if (keyHash) {
     scope = `${operation.id}:${keyHash}:${idempotencyKey}`;
     if (call.idempotencyKey !== null) {
@@ -140,12 +152,12 @@ async function gate(deps: GateDeps, call: PaidCall): Promise<GateResponse> {
     const usageId = await reserveCall(store, keyHash, now().getTime(), config.CREDITS_RESERVATION_HOLD_SECONDS * 1000);
     if (!usageId) return creditsExhausted(deps, call);
     payment = { kind: 'credits', usageId };
-  } else if (deps.rails && deps.rails.hasCredential(call.request)) {
-    const verified = await deps.rails.verify(call.request);
-    if (!verified.ok) return verified.response;
-    payment = { kind: 'rail', verified: verified.payment };
+  } else if (deps.rails && call.credential) {
+    const verified = await deps.rails.verify(call.credential, operation.path);
+    if (!verified.ok) return refusedPayment(verified);
+    payment = { kind: 'rail', verified };
     // The credential is now claimed: whatever follows, it is never settled unless this call settles it.
-    const payer = await verified.payment.payer().catch(() => undefined);
+    const payer = await verified.payer().catch(() => undefined);
     if (payer === undefined) return processorUnavailable();
     // A payer Stripe shows no owner for cannot prove it is the same one later: its calls are never replayed.
     scope = `${operation.id}:payer:${sha256Hex(payer ?? `unbound:${crypto.randomUUID()}`)}:${idempotencyKey}`;
@@ -160,13 +172,13 @@ async function gate(deps: GateDeps, call: PaidCall): Promise<GateResponse> {
     }
   } else if (deps.rails) {
     // No key and no credential: the same 402 whatever Idempotency-Key came with it (nothing about the key is told).
-    return deps.rails.challenge(call.request, problem('payment-required', `${operation.service} costs 1.00 USD. Pay with one of the offered challenges, or send a prepaid credits key as Authorization: Bearer.`, { plans: `${config.APP_URL}/api/agent/credits` }));
+    return paymentRequired(deps.rails, operation, problem('payment-required', `${operation.service} costs ${PRICE_USD} USD. Pay with one of the offered challenges, or send a prepaid credits key as Authorization: Bearer.`, { plans: `${config.APP_URL}/api/agent/credits` }));
   } else {
-    return problemReply(
+    return problemOutcome(
       problem('payments-unavailable', 'Machine payments are not available right now. Use a prepaid credits key (Authorization: Bearer) or retry later.', {
         plans: `${config.APP_URL}/api/agent/credits`,
       }),
-      { 'Retry-After': '60' },
+      60,
     );
   }
 
@@ -209,7 +221,7 @@ async function gate(deps: GateDeps, call: PaidCall): Promise<GateResponse> {
   }
 
   // 7: charge, then answer.
-  const headers: Record<string, string> = { ...JSON_HEADERS };
+  let receipt: Record<string, string> = {};
   let reference: Record<string, string>;
   if (payment.kind === 'credits') {
     const outcome = await commitThroughOutage(store, payment.usageId, () => now().getTime());
@@ -239,30 +251,30 @@ async function gate(deps: GateDeps, call: PaidCall): Promise<GateResponse> {
           fingerprint,
           idempotencyKey,
           trace: settled.unconfirmed,
-          response: { headers, service: operation.service, result },
+          response: { headers: { ...STORED_JSON_HEADERS }, service: operation.service, result },
           recordedAt: now().getTime(),
           status: 'pending',
         }).catch((e) => deps.log?.({ event: 'settlement-record-failed', operation: operation.id, error: String(e) }));
         deps.log?.({ event: 'settlement-unconfirmed', operation: operation.id, rail: settled.unconfirmed.rail });
         await abandon();
-        return withIdempotencyKey(settled.response, idempotencyKey);
+        return refusedPayment({ ...settled, problem: { ...settled.problem, idempotencyKey } });
       }
       await abandon();
-      return settled.response;
+      return refusedPayment(settled);
     }
-    Object.assign(headers, settled.headers);
+    receipt = settled.headers;
     reference = { paymentIntent: settled.reference };
   }
 
   const body = paidBody(operation.service, idempotencyKey, reference, result);
   // Serialised once: the same text is stored for replays and sent now.
   const bodyText = JSON.stringify(body);
-  const response: GateResponse = { status: 200, headers, body, bodyText };
+  const stored = JSON.stringify({ ...STORED_JSON_HEADERS, ...receipt });
   await store
-    .completeIdempotent(scope, fingerprint, `{"headers":${JSON.stringify(headers)},"body":${bodyText}}`, now().getTime(), IDEMPOTENCY_TTL_MS)
+    .completeIdempotent(scope, fingerprint, `{"headers":${stored},"body":${bodyText}}`, now().getTime(), IDEMPOTENCY_TTL_MS)
     .catch((e) => deps.log?.({ event: 'idempotency-store-failed', operation: operation.id, error: String(e) }));
   deps.log?.({ event: 'fulfilled', operation: operation.id, ...reference });
-  return response;
+  return { kind: 'fulfilled', body, bodyText, receipt };
 }
 
 /** How long, in all, a finished call waits for the store to confirm its commit before it is delivered unconfirmed. */
@@ -285,59 +297,54 @@ async function commitThroughOutage(store: Store, usageId: string, now: () => num
   }
 }
 
-async function enforceRateLimit(store: Store, bucket: string, limit: number, windowMs: number, now: number) {
-  const hit = await store.hitRateLimit(bucket, limit, windowMs, now);
-  if (!hit.allowed) {
-    const seconds = Math.max(1, Math.ceil(hit.retryAfterMs / 1000));
-    throw new ProblemError('rate-limited', `Too many requests; retry in ${seconds} s.`, { retryAfterSeconds: seconds }, { 'Retry-After': String(seconds) });
-  }
-}
-
-function idempotentAnswer(record: { state: 'in-flight' | 'done'; fingerprint: string; response?: string }, fingerprint: string): GateResponse {
+function idempotentAnswer(record: { state: 'in-flight' | 'done'; fingerprint: string; response?: string }, fingerprint: string): PaidCallOutcome {
   if (record.fingerprint !== fingerprint) {
-    return problemReply(problem('idempotency-conflict', 'This Idempotency-Key was already used with a different request body. Use a new key for a new request.'));
+    return problemOutcome(problem('idempotency-conflict', 'This Idempotency-Key was already used with a different request body. Use a new key for a new request.'));
   }
   if (record.state === 'in-flight' || !record.response) {
-    return problemReply(problem('idempotency-in-flight', 'A request with this Idempotency-Key is still running. Retry once it has finished.'), { 'Retry-After': '2' });
+    return problemOutcome(problem('idempotency-in-flight', 'A request with this Idempotency-Key is still running. Retry once it has finished.'), 2);
   }
   const stored = JSON.parse(record.response) as { headers: Record<string, string>; body: unknown };
-  return { status: 200, headers: { ...stored.headers, 'Idempotent-Replayed': 'true' }, body: stored.body };
+  // Stored records carry the JSON headers too; only the payment's receipt is part of the outcome.
+  const { 'Content-Type': _type, 'Cache-Control': _cache, ...receipt } = stored.headers;
+  return { kind: 'replayed', body: stored.body, receipt };
 }
 
-function processorUnavailable(): GateResponse {
-  return problemReply(
+function processorUnavailable(): PaidCallOutcome {
+  return problemOutcome(
     problem('payments-unavailable', 'The payment processor cannot be reached right now. Nothing was charged; try again shortly.', { reason: 'processor-unavailable' }),
-    { 'Retry-After': '5' },
+    5,
   );
 }
 
+async function paymentRequired(rails: PaymentRails, operation: PaidOperation, body: Problem): Promise<PaidCallOutcome> {
+  const challenge = await rails.challenge(operation.path, body);
+  return { kind: 'payment-required', problem: challenge.problem, challenge };
+}
+
 /** The retry of a call whose charge is still unconfirmed: neither a second charge nor the result yet. */
-function settlementStillUnconfirmed(idempotencyKey: string): GateResponse {
-  return problemReply(
+function settlementStillUnconfirmed(idempotencyKey: string): PaidCallOutcome {
+  return problemOutcome(
     problem(
       'payments-unavailable',
       'The charge for the earlier request with this Idempotency-Key is not confirmed yet. This request was not charged. Retry shortly with the same Idempotency-Key and a new credential.',
       { reason: 'settlement-unconfirmed', idempotencyKey },
     ),
-    { 'Retry-After': '10' },
+    10,
   );
 }
 
-/** The Idempotency-Key to retry with, added to a settlement-unconfirmed problem (the caller may not have sent one). */
-function withIdempotencyKey(response: GateResponse, idempotencyKey: string): GateResponse {
-  return { ...response, body: { ...(response.body as Record<string, unknown>), idempotencyKey } };
-}
-
-async function creditsExhausted(deps: GateDeps, call: PaidCall): Promise<GateResponse> {
+async function creditsExhausted(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOutcome> {
   const links = { plans: `${deps.config.APP_URL}/api/agent/credits`, purchase: `${deps.config.APP_URL}/pricing` };
   if (deps.rails) {
-    return deps.rails.challenge(
-      call.request,
+    return paymentRequired(
+      deps.rails,
+      call.operation,
       problem('credits-exhausted', 'This credits key has no calls left. Buy more at /pricing, or pay for this call with one of the offered challenges.', links),
     );
   }
-  return problemReply(
+  return problemOutcome(
     problem('credits-exhausted-no-rails', 'This credits key has no calls left. Buy more at /pricing; machine payments are not available right now.', links),
-    { 'Retry-After': '60' },
+    60,
   );
 }
