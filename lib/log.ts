@@ -18,7 +18,7 @@ const SECRET_SHAPES: Array<[RegExp, string]> = [
 
 /**
  * Masks anything shaped like a credits key, payment credential, Stripe secret or private key.
- * @example scrubSecrets('{"k":"sk_live_51Habcdefgh"}') // '{"k":"sk_live_…"}'
+ * @example scrubSecrets('{"k":"sk_test_51Habcdefgh"}') // '{"k":"sk_test_…"}'
  */
 export function scrubSecrets(text: string): string {
   return SECRET_SHAPES.reduce((t, [re, mask]) => t.replace(re, mask), text);
