@@ -1,6 +1,7 @@
 import { getConfig, type Config } from '@/lib/config';
 import { openStore, type Store } from '@/lib/store';
 import { createPaymentRails, type PaymentRails } from '@/lib/payments/rails';
+import { paymentConfigOf } from '@/lib/payments/config';
 import { storeCredentialClaims } from '@/lib/payments/claims';
 import { logEvent } from '@/lib/log';
 
@@ -18,19 +19,7 @@ const holder = globalThis as unknown as { __pacRuntime?: Runtime };
 
 /** The live payment rails for this configuration, or null when none is complete (the paid-call pipeline then answers 503). */
 export function railsFor(config: Config, store: Store): PaymentRails | null {
-  return createPaymentRails(
-    {
-      appUrl: config.APP_URL,
-      mppSecretKey: config.MPP_SECRET_KEY,
-      payToAddress: config.PAY_TO_ADDRESS,
-      usdcAddress: config.USDC_ADDRESS,
-      x402FacilitatorUrl: config.X402_FACILITATOR_URL,
-      stripeSecretKey: config.STRIPE_SECRET_KEY,
-      stripeNetworkId: config.STRIPE_NETWORK_ID,
-      stripeApiUrl: config.STRIPE_API_URL,
-    },
-    { claims: storeCredentialClaims(store), rpcUrl: config.BASE_RPC_URL },
-  );
+  return createPaymentRails(paymentConfigOf(config), { claims: storeCredentialClaims(store), rpcUrl: config.BASE_RPC_URL });
 }
 
 export function getRuntime(): Runtime {

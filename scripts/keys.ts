@@ -3,7 +3,8 @@
 //   npm run keys -- show <key>                                 calls left per grant, expiries
 //   npm run keys -- revoke <key>
 import { parseArgs } from 'node:util';
-import { getConfig, ConfigError } from '@/lib/config';
+import { getConfig } from '@/lib/config';
+import { runCli } from './cli';
 import { openStore } from '@/lib/store';
 import { PLANS, findPlan } from '@/lib/credits/plans';
 import { authenticateKey, balance, createKey } from '@/lib/credits/ledger';
@@ -61,10 +62,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error) => {
-    console.error(error instanceof ConfigError ? error.message : error);
-    process.exit(1);
-  },
-);
+runCli(main);

@@ -1,7 +1,8 @@
 // Operator CLI for payments that ended without an answer (docs/SECURITY.md, G1):
 //   npm run ledger -- reconcile     asks the chain and Stripe about every pending settlement, once
 //   npm run ledger -- settlements   the audit trail: every recorded settlement and its outcome
-import { getConfig, ConfigError } from '@/lib/config';
+import { getConfig } from '@/lib/config';
+import { runCli } from './cli';
 import { openStore } from '@/lib/store';
 import { logEvent } from '@/lib/log';
 import { railsFor } from '@/lib/runtime';
@@ -52,10 +53,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error) => {
-    console.error(error instanceof ConfigError ? error.message : error);
-    process.exit(1);
-  },
-);
+runCli(main);

@@ -23,6 +23,28 @@ export interface PaymentConfig {
   stripeApiUrl?: string;
 }
 
+/** The payment settings under their environment names (lib/config.ts's Config has them all). */
+export type PaymentSettings = Partial<
+  Record<'APP_URL' | 'MPP_SECRET_KEY' | 'PAY_TO_ADDRESS' | 'USDC_ADDRESS' | 'X402_FACILITATOR_URL' | 'STRIPE_SECRET_KEY' | 'STRIPE_NETWORK_ID' | 'STRIPE_API_URL', string>
+>;
+
+/**
+ * The payment configuration from settings named as in the environment.
+ * @example createPaymentRails(paymentConfigOf(config), { claims })
+ */
+export function paymentConfigOf(settings: PaymentSettings): PaymentConfig {
+  return {
+    appUrl: settings.APP_URL,
+    mppSecretKey: settings.MPP_SECRET_KEY,
+    payToAddress: settings.PAY_TO_ADDRESS,
+    usdcAddress: settings.USDC_ADDRESS,
+    x402FacilitatorUrl: settings.X402_FACILITATOR_URL,
+    stripeSecretKey: settings.STRIPE_SECRET_KEY,
+    stripeNetworkId: settings.STRIPE_NETWORK_ID,
+    stripeApiUrl: settings.STRIPE_API_URL,
+  };
+}
+
 export type RailName = 'stripe' | 'evm' | 'x402';
 
 /**

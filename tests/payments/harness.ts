@@ -6,7 +6,7 @@ import { serveWebHandler } from '../support/web-server';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { challenge } from '../../lib/payments/challenge';
 import { memoryCredentialClaims, type CredentialClaims } from '../../lib/payments/claims';
-import type { PaymentConfig } from '../../lib/payments/config';
+import { paymentConfigOf, type PaymentConfig } from '../../lib/payments/config';
 import { createPaymentRails, type PaymentRails } from '../../lib/payments/rails';
 import { hasPaymentCredential, verifyCredential } from '../../lib/payments/verify';
 
@@ -32,17 +32,7 @@ export async function startPaidServer(
   // `handle` is a hoisted function declaration, so the server can be started before `payments` exists.
   const server = await serveWebHandler((request) => handle(request));
   const appUrl = server.url;
-  const config: PaymentConfig = {
-    appUrl,
-    mppSecretKey: rails.env.MPP_SECRET_KEY,
-    payToAddress: rails.env.PAY_TO_ADDRESS,
-    usdcAddress: rails.env.USDC_ADDRESS,
-    x402FacilitatorUrl: rails.env.X402_FACILITATOR_URL,
-    stripeSecretKey: rails.env.STRIPE_SECRET_KEY,
-    stripeNetworkId: rails.env.STRIPE_NETWORK_ID,
-    stripeApiUrl: rails.env.STRIPE_API_URL,
-    ...options.config,
-  };
+  const config: PaymentConfig = { ...paymentConfigOf({ ...rails.env, APP_URL: appUrl }), ...options.config };
   const payments = createPaymentRails(config, { claims: options.claims ?? memoryCredentialClaims() });
   if (!payments) throw new Error('no rails configured');
 

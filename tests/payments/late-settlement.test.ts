@@ -8,7 +8,6 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Mppx, evm, stripe as stripeMethods } from 'mppx/client';
 import Stripe from 'stripe';
 import { createPublicClient, http, parseAbiItem, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -18,12 +17,13 @@ import { PROBLEM_BASE } from '@/lib/problems';
 import { httpFacilitator } from '@/lib/payments/facilitator';
 import { storeCredentialClaims } from '@/lib/payments/claims';
 import { createPaymentRails } from '@/lib/payments/rails';
+import { paymentConfigOf } from '@/lib/payments/config';
 import { listSettlements, reconcilePending, startReconciler } from '@/lib/payments/settlements';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { LATE_ANSWER_MS } from '../../scripts/rails/faults';
 import { LEAK_PATTERN } from './harness';
-import { installTestRuntime, validReadinessBody, type TestRuntime } from '../support/runtime';
-import { sptFromTestHelper } from '../support/card';
+import { installTestRuntime, type TestRuntime } from '../support/runtime';
+import { readinessPayer } from '../support/readiness-payer';
 
 const APP_URL = 'http://localhost:3000';
 const DEADLINE_MS = 1_000;
@@ -37,16 +37,7 @@ beforeAll(async () => {
   rails = await startRails();
   rt = installTestRuntime({ ...rails.env, APP_URL, RATE_LIMIT_PER_IP: '100000' });
   const payments = createPaymentRails(
-    {
-      appUrl: APP_URL,
-      mppSecretKey: rails.env.MPP_SECRET_KEY,
-      payToAddress: rails.env.PAY_TO_ADDRESS,
-      usdcAddress: rails.env.USDC_ADDRESS,
-      x402FacilitatorUrl: rails.env.X402_FACILITATOR_URL,
-      stripeSecretKey: rails.env.STRIPE_SECRET_KEY,
-      stripeNetworkId: rails.env.STRIPE_NETWORK_ID,
-      stripeApiUrl: rails.env.STRIPE_API_URL,
-    },
+    paymentConfigOf({ ...rails.env, APP_URL }),
     {
       claims: storeCredentialClaims(rt.store),
       facilitator: httpFacilitator(rails.env.X402_FACILITATOR_URL, { verifyTimeoutMs: 10_000, settleTimeoutMs: DEADLINE_MS }),
@@ -70,33 +61,7 @@ beforeEach(() => {
   rails.faults.stripe(null);
 });
 
-const body = (name: string) => validReadinessBody({ workflow: { name, intendedUsers: 'agents', targetEnvironment: 'production' } });
-
-const readiness = (payload: unknown, headers: Record<string, string> = {}) =>
-  readinessPOST(
-    new Request(`${APP_URL}/api/agent/readiness`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.40', ...headers },
-      body: JSON.stringify(payload),
-    }),
-  );
-
-async function evmCredential(privateKey: Hex): Promise<string> {
-  const unpaid = await readiness(body('any'));
-  expect(unpaid.status).toBe(402);
-  const client = Mppx.create({ polyfill: false, methods: [evm.charge({ account: privateKeyToAccount(privateKey), authorization: { name: 'USD Coin', version: '2' } })] });
-  return client.createCredential(unpaid);
-}
-
-async function cardCredential(customer: string): Promise<string> {
-  const unpaid = await readiness(body('any'));
-  expect(unpaid.status).toBe(402);
-  const client = Mppx.create({
-    polyfill: false,
-    methods: [stripeMethods.charge({ paymentMethod: 'pm_card_visa', createToken: sptFromTestHelper(sdk, { customer }) })],
-  });
-  return client.createCredential(unpaid);
-}
+const { body, readiness, evmCredential, cardCredential } = readinessPayer(readinessPOST, APP_URL, '198.51.100.40', () => sdk);
 
 async function fundedPayer(): Promise<{ key: Hex; address: Hex }> {
   const key = generatePrivateKey();

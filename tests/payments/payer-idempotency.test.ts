@@ -3,7 +3,6 @@
 // from the same payer (an EIP-3009 signer, or the Customer behind a shared payment token), and that credential
 // is never settled; a request without one gets the ordinary 402 and learns nothing about the key; another
 // payer sending the same key and body is simply charged for its own call.
-import { Mppx, evm, stripe as stripeMethods } from 'mppx/client';
 import Stripe from 'stripe';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
@@ -13,8 +12,8 @@ import { PROBLEM_BASE } from '@/lib/problems';
 import { railsFor } from '@/lib/runtime';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { chainLedger } from './harness';
-import { installTestRuntime, validReadinessBody, type TestRuntime } from '../support/runtime';
-import { sptFromTestHelper } from '../support/card';
+import { installTestRuntime, type TestRuntime } from '../support/runtime';
+import { readinessPayer } from '../support/readiness-payer';
 
 const APP_URL = 'http://localhost:3000';
 const ONE_USDC = 1_000_000n;
@@ -35,33 +34,7 @@ afterAll(async () => {
   await rails?.stop();
 });
 
-const body = (name: string) => validReadinessBody({ workflow: { name, intendedUsers: 'agents', targetEnvironment: 'production' } });
-
-const readiness = (payload: unknown, headers: Record<string, string> = {}) =>
-  readinessPOST(
-    new Request(`${APP_URL}/api/agent/readiness`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.30', ...headers },
-      body: JSON.stringify(payload),
-    }),
-  );
-
-async function evmCredential(privateKey: Hex): Promise<string> {
-  const unpaid = await readiness(body('any'));
-  expect(unpaid.status).toBe(402);
-  const client = Mppx.create({ polyfill: false, methods: [evm.charge({ account: privateKeyToAccount(privateKey), authorization: { name: 'USD Coin', version: '2' } })] });
-  return client.createCredential(unpaid);
-}
-
-async function cardCredential(customer: string): Promise<string> {
-  const unpaid = await readiness(body('any'));
-  expect(unpaid.status).toBe(402);
-  const client = Mppx.create({
-    polyfill: false,
-    methods: [stripeMethods.charge({ paymentMethod: 'pm_card_visa', createToken: sptFromTestHelper(sdk, { customer }) })],
-  });
-  return client.createCredential(unpaid);
-}
+const { body, readiness, evmCredential, cardCredential } = readinessPayer(readinessPOST, APP_URL, '198.51.100.30', () => sdk);
 
 async function fundedPayer(): Promise<Hex> {
   const key = generatePrivateKey();

@@ -19,6 +19,7 @@ import { PROBLEM_BASE } from '@/lib/problems';
 import { httpFacilitator } from '@/lib/payments/facilitator';
 import { storeCredentialClaims } from '@/lib/payments/claims';
 import { createPaymentRails } from '@/lib/payments/rails';
+import { paymentConfigOf } from '@/lib/payments/config';
 import { railsFor } from '@/lib/runtime';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import type { ProcessorFault } from '../../scripts/rails/faults';
@@ -54,16 +55,7 @@ afterAll(async () => {
 function shortTimeoutRails() {
   const c = rt.config;
   const payments = createPaymentRails(
-    {
-      appUrl: c.APP_URL,
-      mppSecretKey: c.MPP_SECRET_KEY,
-      payToAddress: c.PAY_TO_ADDRESS,
-      usdcAddress: c.USDC_ADDRESS,
-      x402FacilitatorUrl: c.X402_FACILITATOR_URL,
-      stripeSecretKey: c.STRIPE_SECRET_KEY,
-      stripeNetworkId: c.STRIPE_NETWORK_ID,
-      stripeApiUrl: c.STRIPE_API_URL,
-    },
+    paymentConfigOf(c),
     {
       claims: storeCredentialClaims(rt.store),
       facilitator: httpFacilitator(c.X402_FACILITATOR_URL!, { verifyTimeoutMs: SHORT_TIMEOUT_MS, settleTimeoutMs: SHORT_TIMEOUT_MS }),
