@@ -198,6 +198,9 @@ export async function benchAnalysisPool() {
     sitemap: { ...file('<urlset></urlset>'), url: 'https://site.test/sitemap.xml' },
     llms: file('# Site\n\n> About.\n'),
     llmsFull: { status: 404, contentType: null, body: '', bytesRead: 0, truncated: false },
+    sitemapChild: null,
+    llmsLinks: [],
+    tdmrep: { status: 404, contentType: null, body: '', bytesRead: 0, truncated: false },
     httpRedirectsToHttps: true,
   };
   await analyse({ kind: 'site', page, files }); // starts the threads

@@ -19,7 +19,7 @@ function siteFilesState(body: string): { llmsTxt: string; llmsFullTxt: string } 
   const missing: FetchedFile = { status: 404, contentType: 'text/plain', body: '', bytesRead: 0, truncated: false };
   const analysis = analyseSite(
     { url: 'https://site.test/', status: 200, headers: [['content-type', 'text/html']], body: '<!doctype html><title>Home page</title>', truncated: false, redirects: 0 },
-    { robots: missing, sitemap: { ...missing, url: null }, llms: file(body), llmsFull: file(body), httpRedirectsToHttps: true },
+    { robots: missing, sitemap: { ...missing, url: null }, sitemapChild: null, llms: file(body), llmsFull: file(body), llmsLinks: [], tdmrep: missing, httpRedirectsToHttps: true },
   );
   return { llmsTxt: analysis.llms.state, llmsFullTxt: analysis.llmsFullState };
 }

@@ -107,12 +107,13 @@ const base: ScoreInput = {
     noindexMeta: false,
     noindexHeader: true,
     robots: { meta: [], header: [{ bot: null, directives: ['noindex', 'nocache'], raw: 'X-Robots-Tag: noindex, nocache' }], nosnippet: false, maxSnippet: 0, noarchive: false, nocache: true, noai: false, noimageai: true },
-    jsonLd: { blocks: 1, invalid: 0, types: ['Article'], keyTypes: ['Article'] },
+    jsonLd: { blocks: 1, invalid: 0, types: ['Article'], keyTypes: ['Article'], problems: [] },
     openGraph: { title: true, description: false, image: false, url: false, type: false },
     lang: 'en',
     h1Count: 1,
     textLength: 3000,
     wordCount: 500,
+    textToHtmlRatio: 0.25,
     truncated: false,
   },
   headTruncated: false,
@@ -122,6 +123,13 @@ const base: ScoreInput = {
   sitemapXml: { url: null, status: null, isSitemap: false },
   llmsTxt: { state: 'missing', level: 'error', status: null, problems: [] },
   llmsFullTxt: { state: 'found', status: 200, bytesRead: 8192, truncated: true },
+  signals: {
+    markdown: { offered: false, contentType: 'text/html', alternate: null },
+    llmsTxtLinks: { checked: 0, broken: 0, links: [] },
+    sitemapListsPage: null,
+    contentSignalConflicts: [],
+    licensing: { tdmReservation: null, tdmPolicy: null, tdmSource: null, rslLicense: null },
+  },
 };
 
 /** The serialised result, with the one measured number (ttfb) fixed so the bytes compare. */
@@ -146,8 +154,8 @@ describe('reports stay byte-identical', () => {
     const inputs: ScoreInput[] = [
       { ...base, robots: { state: 'unreachable', status: 200, contentSignals: [], tooComplex: { rules: 34_000, pathLength: 1_900, cost: 64_600_000 } }, crawlers: base.crawlers.map((c) => ({ ...c, allowed: false, rule: 'too complex', group: null, line: null })) },
       { ...base, robots: { state: 'unreachable', status: null, contentSignals: [] }, crawlers: base.crawlers.map((c) => ({ ...c, allowed: false, rule: 'no answer', group: null, line: null })) },
-      { ...base, headTruncated: true, page: { ...base.page, truncated: true, title: null, titleLength: 0, metaDescription: '', canonicalCount: 0, canonical: null, lang: null, h1Count: 0, wordCount: 10, jsonLd: { blocks: 0, invalid: 0, types: [], keyTypes: [] }, openGraph: { title: false, description: false, image: false, url: false, type: false } } },
-      { ...base, page: { ...base.page, truncated: true, canonical: null, jsonLd: { blocks: 2, invalid: 2, types: [], keyTypes: [] } }, status: 204, https: { finalUrlHttps: true, httpRedirectsToHttps: null }, sitemapXml: { url: 'https://site.test/sitemap.xml', status: null, isSitemap: false } },
+      { ...base, headTruncated: true, page: { ...base.page, truncated: true, title: null, titleLength: 0, metaDescription: '', canonicalCount: 0, canonical: null, lang: null, h1Count: 0, wordCount: 10, jsonLd: { blocks: 0, invalid: 0, types: [], keyTypes: [], problems: [] }, openGraph: { title: false, description: false, image: false, url: false, type: false } } },
+      { ...base, page: { ...base.page, truncated: true, canonical: null, jsonLd: { blocks: 2, invalid: 2, types: [], keyTypes: [], problems: [] } }, status: 204, https: { finalUrlHttps: true, httpRedirectsToHttps: null }, sitemapXml: { url: 'https://site.test/sitemap.xml', status: null, isSitemap: false } },
     ];
     await expect(serialise(inputs.map(scoreReport))).toMatchFileSnapshot('./__snapshots__/reports/score-branches.json');
   });

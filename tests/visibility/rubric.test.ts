@@ -10,6 +10,7 @@ import {
   VISIBILITY_LIMITS,
   type ScoreInput,
   type ScoredCrawler,
+  type ScoredSignals,
 } from '@/lib/checks/visibility/rubric';
 
 const URL_ = 'https://www.example.com/guide';
@@ -42,13 +43,25 @@ function page(overrides: Partial<PageFacts> = {}): PageFacts {
     noindexMeta: false,
     noindexHeader: false,
     robots: { meta: [], header: [], nosnippet: false, maxSnippet: -1, noarchive: false, nocache: false, noai: false, noimageai: false },
-    jsonLd: { blocks: 1, invalid: 0, types: ['Article', 'Organization'], keyTypes: ['Organization', 'Article'] },
+    jsonLd: { blocks: 1, invalid: 0, types: ['Article', 'Organization'], keyTypes: ['Organization', 'Article'], problems: [] },
     openGraph: { title: true, description: true, image: true, url: true, type: true },
     lang: 'en',
     h1Count: 1,
     textLength: 3000,
     wordCount: 500,
+    textToHtmlRatio: 0.25,
     truncated: false,
+    ...overrides,
+  };
+}
+
+function signals(overrides: Partial<ScoredSignals> = {}): ScoredSignals {
+  return {
+    markdown: { offered: true, contentType: 'text/markdown; charset=utf-8', alternate: null },
+    llmsTxtLinks: { checked: 1, broken: 0, links: [{ url: 'https://www.example.com/guide.md', status: 200, outcome: 'ok' }] },
+    sitemapListsPage: true,
+    contentSignalConflicts: [],
+    licensing: { tdmReservation: null, tdmPolicy: null, tdmSource: null, rslLicense: null },
     ...overrides,
   };
 }
@@ -67,6 +80,7 @@ function input(overrides: Partial<ScoreInput> = {}): ScoreInput {
     sitemapXml: { url: 'https://www.example.com/sitemap.xml', status: 200, isSitemap: true },
     llmsTxt: { state: 'found', level: 'valid', status: 200, problems: [] },
     llmsFullTxt: { state: 'missing', status: 404, bytesRead: 0, truncated: false },
+    signals: signals(),
     ...overrides,
   };
 }
@@ -160,11 +174,11 @@ const CASES: Case[] = [
   { name: 'several h1', item: 'content.h1', input: input({ page: page({ h1Count: 3 }) }), earned: 1, finding: 'h1-multiple', severity: 'low' },
   { name: 'no lang', item: 'content.lang', input: input({ page: page({ lang: null }) }), earned: 0, finding: 'lang-missing', severity: 'low' },
   { name: 'bad lang', item: 'content.lang', input: input({ page: page({ lang: 'english language' }) }), earned: 0, finding: 'lang-invalid', severity: 'low', observed: '<html lang="english language">' },
-  { name: 'no JSON-LD', item: 'sd.jsonld', input: input({ page: page({ jsonLd: { blocks: 0, invalid: 0, types: [], keyTypes: [] } }) }), earned: 0, finding: 'jsonld-missing', severity: 'medium', alsoLoses: ['sd.key-types'] },
-  { name: 'some JSON-LD invalid', item: 'sd.jsonld', input: input({ page: page({ jsonLd: { blocks: 2, invalid: 1, types: ['Article', 'Organization'], keyTypes: ['Organization', 'Article'] } }) }), earned: 3, finding: 'jsonld-invalid', severity: 'medium' },
-  { name: 'all JSON-LD invalid', item: 'sd.jsonld', input: input({ page: page({ jsonLd: { blocks: 1, invalid: 1, types: [], keyTypes: [] } }) }), earned: 0, finding: 'jsonld-invalid', severity: 'medium', alsoLoses: ['sd.key-types'] },
-  { name: 'only identity type', item: 'sd.key-types', input: input({ page: page({ jsonLd: { blocks: 1, invalid: 0, types: ['WebSite'], keyTypes: ['WebSite'] } }) }), earned: 2, finding: 'jsonld-key-types', severity: 'low' },
-  { name: 'only content type', item: 'sd.key-types', input: input({ page: page({ jsonLd: { blocks: 1, invalid: 0, types: ['Product'], keyTypes: ['Product'] } }) }), earned: 2, finding: 'jsonld-key-types', severity: 'low' },
+  { name: 'no JSON-LD', item: 'sd.jsonld', input: input({ page: page({ jsonLd: { blocks: 0, invalid: 0, types: [], keyTypes: [], problems: [] } }) }), earned: 0, finding: 'jsonld-missing', severity: 'medium', alsoLoses: ['sd.key-types'] },
+  { name: 'some JSON-LD invalid', item: 'sd.jsonld', input: input({ page: page({ jsonLd: { blocks: 2, invalid: 1, types: ['Article', 'Organization'], keyTypes: ['Organization', 'Article'], problems: [] } }) }), earned: 3, finding: 'jsonld-invalid', severity: 'medium' },
+  { name: 'all JSON-LD invalid', item: 'sd.jsonld', input: input({ page: page({ jsonLd: { blocks: 1, invalid: 1, types: [], keyTypes: [], problems: [] } }) }), earned: 0, finding: 'jsonld-invalid', severity: 'medium', alsoLoses: ['sd.key-types'] },
+  { name: 'only identity type', item: 'sd.key-types', input: input({ page: page({ jsonLd: { blocks: 1, invalid: 0, types: ['WebSite'], keyTypes: ['WebSite'], problems: [] } }) }), earned: 2, finding: 'jsonld-key-types', severity: 'low' },
+  { name: 'only content type', item: 'sd.key-types', input: input({ page: page({ jsonLd: { blocks: 1, invalid: 0, types: ['Product'], keyTypes: ['Product'], problems: [] } }) }), earned: 2, finding: 'jsonld-key-types', severity: 'low' },
   { name: 'og partial', item: 'social.og', input: input({ page: page({ openGraph: { title: true, description: false, image: false, url: false, type: false } }) }), earned: 1, finding: 'open-graph-incomplete', severity: 'low', observed: 'og:description, og:image' },
   { name: 'og none', item: 'social.og', input: input({ page: page({ openGraph: { title: false, description: false, image: false, url: false, type: false } }) }), earned: 0, finding: 'open-graph-incomplete', severity: 'low' },
   { name: 'final http', item: 'site.https', input: input({ finalUrl: 'http://www.example.com/guide', https: { finalUrlHttps: false, httpRedirectsToHttps: false } }), earned: 0, finding: 'not-https', severity: 'medium' },
@@ -247,7 +261,7 @@ describe('blocking failures dominate the score', () => {
     const blocked = scoreReport(input({ page: page({ noindexMeta: true }) })).score;
     const weak = scoreReport(
       input({
-        page: page({ title: null, titleLength: 0, metaDescription: null, metaDescriptionLength: 0, canonical: null, canonicalCount: 0, canonicalIsSelf: false, wordCount: 10, h1Count: 0, lang: null, jsonLd: { blocks: 0, invalid: 0, types: [], keyTypes: [] }, openGraph: { title: false, description: false, image: false, url: false, type: false } }),
+        page: page({ title: null, titleLength: 0, metaDescription: null, metaDescriptionLength: 0, canonical: null, canonicalCount: 0, canonicalIsSelf: false, wordCount: 10, h1Count: 0, lang: null, jsonLd: { blocks: 0, invalid: 0, types: [], keyTypes: [], problems: [] }, openGraph: { title: false, description: false, image: false, url: false, type: false } }),
         sitemapXml: { url: null, status: null, isSitemap: false },
         llmsTxt: { state: 'missing', level: 'missing', status: 404, problems: [] },
       }),

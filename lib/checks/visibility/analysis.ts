@@ -3,11 +3,30 @@
 // plain data out, no I/O: check.ts fetches, then hands the bytes to these functions on a worker thread
 // (analysis-pool.ts), where a file that makes them run away is stopped without stopping the server.
 
+import type { CrawlerAccess } from './access-types';
 import { decideCrawlers, type CrawlerVerdict } from './crawlers';
-import { extractPage, type PageFacts } from './extract';
+import { extractPageWithExtras, type PageFacts } from './extract';
 import { pathAndQueryOf, robotsFromResponse, robotsSummary, type RobotsAccess } from './robots';
 import { assessLlmsTxt, isHtml, type LlmsTxtAssessment } from './llms-txt';
 import { scoreReport, type Finding, type ScoringLine } from './rubric';
+import {
+  assessLlmsLinks,
+  contentSignalConflicts,
+  contentUsage,
+  firstSitemapChild,
+  licensing,
+  llmsTxtLinkTargets,
+  markdownOffer,
+  rslLicense,
+  sitemapListsPage,
+  tdmFromFile,
+  tdmFromPairs,
+  type ContentUsage,
+  type Licensing,
+  type LlmsLinkFetch,
+  type LlmsTxtLinks,
+  type MarkdownOffer,
+} from './site-signals';
 
 /** One fetched site file as the analysis needs it; `status: null` when it could not be fetched. */
 export interface FetchedFile {
@@ -32,15 +51,38 @@ export interface SiteFiles {
   robots: FetchedFile;
   /** /sitemap.xml, or the sitemap robots.txt declares when /sitemap.xml is not one. */
   sitemap: FetchedFile & { url: string | null };
+  /** When `sitemap` is a sitemap index, its first child as fetched; else null. */
+  sitemapChild: (FetchedFile & { url: string }) | null;
   llms: FetchedFile;
   llmsFull: FetchedFile;
+  /** The first links of /llms.txt (site-signals.ts LLMS_LINKS_MAX), as fetched. */
+  llmsLinks: LlmsLinkFetch[];
+  /** /.well-known/tdmrep.json. */
+  tdmrep: FetchedFile;
   httpRedirectsToHttps: boolean | null;
+}
+
+/** The page URL fetched with `Accept: text/markdown`: its status and content type, null when it got no answer. */
+export interface MarkdownAnswer {
+  status: number | null;
+  contentType: string | null;
 }
 
 export interface SitemapPlan {
   isSitemap: boolean;
   /** The first `Sitemap:` of robots.txt, to fetch when /sitemap.xml is not a sitemap; else null. */
   declared: string | null;
+  /** When /sitemap.xml is a sitemap index, the address of its first child; else null. */
+  child: string | null;
+}
+
+/** The report's site signals beyond the page (visibility check v2). */
+export interface SiteSignals {
+  markdown: MarkdownOffer;
+  llmsTxtLinks: LlmsTxtLinks;
+  sitemapListsPage: boolean | null;
+  contentUsage: ContentUsage[];
+  licensing: Licensing;
 }
 
 export interface SiteAnalysis {
@@ -52,6 +94,7 @@ export interface SiteAnalysis {
   llms: LlmsTxtAssessment;
   llmsFullState: 'found' | 'missing';
   https: { finalUrlHttps: boolean; httpRedirectsToHttps: boolean | null };
+  signals: SiteSignals;
   score: number;
   scoring: ScoringLine[];
   findings: Finding[];
@@ -121,21 +164,44 @@ export function isSitemapDocument(status: number | null, body: string | null): b
  * Whether /sitemap.xml is a sitemap and, when it is not, which sitemap robots.txt declares instead.
  * @example planSitemap(robotsFile, sitemapFile) // { isSitemap: false, declared: 'https://site.test/map.xml' }
  */
-export function planSitemap(robots: FetchedFile, sitemap: FetchedFile): SitemapPlan {
+export function planSitemap(robots: FetchedFile, sitemap: FetchedFile & { url?: string | null }): SitemapPlan {
   const isSitemap = isSitemapDocument(sitemap.status, sitemap.body);
-  if (isSitemap) return { isSitemap, declared: null };
+  if (isSitemap) return { isSitemap, declared: null, child: firstSitemapChild(sitemap.body, sitemap.url ?? null) };
   const access = robotsFromResponse(robots.status, robots.body);
-  return { isSitemap, declared: access.state === 'found' ? (access.robots.sitemaps[0] ?? null) : null };
+  return { isSitemap, declared: access.state === 'found' ? (access.robots.sitemaps[0] ?? null) : null, child: null };
+}
+
+/**
+ * The first child of a sitemap index (the declared sitemap, fetched after robots.txt named it); null when
+ * it is not an index.
+ * @example sitemapChildOf(declaredSitemap) // 'https://site.test/sitemap-1.xml'
+ */
+export function sitemapChildOf(sitemap: FetchedFile & { url: string | null }): string | null {
+  return isSitemapDocument(sitemap.status, sitemap.body) ? firstSitemapChild(sitemap.body, sitemap.url) : null;
+}
+
+/**
+ * The links of /llms.txt to follow: none unless it answered 2xx with something other than an HTML page.
+ * @example llmsLinksOf(llmsFile, 'https://site.test/llms.txt') // ['https://site.test/guide.md', …]
+ */
+export function llmsLinksOf(llms: FetchedFile, url: string): string[] {
+  if (llms.status === null || llms.status < 200 || llms.status > 299 || !llms.body || isHtml(llms.contentType, llms.body)) return [];
+  return llmsTxtLinkTargets(llms.body, url);
 }
 
 /**
  * Reads the page and the site files and scores them against the rubric.
  * @example analyseSite(page, files).score // 0..100
  */
-export function analyseSite(page: FetchedPage, files: SiteFiles): SiteAnalysis {
+export function analyseSite(
+  page: FetchedPage,
+  files: SiteFiles,
+  markdown: MarkdownAnswer = { status: null, contentType: null },
+  access: Readonly<Record<string, CrawlerAccess>> = {},
+): SiteAnalysis {
   const headers = { headerAll: (name: string) => page.headers.filter(([n]) => n === name.toLowerCase()).map(([, v]) => v) };
   const contentType = headers.headerAll('content-type')[0] ?? null;
-  const facts = extractPage(page.body, page.url, headers, page.truncated);
+  const { facts, extras } = extractPageWithExtras(page.body, page.url, headers, page.truncated);
   const finalUrl = new URL(page.url);
   const pagePath = pathAndQueryOf(finalUrl);
   const decisions = decideCrawlers(robotsFromResponse(files.robots.status, files.robots.body), pagePath);
@@ -150,6 +216,28 @@ export function analyseSite(page: FetchedPage, files: SiteFiles): SiteAnalysis {
   const fullFound = full.status !== null && full.status >= 200 && full.status < 300 && !isHtml(full.contentType, full.body ?? '');
   const llmsFullState = fullFound ? 'found' : 'missing';
 
+  // Each crawler's live probe, when the probes ran: the scored access items read it next to robots.txt.
+  const crawlers = decisions.crawlers.map(({ verdict, line }) => ({ verdict: access[verdict.token] ? { ...verdict, access: access[verdict.token] } : verdict, line }));
+  const tdmrepOk = files.tdmrep.status !== null && files.tdmrep.status >= 200 && files.tdmrep.status < 300;
+  const signals: SiteSignals = {
+    markdown: markdownOffer(markdown, extras.markdownAlternate),
+    llmsTxtLinks: assessLlmsLinks(files.llmsLinks),
+    sitemapListsPage: sitemapListsPage(
+      page.url,
+      { isSitemap: sitemapXml.isSitemap, body: files.sitemap.body, truncated: files.sitemap.truncated },
+      files.sitemapChild && { isSitemap: isSitemapDocument(files.sitemapChild.status, files.sitemapChild.body), body: files.sitemapChild.body, truncated: files.sitemapChild.truncated },
+    ),
+    contentUsage: contentUsage(robots.state === 'found' ? robots.robots : null),
+    licensing: licensing(
+      {
+        file: tdmrepOk ? tdmFromFile(files.tdmrep.body, finalUrl.pathname) : null,
+        header: tdmFromPairs(headers.headerAll('tdm-reservation')[0] ?? null, headers.headerAll('tdm-policy')[0] ?? null),
+        meta: tdmFromPairs(extras.tdmMeta.reservation, extras.tdmMeta.policy),
+      },
+      robots.state === 'found' ? rslLicense(files.robots.body) : null,
+    ),
+  };
+
   const { score, scoring, findings } = scoreReport({
     finalUrl: page.url,
     status: page.status,
@@ -157,23 +245,25 @@ export function analyseSite(page: FetchedPage, files: SiteFiles): SiteAnalysis {
     redirects: page.redirects,
     page: facts,
     headTruncated,
-    crawlers: decisions.crawlers.map(({ verdict, line }) => ({ ...verdict, line })),
+    crawlers: crawlers.map(({ verdict, line }) => ({ ...verdict, line })),
     robots: { ...robotsTxt, ...(robots.state === 'unreachable' && robots.tooComplex ? { tooComplex: robots.tooComplex } : {}) },
     https,
     sitemapXml,
     llmsTxt: llms,
     llmsFullTxt: { state: llmsFullState, status: full.status, bytesRead: full.bytesRead, truncated: full.truncated },
+    signals: { ...signals, contentSignalConflicts: contentSignalConflicts(robots, decisions.crawlers.map((c) => c.verdict)) },
   });
 
   return {
     page: facts,
-    crawlers: decisions.crawlers.map((c) => c.verdict),
+    crawlers: crawlers.map((c) => c.verdict),
     robotsState: robots.state,
     robotsTxt,
     sitemapXml,
     llms,
     llmsFullState,
     https,
+    signals,
     score,
     scoring,
     findings,
@@ -182,13 +272,34 @@ export function analyseSite(page: FetchedPage, files: SiteFiles): SiteAnalysis {
 
 /** The work an analysis thread can be asked to do (analysis-pool.ts). */
 export type AnalysisTask =
-  | { kind: 'sitemap-plan'; robots: FetchedFile; sitemap: FetchedFile }
-  | { kind: 'site'; page: FetchedPage; files: SiteFiles };
+  | { kind: 'sitemap-plan'; robots: FetchedFile; sitemap: FetchedFile & { url?: string | null } }
+  | { kind: 'sitemap-child'; sitemap: FetchedFile & { url: string | null } }
+  | { kind: 'llms-links'; llms: FetchedFile; url: string }
+  | { kind: 'site'; page: FetchedPage; files: SiteFiles; markdown?: MarkdownAnswer; access?: Record<string, CrawlerAccess> };
+
+/** What each kind of task answers. */
+export interface AnalysisResults {
+  'sitemap-plan': SitemapPlan;
+  'sitemap-child': { child: string | null };
+  'llms-links': { links: string[] };
+  site: SiteAnalysis;
+}
+
+export type AnalysisResult = AnalysisResults[keyof AnalysisResults];
 
 /**
  * Runs one task; what the analysis thread calls for each message.
- * @example runAnalysisTask({ kind: 'sitemap-plan', robots, sitemap }) // { isSitemap, declared }
+ * @example runAnalysisTask({ kind: 'sitemap-plan', robots, sitemap }) // { isSitemap, declared, child }
  */
-export function runAnalysisTask(task: AnalysisTask): SitemapPlan | SiteAnalysis {
-  return task.kind === 'sitemap-plan' ? planSitemap(task.robots, task.sitemap) : analyseSite(task.page, task.files);
+export function runAnalysisTask(task: AnalysisTask): AnalysisResult {
+  switch (task.kind) {
+    case 'sitemap-plan':
+      return planSitemap(task.robots, task.sitemap);
+    case 'sitemap-child':
+      return { child: sitemapChildOf(task.sitemap) };
+    case 'llms-links':
+      return { links: llmsLinksOf(task.llms, task.url) };
+    case 'site':
+      return analyseSite(task.page, task.files, task.markdown, task.access);
+  }
 }

@@ -2,15 +2,21 @@
 // assemble the SPEC 2.3 report. All network access goes through safeFetch (SSRF guards, size caps).
 //
 // Request plan, chosen to keep the dependent chain short:
-//   at once:  the page, /robots.txt, /sitemap.xml, /llms.txt, /llms-full.txt, and (https only) http://host/
+//   at once:  the page, the page again with `Accept: text/markdown`, /robots.txt, /sitemap.xml, /llms.txt,
+//             /llms-full.txt, /.well-known/tdmrep.json, and (https only) http://host/
 //   then:     only if the page redirected to another origin, the same site probes for that origin, since
 //             robots.txt and friends belong to the host that answered (RFC 9309 is per authority);
-//             only if /sitemap.xml is not a sitemap, the first `Sitemap:` URL of robots.txt.
+//             at once, each as soon as the file it depends on arrived:
+//               - up to 5 links of /llms.txt (site-signals.ts LLMS_LINKS_MAX);
+//               - only if /sitemap.xml is not a sitemap, the first `Sitemap:` URL of robots.txt, and only if
+//                 the sitemap is an index, its first child (the longest chain: 3 requests deep).
+// The site signals (signal-fetches.ts) add at most 1 request per check and 7 per origin probed: 8 for a
+// page that stays on its origin, 15 when it redirects to another one.
 // Everything shares one AbortSignal carrying the whole-check budget.
 
 import { TaskDeadlineError, TaskThreadError } from '@/lib/worker-pool';
 import { CRAWLERS, type CrawlerVerdict } from './crawlers';
-import type { FetchedFile, FetchedPage, SiteFiles } from './analysis';
+import type { FetchedFile, FetchedPage, SiteFiles, SiteSignals } from './analysis';
 import { analyse } from './analysis-pool';
 import type { PageFacts } from './extract';
 import { ROBOTS_MAX_BYTES, type RobotsAccess } from './robots';
@@ -26,6 +32,7 @@ import {
 } from './rubric';
 import { DEFAULT_MAX_BYTES, FetchFailedError, FetchRefusedError, safeFetch, type FetchResult, type LookupFn, type SafeFetchOptions } from './safe-fetch';
 import { resolveHostMap, type HostMap } from './host-map';
+import { fetchLlmsLinks, fetchMarkdownAnswer, fetchTdmrep } from './signal-fetches';
 import { InvalidTargetUrl, normalizeTargetUrl } from './target-url';
 
 export { isSitemapDocument } from './analysis';
@@ -71,6 +78,12 @@ export interface VisibilitySite {
   sitemapXml: { url: string | null; status: number | null; isSitemap: boolean };
   llmsTxt: PresenceState;
   llmsFullTxt: PresenceState;
+  /** Visibility check v2: what agents can read beyond the page (site-signals.ts). */
+  markdown: SiteSignals['markdown'];
+  llmsTxtLinks: SiteSignals['llmsTxtLinks'];
+  sitemapListsPage: SiteSignals['sitemapListsPage'];
+  contentUsage: SiteSignals['contentUsage'];
+  licensing: SiteSignals['licensing'];
 }
 
 export interface VisibilityReport {
@@ -145,31 +158,58 @@ async function probeHttpRedirect(origin: URL, fetchOptions: FetchOptions): Promi
 async function probeSite(origin: URL, fetchOptions: FetchOptions, analysis: AnalysisOptions): Promise<SiteFiles> {
   const at = (path: string) => new URL(path, origin);
   const probe = { ...fetchOptions, timeoutMs: PROBE_TIMEOUT_MS };
-  const [robotsRes, sitemapXml, llmsRes, llmsFullRes, httpRedirectsToHttps] = await Promise.all([
+  const [robotsRes, sitemapXml, llmsRes, llmsFullRes, httpRedirectsToHttps, tdmrep] = await Promise.all([
     tryFetch(at('/robots.txt'), { ...probe, maxBytes: ROBOTS_MAX_BYTES + 1 /* one byte over tells the matcher the file was cut */, accept: 'text/plain,*/*;q=0.5' }),
     fetchSitemap(at('/sitemap.xml'), fetchOptions),
     tryFetch(at('/llms.txt'), { ...probe, maxBytes: LLMS_MAX_BYTES, accept: 'text/markdown,text/plain;q=0.9,*/*;q=0.5' }),
     tryFetch(at('/llms-full.txt'), { ...probe, maxBytes: LLMS_FULL_MAX_BYTES, accept: 'text/markdown,text/plain;q=0.9,*/*;q=0.5' }),
     origin.protocol === 'https:' ? probeHttpRedirect(origin, fetchOptions) : Promise.resolve(false),
+    fetchTdmrep(origin, probe),
   ]);
   const robots = fetchedFile(robotsRes);
+  const llms = fetchedFile(llmsRes);
 
-  // One dependent hop, only when needed: the sitemap robots.txt announces, if /sitemap.xml is not one.
-  let sitemap = sitemapXml;
-  const { declared } = await analyse({ kind: 'sitemap-plan', robots, sitemap: sitemapXml }, analysis);
-  if (declared !== null) {
-    let declaredUrl: URL | null = null;
-    try {
-      declaredUrl = new URL(declared, origin);
-    } catch {
-      declaredUrl = null;
-    }
-    if (declaredUrl && declaredUrl.href !== sitemapXml.url && /^https?:$/.test(declaredUrl.protocol)) {
-      sitemap = await fetchSitemap(declaredUrl, fetchOptions);
-    }
+  const [{ sitemap, sitemapChild }, llmsLinks] = await Promise.all([
+    followSitemap(origin, robots, sitemapXml, fetchOptions, analysis),
+    analyse({ kind: 'llms-links', llms, url: at('/llms.txt').href }, analysis).then(({ links }) => fetchLlmsLinks(links, probe)),
+  ]);
+
+  return { robots, sitemap, sitemapChild, llms, llmsFull: fetchedFile(llmsFullRes), llmsLinks, tdmrep, httpRedirectsToHttps };
+}
+
+/** An absolute http(s) address, or null. */
+function httpUrl(href: string, base: URL): URL | null {
+  try {
+    const url = new URL(href, base);
+    return /^https?:$/.test(url.protocol) ? url : null;
+  } catch {
+    return null;
   }
+}
 
-  return { robots, sitemap, llms: fetchedFile(llmsRes), llmsFull: fetchedFile(llmsFullRes), httpRedirectsToHttps };
+/**
+ * The dependent sitemap hops, only when needed: the sitemap robots.txt announces if /sitemap.xml is not
+ * one, then the first child if the sitemap is an index (the page-listing question reads it).
+ */
+async function followSitemap(
+  origin: URL,
+  robots: FetchedFile,
+  sitemapXml: SiteFiles['sitemap'],
+  fetchOptions: FetchOptions,
+  analysis: AnalysisOptions,
+): Promise<Pick<SiteFiles, 'sitemap' | 'sitemapChild'>> {
+  let sitemap = sitemapXml;
+  const plan = await analyse({ kind: 'sitemap-plan', robots, sitemap: sitemapXml }, analysis);
+  let child = plan.child;
+  const declaredUrl = plan.declared === null ? null : httpUrl(plan.declared, origin);
+  if (declaredUrl && declaredUrl.href !== sitemapXml.url) {
+    sitemap = await fetchSitemap(declaredUrl, fetchOptions);
+    child = (await analyse({ kind: 'sitemap-child', sitemap }, analysis)).child;
+  }
+  const childUrl = child === null ? null : httpUrl(child, origin);
+  if (childUrl === null || childUrl.href === sitemap.url) return { sitemap, sitemapChild: null };
+  const fetched = await fetchSitemap(childUrl, fetchOptions);
+  return { sitemap, sitemapChild: { ...fetched, url: childUrl.href } };
 }
 
 /**
@@ -239,6 +279,7 @@ export async function checkVisibility(input: string, options: CheckOptions = {})
 
 async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: AnalysisOptions): Promise<VisibilityResult> {
   const pagePromise = safeFetch(target, { ...fetchOptions, timeoutMs: PAGE_TIMEOUT_MS, maxBytes: PAGE_MAX_BYTES });
+  const markdownPromise = fetchMarkdownAnswer(target, { ...fetchOptions, timeoutMs: PROBE_TIMEOUT_MS });
   const firstProbes = probeSite(new URL(target.origin), fetchOptions, analysis);
   // Settled below; until then a failure of the page must not leave this rejection unhandled.
   firstProbes.catch(() => {});
@@ -261,7 +302,7 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
     truncated: page.truncated,
     redirects: page.redirects.length,
   };
-  const result = await analyse({ kind: 'site', page: fetchedPage, files }, analysis);
+  const result = await analyse({ kind: 'site', page: fetchedPage, files, markdown: await markdownPromise }, analysis);
 
   const report: VisibilityReport = {
     checkVersion: CHECK_VERSION,
@@ -280,6 +321,7 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
       sitemapXml: result.sitemapXml,
       llmsTxt: result.llms.state,
       llmsFullTxt: result.llmsFullState,
+      ...result.signals,
     },
     score: result.score,
     scoreMax: SCORE_MAX,
@@ -307,7 +349,15 @@ export function visibilityCheckDescription() {
       `The score is the sum of the points earned per rubric item. A blocking failure (the page answers non-2xx, carries noindex for search crawlers, or robots.txt disallows it for Googlebot, an unreachable robots.txt included) caps the score at ${BLOCKING_SCORE_CAP}. Response time is reported but not scored.`,
     fetched: {
       page: `the address given, following up to 5 redirects, reading at most ${PAGE_MAX_BYTES / 1024} KB`,
-      site: ['/robots.txt', '/sitemap.xml (else the first Sitemap: of robots.txt)', '/llms.txt', '/llms-full.txt', 'http://<host>/ for https pages'],
+      site: [
+        'the page again with Accept: text/markdown',
+        '/robots.txt',
+        '/sitemap.xml (else the first Sitemap: of robots.txt; of a sitemap index, its first child)',
+        '/llms.txt and up to 5 of its links',
+        '/llms-full.txt',
+        '/.well-known/tdmrep.json',
+        'http://<host>/ for https pages',
+      ],
       budgetSeconds: CHECK_BUDGET_MS / 1000,
     },
     crawlers: CRAWLERS.map((c) => ({

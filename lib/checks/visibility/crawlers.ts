@@ -6,6 +6,7 @@
  * a vendor's words through secondary copies, `evidence` says so, so nobody mistakes a paraphrase
  * for a quotation. The vendor pages were read in 2026-11; re-read them before changing a purpose.
  */
+import type { CrawlerAccess } from './access-types';
 import {
   appliedGroups,
   matchCost,
@@ -240,13 +241,15 @@ export interface CrawlerVerdict extends Pick<Crawler, 'token' | 'vendor' | 'role
   rule: string | null;
   /** The user-agent group that applied (for Applebot possibly `Googlebot`), `*`, or null. */
   group: string | null;
+  /** What the live probe as this crawler got (access-types.ts); absent when no probe ran. */
+  access?: CrawlerAccess;
 }
 
 /**
  * The robots.txt group a crawler follows: its own when a group names it, else its fallback's
  * when a group names that, else `*` (which robotsVerdict applies for the own token).
  */
-function effectiveToken(access: RobotsAccess, crawler: Crawler): string {
+export function effectiveToken(access: RobotsAccess, crawler: Crawler): string {
   if (access.state !== 'found' || crawler.fallback === undefined) return crawler.token;
   if (namesAgent(access.robots, crawler.token)) return crawler.token;
   if (namesAgent(access.robots, crawler.fallback)) return crawler.fallback;

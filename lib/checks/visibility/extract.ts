@@ -3,6 +3,7 @@
 
 import { parse } from 'parse5';
 import type { DefaultTreeAdapterTypes } from 'parse5';
+import { jsonLdProblems, type JsonLdProblem } from './jsonld-requirements';
 
 type Node = DefaultTreeAdapterTypes.Node;
 type Element = DefaultTreeAdapterTypes.Element;
@@ -41,6 +42,8 @@ export interface PageJsonLd {
   types: string[];
   /** Which key types are present, subtypes included (NewsArticle counts as Article), in KEY_JSON_LD_TYPES order. */
   keyTypes: KeyJsonLdType[];
+  /** Organization, WebSite, Article, Product, FAQPage and BreadcrumbList entities lacking required properties (jsonld-requirements.ts). */
+  problems: JsonLdProblem[];
 }
 
 export interface PageOpenGraph {
@@ -68,7 +71,17 @@ export interface PageFacts {
   h1Count: number;
   textLength: number;
   wordCount: number;
+  /** Visible text bytes (UTF-8, whitespace collapsed) over the HTML bytes read, 0-1, four decimals. */
+  textToHtmlRatio: number;
   truncated: boolean;
+}
+
+/** What the page says that belongs in the report's `site` signals rather than in `page`. */
+export interface PageExtras {
+  /** The resolved href of the first `<link rel="alternate" type="text/markdown">`, or null. */
+  markdownAlternate: string | null;
+  /** TDMRep meta tags (`<meta name="tdm-reservation">`, `<meta name="tdm-policy">`), content as written. */
+  tdmMeta: { reservation: string | null; policy: string | null };
 }
 
 export interface HeaderSource {
@@ -233,8 +246,9 @@ function isWordChar(s: string, i: number, c: number): boolean {
  * without building that string (it can be most of a 512 KB page). A word is a whitespace-separated
  * run containing at least one letter or digit, so a lone dash is not a word.
  */
-function measureText(chunks: readonly string[]): { length: number; words: number } {
+function measureText(chunks: readonly string[]): { length: number; words: number; bytes: number } {
   let length = 0;
+  let bytes = 0;
   let words = 0;
   let started = false;
   let pendingSpace = false;
@@ -252,17 +266,20 @@ function measureText(chunks: readonly string[]): { length: number; words: number
       }
       if (pendingSpace) {
         length++;
+        bytes++;
         pendingSpace = false;
       }
       started = true;
       // A low surrogate completes a code point already counted.
       if (c < 0xdc00 || c > 0xdfff) length++;
+      // UTF-8 size: a surrogate pair is 4 bytes, counted on its high half.
+      bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c <= 0xdbff ? 4 : c >= 0xdc00 && c <= 0xdfff ? 0 : 3;
       inWord = true;
       if (!wordHasLetter && isWordChar(chunk, i, c)) wordHasLetter = true;
     }
   }
   if (inWord && wordHasLetter) words++;
-  return { length, words };
+  return { length, words, bytes };
 }
 
 function textOf(el: Element): string {
@@ -346,12 +363,23 @@ const TEXT_OFF = { nodeName: '#text-off' } as unknown as Node;
  * @param truncated whether the body was cut at the byte limit
  */
 export function extractPage(html: string, pageUrl: string, headers: HeaderSource, truncated: boolean): PageFacts {
+  return extractPageWithExtras(html, pageUrl, headers, truncated).facts;
+}
+
+/**
+ * extractPage, plus what the same walk finds for the site signals (markdown alternate, TDMRep meta tags).
+ * @example extractPageWithExtras(html, 'https://site.test/', headers, false).extras.markdownAlternate // 'https://site.test/index.md'
+ */
+export function extractPageWithExtras(html: string, pageUrl: string, headers: HeaderSource, truncated: boolean): { facts: PageFacts; extras: PageExtras } {
   const doc = parse(html);
 
   let title: string | null = null;
   let metaDescription: string | null = null;
   let baseHref: string | null = null;
   const canonicalHrefs: string[] = [];
+  let markdownHref: string | null = null;
+  const tdmMeta: PageExtras['tdmMeta'] = { reservation: null, policy: null };
+  const jsonLdValues: unknown[] = [];
   const meta: RobotsDirectives[] = [];
   let jsonLdBlocks = 0;
   let jsonLdInvalid = 0;
@@ -406,7 +434,11 @@ export function extractPage(html: string, pageUrl: string, headers: HeaderSource
           break;
         case 'link': {
           const rel = attr(el, 'rel');
-          if (rel && rel.toLowerCase().split(/\s+/).includes('canonical')) canonicalHrefs.push(attr(el, 'href') ?? '');
+          const rels = rel ? rel.toLowerCase().split(/\s+/) : [];
+          if (rels.includes('canonical')) canonicalHrefs.push(attr(el, 'href') ?? '');
+          if (markdownHref === null && rels.includes('alternate') && (attr(el, 'type') ?? '').split(';')[0].trim().toLowerCase() === 'text/markdown') {
+            markdownHref = attr(el, 'href');
+          }
           break;
         }
         case 'meta': {
@@ -416,6 +448,9 @@ export function extractPage(html: string, pageUrl: string, headers: HeaderSource
             const n = metaName.trim().toLowerCase();
             if (n === 'description') {
               if (metaDescription === null) metaDescription = collapse(content ?? '');
+            } else if (n === 'tdm-reservation' || n === 'tdm-policy') {
+              const key = n === 'tdm-reservation' ? 'reservation' : 'policy';
+              if (tdmMeta[key] === null && content !== null) tdmMeta[key] = content;
             } else if (ROBOTS_META_NAMES.has(n)) {
               meta.push({
                 bot: n === 'robots' ? null : n,
@@ -437,6 +472,7 @@ export function extractPage(html: string, pageUrl: string, headers: HeaderSource
               const value: unknown = JSON.parse(textOf(el));
               if (value === null || typeof value !== 'object') throw new Error('not an object');
               collectTypes(value, types);
+              jsonLdValues.push(value);
             } catch {
               jsonLdInvalid++;
             }
@@ -483,7 +519,7 @@ export function extractPage(html: string, pageUrl: string, headers: HeaderSource
   const typeList = [...types].sort();
   const keyTypeSet = new Set(typeList.map((t) => KEY_TYPE_OF.get(t)).filter((t): t is KeyJsonLdType => t !== undefined));
 
-  return {
+  const facts: PageFacts = {
     title,
     titleLength: title === null ? 0 : charLength(title),
     metaDescription,
@@ -508,12 +544,23 @@ export function extractPage(html: string, pageUrl: string, headers: HeaderSource
       invalid: jsonLdInvalid,
       types: typeList,
       keyTypes: KEY_JSON_LD_TYPES.filter((t) => keyTypeSet.has(t)),
+      problems: jsonLdProblems(jsonLdValues),
     },
     openGraph: og,
     lang,
     h1Count,
     textLength: measured.length,
     wordCount: measured.words,
+    textToHtmlRatio: textToHtmlRatio(measured.bytes, html),
     truncated,
   };
+  const markdownAlternate = markdownHref === null || !markdownHref.trim() ? null : resolveHttpUrl(markdownHref, base);
+  return { facts, extras: { markdownAlternate, tdmMeta } };
+}
+
+/** Text bytes over HTML bytes, to four decimals so the report's bytes do not depend on float noise. */
+function textToHtmlRatio(textBytes: number, html: string): number {
+  const htmlBytes = Buffer.byteLength(html, 'utf8');
+  if (htmlBytes === 0) return 0;
+  return Math.round(Math.min(1, textBytes / htmlBytes) * 10_000) / 10_000;
 }

@@ -8,17 +8,18 @@
 
 import { SEVERITY_ORDER, type Severity } from '@/lib/checks/severity';
 import { ACCESS_ITEMS } from './rubric-items/access';
+import { AGENT_ITEMS } from './rubric-items/agents';
 import { CONTENT_ITEMS } from './rubric-items/content';
 import { INDEXABILITY_ITEMS } from './rubric-items/indexability';
 import { crawler, isAllowed, quoteVerdict, uniqueRaw } from './rubric-items/shared';
 import { SITE_ITEMS } from './rubric-items/site';
 import { STRUCTURED_DATA_ITEMS } from './rubric-items/structured-data';
-import type { Finding, PublishedRubricItem, RubricItem, ScoredCrawler, ScoreInput, ScoreResult, ScoringLine } from './rubric-items/types';
+import type { Finding, PublishedRubricItem, RubricItem, ScoredCrawler, ScoredSignals, ScoreInput, ScoreResult, ScoringLine } from './rubric-items/types';
 
 export { assessLlmsTxt, type LlmsTxtAssessment, type LlmsTxtLevel } from './llms-txt';
-export type { Finding, PublishedRubricItem, RubricItem, ScoredCrawler, ScoreInput, ScoreResult, ScoringLine };
+export type { Finding, PublishedRubricItem, RubricItem, ScoredCrawler, ScoredSignals, ScoreInput, ScoreResult, ScoringLine };
 
-export const RUBRIC_VERSION = '1.0.0';
+export const RUBRIC_VERSION = '2.0.0';
 export const SCORE_MAX = 100;
 
 /**
@@ -27,8 +28,8 @@ export const SCORE_MAX = 100;
  * disallow) cap the total at this value. Like Lighthouse's is-crawlable audit, which is weighted so
  * failing it alone fails the SEO category, a page search engines will not index cannot score in the
  * upper range however polished the rest is: 40 keeps it in the failing band (below 50), under a
- * plain unblocked page that lets every search and AI-answer crawler in (46 from access and indexability
- * alone). Applied after summing, so scoring[] still shows what each item earned.
+ * plain unblocked page that lets every search and AI-answer crawler in (51 from fetch, access, robots.txt,
+ * noindex and snippets alone under rubric 2.0.0). Applied after summing, so scoring[] still shows what each item earned.
  */
 export const BLOCKING_SCORE_CAP = 40;
 
@@ -43,6 +44,7 @@ export const RUBRIC_ITEMS: readonly RubricItem[] = [
   ...INDEXABILITY_ITEMS,
   ...CONTENT_ITEMS,
   ...STRUCTURED_DATA_ITEMS,
+  ...AGENT_ITEMS,
   ...SITE_ITEMS,
 ];
 
@@ -60,9 +62,9 @@ export const VISIBILITY_LIMITS: readonly string[] = [
   'Logged-in, paywalled, cookie-, geography- or experiment-dependent variants of the page are not seen.',
   'Crawler behaviour is not observed: whether a crawler honours robots.txt, how often it crawls, how long it caches robots.txt (up to 24 hours), or whether a user-triggered fetcher ignores robots.txt, as some vendors say theirs may.',
   'Nothing is known about outcomes: whether the page is indexed, ranked, cited in AI answers or used for training. The score implies no ranking, traffic or citation result.',
-  'Only this page is examined. Other pages are not crawled; the sitemap and llms.txt are checked for existence and shape, not for the pages they list.',
+  'Only this page is examined. Other pages are not crawled: the sitemap is read only to see whether it lists this page (its first 64 KB; of a sitemap index, only the first child), and only the first 5 links of llms.txt are requested, to see that they answer, not what they say.',
   'Robots rules and headers on other hosts (CDN, image or script hosts) and blocked CSS or JavaScript resources are not checked.',
-  'Licensing or legal signals other than robots.txt, Content-Signal, robots meta tags and X-Robots-Tag (for example TDMRep, ai.txt or contracts) are not read.',
+  'Licensing or legal signals other than robots.txt, Content-Signal, TDMRep (tdmrep.json, header, meta tag), the RSL License: line of robots.txt, robots meta tags and X-Robots-Tag are not read: not the terms inside an RSL or TDM policy document, ai.txt, or contracts. Content-Signal is read per robots.txt group; the newer Content-Signal response header is not.',
   'Response time is one sample from our location and varies; it is reported but not scored.',
   'Pages larger than 512 KB are read only up to 512 KB; content after that point is not seen.',
 ];
@@ -115,6 +117,19 @@ function informationalFindings(input: ScoreInput): Finding[] {
       observed: input.robots.contentSignals.join('; '),
       why: 'Content-Signal lines (contentsignals.org) declare how content may be used after it is fetched (search, ai-input, ai-train). They express the owner\'s terms; they do not change what crawlers may fetch.',
       fix: 'No change needed. Check that the values match your intent: ai-input=no asks AI answer engines not to use the page as a source.',
+    });
+  }
+  const lic = input.signals.licensing;
+  if (lic.tdmReservation !== null || lic.rslLicense !== null) {
+    const parts = [
+      lic.tdmReservation === null ? null : `TDMRep tdm-reservation ${lic.tdmReservation} (${lic.tdmSource === 'file' ? '/.well-known/tdmrep.json' : lic.tdmSource === 'header' ? 'tdm-reservation header' : '<meta name="tdm-reservation">'})${lic.tdmPolicy ? `, tdm-policy ${lic.tdmPolicy}` : ''}`,
+      lic.rslLicense === null ? null : `robots.txt License: ${lic.rslLicense} (RSL)`,
+    ];
+    info({
+      id: 'licensing-signals',
+      observed: parts.filter(Boolean).join('; '),
+      why: `The site states machine-readable licensing terms: ${lic.tdmReservation === 1 ? 'TDMRep tdm-reservation 1 reserves text and data mining rights (the EU DSM Directive\'s opt-out), ' : lic.tdmReservation === 0 ? 'TDMRep tdm-reservation 0 states that text and data mining rights are not reserved, ' : ''}${lic.rslLicense !== null ? 'an RSL license file tells AI systems the terms (and any payment) under which the content may be used, ' : ''}an owner's choice that does not change what crawlers may fetch.`,
+      fix: 'No change needed. Check that these terms agree with robots.txt and any Content-Signal lines.',
     });
   }
   const { robots } = input.page;

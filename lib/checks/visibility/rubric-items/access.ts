@@ -1,8 +1,8 @@
 // Access: can the page be fetched, and may the search and AI-answer crawlers fetch it (robots.txt).
 
 import { ROBOTS_MATCH_BUDGET } from '../robots';
-import { crawler, pathOf, quoteVerdict } from './shared';
-import type { RubricItem, ScoredCrawler, ScoreInput } from './types';
+import { crawler, isReachable, pathOf, quoteRefusal, quoteVerdict } from './shared';
+import type { Outcome, RubricItem, ScoredCrawler, ScoreInput } from './types';
 
 // Shares of crawl.search-allowed's 12 points, as its criterion publishes them.
 const SEARCH_WEIGHTS: ReadonlyArray<[token: string, points: number]> = [
@@ -10,7 +10,48 @@ const SEARCH_WEIGHTS: ReadonlyArray<[token: string, points: number]> = [
   ['Bingbot', 4],
   ['Applebot', 2],
 ];
-const AI_ANSWER_TOKENS = ['OAI-SearchBot', 'Claude-SearchBot', 'PerplexityBot'];
+// Shares of crawl.ai-answers-allowed's 12 points.
+const AI_ANSWER_WEIGHTS: ReadonlyArray<[token: string, points: number]> = [
+  ['OAI-SearchBot', 4],
+  ['Claude-SearchBot', 4],
+  ['PerplexityBot', 4],
+];
+
+const SERVER_FIX =
+  'Find the rule that answers these user agents differently: CDN bot settings (for example Cloudflare\'s "Block AI bots", Bot Fight Mode or AI Crawl Control), a WAF AI-bot or bot-control category (AWS WAF, Akamai, Imperva, DataDome, Vercel), a rate limit, or pay-per-crawl; allow the crawlers you want, preferably as verified bots. Our probe sends the crawler\'s user agent from our own server, so a firewall that checks crawler IP addresses may still let the real crawler in; confirm in the CDN\'s logs.';
+
+/**
+ * Scores a weighted set of crawlers on reachability: robots.txt blocks get the robots.txt edit, server
+ * refusals the CDN/WAF pointer; a robots.txt block is the more fundamental finding and names the item.
+ */
+function scoreReach(
+  input: ScoreInput,
+  weights: ReadonlyArray<[token: string, points: number]>,
+  finding: (robotsBlocked: ScoredCrawler[], refused: ScoredCrawler[]) => { id: string; severity: NonNullable<Outcome['finding']>['severity']; why: string },
+): Outcome {
+  let earned = 0;
+  const robotsBlocked: ScoredCrawler[] = [];
+  const refused: ScoredCrawler[] = [];
+  for (const [token, points] of weights) {
+    const c = crawler(input, token);
+    if (!c || isReachable(c)) earned += points;
+    else if (!c.allowed) robotsBlocked.push(c);
+    else refused.push(c);
+  }
+  if (robotsBlocked.length === 0 && refused.length === 0) return { earned };
+  const { id, severity, why } = finding(robotsBlocked, refused);
+  const fixes = [robotsBlocked.length > 0 ? robotsFix(input, robotsBlocked) : null, refused.length > 0 ? SERVER_FIX : null].filter(Boolean);
+  return {
+    earned,
+    finding: {
+      id,
+      severity,
+      observed: [...robotsBlocked.map(quoteVerdict), ...refused.map(quoteRefusal)].join('; '),
+      why,
+      fix: fixes.join(' '),
+    },
+  };
+}
 
 const SOFT_404_TITLE = /\b(404|not found|page (?:does not|doesn['’]t) exist|no longer available)\b/i;
 
@@ -115,56 +156,39 @@ export const ACCESS_ITEMS: readonly RubricItem[] = [
     category: 'access',
     points: 12,
     criterion:
-      'robots.txt allows the page for the search crawlers: Googlebot 6, Bingbot 4, Applebot 2 (Applebot follows the Googlebot group when no group names it).',
+      'The search crawlers can get the page: Googlebot 6, Bingbot 4, Applebot 2 (Applebot follows the Googlebot group when no group names it). A crawler counts when robots.txt allows the page for it and the live request sent with its user agent got the page (probe outcome ok).',
     evaluate(input) {
-      let earned = 0;
-      const blocked: ScoredCrawler[] = [];
-      for (const [token, points] of SEARCH_WEIGHTS) {
-        const c = crawler(input, token);
-        if (!c || c.allowed) earned += points;
-        else blocked.push(c);
-      }
-      if (blocked.length === 0) return { earned };
-      const googlebotBlocked = blocked.some((c) => c.token.toLowerCase() === 'googlebot');
-      return {
-        earned,
-        finding: {
-          id: 'search-crawlers-blocked',
-          severity: googlebotBlocked ? 'critical' : blocked.some((c) => c.token.toLowerCase() === 'bingbot') ? 'high' : 'medium',
-          observed: blocked.map(quoteVerdict).join('; '),
-          why: `robots.txt keeps ${blocked.map((c) => c.token).join(', ')} from fetching this page, so it cannot appear in ${googlebotBlocked ? 'Google Search or Google\'s AI Overviews' : 'those search engines'}; Bing's index also feeds several AI assistants.`,
-          fix: robotsFix(input, blocked),
-        },
-      };
+      return scoreReach(input, SEARCH_WEIGHTS, (robotsBlocked, refused) => {
+        const all = [...robotsBlocked, ...refused];
+        const is = (list: ScoredCrawler[], token: string) => list.some((c) => c.token.toLowerCase() === token);
+        const googlebot = is(all, 'googlebot');
+        const names = all.map((c) => c.token).join(', ');
+        return {
+          id: robotsBlocked.length > 0 ? 'search-crawlers-blocked' : 'search-crawlers-refused',
+          severity: is(robotsBlocked, 'googlebot') ? 'critical' : googlebot || is(all, 'bingbot') ? 'high' : 'medium',
+          why: `${robotsBlocked.length > 0 ? `robots.txt keeps ${robotsBlocked.map((c) => c.token).join(', ')} from fetching this page` : ''}${robotsBlocked.length > 0 && refused.length > 0 ? ', and ' : ''}${refused.length > 0 ? `the server refuses ${refused.map((c) => c.token).join(', ')} although robots.txt allows ${refused.length > 1 ? 'them' : 'it'}` : ''}, so the page cannot appear in ${googlebot ? 'Google Search or Google\'s AI Overviews' : 'those search engines'} through ${names}; Bing's index also feeds several AI assistants.`,
+        };
+      });
     },
   },
   {
     id: 'crawl.ai-answers-allowed',
     category: 'access',
-    points: 10,
+    points: 12,
     criterion:
-      'robots.txt allows the page for the AI answer crawlers OAI-SearchBot, Claude-SearchBot and PerplexityBot: round(10 x allowed / 3). User-triggered fetchers are reported, not scored.',
-    evaluate(input, points) {
-      const blocked = AI_ANSWER_TOKENS.map((t) => crawler(input, t)).filter((c): c is ScoredCrawler => c !== undefined && !c.allowed);
-      const allowedCount = AI_ANSWER_TOKENS.length - blocked.length;
-      const earned = Math.round((points * allowedCount) / AI_ANSWER_TOKENS.length);
-      if (blocked.length === 0) return { earned };
-      return {
-        earned,
-        finding: {
-          id: 'ai-answer-crawlers-blocked',
-          severity: 'high',
-          observed: blocked.map(quoteVerdict).join('; '),
-          why: `${blocked.map((c) => c.token).join(', ')} build the indexes behind ChatGPT search, Claude and Perplexity answers; while they are disallowed the page cannot be shown or linked there. These are search crawlers, not training crawlers.`,
-          fix: robotsFix(input, blocked),
-        },
-      };
+      'The AI answer crawlers can get the page: OAI-SearchBot, Claude-SearchBot and PerplexityBot, 4 points each, counted as for the search crawlers (robots.txt allows it and the live request as the crawler got the page). User-triggered fetchers are reported, not scored.',
+    evaluate(input) {
+      return scoreReach(input, AI_ANSWER_WEIGHTS, (robotsBlocked, refused) => ({
+        id: robotsBlocked.length > 0 ? 'ai-answer-crawlers-blocked' : 'ai-answer-crawlers-refused',
+        severity: 'high',
+        why: `${[...robotsBlocked, ...refused].map((c) => c.token).join(', ')} build the indexes behind ChatGPT search, Claude and Perplexity answers; while ${robotsBlocked.length > 0 ? 'robots.txt disallows them' : 'the server refuses them'} the page cannot be shown or linked there. These are search crawlers, not training crawlers.`,
+      }));
     },
   },
   {
     id: 'robots.state',
     category: 'access',
-    points: 4,
+    points: 3,
     criterion:
       'robots.txt answers 2xx, or 4xx (no rules: everything allowed). A 5xx, 429 or no answer makes RFC 9309 crawlers treat the whole site as disallowed.',
     evaluate(input, points) {

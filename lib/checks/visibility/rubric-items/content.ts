@@ -51,7 +51,7 @@ export const CONTENT_ITEMS: readonly RubricItem[] = [
   {
     id: 'meta.description',
     category: 'content',
-    points: 4,
+    points: 3,
     criterion:
       'A meta description of 50-170 characters (present but outside that range: 2 points).',
     evaluate(input, points) {
@@ -84,15 +84,15 @@ export const CONTENT_ITEMS: readonly RubricItem[] = [
   {
     id: 'content.text',
     category: 'content',
-    points: 10,
+    points: 8,
     criterion:
-      'At least 250 words of text in the HTML as served, outside script, style, noscript, template and svg (80-249 words: 5 points). Most AI fetchers do not run JavaScript.',
+      'At least 250 words of text in the HTML as served, outside script, style, noscript, template and svg (80-249 words: 4 points). Most AI fetchers do not run JavaScript.',
     evaluate(input, points) {
       const { wordCount } = input.page;
       if (wordCount >= 250) return { earned: points };
       const partial = wordCount >= 80;
       return {
-        earned: partial ? 5 : 0,
+        earned: partial ? 4 : 0,
         finding: {
           id: partial ? 'thin-server-text' : 'little-server-text',
           severity: partial ? 'medium' : 'high',
@@ -106,7 +106,7 @@ export const CONTENT_ITEMS: readonly RubricItem[] = [
   {
     id: 'content.h1',
     category: 'content',
-    points: 3,
+    points: 2,
     criterion:
       'Exactly one <h1> (several: 1 point).',
     evaluate(input, points) {

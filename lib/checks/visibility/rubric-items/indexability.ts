@@ -40,7 +40,7 @@ export const INDEXABILITY_ITEMS: readonly RubricItem[] = [
   {
     id: 'index.snippet',
     category: 'indexability',
-    points: 5,
+    points: 4,
     criterion:
       'No nosnippet and no max-snippet below 50 for search crawlers, so the page stays eligible for snippets and AI Overviews (max-snippet 1-49: 2 points).',
     evaluate(input, points) {
@@ -69,7 +69,7 @@ export const INDEXABILITY_ITEMS: readonly RubricItem[] = [
   {
     id: 'canonical.valid',
     category: 'indexability',
-    points: 5,
+    points: 4,
     criterion:
       'Exactly one rel=canonical, an http(s) URL equal to the page address (one canonical pointing elsewhere: 2 points; several or invalid: 0).',
     evaluate(input, points) {

@@ -21,6 +21,24 @@ export function isAllowed(input: ScoreInput, token: string): boolean {
 }
 
 /**
+ * Whether a crawler can get the page: robots.txt allows it and, when a live probe ran as that crawler,
+ * the probe got the page (`ok`). Without a probe the robots.txt verdict alone decides.
+ * @example isReachable({ token: 'GPTBot', allowed: true, access: { outcome: 'blocked', status: 403, userAgent: '…' }, ... }) // false
+ */
+export function isReachable(c: ScoredCrawler): boolean {
+  return c.allowed && (c.access === undefined || c.access.outcome === 'ok');
+}
+
+/**
+ * A crawler robots.txt allows whose live probe did not get the page, as a finding quotes it.
+ * @example quoteRefusal(gptbot) // 'GPTBot: robots.txt allows it, but the request as GPTBot got blocked (HTTP 403)'
+ */
+export function quoteRefusal(c: ScoredCrawler): string {
+  const status = c.access?.status;
+  return `${c.token}: robots.txt allows it, but the request as ${c.token} got ${c.access?.outcome ?? 'no answer'}${status === null || status === undefined ? '' : ` (HTTP ${status})`}`;
+}
+
+/**
  * The path of an absolute address, `/` when it does not parse.
  * @example pathOf('https://site.test/guide?x=1') // '/guide'
  */

@@ -1,18 +1,27 @@
 // The site around the page: https (technical), the sitemap and llms.txt (discovery).
 
+import type { LlmsLinkOutcome } from '../site-signals';
 import type { RubricItem } from './types';
+
+const LINK_OUTCOME: Record<LlmsLinkOutcome, string> = {
+  ok: 'works',
+  'http-error': 'answered an error',
+  'html-not-markdown': 'answered an HTML page instead of Markdown',
+  'no-answer': 'got no answer',
+  refused: 'points at a private or internal address (not fetched)',
+};
 
 /**
  * The technical and discovery items, in published order.
- * @example SITE_ITEMS.map((item) => item.id) // ['site.https', 'site.sitemap', 'site.llms-txt']
+ * @example SITE_ITEMS.map((item) => item.id) // ['site.https', 'site.sitemap', 'site.sitemap-lists-page', 'site.llms-txt', 'site.llms-txt-links']
  */
 export const SITE_ITEMS: readonly RubricItem[] = [
   {
     id: 'site.https',
     category: 'technical',
-    points: 4,
+    points: 3,
     criterion:
-      'The final address is https (3 points) and http://<host>/ redirects to https or is not served over http at all (1 point).',
+      'The final address is https (2 points) and http://<host>/ redirects to https or is not served over http at all (1 point).',
     evaluate(input, points) {
       const { finalUrlHttps, httpRedirectsToHttps } = input.https;
       if (!finalUrlHttps) {
@@ -35,7 +44,7 @@ export const SITE_ITEMS: readonly RubricItem[] = [
         // finalUrl is always absolute; an empty host only weakens the message.
       }
       return {
-        earned: 3,
+        earned: 2,
         finding: {
           id: 'http-not-redirected',
           severity: 'low',
@@ -73,6 +82,26 @@ export const SITE_ITEMS: readonly RubricItem[] = [
     },
   },
   {
+    id: 'site.sitemap-lists-page',
+    category: 'discovery',
+    points: 1,
+    criterion:
+      'The sitemap does not leave the page out: no entry equals the page address only when the whole sitemap was read (for an index, its first child, when it is the only one). No sitemap, or a sitemap too large to tell: full points (site.sitemap scores its absence).',
+    evaluate(input, points) {
+      if (input.signals.sitemapListsPage !== false) return { earned: points };
+      return {
+        earned: 0,
+        finding: {
+          id: 'page-not-in-sitemap',
+          severity: 'low',
+          observed: `${input.sitemapXml.url ?? 'the sitemap'} has no <loc> equal to ${input.finalUrl}`,
+          why: 'A sitemap is the list of pages a site wants crawled; a page missing from it is found later, or only through links, and can look less important than the pages listed.',
+          fix: `Add <url><loc>${input.finalUrl}</loc></url> to the sitemap (with the exact address the page answers at, scheme and trailing slash included), or, if the page should not be indexed, mark it noindex.`,
+        },
+      };
+    },
+  },
+  {
     id: 'site.llms-txt',
     category: 'discovery',
     points: 2,
@@ -93,4 +122,27 @@ export const SITE_ITEMS: readonly RubricItem[] = [
         },
       };
     },
-  },];
+  },
+  {
+    id: 'site.llms-txt-links',
+    category: 'discovery',
+    points: 1,
+    criterion:
+      'None of the first 5 links of /llms.txt is broken: each answers below 400, a link to a .md, .markdown, .mdx or .txt file does not answer with an HTML page, and none points at a private or internal address. No llms.txt or no links: full points (site.llms-txt scores its absence).',
+    evaluate(input, points) {
+      const { llmsTxtLinks } = input.signals;
+      if (llmsTxtLinks.broken === 0) return { earned: points };
+      const broken = llmsTxtLinks.links.filter((l) => l.outcome !== 'ok');
+      return {
+        earned: 0,
+        finding: {
+          id: 'llms-txt-broken-links',
+          severity: 'low',
+          observed: `${llmsTxtLinks.broken} of ${llmsTxtLinks.checked} links checked: ${broken.map((l) => `${l.url} ${LINK_OUTCOME[l.outcome]}${l.status === null ? '' : ` (HTTP ${l.status})`}`).join('; ')}`,
+          why: 'llms.txt exists to point language models at a site\'s key pages; a link that fails, or answers with an HTML page where it promises Markdown, sends them to a dead end.',
+          fix: 'Fix or remove the broken links in /llms.txt: every link should answer 200, and links to .md files should serve Markdown (text/markdown or text/plain), not the HTML page or a soft 404.',
+        },
+      };
+    },
+  },
+];

@@ -4,15 +4,15 @@ import type { RubricItem } from './types';
 
 /**
  * The structured-data items, in published order.
- * @example STRUCTURED_DATA_ITEMS.map((item) => item.id) // ['sd.jsonld', 'sd.key-types', 'social.og']
+ * @example STRUCTURED_DATA_ITEMS.map((item) => item.id) // ['sd.jsonld', 'sd.key-types', 'sd.complete', 'social.og']
  */
 export const STRUCTURED_DATA_ITEMS: readonly RubricItem[] = [
   {
     id: 'sd.jsonld',
     category: 'structured data',
-    points: 6,
+    points: 4,
     criterion:
-      'At least one JSON-LD block and none that fails to parse (some invalid, some valid: 3 points).',
+      'At least one JSON-LD block and none that fails to parse (some invalid, some valid: 2 points).',
     evaluate(input, points) {
       const { blocks, invalid } = input.page.jsonLd;
       if (blocks === 0) {
@@ -29,7 +29,7 @@ export const STRUCTURED_DATA_ITEMS: readonly RubricItem[] = [
       }
       if (invalid === 0) return { earned: points };
       return {
-        earned: invalid < blocks ? 3 : 0,
+        earned: invalid < blocks ? 2 : 0,
         finding: {
           id: 'jsonld-invalid',
           severity: 'medium',
@@ -43,14 +43,14 @@ export const STRUCTURED_DATA_ITEMS: readonly RubricItem[] = [
   {
     id: 'sd.key-types',
     category: 'structured data',
-    points: 4,
+    points: 3,
     criterion:
-      'JSON-LD names the publisher (Organization or WebSite: 2 points) and the content (Article, Product, Service or FAQPage, subtypes included: 2 points).',
+      'JSON-LD names the publisher (Organization or WebSite: 1 point) and the content (Article, Product, Service or FAQPage, subtypes included: 2 points).',
     evaluate(input, points) {
       const keys = input.page.jsonLd.keyTypes;
       const identity = keys.includes('Organization') || keys.includes('WebSite');
       const content = keys.includes('Article') || keys.includes('Product') || keys.includes('Service') || keys.includes('FAQPage');
-      const earned = (identity ? 2 : 0) + (content ? 2 : 0);
+      const earned = (identity ? 1 : 0) + (content ? 2 : 0);
       if (earned === points) return { earned };
       const missing = [!identity ? 'the publisher (Organization or WebSite)' : null, !content ? 'the content (Article, Product, Service or FAQPage)' : null].filter(Boolean);
       return {
@@ -61,6 +61,27 @@ export const STRUCTURED_DATA_ITEMS: readonly RubricItem[] = [
           observed: input.page.jsonLd.types.length > 0 ? `JSON-LD types: ${input.page.jsonLd.types.join(', ')}` : 'no JSON-LD types',
           why: 'Structured data that names the publisher and the kind of content helps crawlers attribute the page and present it correctly; it is not a ranking factor by itself.',
           fix: `Describe ${missing.join(' and ')} in JSON-LD, using the type that matches what the page visibly is.`,
+        },
+      };
+    },
+  },
+  {
+    id: 'sd.complete',
+    category: 'structured data',
+    points: 3,
+    criterion:
+      'Every Organization, WebSite, Article, Product, FAQPage and BreadcrumbList entity in the JSON-LD has the properties search engines need for it (Product: name and one of offers, review, aggregateRating; WebSite: name, url; Article: headline, author, datePublished; Organization: name; FAQPage: questions with name and accepted answer text; BreadcrumbList: two or more items with position, name and item). Nothing to check: full points.',
+    evaluate(input, points) {
+      const problems = input.page.jsonLd.problems;
+      if (problems.length === 0) return { earned: points };
+      return {
+        earned: 0,
+        finding: {
+          id: 'jsonld-incomplete',
+          severity: 'low',
+          observed: problems.map((p) => `${p.type} without ${p.missing.join(', ')}`).join('; '),
+          why: 'An entity missing the properties Google\'s structured-data documentation requires (or, for Article and Organization, recommends as the basics) is not eligible for rich results and tells AI systems less about who published what, and when.',
+          fix: `Add the missing properties to the JSON-LD: ${problems.map((p) => `${p.type}: ${p.missing.join(', ')}`).join('; ')}. Use values that match what the page visibly shows, and check the result with Google's Rich Results Test.`,
         },
       };
     },

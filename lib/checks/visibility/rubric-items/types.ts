@@ -3,7 +3,9 @@
 
 import type { Severity } from '@/lib/checks/severity';
 import type { PageFacts } from '../extract';
+import type { CrawlerAccess } from '../access-types';
 import type { LlmsTxtAssessment } from '../llms-txt';
+import type { ContentSignalConflict, Licensing, LlmsTxtLinks, MarkdownOffer } from '../site-signals';
 
 export interface ScoredCrawler {
   token: string;
@@ -13,6 +15,21 @@ export interface ScoredCrawler {
   rule: string | null;
   group: string | null;
   line?: number | null;
+  /**
+   * The live probe as this crawler (access-types.ts). Absent: no probe ran, and the robots.txt verdict
+   * alone decides. Present: the crawler counts as reachable only when robots.txt allows it and the
+   * outcome is `ok`.
+   */
+  access?: CrawlerAccess;
+}
+
+/** The site signals the rubric reads (visibility check v2). */
+export interface ScoredSignals {
+  markdown: MarkdownOffer;
+  llmsTxtLinks: LlmsTxtLinks;
+  sitemapListsPage: boolean | null;
+  contentSignalConflicts: readonly ContentSignalConflict[];
+  licensing: Licensing;
 }
 
 export interface ScoreInput {
@@ -36,6 +53,7 @@ export interface ScoreInput {
   sitemapXml: { url: string | null; status: number | null; isSitemap: boolean };
   llmsTxt: LlmsTxtAssessment;
   llmsFullTxt: { state: 'found' | 'missing'; status: number | null; bytesRead: number; truncated: boolean };
+  signals: ScoredSignals;
 }
 
 export interface Finding {

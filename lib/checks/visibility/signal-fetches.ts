@@ -1,0 +1,73 @@
+// The extra requests behind the site signals (visibility check v2): the page asked for as Markdown, the
+// links of /llms.txt, /.well-known/tdmrep.json and the first child of a sitemap index. Each goes through
+// safeFetch (SSRF guard, size and time caps) on the check's shared signal, and none ever throws: what a
+// site file answered, or that it did not, is a fact for the report.
+
+import type { FetchedFile, MarkdownAnswer } from './analysis';
+import { FetchRefusedError, safeFetch, type FetchResult, type SafeFetchOptions } from './safe-fetch';
+import { LLMS_LINKS_MAX, type LlmsLinkFetch } from './site-signals';
+
+/** Only the headers matter for the Markdown question; a few bytes of body are read and dropped. */
+export const MARKDOWN_MAX_BYTES = 1024;
+/** Enough of a linked file to tell an HTML page from Markdown (isHtml reads the first 1 KiB). */
+export const LLMS_LINK_MAX_BYTES = 2048;
+/** A TDMRep file is a short JSON list of path rules. */
+export const TDMREP_MAX_BYTES = 16 * 1024;
+/** Requests the site signals add to one check, whatever the site: the Markdown request. */
+export const SIGNAL_REQUESTS_PER_CHECK = 1;
+/** Requests the site signals add per origin probed, at most: tdmrep.json, a sitemap index's first child, the llms.txt links. */
+export const SIGNAL_REQUESTS_PER_ORIGIN = 2 + LLMS_LINKS_MAX;
+
+type Options = Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap'> & { timeoutMs: number };
+
+/**
+ * The page URL asked for with `Accept: text/markdown` (Markdown for Agents negotiation): status and
+ * content type, or nulls when it got no answer.
+ * @example await fetchMarkdownAnswer(new URL('https://site.test/'), { signal, timeoutMs: 10_000 }) // { status: 200, contentType: 'text/markdown; charset=utf-8' }
+ */
+export async function fetchMarkdownAnswer(url: URL, options: Options): Promise<MarkdownAnswer> {
+  try {
+    const res = await safeFetch(url, { ...options, maxBytes: MARKDOWN_MAX_BYTES, accept: 'text/markdown' });
+    return { status: res.status, contentType: res.header('content-type') };
+  } catch {
+    return { status: null, contentType: null };
+  }
+}
+
+/**
+ * Follows llms.txt links at once (they share the check's signal and each its own timeout). An address the
+ * SSRF guard refuses is never requested and comes back `refused`.
+ * @example await fetchLlmsLinks(['https://site.test/a.md'], options) // [{ url, status: 200, contentType, body, refused: false }]
+ */
+export function fetchLlmsLinks(urls: readonly string[], options: Options): Promise<LlmsLinkFetch[]> {
+  return Promise.all(
+    urls.slice(0, LLMS_LINKS_MAX).map(async (url): Promise<LlmsLinkFetch> => {
+      try {
+        const res = await safeFetch(new URL(url), {
+          ...options,
+          maxBytes: LLMS_LINK_MAX_BYTES,
+          accept: 'text/markdown,text/plain;q=0.9,text/html;q=0.8,*/*;q=0.5',
+        });
+        return { url, status: res.status, contentType: res.header('content-type'), body: res.body, refused: false };
+      } catch (err) {
+        return { url, status: null, contentType: null, body: null, refused: err instanceof FetchRefusedError };
+      }
+    }),
+  );
+}
+
+function file(res: FetchResult | null): FetchedFile {
+  return { status: res?.status ?? null, contentType: res?.header('content-type') ?? null, body: res?.body ?? null, bytesRead: res?.bytesRead ?? 0, truncated: res?.truncated ?? false };
+}
+
+/**
+ * `/.well-known/tdmrep.json` of an origin.
+ * @example (await fetchTdmrep(new URL('https://site.test/'), options)).status // 404 when the site has none
+ */
+export async function fetchTdmrep(origin: URL, options: Options): Promise<FetchedFile> {
+  try {
+    return file(await safeFetch(new URL('/.well-known/tdmrep.json', origin), { ...options, maxBytes: TDMREP_MAX_BYTES, accept: 'application/json,*/*;q=0.5' }));
+  } catch {
+    return file(null);
+  }
+}

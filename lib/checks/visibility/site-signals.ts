@@ -1,0 +1,515 @@
+// What agents can read beyond the page (visibility check v2): Markdown for agents, the links of llms.txt,
+// whether the sitemap lists the page, Content-Signal usage preferences per robots.txt group, and
+// licensing signals (TDMRep, RSL). Pure functions over what was fetched: check.ts and signal-fetches.ts
+// fetch, these read, on the analysis thread like the rest of the parsing. Every loop here moves forward
+// over its input, so the work stays linear in the (capped) bytes a site sent.
+
+import { CRAWLERS, effectiveToken, type CrawlerRole } from './crawlers';
+import { isHtml } from './llms-txt';
+import { appliedGroups, patternMatches, type RobotsAccess, type RobotsTxt } from './robots';
+
+// ---------------------------------------------------------------------------------------------
+// Markdown for agents
+// ---------------------------------------------------------------------------------------------
+
+/** `site.markdown`. */
+export interface MarkdownOffer {
+  /** The page URL answers `Accept: text/markdown` with text/markdown, or the page links an alternate text/markdown. */
+  offered: boolean;
+  /** The content type the page URL answered to `Accept: text/markdown`; null when that request got no answer. */
+  contentType: string | null;
+  /** The href of `<link rel="alternate" type="text/markdown">`, resolved; null when the page has none. */
+  alternate: string | null;
+}
+
+/** The media type of a Content-Type value, lowercased, parameters dropped. */
+export function mediaType(contentType: string | null): string | null {
+  if (contentType === null) return null;
+  const t = contentType.split(';')[0].trim().toLowerCase();
+  return t === '' ? null : t;
+}
+
+/**
+ * Whether Markdown is offered to agents, from the negotiated answer and the page's alternate link.
+ * @example markdownOffer({ status: 200, contentType: 'text/markdown; charset=utf-8' }, null).offered // true
+ */
+export function markdownOffer(negotiated: { status: number | null; contentType: string | null }, alternate: string | null): MarkdownOffer {
+  const contentType = negotiated.status === null ? null : negotiated.contentType;
+  const ok = negotiated.status !== null && negotiated.status >= 200 && negotiated.status < 300;
+  return { offered: (ok && mediaType(contentType) === 'text/markdown') || alternate !== null, contentType, alternate };
+}
+
+// ---------------------------------------------------------------------------------------------
+// llms.txt links
+// ---------------------------------------------------------------------------------------------
+
+/** At most this many links of /llms.txt are followed. */
+export const LLMS_LINKS_MAX = 5;
+
+// `[name](url)`, as llms-txt.ts reads it: no bracket in either part, so the scan stays linear.
+const MARKDOWN_LINKS = /\[[^[\]]+\]\(([^\s()[\]][^)[\]]*)\)/g;
+
+/**
+ * The first LLMS_LINKS_MAX distinct http(s) links of an llms.txt body, resolved against its address, in
+ * file order. A link's optional title (`[a](url "title")`) is dropped.
+ * @example llmsTxtLinkTargets('# S\n- [A](/a.md)\n', 'https://site.test/llms.txt') // ['https://site.test/a.md']
+ */
+export function llmsTxtLinkTargets(body: string, base: string): string[] {
+  const out: string[] = [];
+  for (const line of body.split(/\r\n|\r|\n/)) {
+    MARKDOWN_LINKS.lastIndex = 0;
+    for (let m = MARKDOWN_LINKS.exec(line); m !== null; m = MARKDOWN_LINKS.exec(line)) {
+      const href = m[1].trim().split(/\s/)[0];
+      let url: URL;
+      try {
+        url = new URL(href, base);
+      } catch {
+        continue;
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') continue;
+      url.hash = '';
+      if (!out.includes(url.href)) out.push(url.href);
+      if (out.length >= LLMS_LINKS_MAX) return out;
+    }
+  }
+  return out;
+}
+
+/** One followed llms.txt link as fetched: `refused` when the SSRF guard would not fetch it. */
+export interface LlmsLinkFetch {
+  url: string;
+  status: number | null;
+  contentType: string | null;
+  /** The first bytes of the answer (enough to recognise an HTML page). */
+  body: string | null;
+  refused: boolean;
+}
+
+export type LlmsLinkOutcome = 'ok' | 'http-error' | 'html-not-markdown' | 'no-answer' | 'refused';
+
+export interface LlmsLinkResult {
+  url: string;
+  status: number | null;
+  outcome: LlmsLinkOutcome;
+}
+
+/** `site.llmsTxtLinks`. */
+export interface LlmsTxtLinks {
+  checked: number;
+  broken: number;
+  /** Every link checked, in file order, with what it answered. */
+  links: LlmsLinkResult[];
+}
+
+// The llms.txt proposal offers Markdown copies of pages at `.md` addresses; these promise a text file.
+const TEXT_EXTENSION = /\.(?:md|markdown|mdx|txt)$/i;
+
+/**
+ * Classifies each followed link. Broken: a 4xx/5xx answer, an HTML page where the address promises a
+ * Markdown or text file, no answer at all, or an address the SSRF guard refuses (private or internal:
+ * no agent on the internet can open it either, so it counts as broken; it is never requested).
+ * @example assessLlmsLinks([{ url: 'https://s.test/a.md', status: 200, contentType: 'text/html', body: '', refused: false }]).broken // 1
+ */
+export function assessLlmsLinks(fetched: readonly LlmsLinkFetch[]): LlmsTxtLinks {
+  const links = fetched.map((f): LlmsLinkResult => {
+    let outcome: LlmsLinkOutcome;
+    if (f.refused) outcome = 'refused';
+    else if (f.status === null) outcome = 'no-answer';
+    else if (f.status >= 400) outcome = 'http-error';
+    else if (TEXT_EXTENSION.test(pathOf(f.url)) && isHtml(f.contentType, f.body ?? '')) outcome = 'html-not-markdown';
+    else outcome = 'ok';
+    return { url: f.url, status: f.status, outcome };
+  });
+  return { checked: links.length, broken: links.filter((l) => l.outcome !== 'ok').length, links };
+}
+
+function pathOf(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return '';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sitemap entries
+// ---------------------------------------------------------------------------------------------
+
+const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** Decodes the XML predefined and numeric character references of a text node. */
+function decodeXmlText(s: string): string {
+  if (!s.includes('&')) return s;
+  let out = '';
+  let at = 0;
+  for (let amp = s.indexOf('&'); amp >= 0; amp = s.indexOf('&', at)) {
+    out += s.slice(at, amp);
+    const semi = s.indexOf(';', amp);
+    // A reference is short; anything longer is literal text (and keeps this loop linear).
+    if (semi < 0 || semi - amp > 10) {
+      out += '&';
+      at = amp + 1;
+      continue;
+    }
+    const name = s.slice(amp + 1, semi);
+    let ch: string | undefined = XML_ENTITIES[name];
+    if (ch === undefined && /^#x[0-9a-f]+$/i.test(name)) ch = String.fromCodePoint(Math.min(Number.parseInt(name.slice(2), 16), 0x10ffff));
+    else if (ch === undefined && /^#\d+$/.test(name)) ch = String.fromCodePoint(Math.min(Number.parseInt(name.slice(1), 10), 0x10ffff));
+    if (ch === undefined) {
+      out += '&';
+      at = amp + 1;
+    } else {
+      out += ch;
+      at = semi + 1;
+    }
+  }
+  return out + s.slice(at);
+}
+
+/** One pass over a sitemap: its `<loc>` values in order, and whether its root is a sitemap index. */
+export interface SitemapEntries {
+  index: boolean;
+  locs: string[];
+}
+
+const LOC_NAME = /^(?:[A-Za-z_][\w.-]*:)?loc$/;
+const INDEX_NAME = /^(?:[A-Za-z_][\w.-]*:)?sitemapindex$/i;
+
+/**
+ * The `<loc>` entries of a sitemap body (namespace prefixes allowed, entities decoded, CDATA kept
+ * as text), in one forward scan: each step continues after what it read, so a hostile 64 KiB file costs
+ * 64 KiB of work. Comments and processing instructions are skipped whole.
+ * @example sitemapEntries('<urlset><url><loc>https://s.test/a?x=1&amp;y=2</loc></url></urlset>').locs // ['https://s.test/a?x=1&y=2']
+ */
+export function sitemapEntries(xml: string): SitemapEntries {
+  const locs: string[] = [];
+  let index = false;
+  let rootSeen = false;
+  let at = 0;
+  while (at < xml.length) {
+    const lt = xml.indexOf('<', at);
+    if (lt < 0) break;
+    if (xml.startsWith('<!--', lt)) {
+      const end = xml.indexOf('-->', lt + 4);
+      if (end < 0) break;
+      at = end + 3;
+      continue;
+    }
+    if (xml.startsWith('<?', lt) || xml.startsWith('<!', lt)) {
+      const end = xml.indexOf('>', lt + 2);
+      if (end < 0) break;
+      at = end + 1;
+      continue;
+    }
+    if (xml[lt + 1] === '/') {
+      const end = xml.indexOf('>', lt + 2);
+      if (end < 0) break;
+      at = end + 1;
+      continue;
+    }
+    let nameEnd = lt + 1;
+    while (nameEnd < xml.length && !/[\s/>]/.test(xml[nameEnd])) nameEnd++;
+    const name = xml.slice(lt + 1, nameEnd);
+    const gt = xml.indexOf('>', nameEnd);
+    if (gt < 0) break;
+    if (!rootSeen) {
+      rootSeen = true;
+      index = INDEX_NAME.test(name);
+    }
+    if (LOC_NAME.test(name) && xml[gt - 1] !== '/') {
+      const close = xml.indexOf('<', gt + 1);
+      if (close < 0) break;
+      let text = xml.slice(gt + 1, close);
+      let next = close;
+      if (xml.startsWith('<![CDATA[', close)) {
+        const cdataEnd = xml.indexOf(']]>', close + 9);
+        if (cdataEnd < 0) break;
+        text = xml.slice(close + 9, cdataEnd);
+        next = cdataEnd + 3;
+      } else {
+        text = decodeXmlText(text);
+      }
+      const loc = text.trim();
+      if (loc !== '') locs.push(loc);
+      at = next;
+      continue;
+    }
+    at = gt + 1;
+  }
+  return { index, locs };
+}
+
+/**
+ * The address of the first child of a sitemap index, resolved against the index's own address; null when
+ * the body is not an index or names no usable http(s) child.
+ * @example firstSitemapChild('<sitemapindex><sitemap><loc>https://s.test/a.xml</loc></sitemap></sitemapindex>', 'https://s.test/sitemap.xml') // 'https://s.test/a.xml'
+ */
+export function firstSitemapChild(body: string | null, base: string | null): string | null {
+  if (!body || base === null) return null;
+  const { index, locs } = sitemapEntries(body);
+  if (!index || locs.length === 0) return null;
+  try {
+    const url = new URL(locs[0], base);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Compares sitemap entries as crawlers do: WHATWG-normalised (scheme and host case, default port), fragment dropped. */
+function normalisedUrl(s: string): string | null {
+  try {
+    const u = new URL(s);
+    u.hash = '';
+    return u.href;
+  } catch {
+    return null;
+  }
+}
+
+/** A sitemap as the page-listing question needs it. */
+export interface SitemapBody {
+  isSitemap: boolean;
+  body: string | null;
+  truncated: boolean;
+}
+
+/**
+ * Whether the sitemap lists `pageUrl`: true when an entry equals it, false when the whole (untruncated)
+ * sitemap was read and none does, null when that cannot be known: no sitemap, a file cut at its cap
+ * before an entry matched, or an index whose first child (the only one read) does not list the page
+ * while other children exist. For an index, `child` is its first child as fetched.
+ * @example sitemapListsPage('https://s.test/a', { isSitemap: true, body: '<urlset><url><loc>https://s.test/a</loc></url></urlset>', truncated: false }, null) // true
+ */
+export function sitemapListsPage(pageUrl: string, sitemap: SitemapBody, child: SitemapBody | null): boolean | null {
+  if (!sitemap.isSitemap || !sitemap.body) return null;
+  const target = normalisedUrl(pageUrl);
+  if (target === null) return null;
+  const top = sitemapEntries(sitemap.body);
+  if (!top.index) {
+    if (top.locs.some((l) => normalisedUrl(l) === target)) return true;
+    return sitemap.truncated ? null : false;
+  }
+  if (child === null || !child.isSitemap || !child.body) return null;
+  const entries = sitemapEntries(child.body);
+  if (entries.index) return null;
+  if (entries.locs.some((l) => normalisedUrl(l) === target)) return true;
+  const onlyChild = top.locs.length === 1 && !sitemap.truncated;
+  return onlyChild && !child.truncated ? false : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Content-Signal (contentsignals.org) per robots.txt group
+// ---------------------------------------------------------------------------------------------
+
+export const CONTENT_SIGNAL_KEYS = ['search', 'ai-input', 'ai-train'] as const;
+export type ContentSignalKey = (typeof CONTENT_SIGNAL_KEYS)[number];
+export type ContentSignalValue = 'yes' | 'no' | null;
+export type ContentSignals = Record<ContentSignalKey, ContentSignalValue>;
+
+/** One entry of `site.contentUsage`: the signals that apply to one user-agent of robots.txt. */
+export interface ContentUsage {
+  /** The user-agent token as written in the group (`*` for the global group and for lines before any group). */
+  userAgent: string;
+  signals: ContentSignals;
+  /** The Content-Signal line(s) these came from. */
+  lines: number[];
+}
+
+/**
+ * Reads one Content-Signal value: comma-separated `key=value` pairs. Only the three defined keys and
+ * the values yes/no count; anything else (`use=`, a misspelt key, `maybe`) neither grants nor restricts.
+ */
+function parseSignalValue(text: string): Partial<ContentSignals> {
+  const colon = text.indexOf(':');
+  const out: Partial<ContentSignals> = {};
+  for (const part of text.slice(colon + 1).split(',')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    const key = part.slice(0, eq).trim().toLowerCase();
+    const value = part.slice(eq + 1).trim().toLowerCase();
+    if ((CONTENT_SIGNAL_KEYS as readonly string[]).includes(key) && (value === 'yes' || value === 'no')) {
+      out[key as ContentSignalKey] = value;
+    }
+  }
+  return out;
+}
+
+/** Two lines for the same key in one group: `no` wins, the restrictive reading. */
+function merge(into: ContentSignals, add: Partial<ContentSignals>): void {
+  for (const key of CONTENT_SIGNAL_KEYS) {
+    const v = add[key];
+    if (v === undefined) continue;
+    if (into[key] === null || v === 'no') into[key] = v;
+  }
+}
+
+const emptySignals = (): ContentSignals => ({ search: null, 'ai-input': null, 'ai-train': null });
+
+/**
+ * Content-Signal lines per user-agent, in the order the user-agents first appear. A line belongs to the
+ * group it sits in (the groups of robots.txt, RFC 9309), so it applies to that group's user-agents; a
+ * line before any group is read as addressing every crawler (`*`).
+ * @example contentUsage(parseRobotsTxt('User-agent: *\nContent-Signal: search=yes, ai-train=no\nAllow: /\n'))
+ *   // [{ userAgent: '*', signals: { search: 'yes', 'ai-input': null, 'ai-train': 'no' }, lines: [2] }]
+ */
+export function contentUsage(robots: RobotsTxt | null): ContentUsage[] {
+  if (robots === null) return [];
+  const byAgent = new Map<string, ContentUsage>();
+  for (const line of robots.contentSignalLines) {
+    const parsed = parseSignalValue(line.text);
+    const agents = line.group === null ? ['*'] : robots.groups[line.group].userAgents.map((ua) => ua.token).filter((t) => t !== '');
+    for (const agent of agents) {
+      const key = agent.toLowerCase();
+      let entry = byAgent.get(key);
+      if (!entry) {
+        entry = { userAgent: agent, signals: emptySignals(), lines: [] };
+        byAgent.set(key, entry);
+      }
+      merge(entry.signals, parsed);
+      if (!entry.lines.includes(line.line)) entry.lines.push(line.line);
+    }
+  }
+  return [...byAgent.values()];
+}
+
+/**
+ * The use each crawler role exists for, in Content-Signal terms: search crawlers build search indexes
+ * (`search`), AI answer agents fetch pages to ground answers (`ai-input`), training crawlers collect for
+ * model training (`ai-train`).
+ */
+const SIGNAL_OF_ROLE: Record<CrawlerRole, ContentSignalKey> = { search: 'search', 'ai-answers': 'ai-input', 'ai-training': 'ai-train' };
+
+/** One contradiction between a Content-Signal `no` and the robots.txt rules for this page. */
+export interface ContentSignalConflict {
+  key: ContentSignalKey;
+  /** The crawlers robots.txt lets fetch the page although the signal that applies to them says `no` for their one use. */
+  tokens: string[];
+  /** The Content-Signal line(s) saying no. */
+  lines: number[];
+}
+
+/**
+ * Where the signals and the rules contradict each other. A contradiction is a `key=no` that applies to a
+ * crawler (it sits in the group that crawler follows, fallback included) while robots.txt allows that
+ * crawler to fetch the page, and the crawler's documented purpose is exactly that use. Such crawlers
+ * are documented to obey robots.txt, not Content-Signal, so the page is used the way the owner said it
+ * must not be. Not contradictions: `yes` for a use whose crawlers are disallowed (a permission nobody can
+ * act on harms nothing), a `no` in one group while a crawler follows another group (the signal does not
+ * address it), and user-triggered fetchers (their vendors say robots.txt may not apply to them).
+ * @example contentSignalConflicts(robotsFromResponse(200, 'User-agent: *\nContent-Signal: search=no\nAllow: /\n'), [{ token: 'Googlebot', allowed: true }])
+ *   // [{ key: 'search', tokens: ['Googlebot'], lines: [2] }]
+ */
+export function contentSignalConflicts(access: RobotsAccess, verdicts: ReadonlyArray<{ token: string; allowed: boolean }>): ContentSignalConflict[] {
+  if (access.state !== 'found' || access.robots.contentSignalLines.length === 0) return [];
+  const robots = access.robots;
+  const groupIndex = new Map(robots.groups.map((g, i) => [g, i]));
+  const conflicts = new Map<ContentSignalKey, ContentSignalConflict>();
+  for (const crawler of CRAWLERS) {
+    if (crawler.userTriggered) continue;
+    const verdict = verdicts.find((v) => v.token === crawler.token);
+    if (!verdict?.allowed) continue;
+    const key = SIGNAL_OF_ROLE[crawler.role];
+    const groups = new Set(appliedGroups(robots, effectiveToken(access, crawler)).map((a) => groupIndex.get(a.group)));
+    // A line outside any group addresses every crawler; one inside addresses the group's crawlers.
+    const lines = robots.contentSignalLines.filter((l) => (l.group === null || groups.has(l.group)) && parseSignalValue(l.text)[key] === 'no');
+    if (lines.length === 0) continue;
+    const entry = conflicts.get(key) ?? { key, tokens: [], lines: [] };
+    entry.tokens.push(crawler.token);
+    for (const l of lines) if (!entry.lines.includes(l.line)) entry.lines.push(l.line);
+    conflicts.set(key, entry);
+  }
+  return CONTENT_SIGNAL_KEYS.map((k) => conflicts.get(k)).filter((c): c is ContentSignalConflict => c !== undefined).map((c) => ({ ...c, lines: c.lines.sort((a, b) => a - b) }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Licensing: TDMRep and RSL
+// ---------------------------------------------------------------------------------------------
+
+/** `site.licensing`. */
+export interface Licensing {
+  /** TDMRep `tdm-reservation`: 1 rights reserved, 0 not reserved; null when no TDMRep source states it. */
+  tdmReservation: 0 | 1 | null;
+  /** TDMRep `tdm-policy`, the address of the machine-readable policy; null when absent. */
+  tdmPolicy: string | null;
+  /** Where the TDMRep values came from (the meta tag beats the header, which beats the file); null when none. */
+  tdmSource: 'meta' | 'header' | 'file' | null;
+  /** The first `License:` line of robots.txt (RSL 1.0), as written; null when absent. */
+  rslLicense: string | null;
+}
+
+export interface TdmStatement {
+  reservation: 0 | 1 | null;
+  policy: string | null;
+}
+
+function reservationOf(value: unknown): 0 | 1 | null {
+  if (value === 1 || value === '1') return 1;
+  if (value === 0 || value === '0') return 0;
+  return null;
+}
+
+/**
+ * The `/.well-known/tdmrep.json` rule for one path: the file is an array of `{ location, tdm-reservation,
+ * tdm-policy }` and the first rule whose location matches wins. Locations are path patterns with `*`
+ * wildcards, matched from the start of the path like robots.txt rules.
+ * @example tdmFromFile('[{"location":"/","tdm-reservation":1}]', '/guide') // { reservation: 1, policy: null }
+ */
+export function tdmFromFile(body: string | null, path: string): TdmStatement | null {
+  if (!body) return null;
+  let rules: unknown;
+  try {
+    rules = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(rules)) return null;
+  for (const rule of rules) {
+    if (rule === null || typeof rule !== 'object') continue;
+    const r = rule as Record<string, unknown>;
+    if (typeof r.location !== 'string') continue;
+    const location = r.location.trim() || '/';
+    if (!patternMatches(path, location.startsWith('/') ? location : `/${location}`)) continue;
+    const reservation = reservationOf(r['tdm-reservation']);
+    if (reservation === null) return null;
+    return { reservation, policy: typeof r['tdm-policy'] === 'string' && r['tdm-policy'].trim() ? r['tdm-policy'].trim() : null };
+  }
+  return null;
+}
+
+/**
+ * TDMRep as headers or meta tags state it (same names: `tdm-reservation`, `tdm-policy`).
+ * @example tdmFromPairs('1', 'https://s.test/policy.json') // { reservation: 1, policy: 'https://s.test/policy.json' }
+ */
+export function tdmFromPairs(reservation: string | null, policy: string | null): TdmStatement | null {
+  const r = reservation === null ? null : reservationOf(reservation.trim());
+  if (r === null) return null;
+  return { reservation: r, policy: policy?.trim() || null };
+}
+
+/**
+ * The first `License:` line of robots.txt (RSL 1.0 puts one, global, anywhere in the file), its value as
+ * written; comments dropped.
+ * @example rslLicense('User-agent: *\nLicense: https://s.test/license.xml\n') // 'https://s.test/license.xml'
+ */
+export function rslLicense(robotsBody: string | null): string | null {
+  if (!robotsBody) return null;
+  for (const raw of robotsBody.split(/\r\n|\r|\n/)) {
+    const hash = raw.indexOf('#');
+    const line = (hash < 0 ? raw : raw.slice(0, hash)).trim();
+    const colon = line.indexOf(':');
+    if (colon < 0 || line.slice(0, colon).trim().toLowerCase() !== 'license') continue;
+    const value = line.slice(colon + 1).trim();
+    if (value !== '') return value;
+  }
+  return null;
+}
+
+/**
+ * The licensing signals of one page, TDMRep precedence applied (meta tag over header over file).
+ * @example licensing({ file: null, header: { reservation: 1, policy: null }, meta: null }, null).tdmSource // 'header'
+ */
+export function licensing(tdm: { file: TdmStatement | null; header: TdmStatement | null; meta: TdmStatement | null }, rsl: string | null): Licensing {
+  const [source, statement] = tdm.meta ? (['meta', tdm.meta] as const) : tdm.header ? (['header', tdm.header] as const) : tdm.file ? (['file', tdm.file] as const) : ([null, null] as const);
+  return { tdmReservation: statement?.reservation ?? null, tdmPolicy: statement?.policy ?? null, tdmSource: source, rslLicense: rsl };
+}
