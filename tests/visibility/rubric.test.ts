@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { AccessOutcome, CrawlerAccess } from '@/lib/checks/visibility/access-types';
 import type { PageFacts } from '@/lib/checks/visibility/extract';
 import {
   assessLlmsTxt,
@@ -29,6 +30,15 @@ function crawlers(blocked: string[] = [], rule = 'Disallow: /', line = 3): Score
       ? { token, role, allowed: false, rule, group: '*', line }
       : { token, role, allowed: true, rule: null, group: null, line: null },
   );
+}
+
+/** Every crawler allowed by robots.txt and probed `ok`, except the refusals given (and the robots.txt blocks). */
+function probed(refusals: Record<string, CrawlerAccess>, blocked: string[] = []): ScoredCrawler[] {
+  return crawlers(blocked).map((c) => ({ ...c, access: refusals[c.token] ?? { outcome: 'ok', status: 200, userAgent: `${c.token}/1.0` } }));
+}
+
+function refusal(outcome: AccessOutcome, status: number | null): CrawlerAccess {
+  return { outcome, status, userAgent: 'Mozilla/5.0 (compatible; probe)' };
 }
 
 function page(overrides: Partial<PageFacts> = {}): PageFacts {
@@ -100,7 +110,7 @@ describe('the published rubric', () => {
       expect(item.category.length).toBeGreaterThan(0);
       expect(item.criterion.length).toBeGreaterThan(20);
     }
-    expect(RUBRIC_VERSION).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(RUBRIC_VERSION).toBe('2.0.0');
   });
 
   it('lists what a fetch-only check cannot see', () => {
@@ -137,8 +147,8 @@ const CASES: Case[] = [
   { name: 'Bingbot blocked', item: 'crawl.search-allowed', input: input({ crawlers: crawlers(['Bingbot']) }), earned: 8, finding: 'search-crawlers-blocked', severity: 'high' },
   { name: 'Applebot blocked', item: 'crawl.search-allowed', input: input({ crawlers: crawlers(['Applebot']) }), earned: 10, finding: 'search-crawlers-blocked', severity: 'medium' },
   { name: 'all search blocked', item: 'crawl.search-allowed', input: input({ crawlers: crawlers(['Googlebot', 'Bingbot', 'Applebot']) }), earned: 0, finding: 'search-crawlers-blocked', severity: 'critical' },
-  { name: 'one AI answer bot blocked', item: 'crawl.ai-answers-allowed', input: input({ crawlers: crawlers(['PerplexityBot']) }), earned: 7, finding: 'ai-answer-crawlers-blocked', severity: 'high', observed: 'PerplexityBot' },
-  { name: 'two AI answer bots blocked', item: 'crawl.ai-answers-allowed', input: input({ crawlers: crawlers(['PerplexityBot', 'OAI-SearchBot']) }), earned: 3, finding: 'ai-answer-crawlers-blocked', severity: 'high' },
+  { name: 'one AI answer bot blocked', item: 'crawl.ai-answers-allowed', input: input({ crawlers: crawlers(['PerplexityBot']) }), earned: 8, finding: 'ai-answer-crawlers-blocked', severity: 'high', observed: 'PerplexityBot' },
+  { name: 'two AI answer bots blocked', item: 'crawl.ai-answers-allowed', input: input({ crawlers: crawlers(['PerplexityBot', 'OAI-SearchBot']) }), earned: 4, finding: 'ai-answer-crawlers-blocked', severity: 'high' },
   { name: 'robots 503', item: 'robots.state', input: input({ robots: { state: 'unreachable', status: 503, contentSignals: [] } }), earned: 0, finding: 'robots-unreachable', severity: 'high', observed: 'answered 503' },
   {
     name: 'noindex meta', item: 'index.noindex',
@@ -168,25 +178,48 @@ const CASES: Case[] = [
   { name: 'title too long', item: 'meta.title', input: input({ page: page({ title: 'x'.repeat(90), titleLength: 90 }) }), earned: 3, finding: 'title-length', severity: 'low', observed: '(90 characters)' },
   { name: 'description missing', item: 'meta.description', input: input({ page: page({ metaDescription: null, metaDescriptionLength: 0 }) }), earned: 0, finding: 'description-missing', severity: 'low' },
   { name: 'description short', item: 'meta.description', input: input({ page: page({ metaDescription: 'Widgets.', metaDescriptionLength: 8 }) }), earned: 2, finding: 'description-length', severity: 'low' },
-  { name: 'thin text', item: 'content.text', input: input({ page: page({ wordCount: 120 }) }), earned: 5, finding: 'thin-server-text', severity: 'medium', observed: '120 words' },
+  { name: 'thin text', item: 'content.text', input: input({ page: page({ wordCount: 120 }) }), earned: 4, finding: 'thin-server-text', severity: 'medium', observed: '120 words' },
   { name: 'almost no text', item: 'content.text', input: input({ page: page({ wordCount: 12 }) }), earned: 0, finding: 'little-server-text', severity: 'high' },
   { name: 'no h1', item: 'content.h1', input: input({ page: page({ h1Count: 0 }) }), earned: 0, finding: 'h1-missing', severity: 'low' },
   { name: 'several h1', item: 'content.h1', input: input({ page: page({ h1Count: 3 }) }), earned: 1, finding: 'h1-multiple', severity: 'low' },
   { name: 'no lang', item: 'content.lang', input: input({ page: page({ lang: null }) }), earned: 0, finding: 'lang-missing', severity: 'low' },
   { name: 'bad lang', item: 'content.lang', input: input({ page: page({ lang: 'english language' }) }), earned: 0, finding: 'lang-invalid', severity: 'low', observed: '<html lang="english language">' },
   { name: 'no JSON-LD', item: 'sd.jsonld', input: input({ page: page({ jsonLd: { blocks: 0, invalid: 0, types: [], keyTypes: [], problems: [] } }) }), earned: 0, finding: 'jsonld-missing', severity: 'medium', alsoLoses: ['sd.key-types'] },
-  { name: 'some JSON-LD invalid', item: 'sd.jsonld', input: input({ page: page({ jsonLd: { blocks: 2, invalid: 1, types: ['Article', 'Organization'], keyTypes: ['Organization', 'Article'], problems: [] } }) }), earned: 3, finding: 'jsonld-invalid', severity: 'medium' },
+  { name: 'some JSON-LD invalid', item: 'sd.jsonld', input: input({ page: page({ jsonLd: { blocks: 2, invalid: 1, types: ['Article', 'Organization'], keyTypes: ['Organization', 'Article'], problems: [] } }) }), earned: 2, finding: 'jsonld-invalid', severity: 'medium' },
   { name: 'all JSON-LD invalid', item: 'sd.jsonld', input: input({ page: page({ jsonLd: { blocks: 1, invalid: 1, types: [], keyTypes: [], problems: [] } }) }), earned: 0, finding: 'jsonld-invalid', severity: 'medium', alsoLoses: ['sd.key-types'] },
-  { name: 'only identity type', item: 'sd.key-types', input: input({ page: page({ jsonLd: { blocks: 1, invalid: 0, types: ['WebSite'], keyTypes: ['WebSite'], problems: [] } }) }), earned: 2, finding: 'jsonld-key-types', severity: 'low' },
+  { name: 'only identity type', item: 'sd.key-types', input: input({ page: page({ jsonLd: { blocks: 1, invalid: 0, types: ['WebSite'], keyTypes: ['WebSite'], problems: [] } }) }), earned: 1, finding: 'jsonld-key-types', severity: 'low' },
   { name: 'only content type', item: 'sd.key-types', input: input({ page: page({ jsonLd: { blocks: 1, invalid: 0, types: ['Product'], keyTypes: ['Product'], problems: [] } }) }), earned: 2, finding: 'jsonld-key-types', severity: 'low' },
   { name: 'og partial', item: 'social.og', input: input({ page: page({ openGraph: { title: true, description: false, image: false, url: false, type: false } }) }), earned: 1, finding: 'open-graph-incomplete', severity: 'low', observed: 'og:description, og:image' },
   { name: 'og none', item: 'social.og', input: input({ page: page({ openGraph: { title: false, description: false, image: false, url: false, type: false } }) }), earned: 0, finding: 'open-graph-incomplete', severity: 'low' },
   { name: 'final http', item: 'site.https', input: input({ finalUrl: 'http://www.example.com/guide', https: { finalUrlHttps: false, httpRedirectsToHttps: false } }), earned: 0, finding: 'not-https', severity: 'medium' },
-  { name: 'http not redirected', item: 'site.https', input: input({ https: { finalUrlHttps: true, httpRedirectsToHttps: false } }), earned: 3, finding: 'http-not-redirected', severity: 'low', observed: 'http://www.example.com/' },
+  { name: 'http not redirected', item: 'site.https', input: input({ https: { finalUrlHttps: true, httpRedirectsToHttps: false } }), earned: 2, finding: 'http-not-redirected', severity: 'low', observed: 'http://www.example.com/' },
   { name: 'no sitemap', item: 'site.sitemap', input: input({ sitemapXml: { url: 'https://www.example.com/sitemap.xml', status: 404, isSitemap: false } }), earned: 0, finding: 'sitemap-missing', severity: 'low', observed: 'answered 404' },
   { name: 'llms.txt missing', item: 'site.llms-txt', input: input({ llmsTxt: { state: 'missing', level: 'missing', status: 404, problems: ['/llms.txt answered 404'] } }), earned: 0, finding: 'llms-txt-missing', severity: 'info' },
   { name: 'llms.txt partial', item: 'site.llms-txt', input: input({ llmsTxt: { state: 'found', level: 'partial', status: 200, problems: ['no > blockquote summary'] } }), earned: 1, finding: 'llms-txt-incomplete', severity: 'info' },
   { name: 'llms.txt invalid', item: 'site.llms-txt', input: input({ llmsTxt: { state: 'found', level: 'invalid', status: 200, problems: ['there is no H1 title line (# Name)'] } }), earned: 0, finding: 'llms-txt-invalid', severity: 'info' },
+  // Rubric 2.0.0: live access (robots.txt allows AND the probe as the crawler got the page) and the site signals.
+  { name: 'Googlebot refused by the server', item: 'crawl.search-allowed', input: input({ crawlers: probed({ Googlebot: refusal('blocked', 403) }) }), earned: 6, finding: 'search-crawlers-refused', severity: 'high', observed: 'Googlebot: robots.txt allows it, but the request as Googlebot got blocked (HTTP 403)' },
+  { name: 'Applebot challenged', item: 'crawl.search-allowed', input: input({ crawlers: probed({ Applebot: refusal('challenge', 403) }) }), earned: 10, finding: 'search-crawlers-refused', severity: 'medium', observed: 'Applebot: robots.txt allows it, but the request as Applebot got challenge (HTTP 403)' },
+  { name: 'PerplexityBot asked to pay', item: 'crawl.ai-answers-allowed', input: input({ crawlers: probed({ PerplexityBot: refusal('payment-required', 402) }) }), earned: 8, finding: 'ai-answer-crawlers-refused', severity: 'high', observed: 'PerplexityBot: robots.txt allows it, but the request as PerplexityBot got payment-required (HTTP 402)' },
+  { name: 'one AI answer bot disallowed, one rate-limited', item: 'crawl.ai-answers-allowed', input: input({ crawlers: probed({ 'Claude-SearchBot': refusal('rate-limited', 429) }, ['OAI-SearchBot']) }), earned: 4, finding: 'ai-answer-crawlers-blocked', severity: 'high', observed: 'OAI-SearchBot: "Disallow: /" (robots.txt line 3, group "User-agent: *"); Claude-SearchBot: robots.txt allows it, but the request as Claude-SearchBot got rate-limited (HTTP 429)' },
+  { name: 'no Markdown', item: 'agents.markdown', input: input({ signals: signals({ markdown: { offered: false, contentType: 'text/html; charset=utf-8', alternate: null } }) }), earned: 0, finding: 'markdown-not-offered', severity: 'low', observed: 'answered text/html; charset=utf-8' },
+  {
+    name: 'search=no while search crawlers are allowed', item: 'signals.consistent',
+    input: input({ signals: signals({ contentSignalConflicts: [{ key: 'search', tokens: ['Googlebot', 'Bingbot'], lines: [2] }, { key: 'ai-train', tokens: ['CCBot'], lines: [2] }] }) }),
+    earned: 0, finding: 'content-signal-conflict', severity: 'medium', observed: 'search=no (robots.txt line 2) while robots.txt allows Googlebot, Bingbot; ai-train=no (robots.txt line 2) while robots.txt allows CCBot',
+  },
+  { name: 'ai-train=no while a training crawler is allowed', item: 'signals.consistent', input: input({ signals: signals({ contentSignalConflicts: [{ key: 'ai-train', tokens: ['GPTBot'], lines: [4, 9] }] }) }), earned: 0, finding: 'content-signal-conflict', severity: 'low', observed: 'ai-train=no (robots.txt lines 4, 9) while robots.txt allows GPTBot' },
+  {
+    name: 'a Product without offers', item: 'sd.complete',
+    input: input({ page: page({ jsonLd: { blocks: 1, invalid: 0, types: ['Organization', 'Product'], keyTypes: ['Organization', 'Product'], problems: [{ type: 'Product', missing: ['one of offers, review, aggregateRating'] }] } }) }),
+    earned: 0, finding: 'jsonld-incomplete', severity: 'low', observed: 'Product without one of offers, review, aggregateRating',
+  },
+  { name: 'page missing from its sitemap', item: 'site.sitemap-lists-page', input: input({ signals: signals({ sitemapListsPage: false }) }), earned: 0, finding: 'page-not-in-sitemap', severity: 'low', observed: 'https://www.example.com/sitemap.xml has no <loc> equal to https://www.example.com/guide' },
+  {
+    name: 'broken llms.txt links', item: 'site.llms-txt-links',
+    input: input({ signals: signals({ llmsTxtLinks: { checked: 3, broken: 2, links: [{ url: 'https://www.example.com/a.md', status: 200, outcome: 'ok' }, { url: 'https://www.example.com/b.md', status: 404, outcome: 'http-error' }, { url: 'https://www.example.com/c.md', status: 200, outcome: 'html-not-markdown' }] } }) }),
+    earned: 0, finding: 'llms-txt-broken-links', severity: 'low', observed: '2 of 3 links checked: https://www.example.com/b.md answered an error (HTTP 404); https://www.example.com/c.md answered an HTML page instead of Markdown (HTTP 200)',
+  },
 ];
 
 describe('rubric items: points lost and the finding that explains them', () => {
@@ -365,5 +398,75 @@ describe('assessLlmsTxt', () => {
     expect(a.state).toBe(state);
     expect(a.level).toBe(level);
     expect(a.problems.length === 0).toBe(level === 'valid');
+  });
+});
+
+describe('live access: a crawler counts only when robots.txt allows it and its probe got the page', () => {
+  const SCORED = ['Googlebot', 'Bingbot', 'Applebot', 'OAI-SearchBot', 'Claude-SearchBot', 'PerplexityBot'];
+
+  it('without probes the robots.txt verdict alone decides (every crawler allowed: full points)', () => {
+    const r = scoreReport(input());
+    expect(earned(r, 'crawl.search-allowed')).toBe(12);
+    expect(earned(r, 'crawl.ai-answers-allowed')).toBe(12);
+  });
+
+  it('every probe ok: full points, no finding', () => {
+    const r = scoreReport(input({ crawlers: probed({}) }));
+    expect(r.score).toBe(100);
+    expect(r.findings.filter((f) => f.pointsLost > 0)).toEqual([]);
+  });
+
+  it.each(['blocked', 'challenge', 'payment-required', 'rate-limited', 'different', 'error', 'not-probed'] as const)(
+    'a %s probe makes an allowed crawler unreachable',
+    (outcome) => {
+      const r = scoreReport(input({ crawlers: probed(Object.fromEntries(SCORED.map((t) => [t, refusal(outcome, null)]))) }));
+      expect(earned(r, 'crawl.search-allowed')).toBe(0);
+      expect(earned(r, 'crawl.ai-answers-allowed')).toBe(0);
+      expect(r.findings.find((f) => f.id === 'search-crawlers-refused')!.observed).toContain(`Googlebot: robots.txt allows it, but the request as Googlebot got ${outcome}`);
+    },
+  );
+
+  it('a crawler robots.txt disallows stays unreachable even when its probe got the page', () => {
+    const r = scoreReport(input({ crawlers: probed({}, ['Bingbot']) }));
+    expect(earned(r, 'crawl.search-allowed')).toBe(8);
+    expect(r.findings.find((f) => f.rubric === 'crawl.search-allowed')).toMatchObject({ id: 'search-crawlers-blocked', severity: 'high', pointsLost: 4 });
+  });
+
+  it('a server refusal of Googlebot costs its points but does not cap the score (robots.txt and noindex do)', () => {
+    const r = scoreReport(input({ crawlers: probed({ Googlebot: refusal('blocked', 403) }) }));
+    expect(r.score).toBe(94);
+    expect(r.findings.some((f) => f.id === 'score-capped')).toBe(false);
+  });
+
+  it('the server fix names the CDN and WAF settings, the robots.txt fix the rule', () => {
+    const r = scoreReport(input({ crawlers: probed({ PerplexityBot: refusal('challenge', 403) }, ['OAI-SearchBot']) }));
+    const f = r.findings.find((x) => x.rubric === 'crawl.ai-answers-allowed')!;
+    expect(f.fix).toContain('add a group "User-agent: OAI-SearchBot" + "Allow: /guide"');
+    expect(f.fix).toContain('CDN bot settings');
+    expect(f.pointsLost).toBe(8);
+  });
+
+  it('training crawlers refused by the server cost no points', () => {
+    const r = scoreReport(input({ crawlers: probed({ GPTBot: refusal('blocked', 403), CCBot: refusal('rate-limited', 429) }) }));
+    expect(r.score).toBe(100);
+  });
+});
+
+describe('site signals: vacuous items and licensing', () => {
+  it('no sitemap listing known, no llms.txt links, no JSON-LD problems: those items keep their points', () => {
+    const r = scoreReport(input({ signals: signals({ sitemapListsPage: null, llmsTxtLinks: { checked: 0, broken: 0, links: [] } }) }));
+    expect(earned(r, 'site.sitemap-lists-page')).toBe(1);
+    expect(earned(r, 'site.llms-txt-links')).toBe(1);
+    expect(earned(r, 'sd.complete')).toBe(3);
+  });
+
+  it('licensing signals are reported as 0-point info', () => {
+    const r = scoreReport(input({ signals: signals({ licensing: { tdmReservation: 1, tdmPolicy: 'https://www.example.com/tdm.json', tdmSource: 'meta', rslLicense: 'https://www.example.com/license.xml' } }) }));
+    expect(r.score).toBe(100);
+    expect(r.findings.find((f) => f.id === 'licensing-signals')).toMatchObject({
+      severity: 'info',
+      pointsLost: 0,
+      observed: 'TDMRep tdm-reservation 1 (<meta name="tdm-reservation">), tdm-policy https://www.example.com/tdm.json; robots.txt License: https://www.example.com/license.xml (RSL)',
+    });
   });
 });
