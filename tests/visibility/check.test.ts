@@ -69,7 +69,7 @@ describe('checkVisibility: a well-configured site', () => {
       truncated: false,
     });
     expect(p.metaDescriptionLength).toBe(p.metaDescription!.length);
-    expect(p.jsonLd).toEqual({ blocks: 1, invalid: 0, types: ['Article', 'Organization'], keyTypes: ['Organization', 'Article'] });
+    expect(p.jsonLd).toEqual({ blocks: 1, invalid: 0, types: ['Article', 'Organization', 'Person'], keyTypes: ['Organization', 'Article'], problems: [] });
     expect(p.openGraph).toEqual({ title: true, description: true, image: true, url: true, type: true });
   });
 
@@ -89,6 +89,11 @@ describe('checkVisibility: a well-configured site', () => {
     expect(s.sitemapXml).toEqual({ url: 'https://site.test/sitemap.xml', status: 200, isSitemap: true });
     expect(s.llmsTxt).toBe('found');
     expect(s.llmsFullTxt).toBe('found');
+    expect(s.markdown).toEqual({ offered: true, contentType: 'text/markdown; charset=utf-8', alternate: null });
+    expect(s.llmsTxtLinks).toEqual({ checked: 1, broken: 0, links: [{ url: 'https://site.test/guide', status: 200, outcome: 'ok' }] });
+    expect(s.sitemapListsPage).toBe(true);
+    expect(s.contentUsage).toEqual([{ userAgent: 'GPTBot', signals: { search: 'yes', 'ai-input': null, 'ai-train': 'no' }, lines: [6] }]);
+    expect(s.licensing).toEqual({ tdmReservation: null, tdmPolicy: null, tdmSource: null, rslLicense: null });
   });
 
   it('reports the 15 crawlers in table order with the deciding rule and group', async () => {
@@ -107,8 +112,14 @@ describe('checkVisibility: a well-configured site', () => {
 
   it('asks for each site file once, concurrently planned, and nothing else', async () => {
     const { site } = await run(goodRoutes());
-    // '/' twice: the http://site.test/ probe and the https address it redirects to.
-    expect([...site.requests].sort()).toEqual(['/', '/', '/guide', '/llms-full.txt', '/llms.txt', '/robots.txt', '/sitemap.xml'].sort());
+    // '/' twice: the http://site.test/ probe and the https address it redirects to. '/guide' three times:
+    // the page, the page asked for as Markdown, and the one link of llms.txt.
+    expect([...site.requests].sort()).toEqual(
+      ['/', '/', '/guide', '/guide', '/guide', '/.well-known/tdmrep.json', '/llms-full.txt', '/llms.txt', '/robots.txt', '/sitemap.xml'].sort(),
+    );
+    expect(site.log.filter((r) => r.path === '/guide').map((r) => r.headers.accept)).toEqual(
+      expect.arrayContaining(['text/markdown', 'text/markdown,text/plain;q=0.9,text/html;q=0.8,*/*;q=0.5']),
+    );
   });
 });
 

@@ -1,12 +1,13 @@
 // The pages and site files of a well-run fixture site, shared by the visibility tests: a page that earns
-// every rubric point, robots.txt, a sitemap, llms.txt and llms-full.txt, served over https only.
+// every rubric point, robots.txt, a sitemap that lists it, llms.txt and llms-full.txt, served over https
+// only, with a Markdown copy for clients that ask for text/markdown.
 import type { IncomingMessage } from 'node:http';
 import type { FixtureResponse, FixtureRoute } from './fixture-site';
 
 const WORDS = Array.from({ length: 300 }, (_, i) => `word${i}`).join(' ');
 const JSON_LD = JSON.stringify({
   '@context': 'https://schema.org',
-  '@graph': [{ '@type': 'Organization', name: 'Site' }, { '@type': 'Article', headline: 'Guide' }],
+  '@graph': [{ '@type': 'Organization', name: 'Site' }, { '@type': 'Article', headline: 'Guide', author: { '@type': 'Person', name: 'Ada' }, datePublished: '2026-11-01' }],
 });
 
 export function goodPage(url: string): string {
@@ -22,7 +23,7 @@ export function goodPage(url: string): string {
 
 export const text = (body: string): FixtureResponse => ({ headers: { 'content-type': 'text/plain; charset=utf-8' }, body });
 export const xml = (body: string): FixtureResponse => ({ headers: { 'content-type': 'application/xml' }, body });
-export const SITEMAP = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://site.test/</loc></url></urlset>';
+export const SITEMAP = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://site.test/</loc></url><url><loc>https://site.test/guide</loc></url></urlset>';
 export const LLMS = '# Site\n\n> Widgets and guides.\n\n## Docs\n\n- [Guide](https://site.test/guide): the guide\n';
 export const ROBOTS = 'User-agent: *\nAllow: /\n\nUser-agent: GPTBot\nDisallow: /\nContent-Signal: ai-train=no, search=yes\n\nSitemap: https://site.test/sitemap.xml\n';
 
@@ -34,10 +35,18 @@ export function httpsOnly(page: FixtureRoute): FixtureRoute {
   };
 }
 
+/** Answers `Accept: text/markdown` with a Markdown copy (as Cloudflare's Markdown for Agents does), anything else with `page`. */
+export function negotiated(page: FixtureResponse, markdown = '# Widgets\n\nAll about widgets.\n'): FixtureRoute {
+  return (req: IncomingMessage) =>
+    /text\/markdown/.test(req.headers.accept ?? '')
+      ? { headers: [['content-type', 'text/markdown; charset=utf-8'], ['vary', 'accept']], body: markdown }
+      : page;
+}
+
 export function goodRoutes(overrides: Record<string, FixtureRoute> = {}): Record<string, FixtureRoute> {
   return {
-    '/': httpsOnly({ body: goodPage('https://site.test/') }),
-    '/guide': httpsOnly({ body: goodPage('https://site.test/guide') }),
+    '/': httpsOnly(negotiated({ body: goodPage('https://site.test/') })),
+    '/guide': httpsOnly(negotiated({ body: goodPage('https://site.test/guide') })),
     '/robots.txt': text(ROBOTS),
     '/sitemap.xml': xml(SITEMAP),
     '/llms.txt': { headers: { 'content-type': 'text/markdown' }, body: LLMS },
