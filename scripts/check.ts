@@ -27,6 +27,25 @@ function formatPretty({ report }: VisibilityResult): string {
     for (const c of blocked) lines.push(`  - ${c.token} [${c.role}]: ${c.rule ?? 'blocked'}${c.group ? ` (group ${c.group})` : ''}`);
   }
 
+  const site = report.site;
+  const links = site.llmsTxtLinks;
+  const usage = site.contentUsage.map((u) => `${u.userAgent}: ${Object.entries(u.signals).filter(([, v]) => v !== null).map(([k, v]) => `${k}=${v}`).join(', ') || '(no known keys)'}`);
+  const lic = site.licensing;
+  lines.push(
+    `Agents: markdown ${site.markdown.offered ? `offered${site.markdown.alternate ? ` (alternate ${site.markdown.alternate})` : ` (${site.markdown.contentType})`}` : 'not offered'}; ` +
+      `llms.txt links ${links.checked === 0 ? 'none checked' : `${links.checked - links.broken}/${links.checked} ok`}; ` +
+      `sitemap lists page: ${site.sitemapListsPage === null ? 'unknown' : site.sitemapListsPage ? 'yes' : 'no'}; ` +
+      `text/HTML ratio ${report.page.textToHtmlRatio}`,
+  );
+  for (const l of links.links.filter((x) => x.outcome !== 'ok')) lines.push(`  - broken llms.txt link ${l.url}: ${l.outcome}${l.status === null ? '' : ` (HTTP ${l.status})`}`);
+  if (usage.length > 0) lines.push(`Content-Signal: ${usage.join('; ')}`);
+  if (lic.tdmReservation !== null || lic.rslLicense !== null) {
+    lines.push(`Licensing: ${[lic.tdmReservation === null ? null : `TDMRep reservation ${lic.tdmReservation} from ${lic.tdmSource}${lic.tdmPolicy ? `, policy ${lic.tdmPolicy}` : ''}`, lic.rslLicense === null ? null : `RSL ${lic.rslLicense}`].filter(Boolean).join('; ')}`);
+  }
+  if (report.page.jsonLd.problems.length > 0) {
+    lines.push(`JSON-LD incomplete: ${report.page.jsonLd.problems.map((p) => `${p.type} (missing ${p.missing.join(', ')})`).join('; ')}`);
+  }
+
   const costly = report.findings.filter((f) => f.severity !== 'info' || f.pointsLost > 0);
   lines.push(`Findings (${report.findings.length}, top ${Math.min(TOP_FINDINGS, costly.length)} shown):`);
   for (const f of costly.slice(0, TOP_FINDINGS)) {
