@@ -1,5 +1,6 @@
 import { readinessRubric } from '@/lib/checks/readiness/rubric';
 import { visibilityCheckDescription } from '@/lib/checks/visibility/check';
+import { RUBRIC_CHANGES } from '@/lib/checks/visibility/rubric-changes';
 import { problemTable } from '@/lib/docs/reference';
 
 export function ReadinessRubric() {
@@ -110,6 +111,35 @@ export function VisibilityRubric() {
                 <td>{item.category}</td>
                 <td>{item.points}</td>
                 <td>{item.criterion}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <h3 id="visibility-rubric-changes">
+        Rubric {RUBRIC_CHANGES.to}: what changed from {RUBRIC_CHANGES.from} and why
+      </h3>
+      <p>{RUBRIC_CHANGES.summary}</p>
+      <div className="table-wrap">
+        <table>
+          <caption>Changes from rubric {RUBRIC_CHANGES.from}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Item</th>
+              <th scope="col">Points before</th>
+              <th scope="col">Points now</th>
+              <th scope="col">Why</th>
+            </tr>
+          </thead>
+          <tbody>
+            {RUBRIC_CHANGES.changes.map((c) => (
+              <tr key={c.item}>
+                <th scope="row">
+                  <code>{c.item}</code>
+                </th>
+                <td>{c.before ?? 'new'}</td>
+                <td>{c.after}</td>
+                <td>{c.why}</td>
               </tr>
             ))}
           </tbody>

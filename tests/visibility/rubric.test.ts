@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { RUBRIC_CHANGES } from '@/lib/checks/visibility/rubric-changes';
 import type { AccessOutcome, CrawlerAccess } from '@/lib/checks/visibility/access-types';
 import type { PageFacts } from '@/lib/checks/visibility/extract';
 import {
@@ -468,5 +469,28 @@ describe('site signals: vacuous items and licensing', () => {
       pointsLost: 0,
       observed: 'TDMRep tdm-reservation 1 (<meta name="tdm-reservation">), tdm-policy https://www.example.com/tdm.json; robots.txt License: https://www.example.com/license.xml (RSL)',
     });
+  });
+});
+
+describe('the published change log from rubric 1.0.0', () => {
+  // Rubric 1.0.0 as it was published (ids and points).
+  const V1: Record<string, number> = {
+    'fetch.ok': 8, 'crawl.search-allowed': 12, 'crawl.ai-answers-allowed': 10, 'robots.state': 4,
+    'index.noindex': 12, 'index.snippet': 5, 'canonical.valid': 5,
+    'meta.title': 5, 'meta.description': 4, 'content.text': 10, 'content.h1': 3, 'content.lang': 2,
+    'sd.jsonld': 6, 'sd.key-types': 4, 'social.og': 2,
+    'site.https': 4, 'site.sitemap': 2, 'site.llms-txt': 2,
+  };
+
+  it('names every new or re-weighted item with its old and new points, and nothing else', () => {
+    expect(Object.values(V1).reduce((a, b) => a + b, 0)).toBe(100);
+    expect(RUBRIC_CHANGES.from).toBe('1.0.0');
+    expect(RUBRIC_CHANGES.to).toBe(RUBRIC_VERSION);
+    const changed = RUBRIC.filter((i) => V1[i.id] !== i.points).map((i) => ({ item: i.id, before: V1[i.id] ?? null, after: i.points }));
+    const logged = RUBRIC_CHANGES.changes.filter((c) => c.before !== c.after).map(({ item, before, after }) => ({ item, before, after }));
+    expect(logged).toEqual(changed);
+    // Items whose criterion changed at equal points are logged too, and every logged item exists.
+    for (const c of RUBRIC_CHANGES.changes) expect(RUBRIC.find((i) => i.id === c.item)?.points).toBe(c.after);
+    expect(Object.keys(V1).every((id) => RUBRIC.some((i) => i.id === id))).toBe(true);
   });
 });
