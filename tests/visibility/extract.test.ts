@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractPage, parseXRobotsTag, sameUrl } from '@/lib/checks/visibility/extract';
+import { extractPage, extractPageWithExtras, parseXRobotsTag, sameUrl } from '@/lib/checks/visibility/extract';
 
 const PAGE_URL = 'https://www.example.com/blog/post?x=1';
 
@@ -171,7 +171,7 @@ describe('extractPage: JSON-LD', () => {
 
   it('counts a block that is not JSON, or not an object, as invalid', () => {
     const p = extract('<script type="application/ld+json">{"@type": "Organization",}</script><script type="application/ld+json">"text"</script><script type="application/ld+json">{"@type":"Service"}</script>');
-    expect(p.jsonLd).toEqual({ blocks: 3, invalid: 2, types: ['Service'], keyTypes: ['Service'] });
+    expect(p.jsonLd).toEqual({ blocks: 3, invalid: 2, types: ['Service'], keyTypes: ['Service'], problems: [] });
   });
 
   it('maps subtypes to key types (LocalBusiness -> Organization)', () => {
@@ -179,7 +179,7 @@ describe('extractPage: JSON-LD', () => {
   });
 
   it('is empty without blocks; ordinary scripts are not JSON-LD', () => {
-    expect(extract('<script>var a = {"@type":"Article"}</script>').jsonLd).toEqual({ blocks: 0, invalid: 0, types: [], keyTypes: [] });
+    expect(extract('<script>var a = {"@type":"Article"}</script>').jsonLd).toEqual({ blocks: 0, invalid: 0, types: [], keyTypes: [], problems: [] });
   });
 });
 
@@ -253,5 +253,29 @@ describe('extractPage: robustness', () => {
     const depth = 20_000;
     const html = `<html><body>${'<div>'.repeat(depth)}deep words${'</div>'.repeat(depth)}</body></html>`;
     expect(extractPage(html, PAGE_URL, headers(), false).wordCount).toBe(2);
+  });
+});
+
+describe('extractPage: v2 extras (Markdown alternate, TDMRep meta, text/HTML ratio)', () => {
+  const withExtras = (head: string, body = '') =>
+    extractPageWithExtras(`<!doctype html><html><head>${head}</head><body>${body}</body></html>`, PAGE_URL, headers(), false);
+
+  it('resolves the first alternate text/markdown link against <base> and ignores other alternates', () => {
+    const { extras } = withExtras('<base href="https://cdn.example.com/docs/"><link rel="alternate" type="application/rss+xml" href="/feed"><link rel="Alternate" type="text/markdown; charset=utf-8" href="post.md"><link rel="alternate" type="text/markdown" href="/second.md">');
+    expect(extras.markdownAlternate).toBe('https://cdn.example.com/docs/post.md');
+    expect(withExtras('<link rel="alternate" type="text/markdown" href="javascript:x">').extras.markdownAlternate).toBeNull();
+    expect(withExtras('').extras.markdownAlternate).toBeNull();
+  });
+
+  it('reads the TDMRep meta tags as written', () => {
+    expect(withExtras('<meta name="TDM-Reservation" content="1"><meta name="tdm-policy" content="https://www.example.com/p.json">').extras.tdmMeta).toEqual({ reservation: '1', policy: 'https://www.example.com/p.json' });
+    expect(withExtras('').extras.tdmMeta).toEqual({ reservation: null, policy: null });
+  });
+
+  it('textToHtmlRatio is visible UTF-8 text bytes over the HTML bytes, four decimals', () => {
+    const html = '<html><head><style>p{}</style></head><body><p>ab 👋</p></body></html>';
+    // "ab 👋" = 2 + 1 + 4 bytes.
+    expect(extractPage(html, PAGE_URL, headers(), false).textToHtmlRatio).toBe(Math.round((7 / Buffer.byteLength(html)) * 10_000) / 10_000);
+    expect(extractPage('', PAGE_URL, headers(), false).textToHtmlRatio).toBe(0);
   });
 });
