@@ -170,3 +170,18 @@ describe('Markdown for agents', () => {
     expect(markdownOffer({ status: null, contentType: null }, null)).toEqual({ offered: false, contentType: null, alternate: null });
   });
 });
+
+describe('Content-Signal on a hostile robots.txt', () => {
+  it('a group of 15,000 user-agents over 15,000 signal lines is merged per group and capped in the report', () => {
+    // Letters only, so each line names a distinct product token.
+    const name = (i: number) => `bot${i.toString(26).replace(/[0-9]/g, (d) => 'qrstuvwxyz'[Number(d)])}`;
+    const text = Array.from({ length: 15_000 }, (_, i) => `User-agent: ${name(i)}\n`).join('') + 'Content-Signal: search=no\n'.repeat(15_000) + 'Allow: /\n';
+    const access = robotsFromResponse(200, text);
+    const usage = contentUsage(access.state === 'found' ? access.robots : null);
+    expect(usage).toHaveLength(50);
+    expect(usage[0].lines).toHaveLength(20);
+    expect(usage[0].signals.search).toBe('no');
+    // The crawlers in the table are not named by this group: they follow no group, so nothing applies to them.
+    expect(contentSignalConflicts(access, crawlerVerdicts(access, '/'))).toEqual([]);
+  });
+});

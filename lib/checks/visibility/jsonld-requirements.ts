@@ -14,6 +14,9 @@
 //                                   for name, without which the entity identifies nobody
 // Google no longer shows FAQ rich results, but the markup still describes the page; it is checked, not
 // rewarded differently.
+// Sources (Google Search Central, developers.google.com/search/docs/appearance/): structured-data/product-snippet,
+// structured-data/breadcrumb, structured-data/faqpage, site-names, structured-data/article,
+// structured-data/organization.
 
 /** `page.jsonLd.problems[i]`. */
 export interface JsonLdProblem {

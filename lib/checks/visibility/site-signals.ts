@@ -346,31 +346,46 @@ function merge(into: ContentSignals, add: Partial<ContentSignals>): void {
 
 const emptySignals = (): ContentSignals => ({ search: null, 'ai-input': null, 'ai-train': null });
 
+/** `site.contentUsage` lists at most this many user-agents, each with at most CONTENT_USAGE_MAX_LINES line numbers. */
+export const CONTENT_USAGE_MAX_AGENTS = 50;
+export const CONTENT_USAGE_MAX_LINES = 20;
+
 /**
- * Content-Signal lines per user-agent, in the order the user-agents first appear. A line belongs to the
- * group it sits in (the groups of robots.txt, RFC 9309), so it applies to that group's user-agents; a
- * line before any group is read as addressing every crawler (`*`).
+ * Content-Signal lines per user-agent, in the order their groups' signals first appear. A line belongs to
+ * the group it sits in (the groups of robots.txt, RFC 9309), so it applies to that group's user-agents; a
+ * line before any group is read as addressing every crawler (`*`). Lines are merged per group first, so a
+ * group naming thousands of agents over thousands of lines costs their sum, not their product.
  * @example contentUsage(parseRobotsTxt('User-agent: *\nContent-Signal: search=yes, ai-train=no\nAllow: /\n'))
  *   // [{ userAgent: '*', signals: { search: 'yes', 'ai-input': null, 'ai-train': 'no' }, lines: [2] }]
  */
 export function contentUsage(robots: RobotsTxt | null): ContentUsage[] {
   if (robots === null) return [];
-  const byAgent = new Map<string, ContentUsage>();
+  const perGroup = new Map<number | null, { signals: ContentSignals; lines: number[] }>();
   for (const line of robots.contentSignalLines) {
-    const parsed = parseSignalValue(line.text);
-    const agents = line.group === null ? ['*'] : robots.groups[line.group].userAgents.map((ua) => ua.token).filter((t) => t !== '');
+    let group = perGroup.get(line.group);
+    if (!group) {
+      group = { signals: emptySignals(), lines: [] };
+      perGroup.set(line.group, group);
+    }
+    merge(group.signals, parseSignalValue(line.text));
+    if (group.lines.length < CONTENT_USAGE_MAX_LINES) group.lines.push(line.line);
+  }
+  const byAgent = new Map<string, ContentUsage>();
+  for (const [index, group] of perGroup) {
+    const agents = index === null ? ['*'] : robots.groups[index].userAgents.map((ua) => ua.token).filter((t) => t !== '');
     for (const agent of agents) {
       const key = agent.toLowerCase();
       let entry = byAgent.get(key);
       if (!entry) {
+        if (byAgent.size >= CONTENT_USAGE_MAX_AGENTS) continue;
         entry = { userAgent: agent, signals: emptySignals(), lines: [] };
         byAgent.set(key, entry);
       }
-      merge(entry.signals, parsed);
-      if (!entry.lines.includes(line.line)) entry.lines.push(line.line);
+      merge(entry.signals, group.signals);
+      for (const n of group.lines) if (entry.lines.length < CONTENT_USAGE_MAX_LINES && !entry.lines.includes(n)) entry.lines.push(n);
     }
   }
-  return [...byAgent.values()];
+  return [...byAgent.values()].map((e) => ({ ...e, lines: e.lines.sort((a, b) => a - b) }));
 }
 
 /**
@@ -404,7 +419,9 @@ export function contentSignalConflicts(access: RobotsAccess, verdicts: ReadonlyA
   if (access.state !== 'found' || access.robots.contentSignalLines.length === 0) return [];
   const robots = access.robots;
   const groupIndex = new Map(robots.groups.map((g, i) => [g, i]));
-  const conflicts = new Map<ContentSignalKey, ContentSignalConflict>();
+  // Each line parsed once; the crawler loop below then only filters.
+  const parsed = robots.contentSignalLines.map((l) => ({ group: l.group, line: l.line, signals: parseSignalValue(l.text) }));
+  const conflicts = new Map<ContentSignalKey, ContentSignalConflict & { seen: Set<number> }>();
   for (const crawler of CRAWLERS) {
     if (crawler.userTriggered) continue;
     const verdict = verdicts.find((v) => v.token === crawler.token);
@@ -412,14 +429,17 @@ export function contentSignalConflicts(access: RobotsAccess, verdicts: ReadonlyA
     const key = SIGNAL_OF_ROLE[crawler.role];
     const groups = new Set(appliedGroups(robots, effectiveToken(access, crawler)).map((a) => groupIndex.get(a.group)));
     // A line outside any group addresses every crawler; one inside addresses the group's crawlers.
-    const lines = robots.contentSignalLines.filter((l) => (l.group === null || groups.has(l.group)) && parseSignalValue(l.text)[key] === 'no');
+    const lines = parsed.filter((l) => (l.group === null || groups.has(l.group)) && l.signals[key] === 'no');
     if (lines.length === 0) continue;
-    const entry = conflicts.get(key) ?? { key, tokens: [], lines: [] };
+    const entry = conflicts.get(key) ?? { key, tokens: [], lines: [], seen: new Set<number>() };
     entry.tokens.push(crawler.token);
-    for (const l of lines) if (!entry.lines.includes(l.line)) entry.lines.push(l.line);
+    for (const l of lines) entry.seen.add(l.line);
     conflicts.set(key, entry);
   }
-  return CONTENT_SIGNAL_KEYS.map((k) => conflicts.get(k)).filter((c): c is ContentSignalConflict => c !== undefined).map((c) => ({ ...c, lines: c.lines.sort((a, b) => a - b) }));
+  return CONTENT_SIGNAL_KEYS.flatMap((k) => {
+    const c = conflicts.get(k);
+    return c ? [{ key: c.key, tokens: c.tokens, lines: [...c.seen].sort((a, b) => a - b).slice(0, CONTENT_USAGE_MAX_LINES) }] : [];
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
