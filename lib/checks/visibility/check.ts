@@ -341,7 +341,7 @@ export function visibilityCheckDescription() {
   return {
     name: 'AI Visibility Check',
     description:
-      'Fetches one public page and its site files (robots.txt, sitemap, llms.txt, llms-full.txt), reports what 15 search and AI crawlers may fetch under robots.txt, and scores the page 0-100 against the published rubric, with findings ordered by severity. Nothing is charged when the page cannot be fetched.',
+      'Fetches one public page, the page again as Markdown, and its site files (robots.txt, sitemap, llms.txt and up to 5 of its links, llms-full.txt, tdmrep.json), reports what 15 search and AI crawlers may fetch under robots.txt and what agents can read beyond the page, and scores the page 0-100 against the published rubric, with findings ordered by severity. Nothing is charged when the page cannot be fetched.',
     checkVersion: CHECK_VERSION,
     rubricVersion: RUBRIC_VERSION,
     scoreMax: SCORE_MAX,
