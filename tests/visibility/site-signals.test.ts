@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { robotsFromResponse, parseRobotsTxt } from '@/lib/checks/visibility/robots';
 import { crawlerVerdicts } from '@/lib/checks/visibility/crawlers';
+import { analyseSite } from '@/lib/checks/visibility/analysis';
 import {
   assessLlmsLinks,
   contentSignalConflicts,
@@ -183,5 +184,30 @@ describe('Content-Signal on a hostile robots.txt', () => {
     expect(usage[0].signals.search).toBe('no');
     // The crawlers in the table are not named by this group: they follow no group, so nothing applies to them.
     expect(contentSignalConflicts(access, crawlerVerdicts(access, '/'))).toEqual([]);
+  });
+});
+
+describe('analyseSite: probe outcomes reach the crawler items and the score', () => {
+  const file = (status: number | null, body = '', contentType = 'text/plain') => ({ status, contentType, body, bytesRead: body.length, truncated: false });
+  const page = { url: 'https://site.test/', status: 200, headers: [['content-type', 'text/html']] as Array<[string, string]>, body: '<!doctype html><title>Home page of the site</title>', truncated: false, redirects: 0 };
+  const files = {
+    robots: file(200, 'User-agent: *\nAllow: /\n'),
+    sitemap: { ...file(404), url: 'https://site.test/sitemap.xml' },
+    sitemapChild: null,
+    llms: file(404),
+    llmsFull: file(404),
+    llmsLinks: [],
+    tdmrep: file(404),
+    httpRedirectsToHttps: true,
+  };
+
+  it('a crawler whose probe was refused carries its access and loses its points; without probes nothing changes', () => {
+    const plain = analyseSite(page, files);
+    const probed = analyseSite(page, files, { status: 200, contentType: 'text/html' }, { PerplexityBot: { outcome: 'payment-required', status: 402, userAgent: 'PerplexityBot/1.0' } });
+    expect(plain.crawlers.find((c) => c.token === 'PerplexityBot')).not.toHaveProperty('access');
+    expect(probed.crawlers.find((c) => c.token === 'PerplexityBot')).toMatchObject({ allowed: true, access: { outcome: 'payment-required', status: 402 } });
+    expect(plain.scoring.find((s) => s.id === 'crawl.ai-answers-allowed')!.earned).toBe(12);
+    expect(probed.scoring.find((s) => s.id === 'crawl.ai-answers-allowed')!.earned).toBe(8);
+    expect(probed.score).toBe(plain.score - 4);
   });
 });
