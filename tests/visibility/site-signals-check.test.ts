@@ -133,6 +133,18 @@ describe('site.sitemapListsPage', () => {
     expect(site.requests).not.toContain('/maps/posts.xml');
   });
 
+  it('never requests a sitemap child at a private address: the listing is unknown', async () => {
+    const site = await startFixtureSite({});
+    sites.push(site);
+    Object.assign(site.routes, goodRoutes({
+      '/sitemap.xml': xml(`<sitemapindex><sitemap><loc>http://127.0.0.1:${site.port}/child.xml</loc></sitemap></sitemapindex>`),
+      '/child.xml': xml('<urlset><url><loc>https://site.test/guide</loc></url></urlset>'),
+    }));
+    const result = await checkVisibility('https://site.test/guide', { hostMap: site.hostMap(HOSTS) });
+    expect(result.report.site.sitemapListsPage).toBeNull();
+    expect(site.requests).not.toContain('/child.xml');
+  });
+
   it('null when the page is not in the first of several children: unknown is not scored', async () => {
     const { result } = await run(
       goodRoutes({
