@@ -105,10 +105,12 @@ describe('checkVisibility: a well-configured site', () => {
     expect(result.report.findings.find((f) => f.id === 'training-crawlers-blocked')!.observed).toContain('line 5');
   });
 
-  it('asks for each site file once, concurrently planned, and nothing else', async () => {
+  it('asks for each site file once, the page once plus once per access probe, and nothing else', async () => {
     const { site } = await run(goodRoutes());
-    // '/' twice: the http://site.test/ probe and the https address it redirects to.
-    expect([...site.requests].sort()).toEqual(['/', '/', '/guide', '/llms-full.txt', '/llms.txt', '/robots.txt', '/sitemap.xml'].sort());
+    // '/' twice: the http://site.test/ probe and the https address it redirects to. '/guide': the page, the
+    // browser baseline and the 13 crawlers that send requests.
+    const guide = Array<string>(15).fill('/guide');
+    expect([...site.requests].sort()).toEqual(['/', '/', ...guide, '/llms-full.txt', '/llms.txt', '/robots.txt', '/sitemap.xml'].sort());
   });
 });
 

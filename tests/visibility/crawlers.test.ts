@@ -78,7 +78,7 @@ describe('crawlerVerdicts', () => {
     expect(rows.map((r) => r.token)).toEqual(CRAWLERS.map((c) => c.token));
     for (const r of rows) {
       const keys = Object.keys(r).sort();
-      const expected = ['allowed', 'group', 'honorsRobots', 'purpose', 'role', 'rule', 'source', 'token', 'vendor'];
+      const expected = ['access', 'allowed', 'group', 'honorsRobots', 'purpose', 'role', 'rule', 'source', 'token', 'vendor'];
       if (r.token === 'Applebot') expected.push('fallback');
       expect(keys).toEqual(expected.sort());
     }

@@ -3,7 +3,9 @@
 // plain data out, no I/O: check.ts fetches, then hands the bytes to these functions on a worker thread
 // (analysis-pool.ts), where a file that makes them run away is stopped without stopping the server.
 
-import { decideCrawlers, type CrawlerVerdict } from './crawlers';
+import { assessAccess, type AccessProbes } from './access';
+import type { SiteAccess } from './access-types';
+import { BROWSER_USER_AGENT, decideCrawlers, type CrawlerVerdict } from './crawlers';
 import { extractPage, type PageFacts } from './extract';
 import { pathAndQueryOf, robotsFromResponse, robotsSummary, type RobotsAccess } from './robots';
 import { assessLlmsTxt, isHtml, type LlmsTxtAssessment } from './llms-txt';
@@ -52,6 +54,7 @@ export interface SiteAnalysis {
   llms: LlmsTxtAssessment;
   llmsFullState: 'found' | 'missing';
   https: { finalUrlHttps: boolean; httpRedirectsToHttps: boolean | null };
+  access: SiteAccess;
   score: number;
   scoring: ScoringLine[];
   findings: Finding[];
@@ -132,13 +135,18 @@ export function planSitemap(robots: FetchedFile, sitemap: FetchedFile): SitemapP
  * Reads the page and the site files and scores them against the rubric.
  * @example analyseSite(page, files).score // 0..100
  */
-export function analyseSite(page: FetchedPage, files: SiteFiles): SiteAnalysis {
+export function analyseSite(page: FetchedPage, files: SiteFiles, probes: AccessProbes | null = null): SiteAnalysis {
   const headers = { headerAll: (name: string) => page.headers.filter(([n]) => n === name.toLowerCase()).map(([, v]) => v) };
   const contentType = headers.headerAll('content-type')[0] ?? null;
   const facts = extractPage(page.body, page.url, headers, page.truncated);
   const finalUrl = new URL(page.url);
   const pagePath = pathAndQueryOf(finalUrl);
-  const decisions = decideCrawlers(robotsFromResponse(files.robots.status, files.robots.body), pagePath);
+  const decided = decideCrawlers(robotsFromResponse(files.robots.status, files.robots.body), pagePath);
+  const access = assessAccess(probes, BROWSER_USER_AGENT);
+  const decisions = {
+    ...decided,
+    crawlers: decided.crawlers.map(({ verdict, line }) => ({ verdict: { ...verdict, access: access.byToken.get(verdict.token)?.access ?? verdict.access }, line })),
+  };
   const robots = decisions.access;
   const robotsTxt = robotsSummary(robots);
   const finalUrlHttps = finalUrl.protocol === 'https:';
@@ -163,6 +171,7 @@ export function analyseSite(page: FetchedPage, files: SiteFiles): SiteAnalysis {
     sitemapXml,
     llmsTxt: llms,
     llmsFullTxt: { state: llmsFullState, status: full.status, bytesRead: full.bytesRead, truncated: full.truncated },
+    access: { browserStatus: access.site.browserStatus, evidence: Object.fromEntries([...access.byToken].map(([token, r]) => [token, r.evidence])) },
   });
 
   return {
@@ -174,6 +183,7 @@ export function analyseSite(page: FetchedPage, files: SiteFiles): SiteAnalysis {
     llms,
     llmsFullState,
     https,
+    access: access.site,
     score,
     scoring,
     findings,
@@ -183,12 +193,12 @@ export function analyseSite(page: FetchedPage, files: SiteFiles): SiteAnalysis {
 /** The work an analysis thread can be asked to do (analysis-pool.ts). */
 export type AnalysisTask =
   | { kind: 'sitemap-plan'; robots: FetchedFile; sitemap: FetchedFile }
-  | { kind: 'site'; page: FetchedPage; files: SiteFiles };
+  | { kind: 'site'; page: FetchedPage; files: SiteFiles; probes?: AccessProbes };
 
 /**
  * Runs one task; what the analysis thread calls for each message.
  * @example runAnalysisTask({ kind: 'sitemap-plan', robots, sitemap }) // { isSitemap, declared }
  */
 export function runAnalysisTask(task: AnalysisTask): SitemapPlan | SiteAnalysis {
-  return task.kind === 'sitemap-plan' ? planSitemap(task.robots, task.sitemap) : analyseSite(task.page, task.files);
+  return task.kind === 'sitemap-plan' ? planSitemap(task.robots, task.sitemap) : analyseSite(task.page, task.files, task.probes ?? null);
 }

@@ -5,12 +5,16 @@
 //   at once:  the page, /robots.txt, /sitemap.xml, /llms.txt, /llms-full.txt, and (https only) http://host/
 //   then:     only if the page redirected to another origin, the same site probes for that origin, since
 //             robots.txt and friends belong to the host that answered (RFC 9309 is per authority);
-//             only if /sitemap.xml is not a sitemap, the first `Sitemap:` URL of robots.txt.
+//             only if /sitemap.xml is not a sitemap, the first `Sitemap:` URL of robots.txt;
+//             once the page is in, the access probes of its final address (access-probes.ts: a browser and
+//             each crawler, 4 at a time), alongside the site files still in flight.
 // Everything shares one AbortSignal carrying the whole-check budget.
 
 import { TaskDeadlineError, TaskThreadError } from '@/lib/worker-pool';
 import { CRAWLERS, type CrawlerVerdict } from './crawlers';
 import type { FetchedFile, FetchedPage, SiteFiles } from './analysis';
+import { ACCESS_PROBE_MAX_REQUESTS, PROBED_CRAWLERS, runAccessProbes } from './access-probes';
+import type { SiteAccess } from './access-types';
 import { analyse } from './analysis-pool';
 import type { PageFacts } from './extract';
 import { ROBOTS_MAX_BYTES, type RobotsAccess } from './robots';
@@ -24,7 +28,7 @@ import {
   type PublishedRubricItem,
   type ScoringLine,
 } from './rubric';
-import { DEFAULT_MAX_BYTES, FetchFailedError, FetchRefusedError, safeFetch, type FetchResult, type LookupFn, type SafeFetchOptions } from './safe-fetch';
+import { DEFAULT_MAX_BYTES, MAX_REDIRECTS, FetchFailedError, FetchRefusedError, safeFetch, type FetchResult, type LookupFn, type SafeFetchOptions } from './safe-fetch';
 import { resolveHostMap, type HostMap } from './host-map';
 import { InvalidTargetUrl, normalizeTargetUrl } from './target-url';
 
@@ -41,6 +45,15 @@ export const PAGE_MAX_BYTES = DEFAULT_MAX_BYTES;
 const SITEMAP_MAX_BYTES = 64 * 1024;
 const LLMS_MAX_BYTES = 128 * 1024;
 const LLMS_FULL_MAX_BYTES = 8 * 1024;
+
+/** Site files fetched per origin: robots.txt, /sitemap.xml, llms.txt, llms-full.txt, http://host/, a declared sitemap. */
+const SITE_FILES_PER_ORIGIN = 6;
+/**
+ * The most HTTP requests one check can make, redirects included: the page, the site files of at most two
+ * origins (the one asked for and the one the page redirected to), and the access probes. Stated in the
+ * free GET; tests/visibility/request-bound.test.ts holds a check to it.
+ */
+export const MAX_REQUESTS_PER_CHECK = (1 + MAX_REDIRECTS) * (1 + 2 * SITE_FILES_PER_ORIGIN) + ACCESS_PROBE_MAX_REQUESTS;
 
 export interface CheckOptions {
   /** Cancels the check (e.g. the client went away); combined with the CHECK_BUDGET_MS budget. */
@@ -71,6 +84,7 @@ export interface VisibilitySite {
   sitemapXml: { url: string | null; status: number | null; isSitemap: boolean };
   llmsTxt: PresenceState;
   llmsFullTxt: PresenceState;
+  access: SiteAccess;
 }
 
 export interface VisibilityReport {
@@ -252,7 +266,10 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
   }
 
   const finalUrl = new URL(page.url);
-  const files = finalUrl.origin === target.origin ? await firstProbes : await probeSite(new URL(finalUrl.origin), fetchOptions, analysis);
+  const [files, probes] = await Promise.all([
+    finalUrl.origin === target.origin ? firstProbes : probeSite(new URL(finalUrl.origin), fetchOptions, analysis),
+    runAccessProbes(finalUrl, fetchOptions),
+  ]);
   const fetchedPage: FetchedPage = {
     url: page.url,
     status: page.status,
@@ -261,7 +278,7 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
     truncated: page.truncated,
     redirects: page.redirects.length,
   };
-  const result = await analyse({ kind: 'site', page: fetchedPage, files }, analysis);
+  const result = await analyse({ kind: 'site', page: fetchedPage, files, probes }, analysis);
 
   const report: VisibilityReport = {
     checkVersion: CHECK_VERSION,
@@ -280,6 +297,7 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
       sitemapXml: result.sitemapXml,
       llmsTxt: result.llms.state,
       llmsFullTxt: result.llmsFullState,
+      access: result.access,
     },
     score: result.score,
     scoreMax: SCORE_MAX,
@@ -308,7 +326,9 @@ export function visibilityCheckDescription() {
     fetched: {
       page: `the address given, following up to 5 redirects, reading at most ${PAGE_MAX_BYTES / 1024} KB`,
       site: ['/robots.txt', '/sitemap.xml (else the first Sitemap: of robots.txt)', '/llms.txt', '/llms-full.txt', 'http://<host>/ for https pages'],
+      probes: `the final page address once as a desktop browser and once as each of the ${PROBED_CRAWLERS.length} crawlers that send requests, with its published user agent, at most 4 at a time, reading at most 64 KB each`,
       budgetSeconds: CHECK_BUDGET_MS / 1000,
+      maxRequests: MAX_REQUESTS_PER_CHECK,
     },
     crawlers: CRAWLERS.map((c) => ({
       token: c.token,

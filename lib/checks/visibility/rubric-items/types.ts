@@ -2,6 +2,7 @@
 // scoring lines and findings out. Shared by the item groups and rubric.ts, which assembles them.
 
 import type { Severity } from '@/lib/checks/severity';
+import type { CrawlerAccess } from '../access-types';
 import type { PageFacts } from '../extract';
 import type { LlmsTxtAssessment } from '../llms-txt';
 
@@ -13,6 +14,8 @@ export interface ScoredCrawler {
   rule: string | null;
   group: string | null;
   line?: number | null;
+  /** What the server answered a live request as this crawler (absent: not probed). */
+  access?: CrawlerAccess;
 }
 
 export interface ScoreInput {
@@ -36,6 +39,8 @@ export interface ScoreInput {
   sitemapXml: { url: string | null; status: number | null; isSitemap: boolean };
   llmsTxt: LlmsTxtAssessment;
   llmsFullTxt: { state: 'found' | 'missing'; status: number | null; bytesRead: number; truncated: boolean };
+  /** The access probes: the browser baseline's status, and per probed token what its answer showed. */
+  access?: { browserStatus: number | null; evidence: Readonly<Record<string, string>> };
 }
 
 export interface Finding {
