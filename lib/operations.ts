@@ -31,6 +31,11 @@ export interface PaidOperation<S extends z.ZodType = z.ZodType, D extends z.ZodO
   example: z.infer<S>;
   /** Checks beyond the schema that must refuse with 400 before any payment is asked for. */
   precheck?(input: z.infer<S>): void;
+  /**
+   * The host the operation fetches from, when it fetches a site: the pipeline then holds it to the
+   * per-host budget (VISIBILITY_CHECKS_PER_HOST_PER_MINUTE), across all callers, before any charge.
+   */
+  targetHost?(input: z.infer<S>): string;
   /** True when the work can fail for reasons outside the buyer's request body (it then runs before any charge). */
   workBeforeCharge: boolean;
   /** The operation-specific members of the 200 body; the gate adds service, idempotencyKey and the payment reference. */
@@ -191,6 +196,7 @@ export const visibilityOperation: PaidOperation<typeof VisibilityRequest, typeof
       throw error;
     }
   },
+  targetHost: (input) => normalizeTargetUrl(input.url).hostname,
   workBeforeCharge: true,
   async run(input, { signal, now }) {
     const { report, limits } = await checkVisibility(input.url, { signal }).catch((error: unknown) => {
