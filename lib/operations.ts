@@ -3,7 +3,7 @@ import { ReadinessRequest } from '@/lib/checks/readiness/schema';
 import { assessReadiness } from '@/lib/checks/readiness/assess';
 import { readinessRubric } from '@/lib/checks/readiness/rubric';
 import { artifactHash } from '@/lib/canonical-json';
-import { SiteUnreachable, checkVisibility, visibilityCheckDescription } from '@/lib/checks/visibility/check';
+import { MAX_REQUESTS_PER_CHECK, SiteUnreachable, checkVisibility, visibilityCheckDescription } from '@/lib/checks/visibility/check';
 import { InvalidTargetUrl, normalizeTargetUrl } from '@/lib/checks/visibility/target-url';
 import { ProblemError } from '@/lib/problems';
 import { PRICE_USD } from '@/lib/price';
@@ -167,7 +167,7 @@ const VisibilityDescribed = z.strictObject({
   rubricVersion: z.string(),
   scoreMax: z.number().int(),
   scoringRule: z.string(),
-  fetched: z.looseObject({ page: z.string(), site: z.array(z.string()), budgetSeconds: z.number() }),
+  fetched: z.looseObject({ page: z.string(), site: z.array(z.string()), probes: z.string(), budgetSeconds: z.number(), maxRequests: z.number().int() }),
   crawlers: z.array(z.looseObject({ token: z.string(), vendor: z.string(), role: z.string(), honorsRobots: z.boolean(), userTriggered: z.boolean() })),
   rubric: z.array(z.looseObject({ id: z.string(), points: z.number() })),
   limits: z.array(z.string()),
@@ -181,8 +181,11 @@ export const visibilityOperation: PaidOperation<typeof VisibilityRequest, typeof
   summary: `Check what 15 search and AI crawlers may fetch of one page, and score it 0-100 (${PRICE_USD} USD)`,
   description:
     'Fetches one public page and its site (robots.txt, sitemap, llms.txt, llms-full.txt), reports which search and AI crawlers may fetch it ' +
-    'and which robots.txt line decided, how the page reads to a machine, and a 0-100 score against a published rubric with findings ' +
-    'ordered by severity. The site is fetched before any charge; a site that cannot be checked is answered 422 and not charged.',
+    'and which robots.txt line decided, what the server answers each crawler\'s own request (the page fetched again with each crawler\'s ' +
+    'published user agent, beside a desktop browser), how the page reads to a machine, and a 0-100 score against a published rubric with findings ' +
+    'ordered by severity. The site is fetched before any charge; a site that cannot be checked is answered 422 and not charged. ' +
+    `One check sends a site at most ${MAX_REQUESTS_PER_CHECK} requests, redirects included (fetched.maxRequests), and one site is checked at most ` +
+    '6 times a minute by default, whoever asks: over that, 429 with Retry-After, before any charge.',
   input: VisibilityRequest,
   output: VisibilityCheckResult,
   example: { url: 'https://example.com/pricing' },
