@@ -5,6 +5,7 @@ import { readinessRubric } from '@/lib/checks/readiness/rubric';
 import { artifactHash } from '@/lib/canonical-json';
 import { MAX_REQUESTS_PER_CHECK, SiteUnreachable, checkVisibility, visibilityCheckDescription } from '@/lib/checks/visibility/check';
 import { InvalidTargetUrl, normalizeTargetUrl } from '@/lib/checks/visibility/target-url';
+import { ACCESS_OUTCOMES } from '@/lib/checks/visibility/access-types';
 import { ProblemError } from '@/lib/problems';
 import { PRICE_USD } from '@/lib/price';
 
@@ -82,6 +83,9 @@ export const ReadinessAssessmentResult = z.looseObject({
   }),
 });
 
+/** What the server answered one crawler's own request (lib/checks/visibility/access-types.ts). */
+const CrawlerAccess = z.looseObject({ outcome: z.enum(ACCESS_OUTCOMES), status: z.number().int().nullable(), userAgent: z.string().nullable() });
+
 export const VisibilityCheckResult = z.looseObject({
   ...paidEnvelope,
   checkedAt: z.string(),
@@ -90,10 +94,10 @@ export const VisibilityCheckResult = z.looseObject({
     checkedUrl: z.string(),
     status: z.number().int(),
     robotsTxt: z.string(),
-    crawlers: z.array(z.looseObject({ token: z.string(), allowed: z.boolean(), rule: z.string().nullable(), group: z.string().nullable() })),
+    crawlers: z.array(z.looseObject({ token: z.string(), allowed: z.boolean(), rule: z.string().nullable(), group: z.string().nullable(), access: CrawlerAccess })),
     llmsTxt: z.string(),
     page: z.looseObject({}),
-    site: z.looseObject({}),
+    site: z.looseObject({ access: z.looseObject({ browserStatus: z.number().int().nullable(), browserUserAgent: z.string(), probes: z.number().int() }) }),
     score: z.number().int().min(0),
     scoreMax: z.number().int(),
     rubricVersion: z.string(),
