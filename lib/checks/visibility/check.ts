@@ -13,7 +13,8 @@
 import { TaskDeadlineError, TaskThreadError } from '@/lib/worker-pool';
 import { CRAWLERS, type CrawlerVerdict } from './crawlers';
 import type { FetchedFile, FetchedPage, SiteFiles } from './analysis';
-import { ACCESS_PROBE_MAX_REQUESTS, PROBED_CRAWLERS, runAccessProbes } from './access-probes';
+import { ACCESS_PROBE_MAX_BYTES } from './access';
+import { ACCESS_PROBE_CONCURRENCY, ACCESS_PROBE_MAX_REQUESTS, PROBED_CRAWLERS, runAccessProbes } from './access-probes';
 import type { SiteAccess } from './access-types';
 import { analyse } from './analysis-pool';
 import type { PageFacts } from './extract';
@@ -326,7 +327,7 @@ export function visibilityCheckDescription() {
     fetched: {
       page: `the address given, following up to 5 redirects, reading at most ${PAGE_MAX_BYTES / 1024} KB`,
       site: ['/robots.txt', '/sitemap.xml (else the first Sitemap: of robots.txt)', '/llms.txt', '/llms-full.txt', 'http://<host>/ for https pages'],
-      probes: `the final page address once as a desktop browser and once as each of the ${PROBED_CRAWLERS.length} crawlers that send requests, with its published user agent, at most 4 at a time, reading at most 64 KB each`,
+      probes: `the final page address once as a desktop browser and once as each of the ${PROBED_CRAWLERS.length} crawlers that send requests, with its published user agent, at most ${ACCESS_PROBE_CONCURRENCY} at a time, reading at most ${ACCESS_PROBE_MAX_BYTES / 1024} KB each`,
       budgetSeconds: CHECK_BUDGET_MS / 1000,
       maxRequests: MAX_REQUESTS_PER_CHECK,
     },
