@@ -114,7 +114,7 @@ describe('access probes: what each crawler gets', () => {
   });
 
   it('a 5xx and a probe that never answers within the budget are errors, not refusals', async () => {
-    const { report } = await check(byAgent({ Applebot: { status: 503, body: 'down' }, 'Claude-User': { hang: true } }), { budgetMs: 2_000 });
+    const { report } = await check(byAgent({ Applebot: { status: 503, body: 'down' }, 'Claude-User': { hang: true } }), { budgetMs: 3_000 });
     expect(accessOf(report, 'Applebot')).toMatchObject({ outcome: 'error', status: 503 });
     expect(accessOf(report, 'Claude-User')).toMatchObject({ outcome: 'error', status: null });
     expect(finding(report)).toBeUndefined();
