@@ -59,7 +59,8 @@ export interface AccessAssessment {
   byToken: Map<string, AccessReading>;
 }
 
-interface Digest {
+/** What the comparison with the browser baseline reads of a body. */
+export interface Digest {
   /** Whitespace-collapsed, lowercased text of the first <title>, or null. */
   title: string | null;
   words: number;
