@@ -28,6 +28,9 @@ const EnvSchema = z.object({
   // Each Checkout creation costs a Stripe API call (shared with the card rail) and a stored record.
   RATE_LIMIT_CHECKOUT_PER_IP: positiveInt(10),
   RATE_LIMIT_WINDOW_SECONDS: positiveInt(60),
+  // Visibility checks of any one site per minute, across all callers (REST and MCP), so the service cannot
+  // be used to load a site; past it the call is answered 429 before anything is charged.
+  VISIBILITY_CHECKS_PER_HOST_PER_MINUTE: positiveInt(6),
   MAX_BODY_BYTES: positiveInt(64 * 1024),
   // Who may tell us the client's address, for per-IP rate limits (lib/http/client-ip.ts): `none` (the
   // connecting peer), `vercel`, `cloudflare`, or the number of proxies in front that append X-Forwarded-For.

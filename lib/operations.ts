@@ -3,8 +3,9 @@ import { ReadinessRequest } from '@/lib/checks/readiness/schema';
 import { assessReadiness } from '@/lib/checks/readiness/assess';
 import { readinessRubric } from '@/lib/checks/readiness/rubric';
 import { artifactHash } from '@/lib/canonical-json';
-import { SiteUnreachable, checkVisibility, visibilityCheckDescription } from '@/lib/checks/visibility/check';
+import { MAX_REQUESTS_PER_CHECK, SiteUnreachable, checkVisibility, visibilityCheckDescription } from '@/lib/checks/visibility/check';
 import { InvalidTargetUrl, normalizeTargetUrl } from '@/lib/checks/visibility/target-url';
+import { ACCESS_OUTCOMES } from '@/lib/checks/visibility/access-types';
 import { ProblemError } from '@/lib/problems';
 import { PRICE_USD } from '@/lib/price';
 
@@ -31,6 +32,11 @@ export interface PaidOperation<S extends z.ZodType = z.ZodType, D extends z.ZodO
   example: z.infer<S>;
   /** Checks beyond the schema that must refuse with 400 before any payment is asked for. */
   precheck?(input: z.infer<S>): void;
+  /**
+   * The host the operation fetches from, when it fetches a site: the pipeline then holds it to the
+   * per-host budget (VISIBILITY_CHECKS_PER_HOST_PER_MINUTE), across all callers, before any charge.
+   */
+  targetHost?(input: z.infer<S>): string;
   /** True when the work can fail for reasons outside the buyer's request body (it then runs before any charge). */
   workBeforeCharge: boolean;
   /** The operation-specific members of the 200 body; the gate adds service, idempotencyKey and the payment reference. */
@@ -77,6 +83,9 @@ export const ReadinessAssessmentResult = z.looseObject({
   }),
 });
 
+/** What the server answered one crawler's own request (lib/checks/visibility/access-types.ts). */
+const CrawlerAccess = z.looseObject({ outcome: z.enum(ACCESS_OUTCOMES), status: z.number().int().nullable(), userAgent: z.string().nullable() });
+
 export const VisibilityCheckResult = z.looseObject({
   ...paidEnvelope,
   checkedAt: z.string(),
@@ -85,10 +94,10 @@ export const VisibilityCheckResult = z.looseObject({
     checkedUrl: z.string(),
     status: z.number().int(),
     robotsTxt: z.string(),
-    crawlers: z.array(z.looseObject({ token: z.string(), allowed: z.boolean(), rule: z.string().nullable(), group: z.string().nullable() })),
+    crawlers: z.array(z.looseObject({ token: z.string(), allowed: z.boolean(), rule: z.string().nullable(), group: z.string().nullable(), access: CrawlerAccess })),
     llmsTxt: z.string(),
     page: z.looseObject({}),
-    site: z.looseObject({}),
+    site: z.looseObject({ access: z.looseObject({ browserStatus: z.number().int().nullable(), browserUserAgent: z.string(), probes: z.number().int() }) }),
     score: z.number().int().min(0),
     scoreMax: z.number().int(),
     rubricVersion: z.string(),
@@ -162,7 +171,7 @@ const VisibilityDescribed = z.strictObject({
   rubricVersion: z.string(),
   scoreMax: z.number().int(),
   scoringRule: z.string(),
-  fetched: z.looseObject({ page: z.string(), site: z.array(z.string()), budgetSeconds: z.number() }),
+  fetched: z.looseObject({ page: z.string(), site: z.array(z.string()), probes: z.string(), budgetSeconds: z.number(), maxRequests: z.number().int() }),
   crawlers: z.array(z.looseObject({ token: z.string(), vendor: z.string(), role: z.string(), honorsRobots: z.boolean(), userTriggered: z.boolean() })),
   rubric: z.array(z.looseObject({ id: z.string(), points: z.number() })),
   limits: z.array(z.string()),
@@ -176,8 +185,11 @@ export const visibilityOperation: PaidOperation<typeof VisibilityRequest, typeof
   summary: `Check what 15 search and AI crawlers may fetch of one page, and score it 0-100 (${PRICE_USD} USD)`,
   description:
     'Fetches one public page and its site (robots.txt, sitemap, llms.txt, llms-full.txt), reports which search and AI crawlers may fetch it ' +
-    'and which robots.txt line decided, how the page reads to a machine, and a 0-100 score against a published rubric with findings ' +
-    'ordered by severity. The site is fetched before any charge; a site that cannot be checked is answered 422 and not charged.',
+    'and which robots.txt line decided, what the server answers each crawler\'s own request (the page fetched again with each crawler\'s ' +
+    'published user agent, beside a desktop browser), how the page reads to a machine, and a 0-100 score against a published rubric with findings ' +
+    'ordered by severity. The site is fetched before any charge; a site that cannot be checked is answered 422 and not charged. ' +
+    `One check sends a site at most ${MAX_REQUESTS_PER_CHECK} requests, redirects included (fetched.maxRequests), and one site is checked at most ` +
+    '6 times a minute by default, whoever asks: over that, 429 with Retry-After, before any charge.',
   input: VisibilityRequest,
   output: VisibilityCheckResult,
   example: { url: 'https://example.com/pricing' },
@@ -191,6 +203,7 @@ export const visibilityOperation: PaidOperation<typeof VisibilityRequest, typeof
       throw error;
     }
   },
+  targetHost: (input) => normalizeTargetUrl(input.url).hostname,
   workBeforeCharge: true,
   async run(input, { signal, now }) {
     const { report, limits } = await checkVisibility(input.url, { signal }).catch((error: unknown) => {

@@ -11,6 +11,26 @@ import { visibilityProblem } from '@/lib/operations';
 const USAGE = 'Usage: npm run check -- <url> [--pretty]';
 const TOP_FINDINGS = 8;
 
+/** One row per crawler: what robots.txt says, and what the server answered the crawler's own request. */
+function crawlerTable(report: VisibilityResult['report']): string[] {
+  const { access } = report.site;
+  const allowed = report.crawlers.filter((c) => c.allowed).length;
+  const rows = report.crawlers.map((c) => [
+    c.token,
+    c.role,
+    c.allowed ? 'allowed' : `disallowed: ${c.rule ?? 'blocked'}${c.group ? ` (group ${c.group})` : ''}`,
+    c.access.outcome === 'not-probed' ? '- (robots.txt token only)' : `${c.access.outcome}${c.access.status === null ? '' : ` ${c.access.status}`}`,
+  ]);
+  const header = ['crawler', 'role', 'robots.txt', 'server'];
+  const width = (i: number) => Math.max(header[i].length, ...rows.map((r) => r[i].length));
+  const line = (cells: string[]) => `  ${cells.map((cell, i) => (i < cells.length - 1 ? cell.padEnd(width(i)) : cell)).join('  ')}`;
+  return [
+    `Crawlers (${allowed}/${report.crawlers.length} allowed by robots.txt; server column: our request as that crawler, the browser baseline got ${access.browserStatus ?? 'no answer'}):`,
+    line(header),
+    ...rows.map(line),
+  ];
+}
+
 function formatPretty({ report }: VisibilityResult): string {
   const lines: string[] = [];
   lines.push(`AI Visibility Check of ${report.checkedUrl}`);
@@ -19,13 +39,7 @@ function formatPretty({ report }: VisibilityResult): string {
   lines.push(`Page: HTTP ${report.status}, ${report.page.wordCount} words served, title ${report.page.title === null ? '(none)' : JSON.stringify(report.page.title)}`);
   lines.push(`robots.txt: ${report.robotsTxt}; llms.txt: ${report.llmsTxt}; sitemap: ${report.site.sitemapXml.isSitemap ? 'yes' : 'no'}; https: ${report.site.https.finalUrlHttps ? 'yes' : 'no'}`);
 
-  const allowed = report.crawlers.filter((c) => c.allowed);
-  const blocked = report.crawlers.filter((c) => !c.allowed);
-  lines.push(`Crawlers allowed (${allowed.length}/${report.crawlers.length}): ${allowed.map((c) => c.token).join(', ') || 'none'}`);
-  if (blocked.length > 0) {
-    lines.push(`Crawlers blocked (${blocked.length}):`);
-    for (const c of blocked) lines.push(`  - ${c.token} [${c.role}]: ${c.rule ?? 'blocked'}${c.group ? ` (group ${c.group})` : ''}`);
-  }
+  lines.push(...crawlerTable(report));
 
   const site = report.site;
   const links = site.llmsTxtLinks;

@@ -15,19 +15,22 @@ import type { PaymentRails } from '@/lib/payments/rails';
 import type { PaymentChallenge } from '@/lib/payments/challenge';
 import type { PaymentCredential, PaymentFailure, ValidCredential } from '@/lib/payments/verify';
 import { findUnconfirmed, paidBody, reconcileOne, recordUnconfirmed } from '@/lib/payments/settlements';
+import { hostBudgetSpent, spendHostBudget } from './host-budget';
 
 // The paid-call pipeline: one for every paid operation, over REST and MCP. It speaks neither HTTP nor
 // JSON-RPC: it takes the call as data and returns an outcome; lib/paid-call/http.ts and mcp.ts render it.
 //   1. validate the body            → problem 400, no challenge
 //   2. validate the Idempotency-Key → problem 400, no challenge
-//   3. rate limits (IP, then key)   → problem 429 with a retry delay
+//   3. rate limits (IP, then key)   → problem 429 with a retry delay; for an operation that fetches a
+//      site, that site's budget for this minute (host-budget.ts) → problem 429, before anything is paid
 //   4. pay: reserve a prepaid call, or verify a payment credential without settling it,
 //      or answer payment-required with the challenges (problem 503 when no rail is live)
 //   5. idempotent replay / conflict → replayed, or problem 409. Records are scoped to whoever pays: the
 //      credits key, or the verified payer of a credential (gap G3). A key holder's replay is looked up
 //      before its reservation; a credential's only after it verified, and the credential is then claimed
 //      but never settled.
-//   6. run the operation (work that can fail runs here, before any charge)
+//   6. count the check against its site's budget (over it: released, 429), then run the operation
+//      (work that can fail runs here, before any charge)
 //   7. commit the call / settle the payment, store the response for replays: fulfilled. A settlement
 //      that ends without an answer is recorded for the reconciler (gap G1, lib/payments/settlements.ts).
 
@@ -52,7 +55,7 @@ export type PaidCallOutcome =
   | { kind: 'payment-required'; problem: Problem; challenge: PaymentChallenge };
 
 export interface PaidCallDeps {
-  config: Pick<Config, 'APP_URL' | 'CREDITS_KEY_SECRET' | 'RATE_LIMIT_PER_IP' | 'RATE_LIMIT_PER_KEY' | 'RATE_LIMIT_WINDOW_SECONDS' | 'CREDITS_RESERVATION_HOLD_SECONDS'>;
+  config: Pick<Config, 'APP_URL' | 'CREDITS_KEY_SECRET' | 'RATE_LIMIT_PER_IP' | 'RATE_LIMIT_PER_KEY' | 'RATE_LIMIT_WINDOW_SECONDS' | 'CREDITS_RESERVATION_HOLD_SECONDS' | 'VISIBILITY_CHECKS_PER_HOST_PER_MINUTE'>;
   store: Store;
   rails: PaymentRails | null;
   now?: () => Date;
@@ -136,6 +139,12 @@ async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOut
   await enforceRateLimit(store, `ip:${call.clientIp}`, config.RATE_LIMIT_PER_IP, windowMs, now().getTime());
   const keyHash = call.bearerKey === null ? null : await authenticateKey(store, config.CREDITS_KEY_SECRET, call.bearerKey);
   if (keyHash) await enforceRateLimit(store, `key:${keyHash}`, config.RATE_LIMIT_PER_KEY, windowMs, now().getTime());
+  const targetHost = operation.targetHost?.(input) ?? null;
+  const hostLimit = config.VISIBILITY_CHECKS_PER_HOST_PER_MINUTE;
+  if (targetHost !== null) {
+    const refused = await hostBudgetSpent(store, targetHost, hostLimit, now().getTime());
+    if (refused) return problemOutcome(refused.problem, refused.retryAfterSeconds);
+  }
 
   // 4-5: payment, and the replay lookup in the payer's own scope.
   const idempotencyKey = call.idempotencyKey ?? `auto_${crypto.randomBytes(12).toString('base64url')}`;
@@ -204,7 +213,17 @@ async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOut
     await store.abandonIdempotent(scope, fingerprint).catch(() => {});
   };
 
-  // 6: run.
+  // 6: count the check against its site's budget, then run.
+  if (targetHost !== null) {
+    const refused = await spendHostBudget(store, targetHost, hostLimit, now().getTime()).catch(async (e) => {
+      await abandon();
+      throw e;
+    });
+    if (refused) {
+      await abandon();
+      return problemOutcome(refused.problem, refused.retryAfterSeconds);
+    }
+  }
   let result: Record<string, unknown>;
   let signal: AbortSignal | undefined;
   const context = {

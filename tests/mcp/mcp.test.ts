@@ -330,6 +330,20 @@ describe('the rest of the gate', () => {
     expect(await callsLeft()).toBe(24);
   });
 
+  it('the per-host budget holds over MCP too: a spent host is a tool error (rate-limited), and the key keeps its call', async () => {
+    await srv.close();
+    srv = await startMcpServer(rails, { VISIBILITY_CHECKS_PER_HOST_PER_MINUTE: '1' });
+    const { key, callsLeft } = await newKey();
+    const c = await client({ authorization: `Bearer ${key}` });
+    // Another caller's check of the same site a moment ago, in this minute's window.
+    await srv.runtime.store.hitRateLimit('target-host:site.test', 1, 60_000, Date.now());
+    const result = (await c.callTool({ name: 'ai_visibility_check', arguments: { url: 'https://site.test/' } })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect((result._meta?.problem as { type: string }).type).toBe(`${PROBLEM_BASE}rate-limited`);
+    expect(result._meta?.retryAfterSeconds).toEqual(expect.any(Number));
+    expect(await callsLeft()).toBe(25);
+  });
+
   it('rate limits per client IP are a tool error with retryAfterSeconds', async () => {
     await srv.close();
     srv = await startMcpServer(rails, { RATE_LIMIT_PER_IP: '2' });

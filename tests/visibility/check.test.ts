@@ -110,12 +110,14 @@ describe('checkVisibility: a well-configured site', () => {
     expect(result.report.findings.find((f) => f.id === 'training-crawlers-blocked')!.observed).toContain('line 5');
   });
 
-  it('asks for each site file once, concurrently planned, and nothing else', async () => {
+  it('asks for each site file once, the page once plus once per access probe, and nothing else', async () => {
     const { site } = await run(goodRoutes());
-    // '/' twice: the http://site.test/ probe and the https address it redirects to. '/guide' three times:
-    // the page, the page asked for as Markdown, and the one link of llms.txt.
+    // '/' twice: the http://site.test/ probe and the https address it redirects to. '/guide' 17 times: the
+    // page, the page asked for as Markdown, the one link of llms.txt, the browser baseline and the 13
+    // crawlers that send requests.
+    const guide = Array<string>(17).fill('/guide');
     expect([...site.requests].sort()).toEqual(
-      ['/', '/', '/guide', '/guide', '/guide', '/.well-known/tdmrep.json', '/llms-full.txt', '/llms.txt', '/robots.txt', '/sitemap.xml'].sort(),
+      ['/', '/', ...guide, '/.well-known/tdmrep.json', '/llms-full.txt', '/llms.txt', '/robots.txt', '/sitemap.xml'].sort(),
     );
     expect(site.log.filter((r) => r.path === '/guide').map((r) => r.headers.accept)).toEqual(
       expect.arrayContaining(['text/markdown', 'text/markdown,text/plain;q=0.9,text/html;q=0.8,*/*;q=0.5']),

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { CRAWLERS, CRAWLER_ROLES, crawlerVerdicts, decideCrawlers } from '@/lib/checks/visibility/crawlers';
+import { BROWSER_USER_AGENT, CRAWLERS, CRAWLER_ROLES, crawlerVerdicts, decideCrawlers } from '@/lib/checks/visibility/crawlers';
 import { extractProductToken, robotsFromResponse } from '@/lib/checks/visibility/robots';
 
 function verdicts(robotsTxt: string, path = '/') {
@@ -72,13 +72,28 @@ describe('the crawler table', () => {
   });
 });
 
+describe('the user agents of the access probes', () => {
+  it('every crawler that sends requests has a full user agent naming its own token, and where it comes from; robots.txt-only tokens have none', () => {
+    for (const c of CRAWLERS) {
+      if (c.tokenOnly) {
+        expect([c.token, c.userAgent, c.userAgentSource]).toEqual([c.token, undefined, undefined]);
+        continue;
+      }
+      expect(c.userAgent!.toLowerCase()).toContain(`${c.token.toLowerCase()}/`);
+      expect(c.userAgentSource!.length).toBeGreaterThan(0);
+    }
+    expect(CRAWLERS.filter((c) => c.userAgent !== undefined)).toHaveLength(13);
+    expect(BROWSER_USER_AGENT).toMatch(/^Mozilla\/5\.0 \(Windows NT 10\.0; Win64; x64\) AppleWebKit\/537\.36 \(KHTML, like Gecko\) Chrome\/\d+\.0\.0\.0 Safari\/537\.36$/);
+  });
+});
+
 describe('crawlerVerdicts', () => {
   it('returns one row per crawler in table order, with the SPEC 2.3 members', () => {
     const rows = verdicts('User-agent: *\nAllow: /\n');
     expect(rows.map((r) => r.token)).toEqual(CRAWLERS.map((c) => c.token));
     for (const r of rows) {
       const keys = Object.keys(r).sort();
-      const expected = ['allowed', 'group', 'honorsRobots', 'purpose', 'role', 'rule', 'source', 'token', 'vendor'];
+      const expected = ['access', 'allowed', 'group', 'honorsRobots', 'purpose', 'role', 'rule', 'source', 'token', 'vendor'];
       if (r.token === 'Applebot') expected.push('fallback');
       expect(keys).toEqual(expected.sort());
     }

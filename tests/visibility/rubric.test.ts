@@ -417,7 +417,13 @@ describe('live access: a crawler counts only when robots.txt allows it and its p
     expect(r.findings.filter((f) => f.pointsLost > 0)).toEqual([]);
   });
 
-  it.each(['blocked', 'challenge', 'payment-required', 'rate-limited', 'different', 'error', 'not-probed'] as const)(
+  it('a not-probed crawler (a robots.txt-only token) is decided by robots.txt alone', () => {
+    const r = scoreReport(input({ crawlers: probed(Object.fromEntries(SCORED.map((t) => [t, refusal('not-probed', null)]))) }));
+    expect(earned(r, 'crawl.search-allowed')).toBe(12);
+    expect(earned(r, 'crawl.ai-answers-allowed')).toBe(12);
+  });
+
+  it.each(['blocked', 'challenge', 'payment-required', 'rate-limited', 'different', 'error'] as const)(
     'a %s probe makes an allowed crawler unreachable',
     (outcome) => {
       const r = scoreReport(input({ crawlers: probed(Object.fromEntries(SCORED.map((t) => [t, refusal(outcome, null)]))) }));

@@ -203,8 +203,13 @@ describe('analyseSite: probe outcomes reach the crawler items and the score', ()
 
   it('a crawler whose probe was refused carries its access and loses its points; without probes nothing changes', () => {
     const plain = analyseSite(page, files);
-    const probed = analyseSite(page, files, { status: 200, contentType: 'text/html' }, { PerplexityBot: { outcome: 'payment-required', status: 402, userAgent: 'PerplexityBot/1.0' } });
-    expect(plain.crawlers.find((c) => c.token === 'PerplexityBot')).not.toHaveProperty('access');
+    const answer = { headers: [] as Array<[string, string]>, body: page.body, failure: null };
+    const probes = {
+      browser: { ...answer, userAgent: 'Mozilla/5.0 Chrome', status: 200 },
+      crawlers: [{ ...answer, token: 'PerplexityBot', userAgent: 'PerplexityBot/1.0', status: 402, body: '' }],
+    };
+    const probed = analyseSite(page, files, { status: 200, contentType: 'text/html' }, probes);
+    expect(plain.crawlers.find((c) => c.token === 'PerplexityBot')).toMatchObject({ access: { outcome: 'not-probed', status: null } });
     expect(probed.crawlers.find((c) => c.token === 'PerplexityBot')).toMatchObject({ allowed: true, access: { outcome: 'payment-required', status: 402 } });
     expect(plain.scoring.find((s) => s.id === 'crawl.ai-answers-allowed')!.earned).toBe(12);
     expect(probed.scoring.find((s) => s.id === 'crawl.ai-answers-allowed')!.earned).toBe(8);

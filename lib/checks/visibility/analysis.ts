@@ -3,8 +3,9 @@
 // plain data out, no I/O: check.ts fetches, then hands the bytes to these functions on a worker thread
 // (analysis-pool.ts), where a file that makes them run away is stopped without stopping the server.
 
-import type { CrawlerAccess } from './access-types';
-import { decideCrawlers, type CrawlerVerdict } from './crawlers';
+import { assessAccess, type AccessProbes } from './access';
+import type { SiteAccess } from './access-types';
+import { BROWSER_USER_AGENT, decideCrawlers, type CrawlerVerdict } from './crawlers';
 import { extractPageWithExtras, type PageFacts } from './extract';
 import { pathAndQueryOf, robotsFromResponse, robotsSummary, type RobotsAccess } from './robots';
 import { assessLlmsTxt, isHtml, type LlmsTxtAssessment } from './llms-txt';
@@ -95,6 +96,7 @@ export interface SiteAnalysis {
   llmsFullState: 'found' | 'missing';
   https: { finalUrlHttps: boolean; httpRedirectsToHttps: boolean | null };
   signals: SiteSignals;
+  access: SiteAccess;
   score: number;
   scoring: ScoringLine[];
   findings: Finding[];
@@ -197,14 +199,19 @@ export function analyseSite(
   page: FetchedPage,
   files: SiteFiles,
   markdown: MarkdownAnswer = { status: null, contentType: null },
-  access: Readonly<Record<string, CrawlerAccess>> = {},
+  probes: AccessProbes | null = null,
 ): SiteAnalysis {
   const headers = { headerAll: (name: string) => page.headers.filter(([n]) => n === name.toLowerCase()).map(([, v]) => v) };
   const contentType = headers.headerAll('content-type')[0] ?? null;
   const { facts, extras } = extractPageWithExtras(page.body, page.url, headers, page.truncated);
   const finalUrl = new URL(page.url);
   const pagePath = pathAndQueryOf(finalUrl);
-  const decisions = decideCrawlers(robotsFromResponse(files.robots.status, files.robots.body), pagePath);
+  const decided = decideCrawlers(robotsFromResponse(files.robots.status, files.robots.body), pagePath);
+  const access = assessAccess(probes, BROWSER_USER_AGENT);
+  const decisions = {
+    ...decided,
+    crawlers: decided.crawlers.map(({ verdict, line }) => ({ verdict: { ...verdict, access: access.byToken.get(verdict.token)?.access ?? verdict.access }, line })),
+  };
   const robots = decisions.access;
   const robotsTxt = robotsSummary(robots);
   const finalUrlHttps = finalUrl.protocol === 'https:';
@@ -216,8 +223,8 @@ export function analyseSite(
   const fullFound = full.status !== null && full.status >= 200 && full.status < 300 && !isHtml(full.contentType, full.body ?? '');
   const llmsFullState = fullFound ? 'found' : 'missing';
 
-  // Each crawler's live probe, when the probes ran: the scored access items read it next to robots.txt.
-  const crawlers = decisions.crawlers.map(({ verdict, line }) => ({ verdict: access[verdict.token] ? { ...verdict, access: access[verdict.token] } : verdict, line }));
+  // Each crawler's live probe (not-probed without probes): the scored access items read it next to robots.txt.
+  const crawlers = decisions.crawlers;
   const tdmrepOk = files.tdmrep.status !== null && files.tdmrep.status >= 200 && files.tdmrep.status < 300;
   const signals: SiteSignals = {
     markdown: markdownOffer(markdown, extras.markdownAlternate),
@@ -252,6 +259,7 @@ export function analyseSite(
     llmsTxt: llms,
     llmsFullTxt: { state: llmsFullState, status: full.status, bytesRead: full.bytesRead, truncated: full.truncated },
     signals: { ...signals, contentSignalConflicts: contentSignalConflicts(robots, decisions.crawlers.map((c) => c.verdict)) },
+    access: { browserStatus: access.site.browserStatus, evidence: Object.fromEntries([...access.byToken].map(([token, r]) => [token, r.evidence])) },
   });
 
   return {
@@ -264,6 +272,7 @@ export function analyseSite(
     llmsFullState,
     https,
     signals,
+    access: access.site,
     score,
     scoring,
     findings,
@@ -275,7 +284,7 @@ export type AnalysisTask =
   | { kind: 'sitemap-plan'; robots: FetchedFile; sitemap: FetchedFile & { url?: string | null } }
   | { kind: 'sitemap-child'; sitemap: FetchedFile & { url: string | null } }
   | { kind: 'llms-links'; llms: FetchedFile; url: string }
-  | { kind: 'site'; page: FetchedPage; files: SiteFiles; markdown?: MarkdownAnswer; access?: Record<string, CrawlerAccess> };
+  | { kind: 'site'; page: FetchedPage; files: SiteFiles; markdown?: MarkdownAnswer; probes?: AccessProbes };
 
 /** What each kind of task answers. */
 export interface AnalysisResults {
@@ -300,6 +309,6 @@ export function runAnalysisTask(task: AnalysisTask): AnalysisResult {
     case 'llms-links':
       return { links: llmsLinksOf(task.llms, task.url) };
     case 'site':
-      return analyseSite(task.page, task.files, task.markdown, task.access);
+      return analyseSite(task.page, task.files, task.markdown, task.probes ?? null);
   }
 }

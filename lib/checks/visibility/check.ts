@@ -10,6 +10,8 @@
 //               - up to 5 links of /llms.txt (site-signals.ts LLMS_LINKS_MAX);
 //               - only if /sitemap.xml is not a sitemap, the first `Sitemap:` URL of robots.txt, and only if
 //                 the sitemap is an index, its first child (the longest chain: 3 requests deep).
+//             once the page is in, the access probes of its final address (access-probes.ts: a browser and
+//             each crawler, 4 at a time), alongside the site files still in flight.
 // The site signals (signal-fetches.ts) add at most 1 request per check and 7 per origin probed: 8 for a
 // page that stays on its origin, 15 when it redirects to another one.
 // Everything shares one AbortSignal carrying the whole-check budget.
@@ -17,6 +19,9 @@
 import { TaskDeadlineError, TaskThreadError } from '@/lib/worker-pool';
 import { CRAWLERS, type CrawlerVerdict } from './crawlers';
 import type { FetchedFile, FetchedPage, SiteFiles, SiteSignals } from './analysis';
+import { ACCESS_PROBE_MAX_BYTES } from './access';
+import { ACCESS_PROBE_CONCURRENCY, ACCESS_PROBE_MAX_REQUESTS, PROBED_CRAWLERS, runAccessProbes } from './access-probes';
+import type { SiteAccess } from './access-types';
 import { analyse } from './analysis-pool';
 import type { PageFacts } from './extract';
 import { ROBOTS_MAX_BYTES, type RobotsAccess } from './robots';
@@ -30,9 +35,9 @@ import {
   type PublishedRubricItem,
   type ScoringLine,
 } from './rubric';
-import { DEFAULT_MAX_BYTES, FetchFailedError, FetchRefusedError, safeFetch, type FetchResult, type LookupFn, type SafeFetchOptions } from './safe-fetch';
+import { DEFAULT_MAX_BYTES, MAX_REDIRECTS, FetchFailedError, FetchRefusedError, safeFetch, type FetchResult, type LookupFn, type SafeFetchOptions } from './safe-fetch';
 import { resolveHostMap, type HostMap } from './host-map';
-import { fetchLlmsLinks, fetchMarkdownAnswer, fetchTdmrep } from './signal-fetches';
+import { fetchLlmsLinks, fetchMarkdownAnswer, fetchTdmrep, SIGNAL_REQUESTS_PER_CHECK, SIGNAL_REQUESTS_PER_ORIGIN } from './signal-fetches';
 import { InvalidTargetUrl, normalizeTargetUrl } from './target-url';
 
 export { isSitemapDocument } from './analysis';
@@ -48,6 +53,17 @@ export const PAGE_MAX_BYTES = DEFAULT_MAX_BYTES;
 const SITEMAP_MAX_BYTES = 64 * 1024;
 const LLMS_MAX_BYTES = 128 * 1024;
 const LLMS_FULL_MAX_BYTES = 8 * 1024;
+
+/** Site files fetched per origin: robots.txt, /sitemap.xml, llms.txt, llms-full.txt, http://host/, a declared sitemap. */
+const SITE_FILES_PER_ORIGIN = 6;
+/**
+ * The most HTTP requests one check can make, redirects included: the page and its Markdown variant, the site
+ * files and site-signal requests of at most two origins (the one asked for and the one the page redirected
+ * to), and the access probes. Stated in the
+ * free GET; tests/visibility/request-bound.test.ts holds a check to it.
+ */
+export const MAX_REQUESTS_PER_CHECK =
+  (1 + MAX_REDIRECTS) * (1 + SIGNAL_REQUESTS_PER_CHECK + 2 * (SITE_FILES_PER_ORIGIN + SIGNAL_REQUESTS_PER_ORIGIN)) + ACCESS_PROBE_MAX_REQUESTS;
 
 export interface CheckOptions {
   /** Cancels the check (e.g. the client went away); combined with the CHECK_BUDGET_MS budget. */
@@ -84,6 +100,7 @@ export interface VisibilitySite {
   sitemapListsPage: SiteSignals['sitemapListsPage'];
   contentUsage: SiteSignals['contentUsage'];
   licensing: SiteSignals['licensing'];
+  access: SiteAccess;
 }
 
 export interface VisibilityReport {
@@ -293,7 +310,10 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
   }
 
   const finalUrl = new URL(page.url);
-  const files = finalUrl.origin === target.origin ? await firstProbes : await probeSite(new URL(finalUrl.origin), fetchOptions, analysis);
+  const [files, probes] = await Promise.all([
+    finalUrl.origin === target.origin ? firstProbes : probeSite(new URL(finalUrl.origin), fetchOptions, analysis),
+    runAccessProbes(finalUrl, fetchOptions),
+  ]);
   const fetchedPage: FetchedPage = {
     url: page.url,
     status: page.status,
@@ -302,7 +322,7 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
     truncated: page.truncated,
     redirects: page.redirects.length,
   };
-  const result = await analyse({ kind: 'site', page: fetchedPage, files, markdown: await markdownPromise }, analysis);
+  const result = await analyse({ kind: 'site', page: fetchedPage, files, markdown: await markdownPromise, probes }, analysis);
 
   const report: VisibilityReport = {
     checkVersion: CHECK_VERSION,
@@ -322,6 +342,7 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
       llmsTxt: result.llms.state,
       llmsFullTxt: result.llmsFullState,
       ...result.signals,
+      access: result.access,
     },
     score: result.score,
     scoreMax: SCORE_MAX,
@@ -358,7 +379,9 @@ export function visibilityCheckDescription() {
         '/.well-known/tdmrep.json',
         'http://<host>/ for https pages',
       ],
+      probes: `the final page address once as a desktop browser and once as each of the ${PROBED_CRAWLERS.length} crawlers that send requests, with its published user agent, at most ${ACCESS_PROBE_CONCURRENCY} at a time, reading at most ${ACCESS_PROBE_MAX_BYTES / 1024} KB each`,
       budgetSeconds: CHECK_BUDGET_MS / 1000,
+      maxRequests: MAX_REQUESTS_PER_CHECK,
     },
     crawlers: CRAWLERS.map((c) => ({
       token: c.token,

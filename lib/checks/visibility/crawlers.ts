@@ -46,7 +46,24 @@ export interface Crawler {
   tokenOnly: boolean;
   /** Why honorsRobots and fallback are what they are, and how sure we are. */
   evidence: string;
+  /** The full User-Agent the crawler sends, used for the live access probe; absent for tokenOnly entries. */
+  userAgent?: string;
+  /** Where the string comes from (vendors publish the token; not all publish the whole string). */
+  userAgentSource?: string;
 }
+
+/**
+ * The Chrome major version in the user agents that carry one. Chrome's reduced user agent keeps only the
+ * major (chromium.org, User-Agent Reduction); Google and Bing fill in their current Chrome. Raise it now and
+ * then: a years-old Chrome is itself a bot signal to some bot managers.
+ */
+const CHROME_VERSION = '154.0.0.0';
+
+/**
+ * The browser baseline of the access probes: current desktop Chrome on Windows, in its reduced form.
+ * @example BROWSER_USER_AGENT.startsWith('Mozilla/5.0 (Windows NT 10.0; Win64; x64)') // true
+ */
+export const BROWSER_USER_AGENT = `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${CHROME_VERSION} Safari/537.36`;
 
 export const CRAWLERS: readonly Crawler[] = [
   {
@@ -59,6 +76,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: false,
+    userAgent: `Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${CHROME_VERSION} Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)`,
+    userAgentSource: 'https://developers.google.com/crawling/docs/crawlers-fetchers/google-common-crawlers (Googlebot Smartphone; Google fills in the current Chrome version)',
     evidence: 'Google: common crawlers "always respect robots.txt rules for automatic crawls" (overview of Google crawlers).',
   },
   {
@@ -70,6 +89,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: false,
+    userAgent: `Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm) Chrome/${CHROME_VERSION} Safari/537.36`,
+    userAgentSource: 'https://www.bing.com/webmasters/help/which-crawlers-does-bing-use-8c184ec0 (Bing fills in the current Chrome version)',
     evidence:
       'Bing\'s crawler page ("Bingbot is our standard crawler and handles most of our crawling needs"); robots.txt obedience from secondary sources.',
   },
@@ -83,6 +104,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: false,
+    userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15 (Applebot/0.1; +http://www.apple.com/go/applebot)',
+    userAgentSource: 'https://support.apple.com/en-us/119829',
     evidence:
       'Apple: "If robots instructions don\'t mention Applebot but do mention Googlebot, the Apple robot will follow Googlebot instructions."',
   },
@@ -96,6 +119,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: false,
+    userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36; compatible; OAI-SearchBot/1.4; +https://openai.com/searchbot',
+    userAgentSource: 'https://developers.openai.com/api/docs/bots',
     evidence: 'OpenAI: each robots.txt setting is independent; changes take about 24 hours.',
   },
   {
@@ -108,6 +133,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: false,
     userTriggered: true,
     tokenOnly: false,
+    userAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot',
+    userAgentSource: 'https://developers.openai.com/api/docs/bots',
     evidence:
       'Since Dec 2025 OpenAI says robots.txt rules may not apply to user-initiated ChatGPT-User requests (secondary sources; the OpenAI sentence was not seen verbatim).',
   },
@@ -121,6 +148,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: false,
+    userAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.4; +https://openai.com/gptbot',
+    userAgentSource: 'https://developers.openai.com/api/docs/bots',
     evidence: 'OpenAI: each robots.txt setting is independent of the others.',
   },
   {
@@ -133,6 +162,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: false,
+    userAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Claude-SearchBot/1.0; +claudebot@anthropic.com)',
+    userAgentSource: 'Anthropic publishes the tokens only (https://support.claude.com/en/articles/8896518); the string is the form seen in server logs',
     evidence: 'Anthropic: its bots honour robots.txt directives (and Crawl-delay), set per subdomain.',
   },
   {
@@ -145,6 +176,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: true,
     tokenOnly: false,
+    userAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Claude-User/1.0; +claudebot@anthropic.com)',
+    userAgentSource: 'Anthropic publishes the tokens only (https://support.claude.com/en/articles/8896518); the string is the form seen in server logs',
     evidence: 'Anthropic applies its robots.txt statement to all three of its bots, this user-triggered one included.',
   },
   {
@@ -157,6 +190,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: false,
+    userAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)',
+    userAgentSource: 'Anthropic publishes the tokens only (https://support.claude.com/en/articles/8896518); the string is the form seen in server logs',
     evidence: 'Anthropic: its bots honour robots.txt directives.',
   },
   {
@@ -168,6 +203,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: false,
+    userAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; PerplexityBot/1.0; +https://perplexity.ai/perplexitybot)',
+    userAgentSource: 'https://docs.perplexity.ai/guides/bots',
     evidence:
       'Perplexity lists it among the robots.txt tags webmasters can use; purpose wording from memory of the vendor page and ai.robots.txt, not seen verbatim.',
   },
@@ -181,6 +218,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: false,
     userTriggered: true,
     tokenOnly: false,
+    userAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Perplexity-User/1.0; +https://perplexity.ai/perplexity-user)',
+    userAgentSource: 'https://docs.perplexity.ai/guides/bots',
     evidence:
       'Perplexity says that, since a user requested the fetch, this fetcher generally ignores robots.txt (ai.robots.txt records "No"; not seen verbatim).',
   },
@@ -219,6 +258,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: false,
+    userAgent: 'CCBot/2.0 (https://commoncrawl.org/faq/)',
+    userAgentSource: 'https://commoncrawl.org/faq',
     evidence: 'Common Crawl: CCBot checks robots.txt first and follows up to five robots.txt redirects per RFC 9309.',
   },
   {
@@ -230,6 +271,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: false,
+    userAgent: 'meta-externalagent/1.1 (+https://developers.facebook.com/docs/sharing/webmasters/crawler)',
+    userAgentSource: 'https://developers.facebook.com/docs/sharing/webmasters/web-crawlers/ (the version is the one seen in server logs)',
     evidence: 'Purpose from memory of the Meta page, matching the ai.robots.txt paraphrase; robots.txt obedience from secondary sources.',
   },
 ];
@@ -241,8 +284,8 @@ export interface CrawlerVerdict extends Pick<Crawler, 'token' | 'vendor' | 'role
   rule: string | null;
   /** The user-agent group that applied (for Applebot possibly `Googlebot`), `*`, or null. */
   group: string | null;
-  /** What the live probe as this crawler got (access-types.ts); absent when no probe ran. */
-  access?: CrawlerAccess;
+  /** What the server answered a live request as this crawler (`not-probed` until the probes are read). */
+  access: CrawlerAccess;
 }
 
 /**
@@ -302,8 +345,10 @@ export function decideCrawlers(access: RobotsAccess, pathAndQuery: string): Craw
   return { access: decidedUnder, crawlers };
 }
 
+const NOT_PROBED: CrawlerAccess = { outcome: 'not-probed', status: null, userAgent: null };
+
 function verdictRow(crawler: Crawler, verdict: RobotsVerdict): CrawlerVerdict {
-  const row: CrawlerVerdict = {
+  const row: Omit<CrawlerVerdict, 'access'> = {
     token: crawler.token,
     vendor: crawler.vendor,
     role: crawler.role,
@@ -315,5 +360,5 @@ function verdictRow(crawler: Crawler, verdict: RobotsVerdict): CrawlerVerdict {
     group: verdict.group,
   };
   if (crawler.fallback !== undefined) row.fallback = crawler.fallback;
-  return row;
+  return { ...row, access: { ...NOT_PROBED } };
 }

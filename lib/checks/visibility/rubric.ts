@@ -11,6 +11,7 @@ import { ACCESS_ITEMS } from './rubric-items/access';
 import { AGENT_ITEMS } from './rubric-items/agents';
 import { CONTENT_ITEMS } from './rubric-items/content';
 import { INDEXABILITY_ITEMS } from './rubric-items/indexability';
+import { serverAccessFindings } from './rubric-items/server-access';
 import { crawler, isAllowed, quoteVerdict, uniqueRaw } from './rubric-items/shared';
 import { SITE_ITEMS } from './rubric-items/site';
 import { STRUCTURED_DATA_ITEMS } from './rubric-items/structured-data';
@@ -58,7 +59,7 @@ export const RUBRIC: readonly PublishedRubricItem[] = RUBRIC_ITEMS.map(({ id, ca
 /** What a fetch-only check cannot see; returned with every report (SPEC 1 item 7). */
 export const VISIBILITY_LIMITS: readonly string[] = [
   'Only the HTML as served is read. Content that JavaScript renders in the browser is not seen; Google renders pages, most AI fetchers do not.',
-  'One request is made, from our server, with our own user agent. CDN, WAF or bot-management rules that treat crawlers differently by user agent, IP address, network or verified-bot status are not visible: a site can answer us and block GPTBot, or the reverse.',
+  'The page is requested once more as each crawler, with its published user agent, and once as a desktop browser, but from our server, not the vendor\'s network. Rules that go by IP address, network or verified-bot signatures (reverse DNS, published IP ranges, signed requests) are not seen: a site may let our probe in and still refuse the real GPTBot, or the reverse.',
   'Logged-in, paywalled, cookie-, geography- or experiment-dependent variants of the page are not seen.',
   'Crawler behaviour is not observed: whether a crawler honours robots.txt, how often it crawls, how long it caches robots.txt (up to 24 hours), or whether a user-triggered fetcher ignores robots.txt, as some vendors say theirs may.',
   'Nothing is known about outcomes: whether the page is indexed, ranked, cited in AI answers or used for training. The score implies no ranking, traffic or citation result.',
@@ -227,7 +228,7 @@ export function scoreReport(input: ScoreInput): ScoreResult {
       fix: 'Fix the critical findings above; the cap lifts as soon as none of them remains.',
     });
   }
-  findings.push(...informationalFindings(input));
+  findings.push(...informationalFindings(input), ...serverAccessFindings(input));
   findings.sort(compareFindings);
   // One member order for every finding, so serialised reports compare byte for byte.
   const ordered = findings.map(({ id, severity, rubric, pointsLost, observed, why, fix }) => ({ id, severity, rubric, pointsLost, observed, why, fix }));

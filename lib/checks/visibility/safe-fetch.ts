@@ -49,6 +49,8 @@ export interface SafeFetchOptions {
   hostMap?: string | HostMap;
   /** Base of the docs link in the User-Agent. Defaults to APP_URL. */
   appUrl?: string;
+  /** Replaces our own User-Agent (the access probes send each crawler's and a browser's). */
+  userAgent?: string;
 }
 
 export interface FetchResult {
@@ -440,7 +442,7 @@ export async function safeFetch(url: URL, options: SafeFetchOptions = {}): Promi
     connections: 2,
   });
   const baseHeaders = {
-    'user-agent': userAgent(options.appUrl),
+    'user-agent': options.userAgent ?? userAgent(options.appUrl),
     accept: options.accept ?? 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8',
     'accept-encoding': 'gzip, deflate, br',
   };

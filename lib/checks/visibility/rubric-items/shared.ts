@@ -22,11 +22,12 @@ export function isAllowed(input: ScoreInput, token: string): boolean {
 
 /**
  * Whether a crawler can get the page: robots.txt allows it and, when a live probe ran as that crawler,
- * the probe got the page (`ok`). Without a probe the robots.txt verdict alone decides.
+ * the probe got the page (`ok`). Without a probe (`not-probed`: a robots.txt-only token) the robots.txt
+ * verdict alone decides.
  * @example isReachable({ token: 'GPTBot', allowed: true, access: { outcome: 'blocked', status: 403, userAgent: '…' }, ... }) // false
  */
 export function isReachable(c: ScoredCrawler): boolean {
-  return c.allowed && (c.access === undefined || c.access.outcome === 'ok');
+  return c.allowed && (c.access === undefined || c.access.outcome === 'ok' || c.access.outcome === 'not-probed');
 }
 
 /**

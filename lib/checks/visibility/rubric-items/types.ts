@@ -2,8 +2,8 @@
 // scoring lines and findings out. Shared by the item groups and rubric.ts, which assembles them.
 
 import type { Severity } from '@/lib/checks/severity';
-import type { PageFacts } from '../extract';
 import type { CrawlerAccess } from '../access-types';
+import type { PageFacts } from '../extract';
 import type { LlmsTxtAssessment } from '../llms-txt';
 import type { ContentSignalConflict, Licensing, LlmsTxtLinks, MarkdownOffer } from '../site-signals';
 
@@ -16,8 +16,8 @@ export interface ScoredCrawler {
   group: string | null;
   line?: number | null;
   /**
-   * The live probe as this crawler (access-types.ts). Absent: no probe ran, and the robots.txt verdict
-   * alone decides. Present: the crawler counts as reachable only when robots.txt allows it and the
+   * The live probe as this crawler (access-types.ts). Absent or `not-probed`: the robots.txt verdict
+   * alone decides. Otherwise the crawler counts as reachable only when robots.txt allows it and the
    * outcome is `ok`.
    */
   access?: CrawlerAccess;
@@ -54,6 +54,8 @@ export interface ScoreInput {
   llmsTxt: LlmsTxtAssessment;
   llmsFullTxt: { state: 'found' | 'missing'; status: number | null; bytesRead: number; truncated: boolean };
   signals: ScoredSignals;
+  /** The access probes: the browser baseline's status, and per probed token what its answer showed. */
+  access?: { browserStatus: number | null; evidence: Readonly<Record<string, string>> };
 }
 
 export interface Finding {

@@ -1,0 +1,97 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { POST } from '@/app/api/agent/ai-visibility/route';
+import { balance, createKey } from '@/lib/credits/ledger';
+import { PROBLEM_BASE } from '@/lib/problems';
+import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
+import { goodRoutes } from '../visibility/fixture-pages';
+import { installTestRuntime, post, type TestRuntime } from '../support/runtime';
+
+// The per-target-host budget on the paid route (docs/SECURITY.md, G5): one site is checked at most
+// VISIBILITY_CHECKS_PER_HOST_PER_MINUTE times a minute whoever asks, and a call over it is refused 429
+// before anything is reserved or asked for.
+
+const URL_ = 'http://localhost:3000/api/agent/ai-visibility';
+// Inside one budget window whatever the machine's speed: only Date is frozen, so fetch timeouts still run.
+const FROZEN_AT = new Date('2026-11-23T12:00:10Z');
+
+let rt: TestRuntime;
+let site: FixtureSite;
+let key: string;
+let keyHash: string;
+
+beforeEach(async () => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(FROZEN_AT);
+  site = await startFixtureSite(goodRoutes());
+  process.env.CHECK_HOST_MAP = site.hostMap(['site.test', 'www.site.test']);
+  rt = installTestRuntime({ VISIBILITY_CHECKS_PER_HOST_PER_MINUTE: '6' });
+  ({ key, keyHash } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25'));
+});
+afterEach(async () => {
+  vi.useRealTimers();
+  delete process.env.CHECK_HOST_MAP;
+  await rt.dispose();
+  await site.close();
+});
+
+const callsLeft = async () => (await balance(rt.store, keyHash)).callsLeft;
+const paid = (url: string, n: number) => POST(post(URL_, { url }, { authorization: `Bearer ${key}`, 'idempotency-key': `budget-${String(n).padStart(4, '0')}` }));
+const pageRequests = () => site.log.filter((l) => l.path === '/guide').length;
+
+describe('the per-host budget on POST /api/agent/ai-visibility', () => {
+  it('the 7th check of one host within a minute is refused 429 with Retry-After, and the key keeps its call', async () => {
+    for (let i = 1; i <= 6; i++) expect((await paid('https://site.test/guide', i)).status).toBe(200);
+    expect(await callsLeft()).toBe(19);
+    const requestsBefore = pageRequests();
+
+    const res = await paid('https://site.test/guide', 7);
+    expect(res.status).toBe(429);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    // 12:00:10 in a window that ends at 12:01:00.
+    expect(res.headers.get('retry-after')).toBe('50');
+    const p = await res.json();
+    expect(p.type).toBe(`${PROBLEM_BASE}rate-limited`);
+    expect(p.detail).toBe('site.test has been checked 6 times in this minute, the most this service sends any one site whoever asks. Retry in 50 s. Nothing was charged.');
+    expect(await callsLeft()).toBe(19);
+    // Nothing was fetched for the refused call.
+    expect(pageRequests()).toBe(requestsBefore);
+  });
+
+  it('refuses an unpaid call to a spent host with 429 instead of asking it to pay, and unpaid calls spend no budget', async () => {
+    // No rails here: an unpaid call to a host with budget left is told payments are unavailable (503)...
+    for (let i = 0; i < 3; i++) expect((await POST(post(URL_, { url: 'https://site.test/guide' }))).status).toBe(503);
+    // ...and those calls did not count: six paid checks still go through.
+    for (let i = 1; i <= 6; i++) expect((await paid('https://site.test/guide', i)).status).toBe(200);
+    const res = await POST(post(URL_, { url: 'https://site.test/guide' }));
+    expect(res.status).toBe(429);
+    expect((await res.json()).type).toBe(`${PROBLEM_BASE}rate-limited`);
+  });
+
+  it('a call that loses the race for the last check is refused after admission, its reservation released', async () => {
+    // Another instance spent the budget but has not written the marker yet: only the count is there.
+    for (let i = 0; i < 6; i++) await rt.store.hitRateLimit('target-host:site.test', 6, 60_000, FROZEN_AT.getTime());
+    const res = await paid('https://site.test/guide', 1);
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('50');
+    expect(await callsLeft()).toBe(25);
+    expect(pageRequests()).toBe(0);
+    // The same Idempotency-Key is free again once the budget is.
+    vi.setSystemTime(new Date('2026-11-23T12:01:00Z'));
+    expect((await paid('https://site.test/guide', 1)).status).toBe(200);
+    expect(await callsLeft()).toBe(24);
+  });
+
+  it('counts each host on its own', async () => {
+    for (let i = 1; i <= 6; i++) expect((await paid('https://site.test/guide', i)).status).toBe(200);
+    expect((await paid('https://www.site.test/guide', 7)).status).toBe(200);
+    expect((await paid('https://site.test/guide', 8)).status).toBe(429);
+    expect(await callsLeft()).toBe(18);
+  });
+
+  it('a new minute brings a new budget', async () => {
+    for (let i = 1; i <= 6; i++) expect((await paid('https://site.test/guide', i)).status).toBe(200);
+    expect((await paid('https://site.test/guide', 7)).status).toBe(429);
+    vi.setSystemTime(new Date('2026-11-23T12:01:00Z'));
+    expect((await paid('https://site.test/guide', 8)).status).toBe(200);
+  });
+});

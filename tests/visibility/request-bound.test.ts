@@ -1,0 +1,84 @@
+// The number of requests one check sends a site is bounded, and the bound is the one the free GET states.
+// The worst site we can build: every address redirects as far as the check follows, the page moves to a
+// second origin (so both origins' site files are fetched), /sitemap.xml is not a sitemap (so robots.txt's
+// declared one is fetched too) and the declared one is an index (so its first child is fetched), llms.txt
+// lists the most links the check follows, and every probe is redirected without end.
+import type { IncomingMessage } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkVisibility, MAX_REQUESTS_PER_CHECK, visibilityCheckDescription } from '@/lib/checks/visibility/check';
+import { ACCESS_PROBE_MAX_REDIRECTS, PROBED_CRAWLERS } from '@/lib/checks/visibility/access-probes';
+import { MAX_REDIRECTS } from '@/lib/checks/visibility/safe-fetch';
+import { SIGNAL_REQUESTS_PER_CHECK, SIGNAL_REQUESTS_PER_ORIGIN } from '@/lib/checks/visibility/signal-fetches';
+import { LLMS_LINKS_MAX } from '@/lib/checks/visibility/site-signals';
+import { startFixtureSite, type FixtureResponse, type FixtureRoute, type FixtureSite } from './fixture-site';
+import { goodPage, goodRoutes } from './fixture-pages';
+
+const sites: FixtureSite[] = [];
+afterEach(async () => {
+  while (sites.length > 0) await sites.pop()!.close();
+});
+
+const OURS = /^PaidAgentChecks\//;
+
+function hopOf(req: IncomingMessage): { path: string; hop: number; base: string } {
+  const url = new URL(req.url ?? '/', 'http://x');
+  return { path: url.pathname, hop: Number(url.searchParams.get('hop') ?? 0), base: `${req.headers['x-forwarded-proto']}://${req.headers.host}` };
+}
+
+/** Every address redirects MAX_REDIRECTS times, then answers; the page moves to www on its last redirect. */
+function worstSite(req: IncomingMessage): FixtureResponse {
+  const { path, hop, base } = hopOf(req);
+  const next = (to = path) => ({ status: 302, redirect: `${base}${to}?hop=${hop + 1}` });
+  if (path === '/final') {
+    // Our own fetch gets the page; every probe is sent on and on.
+    return OURS.test(req.headers['user-agent'] ?? '') ? { body: goodPage('https://www.site.test/final') } : next();
+  }
+  if (path === '/guide' && hop === MAX_REDIRECTS - 1) return { status: 302, redirect: 'https://www.site.test/final' };
+  if (hop < MAX_REDIRECTS) return next();
+  if (path === '/robots.txt') return { headers: { 'content-type': 'text/plain' }, body: `User-agent: *\nAllow: /\nSitemap: ${base}/declared.xml\n` };
+  if (path === '/sitemap.xml') return { body: '<!doctype html><title>not a sitemap</title>' };
+  if (path === '/declared.xml') {
+    return { headers: { 'content-type': 'application/xml' }, body: `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${base}/child.xml</loc></sitemap><sitemap><loc>${base}/other.xml</loc></sitemap></sitemapindex>` };
+  }
+  if (path === '/llms.txt') {
+    const links = Array.from({ length: LLMS_LINKS_MAX + 2 }, (_, i) => `- [doc ${i}](${base}/doc${i}.md)`).join('\n');
+    return { headers: { 'content-type': 'text/markdown' }, body: `# Site\n\n> About the site.\n\n## Docs\n\n${links}\n` };
+  }
+  return { headers: { 'content-type': 'text/plain' }, body: '# file\n' };
+}
+
+describe('the number of requests one check makes', () => {
+  it('states the bound in the free GET: the page, its Markdown variant, the site files and signals of two origins with every redirect, and the probes with theirs', () => {
+    const perFetch = 1 + MAX_REDIRECTS;
+    const probes = (PROBED_CRAWLERS.length + 1) * (1 + ACCESS_PROBE_MAX_REDIRECTS);
+    expect(SIGNAL_REQUESTS_PER_CHECK).toBe(1);
+    expect(SIGNAL_REQUESTS_PER_ORIGIN).toBe(7);
+    expect(MAX_REQUESTS_PER_CHECK).toBe((1 + 1) * perFetch + 2 * (6 + 7) * perFetch + probes);
+    expect(MAX_REQUESTS_PER_CHECK).toBe(210);
+    expect(visibilityCheckDescription().fetched.maxRequests).toBe(MAX_REQUESTS_PER_CHECK);
+  });
+
+  it('never makes more requests than it states, on a site where every address redirects as far as allowed', async () => {
+    const routes = new Proxy({} as Record<string, FixtureRoute>, { get: () => worstSite });
+    const site = await startFixtureSite(routes);
+    sites.push(site);
+    const { report } = await checkVisibility('https://site.test/guide', { hostMap: site.hostMap(['site.test', 'www.site.test']) });
+    expect(report.checkedUrl).toBe('https://www.site.test/final');
+    expect(report.site.sitemapXml.url).toBe('https://www.site.test/declared.xml');
+
+    const probeRequests = site.log.filter((l) => !OURS.test(String(l.headers['user-agent'])));
+    expect(probeRequests).toHaveLength((PROBED_CRAWLERS.length + 1) * (1 + ACCESS_PROBE_MAX_REDIRECTS));
+    expect(report.crawlers.filter((c) => c.access.outcome === 'error')).toHaveLength(PROBED_CRAWLERS.length);
+    expect(site.requests.length).toBeLessThanOrEqual(MAX_REQUESTS_PER_CHECK);
+    expect(report.site.llmsTxtLinks.checked).toBe(LLMS_LINKS_MAX);
+    // Everything but the first origin's files and signals, which the check stops waiting for once the page moved.
+    expect(site.requests.length).toBeGreaterThanOrEqual(MAX_REQUESTS_PER_CHECK - (6 + 7) * (1 + MAX_REDIRECTS));
+  });
+
+  it('makes 24 requests to a site without redirects beyond http -> https: the page and its Markdown variant, 6 for the site files, tdmrep.json, the one llms.txt link, 14 probes', async () => {
+    const site = await startFixtureSite(goodRoutes());
+    sites.push(site);
+    await checkVisibility('https://site.test/guide', { hostMap: site.hostMap(['site.test']) });
+    expect(site.requests).toHaveLength(24);
+  });
+});
