@@ -1,7 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import path from 'node:path';
 import { createWorkerPool, type WorkerPool } from '@/lib/worker-pool';
-import type { AnalysisTask, SiteAnalysis, SitemapPlan } from './analysis';
+import type { AnalysisResult, AnalysisTask, SiteAnalysis, SitemapPlan } from './analysis';
+import type { RenderComparison } from './render/compare';
 
 // The visibility check's parsing and scoring of what a site sent runs on these threads (issue 11 item 4).
 // Each expression and loop over fetched content is meant to be linear, but a mistake there would let one
@@ -22,7 +23,7 @@ async function startAnalysisThread(): Promise<Worker> {
   return new Worker(`require('tsx/cjs'); require(${JSON.stringify(script)});`, { eval: true, resourceLimits: RESOURCE_LIMITS });
 }
 
-type AnalysisPool = WorkerPool<AnalysisTask, SitemapPlan | SiteAnalysis>;
+type AnalysisPool = WorkerPool<AnalysisTask, SitemapPlan | SiteAnalysis | RenderComparison>;
 let pool: AnalysisPool | null = null;
 
 /** The process's analysis pool, started on first use. */
@@ -51,6 +52,6 @@ export function replaceAnalysisPool(next: AnalysisPool | null): AnalysisPool | n
 export function analyse<T extends AnalysisTask>(
   task: T,
   options: { signal?: AbortSignal; deadlineMs?: number } = {},
-): Promise<T extends { kind: 'sitemap-plan' } ? SitemapPlan : SiteAnalysis> {
-  return analysisPool().run(task, options) as Promise<T extends { kind: 'sitemap-plan' } ? SitemapPlan : SiteAnalysis>;
+): Promise<AnalysisResult<T>> {
+  return analysisPool().run(task, options) as Promise<AnalysisResult<T>>;
 }

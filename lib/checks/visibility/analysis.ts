@@ -8,6 +8,7 @@ import { extractPage, type PageFacts } from './extract';
 import { pathAndQueryOf, robotsFromResponse, robotsSummary, type RobotsAccess } from './robots';
 import { assessLlmsTxt, isHtml, type LlmsTxtAssessment } from './llms-txt';
 import { scoreReport, type Finding, type ScoringLine } from './rubric';
+import { compareRendering, type RenderCapture, type RenderComparison, type ServedPage } from './render/compare';
 
 /** One fetched site file as the analysis needs it; `status: null` when it could not be fetched. */
 export interface FetchedFile {
@@ -183,12 +184,21 @@ export function analyseSite(page: FetchedPage, files: SiteFiles): SiteAnalysis {
 /** The work an analysis thread can be asked to do (analysis-pool.ts). */
 export type AnalysisTask =
   | { kind: 'sitemap-plan'; robots: FetchedFile; sitemap: FetchedFile }
-  | { kind: 'site'; page: FetchedPage; files: SiteFiles };
+  | { kind: 'site'; page: FetchedPage; files: SiteFiles }
+  | { kind: 'rendering'; served: ServedPage; capture: RenderCapture };
+
+/** What each kind of task answers. */
+export type AnalysisResult<T extends AnalysisTask> = T extends { kind: 'sitemap-plan' }
+  ? SitemapPlan
+  : T extends { kind: 'rendering' }
+    ? RenderComparison
+    : SiteAnalysis;
 
 /**
  * Runs one task; what the analysis thread calls for each message.
  * @example runAnalysisTask({ kind: 'sitemap-plan', robots, sitemap }) // { isSitemap, declared }
  */
-export function runAnalysisTask(task: AnalysisTask): SitemapPlan | SiteAnalysis {
+export function runAnalysisTask(task: AnalysisTask): SitemapPlan | SiteAnalysis | RenderComparison {
+  if (task.kind === 'rendering') return compareRendering(task.served, task.capture);
   return task.kind === 'sitemap-plan' ? planSitemap(task.robots, task.sitemap) : analyseSite(task.page, task.files);
 }

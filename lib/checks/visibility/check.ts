@@ -27,6 +27,7 @@ import {
 import { DEFAULT_MAX_BYTES, FetchFailedError, FetchRefusedError, safeFetch, type FetchResult, type LookupFn, type SafeFetchOptions } from './safe-fetch';
 import { resolveHostMap, type HostMap } from './host-map';
 import { InvalidTargetUrl, normalizeTargetUrl } from './target-url';
+import { renderedView, withRenderedFindings, type PageRendering } from './render';
 
 export { isSitemapDocument } from './analysis';
 
@@ -80,7 +81,7 @@ export interface VisibilityReport {
   robotsTxt: RobotsAccess['state'];
   crawlers: CrawlerVerdict[];
   llmsTxt: PresenceState;
-  page: PageFacts;
+  page: PageFacts & { rendering: PageRendering };
   site: VisibilitySite;
   score: number;
   scoreMax: number;
@@ -251,6 +252,8 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
     throw unreachable(err);
   }
 
+  // Only now: a page that cannot be fetched is never rendered. Runs beside the site files; never rejects.
+  const rendered = renderedView(page, { ...fetchOptions, signal: fetchOptions.signal!, hostMap: resolveHostMap(fetchOptions.hostMap), analysis });
   const finalUrl = new URL(page.url);
   const files = finalUrl.origin === target.origin ? await firstProbes : await probeSite(new URL(finalUrl.origin), fetchOptions, analysis);
   const fetchedPage: FetchedPage = {
@@ -262,6 +265,7 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
     redirects: page.redirects.length,
   };
   const result = await analyse({ kind: 'site', page: fetchedPage, files }, analysis);
+  const view = await rendered;
 
   const report: VisibilityReport = {
     checkVersion: CHECK_VERSION,
@@ -270,7 +274,7 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
     robotsTxt: result.robotsState,
     crawlers: result.crawlers,
     llmsTxt: result.llms.state,
-    page: result.page,
+    page: { ...result.page, rendering: view.rendering },
     site: {
       requestedUrl: page.requestedUrl,
       redirects: page.redirects.map((r) => ({ url: r.url, status: r.status })),
@@ -286,9 +290,9 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
     rubricVersion: RUBRIC_VERSION,
     rubric: RUBRIC.map((item) => ({ ...item })),
     scoring: result.scoring,
-    findings: result.findings,
+    findings: withRenderedFindings(result.findings, view.findings),
   };
-  return { report, limits: [...VISIBILITY_LIMITS] };
+  return { report, limits: view.limits };
 }
 
 /**
@@ -320,6 +324,7 @@ export function visibilityCheckDescription() {
       honorsRobots: c.honorsRobots,
       userTriggered: c.userTriggered,
       tokenOnly: c.tokenOnly,
+      rendersJavaScript: c.rendersJavaScript,
     })),
     rubric: RUBRIC.map((item) => ({ ...item })),
     limits: [...VISIBILITY_LIMITS],

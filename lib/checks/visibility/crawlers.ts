@@ -43,6 +43,15 @@ export interface Crawler {
   userTriggered: boolean;
   /** A robots.txt control token that sends no requests of its own. */
   tokenOnly: boolean;
+  /**
+   * Whether what this agent reads includes what JavaScript renders. Googlebot, Bingbot and Applebot render pages
+   * in a browser (the two control tokens govern what those crawlers fetched); Vercel and MERJ's log study of AI
+   * crawlers found that OpenAI's, Anthropic's, Perplexity's and Meta's fetch script files but run none, and
+   * Common Crawl stores pages as served. The content-needs-javascript finding names the agents for which it is false.
+   */
+  rendersJavaScript: boolean;
+  /** Where rendersJavaScript comes from. */
+  renderingSource: string;
   /** Why honorsRobots and fallback are what they are, and how sure we are. */
   evidence: string;
 }
@@ -58,6 +67,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: false,
+    rendersJavaScript: true,
+    renderingSource: 'https://developers.google.com/search/docs/crawling-indexing/javascript/javascript-seo-basics',
     evidence: 'Google: common crawlers "always respect robots.txt rules for automatic crawls" (overview of Google crawlers).',
   },
   {
@@ -69,6 +80,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: false,
+    rendersJavaScript: true,
+    renderingSource: 'https://blogs.bing.com/webmaster/october-2019/The-new-evergreen-Bingbot-simulating-Chromium',
     evidence:
       'Bing\'s crawler page ("Bingbot is our standard crawler and handles most of our crawling needs"); robots.txt obedience from secondary sources.',
   },
@@ -82,6 +95,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: false,
+    rendersJavaScript: true,
+    renderingSource: 'https://support.apple.com/en-us/119829',
     evidence:
       'Apple: "If robots instructions don\'t mention Applebot but do mention Googlebot, the Apple robot will follow Googlebot instructions."',
   },
@@ -95,6 +110,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: false,
+    rendersJavaScript: false,
+    renderingSource: 'https://vercel.com/blog/the-rise-of-the-ai-crawler',
     evidence: 'OpenAI: each robots.txt setting is independent; changes take about 24 hours.',
   },
   {
@@ -107,6 +124,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: false,
     userTriggered: true,
     tokenOnly: false,
+    rendersJavaScript: false,
+    renderingSource: 'https://vercel.com/blog/the-rise-of-the-ai-crawler',
     evidence:
       'Since Dec 2025 OpenAI says robots.txt rules may not apply to user-initiated ChatGPT-User requests (secondary sources; the OpenAI sentence was not seen verbatim).',
   },
@@ -120,6 +139,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: false,
+    rendersJavaScript: false,
+    renderingSource: 'https://vercel.com/blog/the-rise-of-the-ai-crawler',
     evidence: 'OpenAI: each robots.txt setting is independent of the others.',
   },
   {
@@ -132,6 +153,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: false,
+    rendersJavaScript: false,
+    renderingSource: 'https://vercel.com/blog/the-rise-of-the-ai-crawler',
     evidence: 'Anthropic: its bots honour robots.txt directives (and Crawl-delay), set per subdomain.',
   },
   {
@@ -144,6 +167,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: true,
     tokenOnly: false,
+    rendersJavaScript: false,
+    renderingSource: 'https://vercel.com/blog/the-rise-of-the-ai-crawler',
     evidence: 'Anthropic applies its robots.txt statement to all three of its bots, this user-triggered one included.',
   },
   {
@@ -156,6 +181,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: false,
+    rendersJavaScript: false,
+    renderingSource: 'https://vercel.com/blog/the-rise-of-the-ai-crawler',
     evidence: 'Anthropic: its bots honour robots.txt directives.',
   },
   {
@@ -167,6 +194,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: false,
+    rendersJavaScript: false,
+    renderingSource: 'https://vercel.com/blog/the-rise-of-the-ai-crawler',
     evidence:
       'Perplexity lists it among the robots.txt tags webmasters can use; purpose wording from memory of the vendor page and ai.robots.txt, not seen verbatim.',
   },
@@ -180,6 +209,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: false,
     userTriggered: true,
     tokenOnly: false,
+    rendersJavaScript: false,
+    renderingSource: 'https://vercel.com/blog/the-rise-of-the-ai-crawler',
     evidence:
       'Perplexity says that, since a user requested the fetch, this fetcher generally ignores robots.txt (ai.robots.txt records "No"; not seen verbatim).',
   },
@@ -193,6 +224,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: true,
+    rendersJavaScript: true,
+    renderingSource: 'https://developers.google.com/search/docs/crawling-indexing/javascript/javascript-seo-basics',
     evidence:
       'Google honours the token for the uses above; no Google text says it inherits a Googlebot group, so it follows * like any token.',
   },
@@ -206,6 +239,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: true,
+    rendersJavaScript: true,
+    renderingSource: 'https://support.apple.com/en-us/119829',
     evidence: "Apple's Googlebot fallback is stated for Applebot only; unconfirmed for this token, so it follows *.",
   },
   {
@@ -218,6 +253,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: false,
+    rendersJavaScript: false,
+    renderingSource: 'https://commoncrawl.org/ccbot',
     evidence: 'Common Crawl: CCBot checks robots.txt first and follows up to five robots.txt redirects per RFC 9309.',
   },
   {
@@ -229,6 +266,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: false,
+    rendersJavaScript: false,
+    renderingSource: 'https://vercel.com/blog/the-rise-of-the-ai-crawler',
     evidence: 'Purpose from memory of the Meta page, matching the ai.robots.txt paraphrase; robots.txt obedience from secondary sources.',
   },
 ];
