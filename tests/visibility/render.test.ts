@@ -1,7 +1,11 @@
 // The rendered view (issue 14) in a real Chromium: what only exists after JavaScript, findings where scripts
 // change what crawlers read, and a browser that cannot be turned against the network it runs in.
+import { execFile, spawn } from 'node:child_process';
 import dgram from 'node:dgram';
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { chromium, type LaunchOptions } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchOptions } from '@/lib/checks/visibility/render/browser';
@@ -130,6 +134,43 @@ describe.skipIf(!settings)('the rendered view (Chromium)', () => {
     }
   });
 
+  it('renders in `npm run check` with the same settings, and the CLI exits once it printed (the browser closed)', async () => {
+    const site = await startFixtureSite(spaRoutes());
+    sites.push(site);
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/check.ts', 'https://site.test/', '--pretty'], {
+      cwd: path.resolve(__dirname, '../..'),
+      env: { ...process.env, RENDERER: 'chromium', CHECK_HOST_MAP: site.hostMap(HOSTS) },
+      timeout: 60_000,
+    });
+    expect(stdout).toMatch(/^Rendered: 153 words, 100% only after JavaScript; 1 request\(s\) fetched, 0 refused, \d+ ms$/m);
+    expect(stdout).toMatch(/\[high\] content-needs-javascript: 153 of the 153 words/);
+  });
+
+  it('leaves no Chromium process behind when the process is sent SIGTERM, and the signal still ends it', async () => {
+    const site = await startFixtureSite(serverRenderedRoutes());
+    sites.push(site);
+    const child = spawn(process.execPath, ['--import', 'tsx', 'tests/visibility/render-child.ts'], {
+      cwd: path.resolve(__dirname, '../..'),
+      env: { ...process.env, RENDERER: 'chromium', MAP: site.hostMap(HOSTS) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+    await new Promise<void>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (d) => {
+        out += d;
+        if (out.includes('rendered rendered')) resolve();
+      });
+      child.on('exit', () => reject(new Error(`the child exited early: ${out}`)));
+    });
+    const browserPids = descendants(child.pid!);
+    expect(browserPids.length).toBeGreaterThan(0);
+    child.kill('SIGTERM');
+    expect(await exited).toBe('SIGTERM');
+    for (let i = 0; i < 50 && browserPids.some(alive); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(browserPids.filter(alive)).toEqual([]);
+  });
+
   it('does not render a page that answered an error status', async () => {
     const routes = spaRoutes();
     routes['/'] = { ...(routes['/'] as object), status: 404 };
@@ -137,6 +178,31 @@ describe.skipIf(!settings)('the rendered view (Chromium)', () => {
     expect(report.page.rendering).toMatchObject({ state: 'skipped', reason: 'The page answered 404; only pages that answer 2xx are rendered.' });
   });
 });
+
+/** Every process below `root` (Chromium's browser, zygotes, renderers), from /proc. */
+function descendants(root: number): number[] {
+  const parent = new Map<number, number>();
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const below = (pid: number): number[] => [...parent].filter(([, p]) => p === pid).flatMap(([c]) => [c, ...below(c)]);
+  return below(root);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** A listener on a private address that counts every TCP connection and UDP datagram it gets. */
 async function privateListener() {
