@@ -1,15 +1,20 @@
 // One Chromium per process, shared by every rendering, each in a fresh context (its own cookies, storage and
 // cache, closed when the rendering ends). Launched on first use, replaced after RECYCLE_AFTER_CONTEXTS
-// contexts or once its processes hold more than RECYCLE_RSS_BYTES (a long-lived browser grows), and closed by
+// contexts or once its processes hold more than RECYCLE_PSS_BYTES (a long-lived browser grows), and closed by
 // closeRenderer(). A small limiter bounds how many pages render at once and how many checks may wait.
 
 import { chromium, type Browser, type LaunchOptions } from 'playwright-core';
-import { descendantsRss } from './proc-rss';
+import { descendantsMemory } from './proc-rss';
 
 /** Contexts one browser serves before it is replaced. */
 export const RECYCLE_AFTER_CONTEXTS = 200;
-/** Resident memory of the browser's processes past which it is replaced once its pages are done. */
-export const RECYCLE_RSS_BYTES = 450 * 1024 * 1024;
+/**
+ * Memory (PSS, proc-rss.ts) of the browser's processes past which it is replaced once its pages are done: a
+ * fresh browser with two pages open holds about 300 MB.
+ */
+export const RECYCLE_PSS_BYTES = 450 * 1024 * 1024;
+// Reading every process's smaps costs a few milliseconds each: the size is looked at every few contexts.
+const MEASURE_EVERY = 5;
 const LAUNCH_TIMEOUT_MS = 15_000;
 
 /**
@@ -93,6 +98,10 @@ function retire(instance: Instance): void {
   if (instance.active === 0) void closeInstance(instance);
 }
 
+function tooBig(): boolean {
+  return (descendantsMemory()?.pss ?? 0) > RECYCLE_PSS_BYTES;
+}
+
 /** A browser lease: the browser to open one context in, and `release` once that context is closed. */
 export interface BrowserLease {
   browser: Browser;
@@ -113,7 +122,7 @@ export async function leaseBrowser(executablePath: string): Promise<BrowserLease
     if (released) return;
     released = true;
     instance.active--;
-    if (!instance.retiring && (instance.contexts >= RECYCLE_AFTER_CONTEXTS || (descendantsRss() ?? 0) > RECYCLE_RSS_BYTES)) retire(instance);
+    if (!instance.retiring && (instance.contexts >= RECYCLE_AFTER_CONTEXTS || (instance.contexts % MEASURE_EVERY === 0 && tooBig()))) retire(instance);
     if (instance.retiring && instance.active === 0) void closeInstance(instance);
   };
   try {

@@ -16,7 +16,7 @@ export const RENDER_MAX_REQUESTS = 50;
 export const RENDER_MAX_BYTES = 5 * 1024 * 1024;
 export const RENDER_TIME_MS = 8_000;
 /** The longest a check waits for a rendering slot before its rendering is skipped. */
-export const RENDER_QUEUE_WAIT_MS = 6_000;
+export const RENDER_QUEUE_WAIT_MS = 10_000;
 /** The rendered DOM read back, at most (characters of outerHTML). */
 export const RENDER_MAX_DOM_CHARS = 2 * 1024 * 1024;
 // Part of RENDER_TIME_MS kept for reading the DOM back once the page has had its time.
