@@ -8,7 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type LaunchOptions } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchOptions } from '@/lib/checks/visibility/render/browser';
+import { browsersLaunched, launchOptions, RECYCLE } from '@/lib/checks/visibility/render/browser';
 import { checkVisibility } from '@/lib/checks/visibility/check';
 import { RENDERED_LIMIT, closeRenderer } from '@/lib/checks/visibility/render';
 import { nonRenderingAgents } from '@/lib/checks/visibility/render/compare';
@@ -169,6 +169,24 @@ describe.skipIf(!settings)('the rendered view (Chromium)', () => {
     expect(await exited).toBe('SIGTERM');
     for (let i = 0; i < 50 && browserPids.some(alive); i++) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(browserPids.filter(alive)).toEqual([]);
+  });
+
+  it('replaces the shared browser after its bound of contexts, and renders on the new one', async () => {
+    const bound = RECYCLE.afterContexts;
+    await closeRenderer();
+    const before = browsersLaunched();
+    RECYCLE.afterContexts = 2;
+    try {
+      const site = await startFixtureSite(serverRenderedRoutes());
+      sites.push(site);
+      const states: string[] = [];
+      for (let i = 0; i < 3; i++) states.push((await checkVisibility('https://site.test/', { hostMap: site.hostMap(HOSTS) })).report.page.rendering.state);
+      expect(states).toEqual(['rendered', 'rendered', 'rendered']);
+      // One browser for the first two contexts, a second one for the third.
+      expect(browsersLaunched() - before).toBe(2);
+    } finally {
+      RECYCLE.afterContexts = bound;
+    }
   });
 
   it('does not render a page that answered an error status', async () => {

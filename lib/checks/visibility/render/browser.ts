@@ -1,18 +1,16 @@
 // One Chromium per process, shared by every rendering, each in a fresh context (its own cookies, storage and
-// cache, closed when the rendering ends). Launched on first use, replaced after RECYCLE_AFTER_CONTEXTS
-// contexts or once its processes hold more than RECYCLE_PSS_BYTES (a long-lived browser grows), and closed by
+// cache, closed when the rendering ends). Launched on first use, replaced after RECYCLE.afterContexts
+// contexts or once its processes hold more than RECYCLE.pssBytes (a long-lived browser grows), and closed by
 // closeRenderer(). A small limiter bounds how many pages render at once and how many checks may wait.
 
 import { chromium, type Browser, type LaunchOptions } from 'playwright-core';
 import { descendantsMemory } from './proc-rss';
 
-/** Contexts one browser serves before it is replaced. */
-export const RECYCLE_AFTER_CONTEXTS = 200;
 /**
- * Memory (PSS, proc-rss.ts) of the browser's processes past which it is replaced once its pages are done: a
- * fresh browser with two pages open holds about 300 MB.
+ * When a browser is replaced: after `afterContexts` contexts, or once the memory (PSS, proc-rss.ts) of its
+ * processes passes `pssBytes` (a fresh browser with two pages open holds about 300 MB). Mutable for tests only.
  */
-export const RECYCLE_PSS_BYTES = 450 * 1024 * 1024;
+export const RECYCLE = { afterContexts: 200, pssBytes: 450 * 1024 * 1024 };
 // Reading every process's smaps costs a few milliseconds each: the size is looked at every few contexts.
 const MEASURE_EVERY = 5;
 const LAUNCH_TIMEOUT_MS = 15_000;
@@ -99,7 +97,7 @@ function retire(instance: Instance): void {
 }
 
 function tooBig(): boolean {
-  return (descendantsMemory()?.pss ?? 0) > RECYCLE_PSS_BYTES;
+  return (descendantsMemory()?.pss ?? 0) > RECYCLE.pssBytes;
 }
 
 /** A browser lease: the browser to open one context in, and `release` once that context is closed. */
@@ -122,7 +120,7 @@ export async function leaseBrowser(executablePath: string): Promise<BrowserLease
     if (released) return;
     released = true;
     instance.active--;
-    if (!instance.retiring && (instance.contexts >= RECYCLE_AFTER_CONTEXTS || (instance.contexts % MEASURE_EVERY === 0 && tooBig()))) retire(instance);
+    if (!instance.retiring && (instance.contexts >= RECYCLE.afterContexts || (instance.contexts % MEASURE_EVERY === 0 && tooBig()))) retire(instance);
     if (instance.retiring && instance.active === 0) void closeInstance(instance);
   };
   try {
