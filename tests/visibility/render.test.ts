@@ -87,6 +87,18 @@ describe.skipIf(!settings)('the rendered view (Chromium)', () => {
     expect(site.log.filter((r) => r.path === '/app.js').map((r) => r.headers['user-agent'])).toEqual([expect.stringMatching(/^PaidAgentChecks\//)]);
   });
 
+  it('renders the http:// page it was handed, not an https upgrade Chromium would make for a public-looking name', async () => {
+    const site = await startFixtureSite(spaRoutes());
+    sites.push(site);
+    const { report } = await checkVisibility('http://shop.pac-fixture.net/', { hostMap: site.hostMap(['shop.pac-fixture.net']) });
+    expect(report.page.rendering).toMatchObject({ state: 'rendered', title: 'Widgets for everyone', wordCount: 153, requests: 1 });
+    // The page once, by the check; the script once, by the browser's guarded fetch, over http as the page was.
+    expect(site.log.filter((r) => r.path === '/' || r.path === '/app.js').map((r) => [r.path, r.headers['x-forwarded-proto']])).toEqual([
+      ['/', 'http'],
+      ['/app.js', 'http'],
+    ]);
+  });
+
   it('finds nothing to say about a page whose text is in the HTML as served', async () => {
     const { report } = await check(serverRenderedRoutes());
     expect(report.page.rendering).toMatchObject({ state: 'rendered', wordCount: 153, jsOnlyShare: 0, requests: 1, refused: 0 });

@@ -50,7 +50,10 @@ export function launchOptions(executablePath: string): LaunchOptions {
       '--host-resolver-rules=MAP * ~NOTFOUND',
       '--webrtc-ip-handling-policy=disable_non_proxied_udp',
       '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
-      '--disable-features=NetworkPrediction,InterestFeedContentSuggestions,OptimizationHints,MediaRouter',
+      // HttpsUpgrades: Chromium would load an http:// page of a public-looking name over https instead, a page
+      // the check never fetched (seen on next start: the https attempt failed and the report held Chromium's
+      // error page). The rendered page must be the one served.
+      '--disable-features=NetworkPrediction,InterestFeedContentSuggestions,OptimizationHints,MediaRouter,HttpsUpgrades,HttpsFirstBalancedModeAutoEnable',
     ],
   };
 }
