@@ -281,10 +281,10 @@ describe.skipIf(!settings)('the browser as an SSRF surface (Chromium)', () => {
       expect(site.log.map((r) => r.path).sort()).toEqual(['/', '/', '/bounce', '/llms-full.txt', '/llms.txt', '/redirect.js', '/robots.txt', '/sitemap.xml', '/style.css']);
       const { refused, requests } = report.page.rendering;
       expect(requests).toBe(1);
-      // 27 attempts in the page (render-site.ts); a few (the popup's navigation, object/embed) depend on timing
-      // and on what Chromium decides to load, so the count is bounded below rather than pinned (25 seen here).
+      // 27 attempts in the page (render-site.ts); a few (the popup's navigation, object/embed, EventSource's
+      // retries) depend on timing and on what Chromium decides to load, so the count is bounded below rather than
+      // pinned (25 seen here).
       expect(refused).toBeGreaterThanOrEqual(20);
-      expect(refused).toBeLessThanOrEqual(27);
     } finally {
       await target.close();
     }
