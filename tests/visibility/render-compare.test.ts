@@ -127,5 +127,5 @@ describe('RENDERER=off npm run check', () => {
     });
     expect(limits).toEqual([...VISIBILITY_LIMITS]);
     expect(site.log.map((r) => r.path)).not.toContain('/app.js');
-  });
+  }, 90_000);
 });

@@ -126,7 +126,7 @@ describe.skipIf(!settings)('the rendered view (Chromium)', () => {
     expect(report.page.rendering).toMatchObject({ state: 'failed', reason: "The page's scripts kept the browser busy past 8 s.", wordCount: null, jsOnlyShare: null });
     const next = await check(serverRenderedRoutes());
     expect(next.report.page.rendering.state).toBe('rendered');
-  });
+  }, 90_000);
 
   it('skips the rendering, with the reason, when every slot is taken and the queue is full', async () => {
     process.env.RENDER_CONCURRENCY = '1';
@@ -156,7 +156,7 @@ describe.skipIf(!settings)('the rendered view (Chromium)', () => {
     });
     expect(stdout).toMatch(/^Rendered: 153 words, 100% only after JavaScript; 1 request\(s\) fetched, 0 refused, \d+ ms$/m);
     expect(stdout).toMatch(/\[high\] content-needs-javascript: 153 of the 153 words/);
-  });
+  }, 90_000);
 
   it('leaves no Chromium process behind when the process is sent SIGTERM, and the signal still ends it', async () => {
     const site = await startFixtureSite(serverRenderedRoutes());
@@ -181,7 +181,7 @@ describe.skipIf(!settings)('the rendered view (Chromium)', () => {
     expect(await exited).toBe('SIGTERM');
     for (let i = 0; i < 50 && browserPids.some(alive); i++) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(browserPids.filter(alive)).toEqual([]);
-  });
+  }, 90_000);
 
   it('replaces the shared browser after its bound of contexts, and renders on the new one', async () => {
     const bound = RECYCLE.afterContexts;
@@ -199,7 +199,7 @@ describe.skipIf(!settings)('the rendered view (Chromium)', () => {
     } finally {
       RECYCLE.afterContexts = bound;
     }
-  });
+  }, 90_000);
 
   it('does not render a page that answered an error status', async () => {
     const routes = spaRoutes();
