@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { chromium, type LaunchOptions } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { browsersLaunched, launchOptions, RECYCLE } from '@/lib/checks/visibility/render/browser';
-import { checkVisibility } from '@/lib/checks/visibility/check';
+import { checkVisibility, SiteUnreachable } from '@/lib/checks/visibility/check';
 import { RENDERED_LIMIT, closeRenderer } from '@/lib/checks/visibility/render';
 import { nonRenderingAgents } from '@/lib/checks/visibility/render/compare';
 import { VISIBILITY_LIMITS } from '@/lib/checks/visibility/rubric';
@@ -200,6 +200,16 @@ describe.skipIf(!settings)('the rendered view (Chromium)', () => {
       RECYCLE.afterContexts = bound;
     }
   }, 90_000);
+
+  it('renders nothing for a page that cannot be fetched: still SiteUnreachable (422, uncharged), no browser started', async () => {
+    await closeRenderer();
+    const before = browsersLaunched();
+    const site = await startFixtureSite({ ...spaRoutes(), '/': { reset: true } });
+    sites.push(site);
+    await expect(checkVisibility('https://site.test/', { hostMap: site.hostMap(HOSTS) })).rejects.toThrow(SiteUnreachable);
+    expect(browsersLaunched()).toBe(before);
+    expect(site.log.map((r) => r.path)).not.toContain('/app.js');
+  });
 
   it('does not render a page that answered an error status', async () => {
     const routes = spaRoutes();
