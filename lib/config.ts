@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { HostMapInProductionError, resolveHostMap } from '@/lib/checks/visibility/host-map';
+import { RENDER_ENV } from '@/lib/checks/visibility/render/settings';
 
 // Configuration is read once from the environment. Every variable is named here, with its
 // default, so an operator can read this file as the list of settings.
@@ -58,6 +59,9 @@ const EnvSchema = z.object({
   STRIPE_API_URL: optionalUrl,
   STRIPE_WEBHOOK_SECRET: optionalString,
   CHECK_HOST_MAP: optionalString,
+  // The rendered view of the visibility check (RENDERER, CHROMIUM_PATH, RENDER_CONCURRENCY, RENDER_QUEUE):
+  // defined beside the renderer, which reads them the same way in the service and in `npm run check`.
+  ...RENDER_ENV,
 });
 
 export type Env = z.infer<typeof EnvSchema>;

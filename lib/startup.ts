@@ -2,6 +2,7 @@ import { ConfigError } from '@/lib/config';
 import { getRuntime } from '@/lib/runtime';
 import { startPurgeSchedule, type PurgeSchedule } from '@/lib/store/purge';
 import { startReconciler } from '@/lib/payments/settlements';
+import { closeRendererOnSignals } from '@/lib/checks/visibility/render';
 
 const holder = globalThis as unknown as { __pacPurge?: PurgeSchedule };
 
@@ -10,6 +11,8 @@ export function startup(): void {
     const { config, rails, store, log } = getRuntime();
     // One schedule per process, even if Next evaluates this module twice.
     holder.__pacPurge ??= startPurgeSchedule(store, { log });
+    // The visibility check's shared Chromium is closed on SIGTERM/SIGINT (and killed by Playwright on exit).
+    closeRendererOnSignals();
     const live = rails?.live.length ? rails.live.join(', ') : 'none (prepaid credits keys only)';
     console.log(`[paid-agent-checks] store: ${config.storeKind}; payment rails live: ${live}; APP_URL ${config.APP_URL}`);
     // Settlements that ended without an answer are asked about until the processors say what happened (G1).

@@ -5,6 +5,7 @@
 // site-unreachable), 1 anything unexpected. CHECK_HOST_MAP works as in the service (never in production).
 import { parseArgs } from 'node:util';
 import { checkVisibility, type VisibilityResult } from '@/lib/checks/visibility/check';
+import { closeRenderer, closeRendererOnSignals } from '@/lib/checks/visibility/render';
 import { ProblemError } from '@/lib/problems';
 import { visibilityProblem } from '@/lib/operations';
 
@@ -37,6 +38,12 @@ function formatPretty({ report }: VisibilityResult): string {
   if (report.site.requestedUrl !== report.checkedUrl) lines.push(`  requested ${report.site.requestedUrl} (${report.site.redirects.length} redirect(s))`);
   lines.push(`Score: ${report.score}/${report.scoreMax} (rubric ${report.rubricVersion})`);
   lines.push(`Page: HTTP ${report.status}, ${report.page.wordCount} words served, title ${report.page.title === null ? '(none)' : JSON.stringify(report.page.title)}`);
+  const r = report.page.rendering;
+  lines.push(
+    r.state === 'rendered'
+      ? `Rendered: ${r.wordCount} words, ${Math.round((r.jsOnlyShare ?? 0) * 100)}% only after JavaScript; ${r.requests} request(s) fetched, ${r.refused} refused, ${r.durationMs} ms`
+      : `Rendering: ${r.state}${r.reason ? ` (${r.reason})` : ''}`,
+  );
   lines.push(`robots.txt: ${report.robotsTxt}; llms.txt: ${report.llmsTxt}; sitemap: ${report.site.sitemapXml.isSitemap ? 'yes' : 'no'}; https: ${report.site.https.finalUrlHttps ? 'yes' : 'no'}`);
 
   lines.push(...crawlerTable(report));
@@ -82,6 +89,7 @@ async function main(argv: string[]): Promise<number> {
     console.error(USAGE);
     return 2;
   }
+  closeRendererOnSignals();
   try {
     const result = await checkVisibility(url);
     console.log(parsed.values.pretty ? formatPretty(result) : JSON.stringify(result, null, 2));
@@ -93,6 +101,9 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
     throw error;
+  } finally {
+    // The shared browser (RENDERER, CHROMIUM_PATH: the same settings as the service) would keep the process alive.
+    await closeRenderer();
   }
 }
 

@@ -16,6 +16,7 @@ import { benchAnalysisPool, benchConcurrency, benchExtraction, benchHostileSite,
 import { benchPaidOverhead, benchUnpaidChallenge } from './payments';
 import { benchLockedStoreWait } from './store';
 import { benchRobotsAdversarial } from './timing';
+import { benchRender } from './render';
 
 const run = promisify(execFile);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -117,6 +118,7 @@ const SECTIONS: Record<string, () => Promise<unknown>> = {
   'visibility-hostile': benchHostileSite,
   'visibility-robots': benchRobotsWorstCase,
   'visibility-pool': benchAnalysisPool,
+  'visibility-render': benchRender,
   'payments-challenge': benchUnpaidChallenge,
   'payments-paid-overhead': benchPaidOverhead,
   'robots-adversarial': benchRobotsAdversarial,

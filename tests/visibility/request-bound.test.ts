@@ -10,6 +10,7 @@ import { ACCESS_PROBE_MAX_REDIRECTS, PROBED_CRAWLERS } from '@/lib/checks/visibi
 import { MAX_REDIRECTS } from '@/lib/checks/visibility/safe-fetch';
 import { SIGNAL_REQUESTS_PER_CHECK, SIGNAL_REQUESTS_PER_ORIGIN } from '@/lib/checks/visibility/signal-fetches';
 import { LLMS_LINKS_MAX } from '@/lib/checks/visibility/site-signals';
+import { RENDER_MAX_REDIRECTS, RENDER_MAX_REQUESTS } from '@/lib/checks/visibility/render/render';
 import { startFixtureSite, type FixtureResponse, type FixtureRoute, type FixtureSite } from './fixture-site';
 import { goodPage, goodRoutes } from './fixture-pages';
 
@@ -53,8 +54,9 @@ describe('the number of requests one check makes', () => {
     const probes = (PROBED_CRAWLERS.length + 1) * (1 + ACCESS_PROBE_MAX_REDIRECTS);
     expect(SIGNAL_REQUESTS_PER_CHECK).toBe(1);
     expect(SIGNAL_REQUESTS_PER_ORIGIN).toBe(7);
-    expect(MAX_REQUESTS_PER_CHECK).toBe((1 + 1) * perFetch + 2 * (6 + 7) * perFetch + probes);
-    expect(MAX_REQUESTS_PER_CHECK).toBe(210);
+    const rendering = RENDER_MAX_REQUESTS * (1 + RENDER_MAX_REDIRECTS);
+    expect(MAX_REQUESTS_PER_CHECK).toBe((1 + 1) * perFetch + 2 * (6 + 7) * perFetch + probes + rendering);
+    expect(MAX_REQUESTS_PER_CHECK).toBe(360);
     expect(visibilityCheckDescription().fetched.maxRequests).toBe(MAX_REQUESTS_PER_CHECK);
   });
 
@@ -71,8 +73,10 @@ describe('the number of requests one check makes', () => {
     expect(report.crawlers.filter((c) => c.access.outcome === 'error')).toHaveLength(PROBED_CRAWLERS.length);
     expect(site.requests.length).toBeLessThanOrEqual(MAX_REQUESTS_PER_CHECK);
     expect(report.site.llmsTxtLinks.checked).toBe(LLMS_LINKS_MAX);
-    // Everything but the first origin's files and signals, which the check stops waiting for once the page moved.
-    expect(site.requests.length).toBeGreaterThanOrEqual(MAX_REQUESTS_PER_CHECK - (6 + 7) * (1 + MAX_REDIRECTS));
+    // Everything but the first origin's files and signals, which the check stops waiting for once the page
+    // moved, and the rendered view's share (the suites run with RENDERER=off; tests/visibility/render.test.ts
+    // holds the browser to its own cap of RENDER_MAX_REQUESTS).
+    expect(site.requests.length).toBeGreaterThanOrEqual(MAX_REQUESTS_PER_CHECK - RENDER_MAX_REQUESTS * (1 + RENDER_MAX_REDIRECTS) - (6 + 7) * (1 + MAX_REDIRECTS));
   });
 
   it('makes 24 requests to a site without redirects beyond http -> https: the page and its Markdown variant, 6 for the site files, tdmrep.json, the one llms.txt link, 14 probes', async () => {

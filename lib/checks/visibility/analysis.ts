@@ -28,6 +28,7 @@ import {
   type LlmsTxtLinks,
   type MarkdownOffer,
 } from './site-signals';
+import { compareRendering, type RenderCapture, type RenderComparison, type ServedPage } from './render/compare';
 
 /** One fetched site file as the analysis needs it; `status: null` when it could not be fetched. */
 export interface FetchedFile {
@@ -284,7 +285,8 @@ export type AnalysisTask =
   | { kind: 'sitemap-plan'; robots: FetchedFile; sitemap: FetchedFile & { url?: string | null } }
   | { kind: 'sitemap-child'; sitemap: FetchedFile & { url: string | null } }
   | { kind: 'llms-links'; llms: FetchedFile; url: string }
-  | { kind: 'site'; page: FetchedPage; files: SiteFiles; markdown?: MarkdownAnswer; probes?: AccessProbes };
+  | { kind: 'site'; page: FetchedPage; files: SiteFiles; markdown?: MarkdownAnswer; probes?: AccessProbes }
+  | { kind: 'rendering'; served: ServedPage; capture: RenderCapture };
 
 /** What each kind of task answers. */
 export interface AnalysisResults {
@@ -292,6 +294,7 @@ export interface AnalysisResults {
   'sitemap-child': { child: string | null };
   'llms-links': { links: string[] };
   site: SiteAnalysis;
+  rendering: RenderComparison;
 }
 
 export type AnalysisResult = AnalysisResults[keyof AnalysisResults];
@@ -310,5 +313,7 @@ export function runAnalysisTask(task: AnalysisTask): AnalysisResult {
       return { links: llmsLinksOf(task.llms, task.url) };
     case 'site':
       return analyseSite(task.page, task.files, task.markdown, task.probes ?? null);
+    case 'rendering':
+      return compareRendering(task.served, task.capture);
   }
 }

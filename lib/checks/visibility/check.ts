@@ -39,6 +39,8 @@ import { DEFAULT_MAX_BYTES, MAX_REDIRECTS, FetchFailedError, FetchRefusedError, 
 import { resolveHostMap, type HostMap } from './host-map';
 import { fetchLlmsLinks, fetchMarkdownAnswer, fetchTdmrep, SIGNAL_REQUESTS_PER_CHECK, SIGNAL_REQUESTS_PER_ORIGIN } from './signal-fetches';
 import { InvalidTargetUrl, normalizeTargetUrl } from './target-url';
+import { renderedView, withRenderedFindings, type PageRendering } from './render';
+import { RENDER_MAX_REDIRECTS, RENDER_MAX_REQUESTS } from './render/render';
 
 export { isSitemapDocument } from './analysis';
 
@@ -59,11 +61,13 @@ const SITE_FILES_PER_ORIGIN = 6;
 /**
  * The most HTTP requests one check can make, redirects included: the page and its Markdown variant, the site
  * files and site-signal requests of at most two origins (the one asked for and the one the page redirected
- * to), and the access probes. Stated in the
+ * to), the access probes, and, when the rendered view runs, the browser's subrequests (to any host). Stated in the
  * free GET; tests/visibility/request-bound.test.ts holds a check to it.
  */
 export const MAX_REQUESTS_PER_CHECK =
-  (1 + MAX_REDIRECTS) * (1 + SIGNAL_REQUESTS_PER_CHECK + 2 * (SITE_FILES_PER_ORIGIN + SIGNAL_REQUESTS_PER_ORIGIN)) + ACCESS_PROBE_MAX_REQUESTS;
+  (1 + MAX_REDIRECTS) * (1 + SIGNAL_REQUESTS_PER_CHECK + 2 * (SITE_FILES_PER_ORIGIN + SIGNAL_REQUESTS_PER_ORIGIN)) +
+  ACCESS_PROBE_MAX_REQUESTS +
+  RENDER_MAX_REQUESTS * (1 + RENDER_MAX_REDIRECTS);
 
 export interface CheckOptions {
   /** Cancels the check (e.g. the client went away); combined with the CHECK_BUDGET_MS budget. */
@@ -110,7 +114,7 @@ export interface VisibilityReport {
   robotsTxt: RobotsAccess['state'];
   crawlers: CrawlerVerdict[];
   llmsTxt: PresenceState;
-  page: PageFacts;
+  page: PageFacts & { rendering: PageRendering };
   site: VisibilitySite;
   score: number;
   scoreMax: number;
@@ -309,6 +313,8 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
     throw unreachable(err);
   }
 
+  // Only now: a page that cannot be fetched is never rendered. Runs beside the site files; never rejects.
+  const rendered = renderedView(page, { ...fetchOptions, signal: fetchOptions.signal!, hostMap: resolveHostMap(fetchOptions.hostMap), analysis });
   const finalUrl = new URL(page.url);
   const [files, probes] = await Promise.all([
     finalUrl.origin === target.origin ? firstProbes : probeSite(new URL(finalUrl.origin), fetchOptions, analysis),
@@ -323,6 +329,7 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
     redirects: page.redirects.length,
   };
   const result = await analyse({ kind: 'site', page: fetchedPage, files, markdown: await markdownPromise, probes }, analysis);
+  const view = await rendered;
 
   const report: VisibilityReport = {
     checkVersion: CHECK_VERSION,
@@ -331,7 +338,7 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
     robotsTxt: result.robotsState,
     crawlers: result.crawlers,
     llmsTxt: result.llms.state,
-    page: result.page,
+    page: { ...result.page, rendering: view.rendering },
     site: {
       requestedUrl: page.requestedUrl,
       redirects: page.redirects.map((r) => ({ url: r.url, status: r.status })),
@@ -349,9 +356,9 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
     rubricVersion: RUBRIC_VERSION,
     rubric: RUBRIC.map((item) => ({ ...item })),
     scoring: result.scoring,
-    findings: result.findings,
+    findings: withRenderedFindings(result.findings, view.findings),
   };
-  return { report, limits: [...VISIBILITY_LIMITS] };
+  return { report, limits: view.limits };
 }
 
 /**
@@ -393,6 +400,7 @@ export function visibilityCheckDescription() {
       honorsRobots: c.honorsRobots,
       userTriggered: c.userTriggered,
       tokenOnly: c.tokenOnly,
+      rendersJavaScript: c.rendersJavaScript,
     })),
     rubric: RUBRIC.map((item) => ({ ...item })),
     limits: [...VISIBILITY_LIMITS],

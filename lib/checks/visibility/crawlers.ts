@@ -44,6 +44,15 @@ export interface Crawler {
   userTriggered: boolean;
   /** A robots.txt control token that sends no requests of its own. */
   tokenOnly: boolean;
+  /**
+   * Whether what this agent reads includes what JavaScript renders. Googlebot, Bingbot and Applebot render pages
+   * in a browser (the two control tokens govern what those crawlers fetched); Vercel and MERJ's log study of AI
+   * crawlers found that OpenAI's, Anthropic's, Perplexity's and Meta's fetch script files but run none, and
+   * Common Crawl stores pages as served. The content-needs-javascript finding names the agents for which it is false.
+   */
+  rendersJavaScript: boolean;
+  /** Where rendersJavaScript comes from. */
+  renderingSource: string;
   /** Why honorsRobots and fallback are what they are, and how sure we are. */
   evidence: string;
   /** The full User-Agent the crawler sends, used for the live access probe; absent for tokenOnly entries. */
@@ -78,6 +87,8 @@ export const CRAWLERS: readonly Crawler[] = [
     tokenOnly: false,
     userAgent: `Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${CHROME_VERSION} Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)`,
     userAgentSource: 'https://developers.google.com/crawling/docs/crawlers-fetchers/google-common-crawlers (Googlebot Smartphone; Google fills in the current Chrome version)',
+    rendersJavaScript: true,
+    renderingSource: 'https://developers.google.com/search/docs/crawling-indexing/javascript/javascript-seo-basics',
     evidence: 'Google: common crawlers "always respect robots.txt rules for automatic crawls" (overview of Google crawlers).',
   },
   {
@@ -91,6 +102,8 @@ export const CRAWLERS: readonly Crawler[] = [
     tokenOnly: false,
     userAgent: `Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm) Chrome/${CHROME_VERSION} Safari/537.36`,
     userAgentSource: 'https://www.bing.com/webmasters/help/which-crawlers-does-bing-use-8c184ec0 (Bing fills in the current Chrome version)',
+    rendersJavaScript: true,
+    renderingSource: 'https://blogs.bing.com/webmaster/october-2019/The-new-evergreen-Bingbot-simulating-Chromium',
     evidence:
       'Bing\'s crawler page ("Bingbot is our standard crawler and handles most of our crawling needs"); robots.txt obedience from secondary sources.',
   },
@@ -106,6 +119,8 @@ export const CRAWLERS: readonly Crawler[] = [
     tokenOnly: false,
     userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15 (Applebot/0.1; +http://www.apple.com/go/applebot)',
     userAgentSource: 'https://support.apple.com/en-us/119829',
+    rendersJavaScript: true,
+    renderingSource: 'https://support.apple.com/en-us/119829',
     evidence:
       'Apple: "If robots instructions don\'t mention Applebot but do mention Googlebot, the Apple robot will follow Googlebot instructions."',
   },
@@ -121,6 +136,8 @@ export const CRAWLERS: readonly Crawler[] = [
     tokenOnly: false,
     userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36; compatible; OAI-SearchBot/1.4; +https://openai.com/searchbot',
     userAgentSource: 'https://developers.openai.com/api/docs/bots',
+    rendersJavaScript: false,
+    renderingSource: 'https://vercel.com/blog/the-rise-of-the-ai-crawler',
     evidence: 'OpenAI: each robots.txt setting is independent; changes take about 24 hours.',
   },
   {
@@ -135,6 +152,8 @@ export const CRAWLERS: readonly Crawler[] = [
     tokenOnly: false,
     userAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot',
     userAgentSource: 'https://developers.openai.com/api/docs/bots',
+    rendersJavaScript: false,
+    renderingSource: 'https://vercel.com/blog/the-rise-of-the-ai-crawler',
     evidence:
       'Since Dec 2025 OpenAI says robots.txt rules may not apply to user-initiated ChatGPT-User requests (secondary sources; the OpenAI sentence was not seen verbatim).',
   },
@@ -150,6 +169,8 @@ export const CRAWLERS: readonly Crawler[] = [
     tokenOnly: false,
     userAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.4; +https://openai.com/gptbot',
     userAgentSource: 'https://developers.openai.com/api/docs/bots',
+    rendersJavaScript: false,
+    renderingSource: 'https://vercel.com/blog/the-rise-of-the-ai-crawler',
     evidence: 'OpenAI: each robots.txt setting is independent of the others.',
   },
   {
@@ -164,6 +185,8 @@ export const CRAWLERS: readonly Crawler[] = [
     tokenOnly: false,
     userAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Claude-SearchBot/1.0; +claudebot@anthropic.com)',
     userAgentSource: 'Anthropic publishes the tokens only (https://support.claude.com/en/articles/8896518); the string is the form seen in server logs',
+    rendersJavaScript: false,
+    renderingSource: 'https://vercel.com/blog/the-rise-of-the-ai-crawler',
     evidence: 'Anthropic: its bots honour robots.txt directives (and Crawl-delay), set per subdomain.',
   },
   {
@@ -178,6 +201,8 @@ export const CRAWLERS: readonly Crawler[] = [
     tokenOnly: false,
     userAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Claude-User/1.0; +claudebot@anthropic.com)',
     userAgentSource: 'Anthropic publishes the tokens only (https://support.claude.com/en/articles/8896518); the string is the form seen in server logs',
+    rendersJavaScript: false,
+    renderingSource: 'https://vercel.com/blog/the-rise-of-the-ai-crawler',
     evidence: 'Anthropic applies its robots.txt statement to all three of its bots, this user-triggered one included.',
   },
   {
@@ -192,6 +217,8 @@ export const CRAWLERS: readonly Crawler[] = [
     tokenOnly: false,
     userAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)',
     userAgentSource: 'Anthropic publishes the tokens only (https://support.claude.com/en/articles/8896518); the string is the form seen in server logs',
+    rendersJavaScript: false,
+    renderingSource: 'https://vercel.com/blog/the-rise-of-the-ai-crawler',
     evidence: 'Anthropic: its bots honour robots.txt directives.',
   },
   {
@@ -205,6 +232,8 @@ export const CRAWLERS: readonly Crawler[] = [
     tokenOnly: false,
     userAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; PerplexityBot/1.0; +https://perplexity.ai/perplexitybot)',
     userAgentSource: 'https://docs.perplexity.ai/guides/bots',
+    rendersJavaScript: false,
+    renderingSource: 'https://vercel.com/blog/the-rise-of-the-ai-crawler',
     evidence:
       'Perplexity lists it among the robots.txt tags webmasters can use; purpose wording from memory of the vendor page and ai.robots.txt, not seen verbatim.',
   },
@@ -220,6 +249,8 @@ export const CRAWLERS: readonly Crawler[] = [
     tokenOnly: false,
     userAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Perplexity-User/1.0; +https://perplexity.ai/perplexity-user)',
     userAgentSource: 'https://docs.perplexity.ai/guides/bots',
+    rendersJavaScript: false,
+    renderingSource: 'https://vercel.com/blog/the-rise-of-the-ai-crawler',
     evidence:
       'Perplexity says that, since a user requested the fetch, this fetcher generally ignores robots.txt (ai.robots.txt records "No"; not seen verbatim).',
   },
@@ -233,6 +264,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: true,
+    rendersJavaScript: true,
+    renderingSource: 'https://developers.google.com/search/docs/crawling-indexing/javascript/javascript-seo-basics',
     evidence:
       'Google honours the token for the uses above; no Google text says it inherits a Googlebot group, so it follows * like any token.',
   },
@@ -246,6 +279,8 @@ export const CRAWLERS: readonly Crawler[] = [
     honorsRobots: true,
     userTriggered: false,
     tokenOnly: true,
+    rendersJavaScript: true,
+    renderingSource: 'https://support.apple.com/en-us/119829',
     evidence: "Apple's Googlebot fallback is stated for Applebot only; unconfirmed for this token, so it follows *.",
   },
   {
@@ -260,6 +295,8 @@ export const CRAWLERS: readonly Crawler[] = [
     tokenOnly: false,
     userAgent: 'CCBot/2.0 (https://commoncrawl.org/faq/)',
     userAgentSource: 'https://commoncrawl.org/faq',
+    rendersJavaScript: false,
+    renderingSource: 'https://commoncrawl.org/ccbot',
     evidence: 'Common Crawl: CCBot checks robots.txt first and follows up to five robots.txt redirects per RFC 9309.',
   },
   {
@@ -273,6 +310,8 @@ export const CRAWLERS: readonly Crawler[] = [
     tokenOnly: false,
     userAgent: 'meta-externalagent/1.1 (+https://developers.facebook.com/docs/sharing/webmasters/crawler)',
     userAgentSource: 'https://developers.facebook.com/docs/sharing/webmasters/web-crawlers/ (the version is the one seen in server logs)',
+    rendersJavaScript: false,
+    renderingSource: 'https://vercel.com/blog/the-rise-of-the-ai-crawler',
     evidence: 'Purpose from memory of the Meta page, matching the ai.robots.txt paraphrase; robots.txt obedience from secondary sources.',
   },
 ];

@@ -282,6 +282,35 @@ function measureText(chunks: readonly string[]): { length: number; words: number
   return { length, words, bytes };
 }
 
+/**
+ * The words of text chunks as measureText counts them (so `wordsOf(chunks).length` is the wordCount), lowercased:
+ * whitespace-separated runs holding at least one letter or digit, joined across chunks the way measureText joins them.
+ * @example wordsOf(['Hello, ', 'wor', 'ld', ' - 42']) // ['hello,', 'world', '42']
+ */
+export function wordsOf(chunks: readonly string[]): string[] {
+  const words: string[] = [];
+  let word = '';
+  let wordHasLetter = false;
+  for (const chunk of chunks) {
+    let start = 0;
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk.charCodeAt(i);
+      if (isSpace(c)) {
+        word += chunk.slice(start, i);
+        if (word !== '' && wordHasLetter) words.push(word.toLowerCase());
+        word = '';
+        wordHasLetter = false;
+        start = i + 1;
+        continue;
+      }
+      if (!wordHasLetter && isWordChar(chunk, i, c)) wordHasLetter = true;
+    }
+    word += chunk.slice(start);
+  }
+  if (word !== '' && wordHasLetter) words.push(word.toLowerCase());
+  return words;
+}
+
 function textOf(el: Element): string {
   let s = '';
   for (const c of el.childNodes) if (c.nodeName === '#text') s += (c as DefaultTreeAdapterTypes.TextNode).value;
@@ -361,16 +390,23 @@ const TEXT_OFF = { nodeName: '#text-off' } as unknown as Node;
  * @param pageUrl the final URL the page answered at; relative canonicals resolve against it (or `<base href>`)
  * @param headers raw response headers; repeated X-Robots-Tag lines must be kept apart
  * @param truncated whether the body was cut at the byte limit
+ * @param textOut when given, receives the page's text chunks, the ones textLength and wordCount measure (for wordsOf)
  */
-export function extractPage(html: string, pageUrl: string, headers: HeaderSource, truncated: boolean): PageFacts {
-  return extractPageWithExtras(html, pageUrl, headers, truncated).facts;
+export function extractPage(html: string, pageUrl: string, headers: HeaderSource, truncated: boolean, textOut?: string[]): PageFacts {
+  return extractPageWithExtras(html, pageUrl, headers, truncated, textOut).facts;
 }
 
 /**
  * extractPage, plus what the same walk finds for the site signals (markdown alternate, TDMRep meta tags).
  * @example extractPageWithExtras(html, 'https://site.test/', headers, false).extras.markdownAlternate // 'https://site.test/index.md'
  */
-export function extractPageWithExtras(html: string, pageUrl: string, headers: HeaderSource, truncated: boolean): { facts: PageFacts; extras: PageExtras } {
+export function extractPageWithExtras(
+  html: string,
+  pageUrl: string,
+  headers: HeaderSource,
+  truncated: boolean,
+  textOut?: string[],
+): { facts: PageFacts; extras: PageExtras } {
   const doc = parse(html);
 
   let title: string | null = null;
@@ -516,6 +552,7 @@ export function extractPageWithExtras(html: string, pageUrl: string, headers: He
   }
 
   const measured = measureText(text);
+  if (textOut) for (const chunk of text) textOut.push(chunk);
   const typeList = [...types].sort();
   const keyTypeSet = new Set(typeList.map((t) => KEY_TYPE_OF.get(t)).filter((t): t is KeyJsonLdType => t !== undefined));
 

@@ -188,7 +188,11 @@ function informationalFindings(input: ScoreInput): Finding[] {
   return out;
 }
 
-function compareFindings(a: Finding, b: Finding): number {
+/**
+ * The report's finding order: most severe first, then most points lost, then by id.
+ * @example findings.sort(compareFindings)
+ */
+export function compareFindings(a: Finding, b: Finding): number {
   const s = SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity);
   if (s !== 0) return s;
   if (a.pointsLost !== b.pointsLost) return b.pointsLost - a.pointsLost;

@@ -66,6 +66,8 @@ export interface FetchResult {
   headerAll(name: string): string[];
   /** Decoded text of the first maxBytes decoded bytes. */
   body: string;
+  /** The same bytes before character decoding (content coding undone), for callers that pass them on as sent. */
+  bytes: Buffer;
   bytesRead: number;
   truncated: boolean;
   redirects: Array<{ url: string; status: number }>;
@@ -514,6 +516,7 @@ export async function safeFetch(url: URL, options: SafeFetchOptions = {}): Promi
         header: first,
         headerAll,
         body,
+        bytes,
         bytesRead: bytes.length,
         truncated,
         redirects,

@@ -1,0 +1,305 @@
+// Renders one page in the shared Chromium, in a fresh context, with every byte the browser fetches passing
+// through safeFetch, the same SSRF guard as the check's own fetches. The first wall is interception:
+// every request of the context (frames, popups, workers' fetches included) is answered by us, fulfilled from
+// safeFetch or aborted; nothing the browser asks for reaches the network by itself. The second wall is in the
+// launch options (browser.ts): a dead proxy and a resolver that knows no names, for anything that slips past.
+
+import type { BrowserContext, Route } from 'playwright-core';
+import type { HostMap } from '../host-map';
+import { FetchRefusedError, safeFetch, type LookupFn } from '../safe-fetch';
+import { createLimiter, leaseBrowser, type Limiter } from './browser';
+import type { RenderCapture } from './compare';
+import { resolveRendererSettings, type RendererSettings } from './settings';
+
+/** The caps of one rendering: requests fetched for the page, bytes of those, and time once a slot is free. */
+export const RENDER_MAX_REQUESTS = 50;
+export const RENDER_MAX_BYTES = 5 * 1024 * 1024;
+/** Redirects one subrequest of the browser may follow (each hop is a request, counted in the check's bound). */
+export const RENDER_MAX_REDIRECTS = 2;
+export const RENDER_TIME_MS = 8_000;
+/** The longest a check waits for a rendering slot before its rendering is skipped. */
+export const RENDER_QUEUE_WAIT_MS = 10_000;
+/** The rendered DOM read back, at most (characters of outerHTML). */
+export const RENDER_MAX_DOM_CHARS = 2 * 1024 * 1024;
+// Part of RENDER_TIME_MS kept for reading the DOM back once the page has had its time.
+const CAPTURE_RESERVE_MS = 1_000;
+// The network counts as settled once nothing was in flight for this long.
+const QUIET_MS = 500;
+
+/** Never needed for text, and the heaviest things a page loads. */
+const SKIPPED_TYPES: ReadonlySet<string> = new Set(['image', 'media', 'font']);
+// Dropped from what we pass on: the body is already decoded, its length is Playwright's to set, and a rendering
+// keeps no cookies (each context is thrown away anyway).
+const DROPPED_HEADERS: ReadonlySet<string> = new Set([
+  'content-encoding', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'set-cookie', 'set-cookie2',
+]);
+
+/** The page as the check fetched it: the browser is handed these bytes rather than fetching the page again. */
+export interface ServedDocument {
+  url: string;
+  status: number;
+  headers: Array<[string, string]>;
+  body: string;
+}
+
+export interface CaptureOptions {
+  /** The check's signal: aborting it ends the rendering wherever it is. */
+  signal: AbortSignal;
+  hostMap: HostMap;
+  lookup?: LookupFn;
+  /** Replaces the settings read from the environment (tests). */
+  settings?: RendererSettings;
+}
+
+let limiter: { key: string; limiter: Limiter } | null = null;
+
+function limiterFor(settings: RendererSettings): Limiter {
+  const key = `${settings.concurrency}/${settings.queue}`;
+  if (limiter?.key !== key) limiter = { key, limiter: createLimiter(settings.concurrency, settings.queue) };
+  return limiter.limiter;
+}
+
+const since = (start: number) => Math.round(performance.now() - start);
+
+function isHtml(headers: Array<[string, string]>): boolean {
+  const type = headers.find(([n]) => n === 'content-type')?.[1] ?? '';
+  return type === '' || /^\s*(?:text\/html|application\/xhtml\+xml)\b/i.test(type);
+}
+
+/**
+ * Renders `served` (already fetched by the check) and reads back its DOM. Never throws: a rendering that
+ * cannot run is `unavailable`, `skipped` or `failed`, with the reason.
+ * @example const capture = await capturePage(served, { signal, hostMap }); capture.state // 'rendered'
+ */
+export async function capturePage(served: ServedDocument, options: CaptureOptions): Promise<RenderCapture> {
+  const started = performance.now();
+  const settings = options.settings ?? resolveRendererSettings();
+  const none = { html: null, requests: 0, refused: 0 };
+  if (!settings.mode.on) return { state: 'unavailable', reason: settings.mode.reason, ...none, durationMs: 0 };
+  if (served.status < 200 || served.status > 299) {
+    return { state: 'skipped', reason: `The page answered ${served.status}; only pages that answer 2xx are rendered.`, ...none, durationMs: 0 };
+  }
+  if (!isHtml(served.headers)) return { state: 'skipped', reason: 'The page is not HTML.', ...none, durationMs: 0 };
+
+  const slots = limiterFor(settings);
+  let release: (() => void) | null;
+  try {
+    release = await slots.acquire(AbortSignal.any([options.signal, AbortSignal.timeout(RENDER_QUEUE_WAIT_MS)]));
+  } catch {
+    const reason = options.signal.aborted
+      ? 'The check ended before a rendering slot was free.'
+      : `No rendering slot was free within ${RENDER_QUEUE_WAIT_MS / 1000} s.`;
+    return { state: 'skipped', reason, ...none, durationMs: since(started) };
+  }
+  if (!release) {
+    return {
+      state: 'skipped',
+      reason: `The renderer is busy (${settings.concurrency} pages rendering, ${settings.queue} waiting); this page was not rendered.`,
+      ...none,
+      durationMs: since(started),
+    };
+  }
+  try {
+    return { ...(await renderInBrowser(served, options, settings.mode.executablePath)), durationMs: since(started) };
+  } finally {
+    release();
+  }
+}
+
+interface Meter {
+  attempts: number;
+  requests: number;
+  refused: number;
+  bytes: number;
+  inFlight: number;
+  lastActivity: number;
+}
+
+async function renderInBrowser(served: ServedDocument, options: CaptureOptions, executablePath: string): Promise<Omit<RenderCapture, 'durationMs'>> {
+  const meter: Meter = { attempts: 0, requests: 0, refused: 0, bytes: 0, inFlight: 0, lastActivity: performance.now() };
+  const failed = (reason: string) => ({ state: 'failed' as const, reason, html: null, requests: meter.requests, refused: meter.refused });
+
+  let lease;
+  try {
+    lease = await leaseBrowser(executablePath);
+  } catch {
+    return failed('Chromium could not be started.');
+  }
+  const timeUp = AbortSignal.timeout(RENDER_TIME_MS);
+  const deadline = AbortSignal.any([options.signal, timeUp]);
+  const startedAt = performance.now();
+  let context: BrowserContext | null = null;
+  try {
+    context = await lease.browser.newContext({
+      serviceWorkers: 'block',
+      acceptDownloads: false,
+      permissions: [],
+      javaScriptEnabled: true,
+      viewport: { width: 1280, height: 800 },
+      locale: 'en-US',
+    });
+    await guardContext(context, served, options, meter, deadline);
+    const page = await context.newPage();
+    // Popups would be more pages to run; their requests are guarded like any, but they are not waited for.
+    context.on('page', (other) => {
+      if (other !== page) void other.close().catch(() => {});
+    });
+    let crashed = false;
+    page.on('crash', () => (crashed = true));
+
+    const remaining = () => Math.max(0, RENDER_TIME_MS - CAPTURE_RESERVE_MS - (performance.now() - startedAt));
+    try {
+      await page.goto(served.url, { waitUntil: 'load', timeout: Math.max(1, remaining()) });
+    } catch {
+      // A page whose load event never came still has a DOM worth reading, unless the check itself ended.
+      if (options.signal.aborted) return failed('The check ended while the page was rendering.');
+    }
+    await settled(meter, remaining, options.signal);
+    if (options.signal.aborted) return failed('The check ended while the page was rendering.');
+    if (crashed) return failed('The page crashed the browser tab.');
+
+    const html = await withDeadline(
+      page.evaluate((max) => {
+        const root = document.documentElement;
+        const html = root ? root.outerHTML : '';
+        return html.length > max ? html.slice(0, max) : html;
+      }, RENDER_MAX_DOM_CHARS),
+      deadline,
+    );
+    if (html === null) {
+      return failed(options.signal.aborted ? 'The check ended while the page was rendering.' : `The page's scripts kept the browser busy past ${RENDER_TIME_MS / 1000} s.`);
+    }
+    return { state: 'rendered', html, requests: meter.requests, refused: meter.refused };
+  } catch {
+    return failed(options.signal.aborted ? 'The check ended while the page was rendering.' : 'The browser failed while rendering the page.');
+  } finally {
+    const closing = context?.close().catch(() => {});
+    // A context whose page is stuck in a script still closes (Chromium ends the renderer process); bounded anyway.
+    await withDeadline(closing ?? Promise.resolve(), AbortSignal.timeout(5_000));
+    lease.release();
+  }
+}
+
+/** Waits until no request has been in flight for QUIET_MS, or the time is up. */
+async function settled(meter: Meter, remaining: () => number, signal: AbortSignal): Promise<void> {
+  while (remaining() > 0 && !signal.aborted) {
+    if (meter.inFlight === 0 && performance.now() - meter.lastActivity >= QUIET_MS) return;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(100, remaining())));
+  }
+}
+
+/** The promise's value, or null if the signal aborts first. */
+function withDeadline<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | null> {
+  promise.catch(() => {});
+  if (signal.aborted) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(null);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+/** Installs the first wall on a context: every request and WebSocket of every page in it goes through here. */
+async function guardContext(context: BrowserContext, served: ServedDocument, options: CaptureOptions, meter: Meter, deadline: AbortSignal): Promise<void> {
+  // A WebSocket is never connected: it is closed as soon as the page opens it.
+  await context.routeWebSocket(/.*/, (ws) => {
+    meter.refused++;
+    void ws.close({ code: 1008, reason: 'not available while rendering' }).catch(() => {});
+  });
+  let documentServed = false;
+  await context.route('**/*', async (route) => {
+    meter.inFlight++;
+    meter.lastActivity = performance.now();
+    try {
+      const request = route.request();
+      // The page itself: the bytes the check already fetched, so both views start from the same HTML.
+      if (!documentServed && request.isNavigationRequest() && request.url() === served.url && request.frame().parentFrame() === null) {
+        documentServed = true;
+        await fulfilDocument(route, served);
+        return;
+      }
+      await guardRequest(route, options, meter, deadline);
+    } finally {
+      meter.inFlight--;
+      meter.lastActivity = performance.now();
+    }
+  });
+}
+
+async function refuse(route: Route, meter: Meter): Promise<void> {
+  meter.refused++;
+  await route.abort('blockedbyclient').catch(() => {});
+}
+
+/**
+ * Every request but the page itself: refused when it is an image, media or font, not a GET (beacons, form
+ * posts: the browser sends nothing on our behalf), past the caps, or refused by safeFetch (private and
+ * local addresses, IP literals, non-default ports, redirects to any of those); otherwise fetched by
+ * safeFetch and handed to the browser.
+ */
+async function guardRequest(route: Route, options: CaptureOptions, meter: Meter, deadline: AbortSignal): Promise<void> {
+  const request = route.request();
+  if (deadline.aborted || SKIPPED_TYPES.has(request.resourceType()) || request.method() !== 'GET') return refuse(route, meter);
+  let url: URL;
+  try {
+    url = new URL(request.url());
+  } catch {
+    return refuse(route, meter);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return refuse(route, meter);
+  const bytesLeft = RENDER_MAX_BYTES - meter.bytes;
+  if (meter.attempts >= RENDER_MAX_REQUESTS || bytesLeft <= 0) return refuse(route, meter);
+  meter.attempts++;
+
+  let res;
+  try {
+    res = await safeFetch(url, {
+      signal: deadline,
+      hostMap: options.hostMap,
+      ...(options.lookup ? { lookup: options.lookup } : {}),
+      maxBytes: bytesLeft,
+      maxRedirects: RENDER_MAX_REDIRECTS,
+      timeoutMs: RENDER_TIME_MS,
+      accept: request.headers()['accept'] ?? '*/*',
+    });
+  } catch (error) {
+    if (error instanceof FetchRefusedError) return refuse(route, meter);
+    // Sent, but no answer came: the browser sees a failed request, as it would have.
+    meter.requests++;
+    await route.abort('failed').catch(() => {});
+    return;
+  }
+  meter.requests++;
+  meter.bytes += res.bytesRead;
+  // A script or stylesheet cut at the byte cap would run half; the page goes without it instead.
+  if (res.truncated) {
+    meter.refused++;
+    await route.abort('blockedbyclient').catch(() => {});
+    return;
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of res.headers) {
+    if (!DROPPED_HEADERS.has(name)) headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+  }
+  await route.fulfill({ status: res.status, headers, body: res.bytes }).catch(() => {});
+}
+
+async function fulfilDocument(route: Route, served: ServedDocument): Promise<void> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of served.headers) {
+    if (!DROPPED_HEADERS.has(name) && name !== 'content-type') headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+  }
+  // The check holds the page as decoded text: it is handed over as UTF-8 and labelled so.
+  const type = served.headers.find(([n]) => n === 'content-type')?.[1] ?? 'text/html';
+  headers['content-type'] = /charset=/i.test(type) ? type.replace(/charset=[^;\s]*/i, 'charset=utf-8') : `${type}; charset=utf-8`;
+  await route.fulfill({ status: served.status, headers, body: Buffer.from(served.body, 'utf8') }).catch(() => {});
+}

@@ -1,0 +1,77 @@
+// The renderer's settings, read from the environment by the service and by `npm run check` alike, so both
+// render (or not) the same way. lib/config.ts validates the same variables at startup with RENDER_ENV.
+
+import fs from 'node:fs';
+import { z } from 'zod';
+
+/** Debian's package first; the others are where other distributions and Google's packages put it. */
+export const CHROMIUM_CANDIDATES: readonly string[] = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome-stable',
+  '/usr/bin/google-chrome',
+];
+
+const emptyAsUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+const positiveInt = (fallback: number) => z.preprocess(emptyAsUndefined, z.coerce.number().int().positive().default(fallback));
+
+/**
+ * The variables, as zod fields: lib/config.ts spreads them into its schema so a bad value stops the server
+ * at startup with the others.
+ */
+export const RENDER_ENV = {
+  // chromium: render every checked page; off: never; unset: render when a Chromium executable is found.
+  RENDERER: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
+    z.enum(['chromium', 'off']).optional(),
+  ),
+  CHROMIUM_PATH: z.preprocess(emptyAsUndefined, z.string().optional()),
+  // Pages rendered at once; each holds one Chromium renderer process (about 50-150 MB).
+  RENDER_CONCURRENCY: positiveInt(2),
+  // Checks that may wait for a rendering slot; past that a check's rendering is skipped, never failed.
+  RENDER_QUEUE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(8)),
+};
+
+const RenderEnvSchema = z.object(RENDER_ENV);
+
+export interface RendererSettings {
+  /** 'off' with the reason when rendering cannot or must not run. */
+  mode: { on: true; executablePath: string } | { on: false; reason: string };
+  concurrency: number;
+  queue: number;
+}
+
+/**
+ * What RENDERER and CHROMIUM_PATH come to: on with an executable, or off and why. RENDERER=chromium with no
+ * executable is off too (the check then reports `unavailable` with that reason), not a failed check.
+ * @example resolveRendererSettings({ RENDERER: 'off' }).mode // { on: false, reason: 'Rendering is turned off (RENDERER=off).' }
+ */
+export function resolveRendererSettings(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  exists: (file: string) => boolean = isExecutable,
+): RendererSettings {
+  const parsed = RenderEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const names = [...new Set(parsed.error.issues.map((i) => String(i.path[0])))].join(', ');
+    return { mode: { on: false, reason: `Rendering is off: invalid setting (${names}).` }, concurrency: 1, queue: 0 };
+  }
+  const { RENDERER, CHROMIUM_PATH, RENDER_CONCURRENCY, RENDER_QUEUE } = parsed.data;
+  const limits = { concurrency: RENDER_CONCURRENCY, queue: RENDER_QUEUE };
+  if (RENDERER === 'off') return { mode: { on: false, reason: 'Rendering is turned off (RENDERER=off).' }, ...limits };
+  const candidates = CHROMIUM_PATH ? [CHROMIUM_PATH] : CHROMIUM_CANDIDATES;
+  const found = candidates.find((file) => exists(file));
+  if (!found) {
+    const where = CHROMIUM_PATH ? `CHROMIUM_PATH (${CHROMIUM_PATH}) is not an executable file` : 'no Chromium executable was found';
+    return { mode: { on: false, reason: `Rendering is unavailable: ${where}.` }, ...limits };
+  }
+  return { mode: { on: true, executablePath: found }, ...limits };
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,16 @@
+import { resolveRendererSettings, type RendererSettings } from '@/lib/checks/visibility/render/settings';
+
+// The rendering suites need a Chromium executable (Debian's `chromium`; CHROMIUM_PATH overrides). On a laptop
+// without one they are skipped; under CI=true a missing Chromium is an error, never a silent skip.
+
+/**
+ * The settings a rendering test runs with: on, with the executable found, whatever RENDERER says.
+ * @example const settings = chromiumSettings(); describe.skipIf(!settings)(…)
+ */
+export function chromiumSettings(): RendererSettings | null {
+  const settings = resolveRendererSettings({ CHROMIUM_PATH: process.env.CHROMIUM_PATH, RENDERER: 'chromium' });
+  if (!settings.mode.on && process.env.CI === 'true') {
+    throw new Error(`Chromium is required when CI=true (apt-get install chromium, or set CHROMIUM_PATH): ${settings.mode.reason}`);
+  }
+  return settings.mode.on ? settings : null;
+}

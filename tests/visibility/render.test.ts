@@ -1,0 +1,371 @@
+// The rendered view (issue 14) in a real Chromium: what only exists after JavaScript, findings where scripts
+// change what crawlers read, and a browser that cannot be turned against the network it runs in.
+import { execFile, spawn } from 'node:child_process';
+import dgram from 'node:dgram';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { chromium, type LaunchOptions } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { browsersLaunched, launchOptions, RECYCLE } from '@/lib/checks/visibility/render/browser';
+import { checkVisibility, SiteUnreachable } from '@/lib/checks/visibility/check';
+import { RENDERED_LIMIT, closeRenderer } from '@/lib/checks/visibility/render';
+import { nonRenderingAgents } from '@/lib/checks/visibility/render/compare';
+import { VISIBILITY_LIMITS } from '@/lib/checks/visibility/rubric';
+import { chromiumSettings } from '../support/chromium';
+import { startFixtureSite, type FixtureRoute, type FixtureSite } from './fixture-site';
+import { busyLoopRoutes, hostileRoutes, noindexByScriptRoutes, serverRenderedRoutes, spaRoutes } from './render-site';
+import { BROWSER_USER_AGENT } from '@/lib/checks/visibility/crawlers';
+import { PROBED_CRAWLERS } from '@/lib/checks/visibility/access-probes';
+
+/** A request the check made for the page as HTML: our user agent, not the Markdown question. */
+function isPageFetch(r: { headers: Record<string, string | string[] | undefined> }): boolean {
+  return /^PaidAgentChecks\//.test(String(r.headers['user-agent'])) && r.headers.accept !== 'text/markdown';
+}
+
+const settings = chromiumSettings();
+const HOSTS = ['site.test'];
+const sites: FixtureSite[] = [];
+const saved = { RENDERER: process.env.RENDERER, CHROMIUM_PATH: process.env.CHROMIUM_PATH };
+
+beforeAll(() => {
+  // The check reads its settings from the environment, as the service and the CLI do.
+  process.env.RENDERER = 'chromium';
+  if (settings?.mode.on) process.env.CHROMIUM_PATH = settings.mode.executablePath;
+});
+
+afterEach(async () => {
+  while (sites.length > 0) await sites.pop()!.close();
+});
+
+afterAll(async () => {
+  await closeRenderer();
+  for (const [k, v] of Object.entries(saved)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+});
+
+async function check(routes: Record<string, FixtureRoute>, options: Parameters<typeof checkVisibility>[1] = {}) {
+  const site = await startFixtureSite(routes);
+  sites.push(site);
+  const result = await checkVisibility('https://site.test/', { hostMap: site.hostMap(HOSTS), ...options });
+  return { ...result, site };
+}
+
+describe.skipIf(!settings)('the rendered view (Chromium)', () => {
+  it('measures a single-page app whose text a script writes: content-needs-javascript, naming the crawlers that do not render', async () => {
+    const { report, limits, site } = await check(spaRoutes());
+    expect(report.page.wordCount).toBe(1);
+    const { durationMs, ...rendering } = report.page.rendering;
+    expect(rendering).toEqual({
+      state: 'rendered',
+      title: 'Widgets for everyone',
+      h1Count: 1,
+      wordCount: 153,
+      textLength: report.page.rendering.textLength,
+      jsOnlyShare: 1,
+      requests: 1,
+      refused: 0,
+    });
+    expect(rendering.textLength).toBe('Widgets for everyone'.length + 1 + Array.from({ length: 150 }, (_, i) => `widget${i}`).join(' ').length);
+    expect(durationMs).toBeGreaterThan(0);
+    const finding = report.findings.find((f) => f.id === 'content-needs-javascript');
+    expect(finding).toEqual({
+      id: 'content-needs-javascript',
+      severity: 'high',
+      rubric: null,
+      pointsLost: 0,
+      observed: '153 of the 153 words on the rendered page (100%) appear only after JavaScript runs; the HTML as served has 1 words',
+      why: `Crawlers that do not run JavaScript read only the HTML as served: ${nonRenderingAgents().join(', ')}. Googlebot, Bingbot and Applebot render pages and see the rest.`,
+      fix: expect.stringContaining('server'),
+    });
+    expect(nonRenderingAgents()).toEqual([
+      'OAI-SearchBot', 'ChatGPT-User', 'GPTBot', 'Claude-SearchBot', 'Claude-User', 'ClaudeBot', 'PerplexityBot', 'Perplexity-User', 'CCBot', 'Meta-ExternalAgent',
+    ]);
+    expect(report.findings.find((f) => f.id === 'rendered-title-differs')?.observed).toBe('title as served: "App"; after JavaScript: "Widgets for everyone"');
+    // Findings only: the score and the rubric lines are the served page's.
+    expect(report.findings.filter((f) => f.rubric === null && f.id.startsWith('rendered')).every((f) => f.pointsLost === 0)).toBe(true);
+    expect(limits[0]).toBe(RENDERED_LIMIT);
+    expect(limits.slice(1)).toEqual(VISIBILITY_LIMITS.slice(1));
+    // The page was fetched once as HTML by the check (the browser was handed those bytes; the other requests for
+    // it are the Markdown question and the access probes), the script once, both by safeFetch.
+    expect(site.log.filter((r) => r.path === '/' && r.headers['x-forwarded-proto'] === 'https' && isPageFetch(r)).length).toBe(1);
+    expect(site.log.filter((r) => r.path === '/app.js').map((r) => r.headers['user-agent'])).toEqual([expect.stringMatching(/^PaidAgentChecks\//)]);
+  });
+
+  it('renders the http:// page it was handed, not an https upgrade Chromium would make for a public-looking name', async () => {
+    const site = await startFixtureSite(spaRoutes());
+    sites.push(site);
+    const { report } = await checkVisibility('http://shop.pac-fixture.net/', { hostMap: site.hostMap(['shop.pac-fixture.net']) });
+    expect(report.page.rendering).toMatchObject({ state: 'rendered', title: 'Widgets for everyone', wordCount: 153, requests: 1 });
+    // The page once, by the check; the script once, by the browser's guarded fetch, over http as the page was.
+    expect(site.log.filter((r) => (r.path === '/' || r.path === '/app.js') && isPageFetch(r)).map((r) => [r.path, r.headers['x-forwarded-proto']])).toEqual([
+      ['/', 'http'],
+      ['/app.js', 'http'],
+    ]);
+  });
+
+  it('finds nothing to say about a page whose text is in the HTML as served', async () => {
+    const { report } = await check(serverRenderedRoutes());
+    expect(report.page.rendering).toMatchObject({ state: 'rendered', wordCount: 153, jsOnlyShare: 0, requests: 1, refused: 0 });
+    expect(report.findings.map((f) => f.id).filter((id) => id.startsWith('rendered') || id === 'content-needs-javascript')).toEqual([]);
+  });
+
+  it('says so when a script adds noindex', async () => {
+    const { report } = await check(noindexByScriptRoutes());
+    expect(report.page.noindexMeta).toBe(false);
+    const finding = report.findings.find((f) => f.id === 'rendered-robots-differ');
+    expect(finding).toMatchObject({
+      severity: 'high',
+      rubric: null,
+      pointsLost: 0,
+      observed: 'robots meta as served: (none); after JavaScript: robots: noindex',
+    });
+    expect(finding?.why).toMatch(/^A script adds noindex\. Google renders pages and drops this one/);
+    expect(report.findings.find((f) => f.id === 'content-needs-javascript')).toBeUndefined();
+  });
+
+  it('fails the rendering, not the check, when the page script never yields; the browser renders the next page', async () => {
+    const { report } = await check(busyLoopRoutes());
+    expect(report.status).toBe(200);
+    expect(report.page.wordCount).toBe(2);
+    expect(report.page.rendering).toMatchObject({ state: 'failed', reason: "The page's scripts kept the browser busy past 8 s.", wordCount: null, jsOnlyShare: null });
+    const next = await check(serverRenderedRoutes());
+    expect(next.report.page.rendering.state).toBe('rendered');
+  }, 90_000);
+
+  it('skips the rendering, with the reason, when every slot is taken and the queue is full', async () => {
+    process.env.RENDER_CONCURRENCY = '1';
+    process.env.RENDER_QUEUE = '0';
+    try {
+      const site = await startFixtureSite(spaRoutes());
+      sites.push(site);
+      const runs = await Promise.all([0, 1].map(() => checkVisibility('https://site.test/', { hostMap: site.hostMap(HOSTS) })));
+      const states = runs.map((r) => r.report.page.rendering.state).sort();
+      expect(states).toEqual(['rendered', 'skipped']);
+      const skipped = runs.find((r) => r.report.page.rendering.state === 'skipped')!;
+      expect(skipped.report.page.rendering.reason).toBe('The renderer is busy (1 pages rendering, 0 waiting); this page was not rendered.');
+      expect(skipped.limits).toEqual([...VISIBILITY_LIMITS]);
+    } finally {
+      delete process.env.RENDER_CONCURRENCY;
+      delete process.env.RENDER_QUEUE;
+    }
+  });
+
+  it('renders in `npm run check` with the same settings, and the CLI exits once it printed (the browser closed)', async () => {
+    const site = await startFixtureSite(spaRoutes());
+    sites.push(site);
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/check.ts', 'https://site.test/', '--pretty'], {
+      cwd: path.resolve(__dirname, '../..'),
+      env: { ...process.env, RENDERER: 'chromium', CHECK_HOST_MAP: site.hostMap(HOSTS) },
+      timeout: 60_000,
+    });
+    expect(stdout).toMatch(/^Rendered: 153 words, 100% only after JavaScript; 1 request\(s\) fetched, 0 refused, \d+ ms$/m);
+    expect(stdout).toMatch(/\[high\] content-needs-javascript: 153 of the 153 words/);
+  }, 90_000);
+
+  it('leaves no Chromium process behind when the process is sent SIGTERM, and the signal still ends it', async () => {
+    const site = await startFixtureSite(serverRenderedRoutes());
+    sites.push(site);
+    const child = spawn(process.execPath, ['--import', 'tsx', 'tests/visibility/render-child.ts'], {
+      cwd: path.resolve(__dirname, '../..'),
+      env: { ...process.env, RENDERER: 'chromium', MAP: site.hostMap(HOSTS) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+    await new Promise<void>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (d) => {
+        out += d;
+        if (out.includes('rendered rendered')) resolve();
+      });
+      child.on('exit', () => reject(new Error(`the child exited early: ${out}`)));
+    });
+    const browserPids = descendants(child.pid!);
+    expect(browserPids.length).toBeGreaterThan(0);
+    child.kill('SIGTERM');
+    expect(await exited).toBe('SIGTERM');
+    for (let i = 0; i < 50 && browserPids.some(alive); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(browserPids.filter(alive)).toEqual([]);
+  }, 90_000);
+
+  it('replaces the shared browser after its bound of contexts, and renders on the new one', async () => {
+    const bound = RECYCLE.afterContexts;
+    await closeRenderer();
+    const before = browsersLaunched();
+    RECYCLE.afterContexts = 2;
+    try {
+      const site = await startFixtureSite(serverRenderedRoutes());
+      sites.push(site);
+      const states: string[] = [];
+      for (let i = 0; i < 3; i++) states.push((await checkVisibility('https://site.test/', { hostMap: site.hostMap(HOSTS) })).report.page.rendering.state);
+      expect(states).toEqual(['rendered', 'rendered', 'rendered']);
+      // One browser for the first two contexts, a second one for the third.
+      expect(browsersLaunched() - before).toBe(2);
+    } finally {
+      RECYCLE.afterContexts = bound;
+    }
+  }, 90_000);
+
+  it('renders nothing for a page that cannot be fetched: still SiteUnreachable (422, uncharged), no browser started', async () => {
+    await closeRenderer();
+    const before = browsersLaunched();
+    const site = await startFixtureSite({ ...spaRoutes(), '/': { reset: true } });
+    sites.push(site);
+    await expect(checkVisibility('https://site.test/', { hostMap: site.hostMap(HOSTS) })).rejects.toThrow(SiteUnreachable);
+    expect(browsersLaunched()).toBe(before);
+    expect(site.log.map((r) => r.path)).not.toContain('/app.js');
+  });
+
+  it('does not render a page that answered an error status', async () => {
+    const routes = spaRoutes();
+    routes['/'] = { ...(routes['/'] as object), status: 404 };
+    const { report } = await check(routes);
+    expect(report.page.rendering).toMatchObject({ state: 'skipped', reason: 'The page answered 404; only pages that answer 2xx are rendered.' });
+  });
+});
+
+/** Every process below `root` (Chromium's browser, zygotes, renderers), from /proc. */
+function descendants(root: number): number[] {
+  const parent = new Map<number, number>();
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const below = (pid: number): number[] => [...parent].filter(([, p]) => p === pid).flatMap(([c]) => [c, ...below(c)]);
+  return below(root);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A listener on a private address that counts every TCP connection and UDP datagram it gets. */
+async function privateListener() {
+  let connections = 0;
+  let datagrams = 0;
+  const tcp = net.createServer((socket) => {
+    connections++;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+  const port = (tcp.address() as net.AddressInfo).port;
+  const udp = dgram.createSocket('udp4');
+  udp.on('message', () => datagrams++);
+  await new Promise<void>((resolve) => udp.bind(port, '127.0.0.1', resolve));
+  return {
+    port,
+    get connections() {
+      return connections;
+    },
+    get datagrams() {
+      return datagrams;
+    },
+    close: async () => {
+      udp.close();
+      await new Promise<void>((resolve) => tcp.close(() => resolve()));
+    },
+  };
+}
+
+describe.skipIf(!settings)('the browser as an SSRF surface (Chromium)', () => {
+  it('lets no request of a hostile page reach a private address, by any route, and counts the refusals', async () => {
+    const target = await privateListener();
+    try {
+      // Every name this resolver is asked about resolves to 127.0.0.1 (the site itself is reached through the host map).
+      const lookup = async () => [{ address: '127.0.0.1', family: 4 as const }];
+      const { report, site } = await check(hostileRoutes(target.port), { lookup });
+      expect(report.page.rendering.state).toBe('rendered');
+      // Give anything that escaped a moment to arrive.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(target.connections).toBe(0);
+      expect(target.datagrams).toBe(0);
+      // The site was reached only through safeFetch (our user agent, or a probe's for the page itself), never by
+      // the browser itself.
+      const probeAgents = new Set([BROWSER_USER_AGENT, ...PROBED_CRAWLERS.map((c) => c.userAgent)]);
+      const ours = site.log.filter((r) => /^PaidAgentChecks\//.test(String(r.headers['user-agent'])));
+      expect(site.log.filter((r) => !ours.includes(r)).map((r) => [r.path, probeAgents.has(String(r.headers['user-agent']))])).toEqual(
+        Array(probeAgents.size).fill(['/', true]),
+      );
+      // The check's own fetches (the page, as HTML and as Markdown, its site files), then what the browser asked the
+      // site for: the stylesheet, and the two addresses that redirect to 127.0.0.1 (fetched, their redirect
+      // refused). Never /sw.js: service workers are blocked.
+      expect(ours.map((r) => r.path).sort()).toEqual(
+        ['/', '/', '/', '/.well-known/tdmrep.json', '/bounce', '/llms-full.txt', '/llms.txt', '/redirect.js', '/robots.txt', '/sitemap.xml', '/style.css'].sort(),
+      );
+      const { refused, requests } = report.page.rendering;
+      expect(requests).toBe(1);
+      // 27 attempts in the page (render-site.ts); a few (the popup's navigation, object/embed, EventSource's
+      // retries) depend on timing and on what Chromium decides to load, so the count is bounded below rather than
+      // pinned (25 seen here).
+      expect(refused).toBeGreaterThanOrEqual(20);
+    } finally {
+      await target.close();
+    }
+  });
+});
+
+type Walls = (options: LaunchOptions) => LaunchOptions;
+const withoutProxy: Walls = ({ proxy: _proxy, ...rest }) => rest;
+const withoutResolverRules: Walls = (options) => ({ ...options, args: options.args!.filter((a) => !a.startsWith('--host-resolver-rules=')) });
+
+/** Launches Chromium with `walls` applied to our launch options, and lets a page try the private listener with no interception. */
+async function attemptsWithout(walls: Walls) {
+  const target = await privateListener();
+  const executablePath = settings!.mode.on ? settings!.mode.executablePath : '';
+  const browser = await chromium.launch(walls(launchOptions(executablePath)));
+  try {
+    const page = await (await browser.newContext()).newPage();
+    const ip = `http://127.0.0.1:${target.port}`;
+    // Only the document is answered by a route, from a loopback origin of its own: Chromium's local-network
+    // rules would otherwise refuse a public or blank page's requests to 127.0.0.1 and hide what the walls do.
+    const documentUrl = 'http://127.0.0.1:1/';
+    await page.route(documentUrl, (route) =>
+      route.fulfill({ contentType: 'text/html', body: `<link rel="preconnect" href="${ip}"><iframe src="http://localhost:${target.port}/"></iframe><img src="${ip}/i">` }),
+    );
+    await page.goto(documentUrl);
+    await page.evaluate(async (port) => {
+      const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+      for (const url of [`http://127.0.0.1:${port}/`, `http://localhost:${port}/`]) await fetch(url).catch(() => null);
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/`);
+      await new Promise((resolve) => ((ws.onopen = resolve), (ws.onerror = resolve)));
+      const pc = new RTCPeerConnection({ iceServers: [{ urls: `stun:127.0.0.1:${port}` }] });
+      pc.createDataChannel('x');
+      await pc.setLocalDescription(await pc.createOffer());
+      await settle(1_500);
+    }, target.port);
+    return { connections: target.connections, datagrams: target.datagrams };
+  } finally {
+    await browser.close();
+    await target.close();
+  }
+}
+
+describe.skipIf(!settings)('the second wall: the launch options alone (Chromium, no interception)', () => {
+  // Each wall is measured on its own: either one keeps every TCP connection off the machine, and the WebRTC
+  // policy keeps STUN off it. The control (neither wall) shows the page does reach the listener without them.
+  it.each([
+    ['the dead proxy alone', withoutResolverRules],
+    ['the resolver rules alone', withoutProxy],
+    ['both, as launched', (o: LaunchOptions) => o],
+  ])('%s: fetch, WebSocket, iframe, preconnect and STUN to 127.0.0.1 and localhost reach nothing', async (_name, walls) => {
+    expect(await attemptsWithout(walls)).toEqual({ connections: 0, datagrams: 0 });
+  });
+
+  it('control: without the proxy and the resolver rules the same page does reach the listener', async () => {
+    const reached = await attemptsWithout((o) => withoutResolverRules(withoutProxy(o)));
+    expect(reached.connections).toBeGreaterThan(0);
+  });
+});
