@@ -44,7 +44,7 @@ function variablesRead(): Map<string, string[]> {
 /** Names in .env.example, set (`NAME=value`) or left commented (`# NAME=value`). */
 function envExampleNames(): Set<string> {
   const text = fs.readFileSync(path.join(ROOT, '.env.example'), 'utf8');
-  return new Set([...text.matchAll(/^#?\s*([A-Z][A-Z0-9_]*)=/gm)].map(([, name]) => name));
+  return new Set([...text.matchAll(/^#? ?([A-Z][A-Z0-9_]*)=/gm)].map(([, name]) => name));
 }
 
 /** Names in the first column of the table under the README's "## Configuration" heading. */

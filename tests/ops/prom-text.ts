@@ -9,7 +9,7 @@ export function parseSamples(text: string): Samples {
     if (line === '' || line.startsWith('#')) continue;
     const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!m) throw new Error(`not a sample line: ${line}`);
-    const labels = m[2] ? [...m[2].matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map(([, k, v]) => `${k}="${v}"`).sort() : [];
+    const labels = m[2] ? [...m[2].matchAll(/(?<!\w)(\w+)="((?:[^"\\]|\\.)*)"/g)].map(([, k, v]) => `${k}="${v}"`).sort() : [];
     samples.set(`${m[1]}{${labels.join(',')}}`, Number(m[3]));
   }
   return samples;
