@@ -29,7 +29,11 @@ export function requestIdFrom(headers: Headers | undefined): string {
   return incoming && REQUEST_ID_PATTERN.test(incoming) ? incoming : crypto.randomUUID();
 }
 
-const storage = new AsyncLocalStorage<RequestContext>();
+// One store per process on globalThis: Next bundles each route on its own, so this module can be loaded
+// several times, and the runtime's log function (built by whichever route came first) must see the context
+// another route's copy set.
+const holder = globalThis as unknown as { __pacRequestContext?: AsyncLocalStorage<RequestContext> };
+const storage = (holder.__pacRequestContext ??= new AsyncLocalStorage<RequestContext>());
 
 /**
  * Runs `fn` as part of the request `context` (log lines written inside carry its id and route).

@@ -151,6 +151,14 @@ describe('log lines', () => {
     ]);
   });
 
+  it('shares the context between copies of the module (Next bundles each route with its own copy)', async () => {
+    vi.resetModules();
+    const other = await import('@/lib/request-context');
+    expect(other.withRequestContext).not.toBe(withRequestContext);
+    const seen = withRequestContext({ requestId: 'copy-1', route: 'billing-webhook' }, () => other.currentRequest()?.requestId);
+    expect(seen).toBe('copy-1');
+  });
+
   it('masks connection-string passwords, base64url credentials and configured secrets by value', () => {
     const token = 'free-text-token-with-no-shape-42';
     registerLogSecrets([token, 'short']);
