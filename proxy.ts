@@ -1,5 +1,6 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { contentSecurityPolicy } from '@/lib/http/csp';
+import { requestIdFrom } from '@/lib/request-context';
 
 // Every rendered page gets its own script nonce. Next reads it from the request's
 // Content-Security-Policy header while rendering and puts it on every script it emits, so a page
@@ -9,10 +10,14 @@ import { contentSecurityPolicy } from '@/lib/http/csp';
 export function proxy(request: NextRequest) {
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString('base64');
   const policy = contentSecurityPolicy({ nonce, development: process.env.NODE_ENV === 'development' });
+  // Pages carry a request id like the API routes (lib/http/observe.ts wraps those): a valid incoming one, else new.
+  const requestId = requestIdFrom(request.headers);
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set('content-security-policy', policy);
+  requestHeaders.set('x-request-id', requestId);
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   response.headers.set('content-security-policy', policy);
+  response.headers.set('x-request-id', requestId);
   return response;
 }
 

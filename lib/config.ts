@@ -62,7 +62,15 @@ const EnvSchema = z.object({
   // The rendered view of the visibility check (RENDERER, CHROMIUM_PATH, RENDER_CONCURRENCY, RENDER_QUEUE):
   // defined beside the renderer, which reads them the same way in the service and in `npm run check`.
   ...RENDER_ENV,
+  // GET /api/metrics answers only `Authorization: Bearer <METRICS_TOKEN>`; unset, the route answers 404.
+  METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  // Set by Vercel in every build and function. There a function's disk is its own and lasts one instance,
+  // so the SQLite store is refused (parseConfig).
+  VERCEL: optionalString,
 });
+
+/** Every variable the configuration reads (tests/config/env-documented.test.ts holds .env.example and the README to it). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape);
 
 export type Env = z.infer<typeof EnvSchema>;
 
@@ -72,6 +80,12 @@ export interface Config extends Omit<Env, 'CREDITS_KEY_SECRET'> {
 }
 
 export class ConfigError extends Error {}
+
+/** Why SQLite is refused on Vercel, said the way startup prints it. */
+export const VERCEL_NEEDS_SHARED_STORE =
+  '  VERCEL is set but no shared store is: set KV_REST_API_URL and KV_REST_API_TOKEN (Vercel KV / Upstash Redis) or REDIS_URL. ' +
+  'SQLite is refused on Vercel: each function instance has its own short-lived disk, so keys, balances, reservations and ' +
+  'idempotency records would be split between instances and lost when one is recycled.';
 
 /** Parses the environment into a Config, or throws one ConfigError naming every bad variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
@@ -89,9 +103,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     if (!e.CREDITS_KEY_SECRET) problems.push('  CREDITS_KEY_SECRET: required in production (32+ random characters)');
     if (refusesHostMap(env)) problems.push('  CHECK_HOST_MAP: test-only setting, refused in production');
   }
+  const storeKind = e.REDIS_URL ? 'redis' : e.KV_REST_API_URL ? 'vercel-kv' : 'sqlite';
+  if (e.VERCEL && storeKind === 'sqlite') problems.push(VERCEL_NEEDS_SHARED_STORE);
   if (problems.length) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
 
-  const storeKind = e.REDIS_URL ? 'redis' : e.KV_REST_API_URL ? 'vercel-kv' : 'sqlite';
   return { ...e, CREDITS_KEY_SECRET: e.CREDITS_KEY_SECRET ?? developmentSecret(e.DATA_DIR), storeKind };
 }
 

@@ -6,6 +6,8 @@ import { PLANS } from '@/lib/credits/plans';
 import { CreditsAnswer } from '@/lib/credits/credits-endpoint';
 import { descriptionSchema, planList } from '@/lib/http/describe';
 import { CheckoutBody, KeyBody } from '@/lib/billing/http';
+import { ReadyAnswer } from '@/lib/http/readiness';
+import { METRICS_CONTENT_TYPE } from '@/lib/http/metrics-endpoint';
 import { AccountSummary, SessionStatus } from '@/lib/billing/account';
 import { LIST_PAID_SERVICES } from '@/lib/mcp/tools';
 import { CREDENTIAL_META_KEY, IDEMPOTENCY_META_KEY, PAYMENT_REQUIRED_CODE } from '@/lib/mcp/payment';
@@ -222,12 +224,30 @@ const FREE_ROUTES: FreeEndpoint[] = [
   },
   {
     kind: 'free', method: 'GET', path: '/api/health', operationId: 'health', title: 'Health',
-    summary: 'Liveness (free)',
-    description: 'Free. Answers while the server runs; it checks no dependency.',
+    summary: 'Liveness, or readiness with ?ready=1 (free)',
+    description:
+      'Free. Without a query: liveness, answered while the server runs, checking no dependency. With ?ready=1: readiness, ' +
+      'the store asked one cheap question (1.5 s deadline) and the payment rails this instance offers; 503 store-unavailable when the store does not answer.',
     price: 'free', auth: 'none',
-    ok: { description: 'The server is up', contentType: 'application/json', schema: Health },
-    examples: () => [{ status: 200, description: 'The server is up.', body: { ok: true } }],
-    errors: [],
+    query: [{ name: 'ready', required: false, description: '1: check the store and report the live rails', schema: z.literal('1'), example: '1' }],
+    ok: { description: 'Up (liveness), or ready to serve paid calls (readiness)', contentType: 'application/json', schema: z.union([Health, ReadyAnswer]) },
+    examples: () => [
+      { status: 200, description: 'The server is up.', body: { ok: true } },
+      { status: 200, description: 'With ?ready=1: the store answered.', body: { ok: true, ready: true, store: { kind: 'redis', latencyMs: 0.6 }, rails: ['stripe', 'evm', 'x402'], prepaidCredits: true } },
+    ],
+    errors: ['store-unavailable'],
+  },
+  {
+    kind: 'free', method: 'GET', path: '/api/metrics', operationId: 'metrics', title: 'Metrics (operators)',
+    summary: 'Prometheus metrics of this instance (operators only)',
+    description:
+      'For operators. This instance\'s counters and histograms in the Prometheus text format: paid calls by operation, rail and outcome, ' +
+      'check durations, 402s issued, settlement failures, store latency, fetches by outcome, process metrics. Each instance exports its own. ' +
+      'Answers Authorization: Bearer <METRICS_TOKEN> only; 404 when METRICS_TOKEN is not set.',
+    price: 'free', auth: 'Authorization: Bearer <METRICS_TOKEN>',
+    ok: { description: 'Prometheus text exposition format 0.0.4', contentType: METRICS_CONTENT_TYPE, schema: z.string().regex(/^# HELP /) },
+    examples: () => [{ status: 200, description: 'Abbreviated.', body: '# HELP pac_paid_calls_total Paid calls by operation, payment rail and outcome\n# TYPE pac_paid_calls_total counter\npac_paid_calls_total{operation="readiness",rail="credits",outcome="fulfilled"} 3' }],
+    errors: ['unauthorized', 'not-found'],
   },
   {
     kind: 'free', method: 'GET', path: '/openapi.json', operationId: 'openApiDocument', title: 'OpenAPI document',

@@ -1,9 +1,16 @@
 // One JSON line per event on stdout. Callers pass masked identifiers only; as a second guard,
-// anything shaped like a secret we hold or handle is masked here before it is written.
+// anything shaped like a secret we hold or handle is masked here before it is written, and so is the
+// exact text of every secret the configuration holds (registerLogSecrets). A line written while a request
+// is served carries that request's id and route (lib/request-context.ts).
+import { currentRequest } from '@/lib/request-context';
 
 // Transaction hashes and EIP-3009 nonces have the same shape as a private key (0x + 64 hex) but are
 // public on-chain identifiers that the audit trail needs, so they are kept under these field names only.
 const PUBLIC_HASH_FIELDS = ['paymentIntent', 'transaction', 'txHash', 'nonce'];
+
+// Secrets whose shape is free text (CREDITS_KEY_SECRET, KV_REST_API_TOKEN, METRICS_TOKEN, …): masked by value.
+const holder = globalThis as unknown as { __pacLogSecrets?: Set<string> };
+const registered = (holder.__pacLogSecrets ??= new Set<string>());
 
 const SECRET_SHAPES: Array<[RegExp, string]> = [
   [/pac_live_[0-9A-Za-z]{4,}/g, 'pac_live_…'],
@@ -12,6 +19,10 @@ const SECRET_SHAPES: Array<[RegExp, string]> = [
   [/\b([sr]k_[a-z]+)_[0-9A-Za-z]{8,}/g, '$1_…'],
   [/\bwhsec_[0-9A-Za-z+/=]{8,}/g, 'whsec_…'],
   [/\bspt_[0-9A-Za-z]{8,}/g, 'spt_…'],
+  // Passwords in connection strings (redis://:pw@host, https://user:pw@host).
+  [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@"':]*:[^\s/@"']+@/gi, '$1…@'],
+  // base64url JSON (x402 payment signatures, MPP credentials, JWTs): a credential however it is labelled.
+  [/\beyJ[A-Za-z0-9_-]{16,}(?:\.[A-Za-z0-9_-]+)*/g, 'eyJ…'],
   // A 32-byte private key; longer hex (signatures, calldata) is not this shape and is left alone.
   [new RegExp(`(?<!"(?:${PUBLIC_HASH_FIELDS.join('|')})":")\\b0x[0-9a-fA-F]{64}(?![0-9a-fA-F])`, 'g'), '0x…'],
 ];
@@ -21,10 +32,27 @@ const SECRET_SHAPES: Array<[RegExp, string]> = [
  * @example scrubSecrets('{"k":"sk_test_51Habcdefgh"}') // '{"k":"sk_test_…"}'
  */
 export function scrubSecrets(text: string): string {
-  return SECRET_SHAPES.reduce((t, [re, mask]) => t.replace(re, mask), text);
+  let scrubbed = SECRET_SHAPES.reduce((t, [re, mask]) => t.replace(re, mask), text);
+  for (const secret of registered) if (scrubbed.includes(secret)) scrubbed = scrubbed.split(secret).join('…');
+  return scrubbed;
 }
 
+/**
+ * Masks these exact values in every later log line. Short values are ignored: masking "abc" everywhere
+ * would garble the log without protecting anything.
+ * @example registerLogSecrets([config.CREDITS_KEY_SECRET, config.METRICS_TOKEN])
+ */
+export function registerLogSecrets(values: Array<string | undefined>): void {
+  for (const value of values) if (value && value.length >= 8) registered.add(value);
+}
+
+/**
+ * Writes one JSON line: the time, the current request's id and route (when serving one), then `event`.
+ * @example logEvent({ event: 'fulfilled', operation: 'readiness', creditsUsage: 'cu_1' })
+ */
 export function logEvent(event: Record<string, unknown>): void {
   if (process.env.LOG_LEVEL === 'silent') return;
-  process.stdout.write(scrubSecrets(JSON.stringify({ t: new Date().toISOString(), ...event })) + '\n');
+  const request = currentRequest();
+  const line = request ? { t: new Date().toISOString(), requestId: request.requestId, route: request.route, ...event } : { t: new Date().toISOString(), ...event };
+  process.stdout.write(scrubSecrets(JSON.stringify(line)) + '\n');
 }

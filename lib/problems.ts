@@ -12,6 +12,7 @@ export const PROBLEMS = {
   'invalid-idempotency-key': { status: 400, title: 'The Idempotency-Key header is not valid' },
   'payload-too-large': { status: 413, title: 'The request body is too large' },
   'invalid-credits-key': { status: 401, title: 'The credits key is not valid' },
+  'unauthorized': { status: 401, title: 'Authorization required' },
   'payment-required': { status: 402, title: 'Payment required' },
   'payment-failed': { status: 402, title: 'The payment credential was not accepted' },
   'credits-exhausted': { status: 402, title: 'The credits key has no calls left' },

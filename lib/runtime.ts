@@ -3,7 +3,8 @@ import { openStore, type Store } from '@/lib/store';
 import { createPaymentRails, type PaymentRails } from '@/lib/payments/rails';
 import { paymentConfigOf } from '@/lib/payments/config';
 import { storeCredentialClaims } from '@/lib/payments/claims';
-import { logEvent } from '@/lib/log';
+import { logEvent, registerLogSecrets } from '@/lib/log';
+import { timedStore } from '@/lib/metrics';
 
 // Process-wide singletons, built on first use. Kept on globalThis so Next's dev-mode module
 // reloading does not open a second store connection per edit.
@@ -25,7 +26,9 @@ export function railsFor(config: Config, store: Store): PaymentRails | null {
 export function getRuntime(): Runtime {
   if (!holder.__pacRuntime) {
     const config = getConfig();
-    const store = openStore(config, { sqliteOffThread: true });
+    registerLogSecrets([config.CREDITS_KEY_SECRET, config.MPP_SECRET_KEY, config.STRIPE_SECRET_KEY, config.STRIPE_WEBHOOK_SECRET, config.KV_REST_API_TOKEN, config.METRICS_TOKEN]);
+    // Every store call timed for pac_store_operation_duration_seconds (GET /api/metrics).
+    const store = timedStore(openStore(config, { sqliteOffThread: true }));
     holder.__pacRuntime = { config, store, rails: railsFor(config, store), log: logEvent };
   }
   return holder.__pacRuntime;

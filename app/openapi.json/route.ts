@@ -1,11 +1,12 @@
 import { getRuntime } from '@/lib/runtime';
 import { openApiDocument } from '@/lib/discovery/openapi';
+import { observed } from '@/lib/http/observe';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
-export function GET() {
+export const GET = observed('openapi', () => {
   const { config, rails } = getRuntime();
   const doc = openApiDocument({ appUrl: config.APP_URL, rails: rails?.live ?? [], usdcAddress: config.USDC_ADDRESS });
   return Response.json(doc, { headers: { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' } });
-}
+});

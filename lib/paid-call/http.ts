@@ -7,7 +7,9 @@ import { bearerToken, readJsonBody } from '@/lib/http/request';
 import { clientIp } from '@/lib/http/client-ip';
 import { priceAndRails } from '@/lib/http/describe';
 import { credentialFromHeaders } from '@/lib/payments/verify';
-import { runPaidCall, type PaidCallOutcome } from './pipeline';
+import { observed } from '@/lib/http/observe';
+import type { PaidCallOutcome } from './pipeline';
+import { observedPaidCall, recordPaidCall, statusOutcome } from './observe';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 
@@ -38,12 +40,12 @@ export function outcomeResponse(outcome: PaidCallOutcome): Response {
  * @example export const POST = paidPost(readinessOperation)
  */
 export function paidPost(operation: PaidOperation) {
-  return async function POST(request: Request): Promise<Response> {
+  return observed(operation.id, async function POST(request: Request): Promise<Response> {
     try {
       const runtime = getRuntime();
       const body = await readJsonBody(request, runtime.config.MAX_BODY_BYTES);
       const bearerKey = bearerToken(request.headers);
-      const outcome = await runPaidCall(runtime, {
+      const outcome = await observedPaidCall(runtime, {
         operation,
         body,
         idempotencyKey: request.headers.get('idempotency-key'),
@@ -53,12 +55,15 @@ export function paidPost(operation: PaidOperation) {
         // A prepaid key always pays first, so its calls skip the credential lookup (hot path).
         credential: bearerKey === null ? credentialFromHeaders(request.headers) : null,
         signal: () => request.signal,
-      });
+      }, 'rest');
       return outcomeResponse(outcome);
     } catch (error) {
-      return errorResponse(error, { route: operation.id, log: (event) => getRuntime().log({ ...event, operation: operation.id }) });
+      // The body could not be read (400, 413) or the runtime could not be built: a call that never reached the pipeline.
+      const response = errorResponse(error, { route: operation.id, log: (event) => getRuntime().log({ ...event, operation: operation.id }) });
+      recordPaidCall(operation.id, 'none', statusOutcome(response.status), 'rest', false);
+      return response;
     }
-  };
+  });
 }
 
 /**
@@ -66,7 +71,7 @@ export function paidPost(operation: PaidOperation) {
  * @example export const GET = describeGet(readinessOperation)
  */
 export function describeGet(operation: PaidOperation) {
-  return async function GET(): Promise<Response> {
+  return observed(`describe-${operation.id}`, async function GET(): Promise<Response> {
     const body = {
       operationId: operation.id,
       service: operation.service,
@@ -78,5 +83,5 @@ export function describeGet(operation: PaidOperation) {
       ...operation.describe(),
     };
     return Response.json(body, { headers: { 'Cache-Control': 'public, max-age=300' } });
-  };
+  });
 }

@@ -8,6 +8,7 @@ import { GET as sessionGET } from '@/app/api/billing/session/route';
 import { POST as accountPOST } from '@/app/api/billing/account/route';
 import { POST as portalPOST } from '@/app/api/billing/portal/route';
 import { GET as healthGET } from '@/app/api/health/route';
+import { GET as metricsGET } from '@/app/api/metrics/route';
 import { POST as mcpPOST } from '@/app/api/mcp/route';
 import { GET as openApiGET } from '@/app/openapi.json/route';
 import { GET as llmsGET } from '@/app/llms.txt/route';
@@ -96,7 +97,11 @@ const SAMPLES: Record<string, () => Promise<Response[]>> = {
     await buy('bundle-25');
     return [...webhookAnswers];
   },
-  'GET /api/health': async () => [healthGET()],
+  'GET /api/health': async () => [await healthGET(), await healthGET(new Request(`${BASE}/api/health?ready=1`))],
+  'GET /api/metrics': async () => {
+    rt.config.METRICS_TOKEN = 'metrics-token-for-registry-test';
+    return [await metricsGET(new Request(`${BASE}/api/metrics`, { headers: { authorization: 'Bearer metrics-token-for-registry-test' } }))];
+  },
   'GET /openapi.json': async () => [openApiGET()],
   'GET /llms.txt': async () => [llmsGET()],
 };

@@ -47,7 +47,7 @@ describe('/openapi.json from the endpoint registry', () => {
     const apiRoutes = routeFiles().filter((r) => r.urlPath.startsWith('/api/'));
     expect(apiRoutes.map((r) => r.urlPath).sort()).toEqual([
       '/api/agent/ai-visibility', '/api/agent/credits', '/api/agent/readiness', '/api/billing/account', '/api/billing/checkout',
-      '/api/billing/portal', '/api/billing/session', '/api/billing/webhook', '/api/health', '/api/mcp',
+      '/api/billing/portal', '/api/billing/session', '/api/billing/webhook', '/api/health', '/api/mcp', '/api/metrics',
     ]);
     for (const { file, urlPath } of apiRoutes) {
       const item = doc.paths[urlPath];

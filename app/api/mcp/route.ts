@@ -1,4 +1,5 @@
 import { handleMcpRequest } from '@/lib/mcp/server';
+import { observed } from '@/lib/http/observe';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -6,6 +7,6 @@ export const dynamic = 'force-dynamic';
 export const maxDuration = 120;
 
 // Stateless Streamable HTTP MCP endpoint; see lib/mcp/server.ts.
-export const POST = (request: Request) => handleMcpRequest(request);
-export const GET = (request: Request) => handleMcpRequest(request);
-export const DELETE = (request: Request) => handleMcpRequest(request);
+export const POST = observed('mcp', (request: Request) => handleMcpRequest(request));
+export const GET = observed('mcp', (request: Request) => handleMcpRequest(request));
+export const DELETE = observed('mcp', (request: Request) => handleMcpRequest(request));

@@ -14,6 +14,7 @@ import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
 import { resolveHostMap, type HostMap } from './host-map';
 import { InvalidTargetUrl, normalizeTargetUrl } from './target-url';
+import { countFetch } from '@/lib/metrics';
 
 export const DEFAULT_MAX_BYTES = 512 * 1024;
 export const MAX_REDIRECTS = 5;
@@ -418,6 +419,18 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** Fetch a user-chosen URL with the SSRF guards, the redirect policy and the size cap described above. */
 export async function safeFetch(url: URL, options: SafeFetchOptions = {}): Promise<FetchResult> {
+  // Counted by outcome for GET /api/metrics: `ok` (any HTTP status), or the refusal or failure code.
+  try {
+    const result = await guardedFetch(url, options);
+    countFetch('ok');
+    return result;
+  } catch (error) {
+    countFetch(error instanceof FetchRefusedError || error instanceof FetchFailedError ? error.code : 'error');
+    throw error;
+  }
+}
+
+async function guardedFetch(url: URL, options: SafeFetchOptions): Promise<FetchResult> {
   const hostMap = resolveHostMap(options.hostMap);
 
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;

@@ -1,6 +1,7 @@
 import { getRuntime } from '@/lib/runtime';
 import { createCheckout } from '@/lib/billing';
 import { CheckoutBody, billingRoute, noStoreJson, parseFields, readBillingBody } from '@/lib/billing/http';
+import { observed } from '@/lib/http/observe';
 import { clientIp } from '@/lib/http/client-ip';
 import { enforceRateLimit } from '@/lib/http/rate-limit';
 
@@ -8,8 +9,8 @@ export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
 /** Form post -> 303 to Stripe Checkout; JSON -> { url, sessionId }. A top-up's key is in the body only. */
-export async function POST(request: Request): Promise<Response> {
-  return billingRoute('billing-checkout', async () => {
+export const POST = observed('billing-checkout', (request: Request): Promise<Response> =>
+  billingRoute('billing-checkout', async () => {
     const { config, store } = getRuntime();
     // Anyone may ask, so the limit comes before any Stripe call or stored record.
     const ip = clientIp(request.headers, config.TRUSTED_PROXY);
@@ -19,5 +20,5 @@ export async function POST(request: Request): Promise<Response> {
     const result = await createCheckout({ store, config }, body.plan, body.topUp ? { topUpKey: body.key } : {});
     if (form) return new Response(null, { status: 303, headers: { Location: result.url, 'Cache-Control': 'no-store' } });
     return noStoreJson({ url: result.url, sessionId: result.sessionId });
-  });
-}
+  }),
+);
