@@ -14,7 +14,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { z } from 'zod';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PaidOperation } from '@/lib/operations';
-import { runPaidCall } from '@/lib/paid-call/pipeline';
+import { runPaidCallUnlessDraining } from '@/lib/paid-call/drain';
 import { JsonRpcError, outcomeToolResult } from '@/lib/paid-call/mcp';
 import { errorResponse, problem, problemResponse } from '@/lib/problems';
 import { bearerToken } from '@/lib/http/request';
@@ -112,7 +112,7 @@ async function callPaidTool(
 ): Promise<CallToolResult> {
   const credential = credentialFromMeta(meta);
   const rawKey = meta?.[IDEMPOTENCY_META_KEY];
-  const outcome = await runPaidCall(runtime, {
+  const outcome = await runPaidCallUnlessDraining(runtime, {
     operation,
     body: args ?? {},
     idempotencyKey: rawKey === undefined || rawKey === null ? null : String(rawKey),

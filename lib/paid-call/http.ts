@@ -7,7 +7,8 @@ import { bearerToken, readJsonBody } from '@/lib/http/request';
 import { clientIp } from '@/lib/http/client-ip';
 import { priceAndRails } from '@/lib/http/describe';
 import { credentialFromHeaders } from '@/lib/payments/verify';
-import { runPaidCall, type PaidCallOutcome } from './pipeline';
+import type { PaidCallOutcome } from './pipeline';
+import { runPaidCallUnlessDraining } from './drain';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 
@@ -43,7 +44,7 @@ export function paidPost(operation: PaidOperation) {
       const runtime = getRuntime();
       const body = await readJsonBody(request, runtime.config.MAX_BODY_BYTES);
       const bearerKey = bearerToken(request.headers);
-      const outcome = await runPaidCall(runtime, {
+      const outcome = await runPaidCallUnlessDraining(runtime, {
         operation,
         body,
         idempotencyKey: request.headers.get('idempotency-key'),
