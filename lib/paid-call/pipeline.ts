@@ -151,7 +151,7 @@ async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOut
       const existing = await store.getIdempotent(scope, now().getTime());
       if (existing) return idempotentAnswer(existing, fingerprint);
     }
-    const usageId = await reserveCall(store, keyHash, now().getTime(), config.CREDITS_RESERVATION_HOLD_SECONDS * 1000);
+    const usageId = await reserveCall(store, keyHash, now().getTime(), config.CREDITS_RESERVATION_HOLD_SECONDS * 1000, operation.id);
     if (!usageId) return creditsExhausted(deps, call);
     payment = { kind: 'credits', usageId };
     call.onReserved?.(() => releaseCall(store, usageId));
