@@ -162,3 +162,9 @@ export function installShutdownHandlers(options: DrainOptions & { exit?: (code: 
     });
   }
 }
+
+/** Tests run several drains in one process: forget the last one (and its hooks and handlers' marker). */
+export function resetLifecycleForTests(): void {
+  Object.assign(state, { draining: false, flights: new Set(), idle: [], hooks: [], drained: null });
+  (globalThis as unknown as { __pacShutdownInstalled?: boolean }).__pacShutdownInstalled = false;
+}

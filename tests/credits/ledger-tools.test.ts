@@ -24,7 +24,8 @@ function cli(env: Record<string, string>, script: 'keys' | 'ledger', ...args: st
   return new Promise((resolve) => {
     execFile(process.execPath, [TSX, `scripts/${script}.ts`, ...args], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CREDITS_KEY_SECRET: SECRET, LOG_LEVEL: 'silent', ...env },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'development', CREDITS_KEY_SECRET: SECRET, LOG_LEVEL: 'silent', ...env },
+      encoding: 'utf8',
     }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }));
   });
 }
