@@ -64,7 +64,7 @@ beforeAll(async () => {
     return p;
   });
   url = `http://127.0.0.1:${port}`;
-}, 300_000);
+}, 900_000);
 
 afterAll(async () => {
   if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
