@@ -115,8 +115,19 @@ for (const setup of setups) {
       expect(again.code).toBe(1);
       expect(again.stderr).toMatch(new RegExp(`^Refused: ${spent[1]} was already given back on \\d{4}-\\d\\d-\\d\\dT.*Z\\. A call is given back once\\.\\n$`));
       expect((await balance(store, keyHash)).callsLeft).toBe(23);
-      const neverCharged = await cli(env, 'keys', 'refund', released);
-      expect(neverCharged).toMatchObject({ code: 1, stderr: `Refused: ${released} was never charged (it is released); there is nothing to give back.\n` });
+      // Each spawn costs seconds: the outcomes that read the same on every store run as processes once (the
+      // store operations behind them are checked on every adapter in tests/store/ledger-ops.test.ts).
+      if (setup.name === 'sqlite') {
+        const neverCharged = await cli(env, 'keys', 'refund', released);
+        expect(neverCharged).toMatchObject({ code: 1, stderr: `Refused: ${released} was never charged (it is released); there is nothing to give back.\n` });
+        const malformed = await cli(env, 'keys', 'refund', 'not-a-usage');
+        expect(malformed.code).toBe(2);
+        expect(malformed.stderr).toContain('"not-a-usage" is not a creditsUsage id (cu_…)');
+        expect((await cli(env, 'keys', 'refund', 'cu_doesnotexist')).stderr).toContain('Refused: no call cu_doesnotexist in this store');
+        const unknown = await cli(env, 'keys', 'usage', 'pac_live_' + 'A'.repeat(43));
+        expect(unknown.code).toBe(1);
+        expect(unknown.stderr).toMatch(/is not a key of this store\.\n$/);
+      }
 
       const audited = await cli(env, 'ledger', 'audit', '--keys');
       expect(audited.code).toBe(0);
@@ -124,15 +135,17 @@ for (const setup of setups) {
       expect(audited.stdout).toContain('discrepancies: 0');
 
       const at = (i: number) => new Date(now + i * 1000 + 5).toISOString();
-      const usage = await cli(env, 'keys', 'usage', key);
-      expect(usage.code).toBe(0);
-      const rows = usage.stdout.trimEnd().split('\n').map((line) => line.split(/\s{2,}/));
-      expect(rows[0]).toEqual(['time', 'operation', 'usage', 'refunded', 'refunded_at']);
-      expect(rows.slice(1).map((r) => r.slice(0, 4))).toEqual([
-        [at(2), 'ai-visibility', spent[2], 'no'],
-        [at(1), 'ai-visibility', spent[1], 'yes'],
-        [at(0), 'agent-payment-readiness', spent[0], 'no'],
-      ]);
+      if (setup.name === 'sqlite') {
+        const usage = await cli(env, 'keys', 'usage', key);
+        expect(usage.code).toBe(0);
+        const rows = usage.stdout.trimEnd().split('\n').map((line) => line.split(/\s{2,}/));
+        expect(rows[0]).toEqual(['time', 'operation', 'usage', 'refunded', 'refunded_at']);
+        expect(rows.slice(1).map((r) => r.slice(0, 4))).toEqual([
+          [at(2), 'ai-visibility', spent[2], 'no'],
+          [at(1), 'ai-visibility', spent[1], 'yes'],
+          [at(0), 'agent-payment-readiness', spent[0], 'no'],
+        ]);
+      }
       const refundedAt = (await store.listUsage(keyHash, 10)).find((u) => u.id === spent[1])!.refundedAt!;
       const csv = await cli(env, 'keys', 'usage', key, '--csv');
       expect(csv).toMatchObject({
@@ -159,14 +172,6 @@ for (const setup of setups) {
       expect(tampered.stdout).not.toContain(key);
       expect(tampered.stdout).not.toContain(keyHash);
       expect((await auditLedger(store, { now: Date.now() })).discrepancies).toHaveLength(2);
-    }, 120_000);
-
-    it('refuses a malformed usage id and an unknown key with a clear message', async () => {
-      expect(await cli(env, 'keys', 'refund', 'not-a-usage')).toMatchObject({ code: 2 });
-      expect((await cli(env, 'keys', 'refund', 'cu_doesnotexist')).stderr).toContain('Refused: no call cu_doesnotexist in this store');
-      const unknown = await cli(env, 'keys', 'usage', 'pac_live_' + 'A'.repeat(43));
-      expect(unknown.code).toBe(1);
-      expect(unknown.stderr).toMatch(/is not a key of this store\.\n$/);
-    }, 60_000);
+    }, 240_000);
   });
 }
