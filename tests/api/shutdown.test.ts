@@ -5,6 +5,7 @@ import { readinessOperation, type PaidOperation } from '@/lib/operations';
 import { POST as readinessPOST } from '@/app/api/agent/readiness/route';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
+import { handleMcpRequest } from '@/lib/mcp/server';
 import { installTestRuntime, validReadinessBody, type TestRuntime } from '../support/runtime';
 
 // The drain behind graceful shutdown (lib/lifecycle.ts, lib/paid-call/drain.ts), in process: what waits, what is
@@ -102,6 +103,22 @@ describe('draining paid calls', () => {
     await drain({ graceMs: 1, settleMs: 1 });
     expect(releases).toBe(1);
     expect(await stubborn).toBe(true);
+  });
+
+  it('refuses a paid MCP tool call during the drain with the same problem, as a tool error, and holds nothing', async () => {
+    const { key, keyHash } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
+    await drain({ graceMs: 1 });
+    const res = await handleMcpRequest(new Request('http://localhost:3000/api/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'agent_payment_readiness_assessment', arguments: validReadinessBody() } }),
+    }));
+    expect(res.status).toBe(200);
+    const { result } = (await res.json()) as { result: { isError: boolean; _meta: Record<string, unknown> } };
+    expect(result.isError).toBe(true);
+    expect(result._meta).toMatchObject({ problem: { type: `${PROBLEM_BASE}shutting-down`, status: 503 }, retryAfterSeconds: 5 });
+    const after = await balance(rt.store, keyHash);
+    expect([after.callsLeft, after.grants[0].reserved]).toEqual([25, 0]);
   });
 
   it('drains once however often it is asked', async () => {
