@@ -72,11 +72,16 @@ export async function trackFlight<T>(run: (flight: FlightHandle) => Promise<T>):
 
 /**
  * Registers work to run once at shutdown, after the paid calls in flight ended or were given back (close a
- * browser, flush a buffer). Hooks run in registration order; one that throws or hangs does not stop the rest.
+ * browser, flush a buffer). Hooks run in registration order; one that throws or hangs (past 5 s) does not stop
+ * the rest. The name, when given, is what the log says about a hook that timed out.
  * @example onShutdown('renderer', () => closeRenderer());
+ * @example onShutdown(closeRenderer);
  */
-export function onShutdown(name: string, run: () => unknown): void {
-  state.hooks.push({ name, run });
+export function onShutdown(run: () => unknown): void;
+export function onShutdown(name: string, run: () => unknown): void;
+export function onShutdown(nameOrRun: string | (() => unknown), run?: () => unknown): void {
+  if (typeof nameOrRun === 'function') state.hooks.push({ name: nameOrRun.name || 'anonymous', run: nameOrRun });
+  else state.hooks.push({ name: nameOrRun, run: run! });
 }
 
 export interface DrainOptions {

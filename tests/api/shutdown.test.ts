@@ -51,7 +51,9 @@ describe('draining paid calls', () => {
     const order: string[] = [];
     onShutdown('first', () => void order.push('first'));
     onShutdown('broken', () => { throw new Error('hook failed'); });
-    onShutdown('last', () => void order.push('last'));
+    onShutdown(function last() {
+      order.push('last');
+    });
     const outcome = runPaidCallUnlessDraining(rt, callWith(gate.operation, key)).then((o) => (order.push('call'), o));
     await gate.running;
     expect(inFlightCalls()).toBe(1);
