@@ -73,7 +73,15 @@ const toUsage = (r: ReservationRow): UsageRecord => ({
 
 function addMissingColumns(db: Database.Database, table: string, columns: Record<string, string>): void {
   const present = new Set((db.pragma(`table_info(${table})`) as Array<{ name: string }>).map((c) => c.name));
-  for (const [name, type] of Object.entries(columns)) if (!present.has(name)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${type}`);
+  for (const [name, type] of Object.entries(columns)) {
+    if (present.has(name)) continue;
+    try {
+      db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${type}`);
+    } catch (error) {
+      // Another process on the same file (the server and a CLI starting together) added it first.
+      if (!/duplicate column name/i.test((error as Error).message)) throw error;
+    }
+  }
 }
 
 export function openSqliteStore(dataDir: string): Store {

@@ -1,5 +1,11 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Grant, Store } from '@/lib/store/types';
+import { openSqliteStore } from '@/lib/store/sqlite';
+import { auditLedger } from '@/lib/credits/audit';
 import { redisHarness, sqliteHarness, vercelKvHarness } from './adapters';
 
 // The ledger tools' store operations (refundCall, listUsage, scanGrants, scanUsage) on every adapter: what
@@ -121,3 +127,37 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
     });
   });
 }
+
+describe('ledger operations on a SQLite file written before them', () => {
+  it('adds the new columns in place: old spent calls are listed (operation unknown), refundable once, and audited', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pac-old-store-'));
+    try {
+      // The tables as the release before the ledger tools created them, with one call spent.
+      const db = new Database(path.join(dir, 'store.sqlite'));
+      db.exec(`
+        CREATE TABLE grants (id TEXT PRIMARY KEY, key_hash TEXT NOT NULL, plan TEXT NOT NULL, calls INTEGER NOT NULL,
+          used INTEGER NOT NULL DEFAULT 0, expires_at INTEGER NOT NULL, created_at INTEGER NOT NULL, source_ref TEXT);
+        CREATE TABLE reservations (id TEXT PRIMARY KEY, key_hash TEXT NOT NULL, grant_id TEXT NOT NULL, state TEXT NOT NULL,
+          hold_until INTEGER NOT NULL, committed_at INTEGER);`);
+      db.prepare("INSERT INTO grants VALUES ('g', 'k', 'bundle-25', 25, 1, ?, ?, NULL)").run(T0 + 365 * DAY, T0);
+      db.prepare("INSERT INTO reservations VALUES ('cu_old', 'k', 'g', 'committed', ?, ?)").run(T0 + 120_000, T0 + 5);
+      db.close();
+
+      const [a, b] = [openSqliteStore(dir), openSqliteStore(dir)];
+      try {
+        expect(await a.listUsage('k', 10)).toEqual([
+          { id: 'cu_old', keyHash: 'k', grantId: 'g', state: 'committed', holdUntil: T0 + 120_000, committedAt: T0 + 5, refundedAt: null, operation: null },
+        ]);
+        expect((await auditLedger(b, { now: T0 + 10 })).discrepancies).toEqual([]);
+        expect((await b.refundCall('cu_old', T0 + 10)).outcome).toBe('refunded');
+        expect((await a.refundCall('cu_old', T0 + 11)).outcome).toBe('already');
+        expect((await a.listGrants('k', T0 + 12))[0]).toMatchObject({ used: 0, remaining: 25 });
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
