@@ -130,8 +130,10 @@ async function runDrain({ graceMs, settleMs = 2_000, log }: DrainOptions): Promi
     await within(settleMs, untilIdle());
   }
   for (const hook of state.hooks) {
-    const ok = await within(HOOK_TIMEOUT_MS, Promise.resolve().then(hook.run));
-    if (!ok) log?.({ event: 'shutdown-hook-timeout', hook: hook.name });
+    const run = Promise.resolve()
+      .then(hook.run)
+      .catch((error: unknown) => log?.({ event: 'shutdown-hook-failed', hook: hook.name, error: error instanceof Error ? error.message : String(error) }));
+    if (!(await within(HOOK_TIMEOUT_MS, run))) log?.({ event: 'shutdown-hook-timeout', hook: hook.name });
   }
   log?.({ event: 'shutdown-drained', inFlight: state.flights.size });
 }

@@ -73,6 +73,7 @@ describe('draining paid calls', () => {
     await drained;
     expect((await outcome).kind).toBe('fulfilled');
     expect(order).toEqual(['call', 'first', 'last', 'drained']);
+    expect(rt.logs.find((e) => e.event === 'shutdown-hook-failed')).toEqual({ event: 'shutdown-hook-failed', hook: 'broken', error: 'hook failed' });
     expect((await balance(rt.store, keyHash)).callsLeft).toBe(24);
     expect(rt.logs.filter((e) => e.event === 'shutdown-cut-short')).toEqual([]);
   });
