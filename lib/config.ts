@@ -44,6 +44,9 @@ const EnvSchema = z.object({
   // How long a reserved call waits for its request to commit or release it before it returns by itself.
   // Fault tests shorten it; in service it should outlast the slowest check (20 s) with room to spare.
   CREDITS_RESERVATION_HOLD_SECONDS: positiveInt(120),
+  // On SIGTERM: how long paid calls in flight may take to finish before they are cut short and their held
+  // calls given back (lib/lifecycle.ts). Above the slowest check's budget (20 s) every call can finish.
+  SHUTDOWN_GRACE_SECONDS: positiveInt(20),
   // Payment rails (issue: machine payments). A rail with incomplete configuration is not offered.
   MPP_SECRET_KEY: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
   PAY_TO_ADDRESS: optionalString.pipe(evmAddress.optional()),

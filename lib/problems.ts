@@ -26,6 +26,7 @@ export const PROBLEMS = {
   'billing-unavailable': { status: 503, title: 'Card purchases are not available right now' },
   'credits-exhausted-no-rails': { status: 503, title: 'The credits key has no calls left' },
   'store-unavailable': { status: 503, title: 'The service is temporarily unavailable' },
+  'shutting-down': { status: 503, title: 'This server is shutting down' },
   'not-found': { status: 404, title: 'Not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   'internal-error': { status: 500, title: 'Internal error' },

@@ -2,7 +2,8 @@ import { ConfigError } from '@/lib/config';
 import { getRuntime } from '@/lib/runtime';
 import { startPurgeSchedule, type PurgeSchedule } from '@/lib/store/purge';
 import { startReconciler } from '@/lib/payments/settlements';
-import { closeRendererOnSignals } from '@/lib/checks/visibility/render';
+import { closeRenderer } from '@/lib/checks/visibility/render';
+import { installShutdownHandlers, onShutdown } from '@/lib/lifecycle';
 
 const holder = globalThis as unknown as { __pacPurge?: PurgeSchedule };
 
@@ -11,12 +12,15 @@ export function startup(): void {
     const { config, rails, store, log } = getRuntime();
     // One schedule per process, even if Next evaluates this module twice.
     holder.__pacPurge ??= startPurgeSchedule(store, { log });
-    // The visibility check's shared Chromium is closed on SIGTERM/SIGINT (and killed by Playwright on exit).
-    closeRendererOnSignals();
+    // The visibility check's shared Chromium is closed once the drain is over (Playwright kills it on exit too).
+    onShutdown('renderer', closeRenderer);
     const live = rails?.live.length ? rails.live.join(', ') : 'none (prepaid credits keys only)';
     console.log(`[paid-agent-checks] store: ${config.storeKind}; payment rails live: ${live}; APP_URL ${config.APP_URL}`);
     // Settlements that ended without an answer are asked about until the processors say what happened (G1).
     if (rails) startReconciler({ store, probe: rails.settlements, intervalMs: config.SETTLEMENT_RECONCILE_SECONDS * 1000, log });
+    // After `next start` installed its own SIGTERM/SIGINT handlers (they run once our drain is over): a deploy
+    // lets paid calls in flight finish, or gives their held calls back, before the process exits.
+    installShutdownHandlers({ graceMs: config.SHUTDOWN_GRACE_SECONDS * 1000, log });
   } catch (error) {
     // A bad configuration (or payment settings the rails refuse) stops the process with one message, no stack.
     console.error(`[paid-agent-checks] refusing to start. ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}`);

@@ -2,22 +2,27 @@
 //   npm run keys -- create --plan bundle-25 [--label "ACME"]   prints the new key once
 //   npm run keys -- show <key>                                 calls left per grant, expiries
 //   npm run keys -- revoke <key>
+//   npm run keys -- refund <creditsUsage>                      gives one spent call back to its key, once
+//   npm run keys -- usage <key> [--csv] [--limit <n>]          the key's spent calls, newest first
 import { parseArgs } from 'node:util';
 import { getConfig } from '@/lib/config';
 import { runCli } from './cli';
 import { openStore } from '@/lib/store';
 import { PLANS, findPlan } from '@/lib/credits/plans';
 import { authenticateKey, balance, createKey } from '@/lib/credits/ledger';
+import { describeRefund, usageTable } from '@/lib/credits/audit';
 import { hashKey, isWellFormedKey, maskKey } from '@/lib/credits/keys';
 import { ProblemError } from '@/lib/problems';
 
 const USAGE = `Usage:
   npm run keys -- create --plan <${PLANS.map((p) => p.id).join('|')}> [--label <text>]
   npm run keys -- show <key>
-  npm run keys -- revoke <key>`;
+  npm run keys -- revoke <key>
+  npm run keys -- refund <creditsUsage>
+  npm run keys -- usage <key> [--csv] [--limit <n>]`;
 
 async function main(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { plan: { type: 'string' }, label: { type: 'string' } } });
+  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { plan: { type: 'string' }, label: { type: 'string' }, csv: { type: 'boolean' }, limit: { type: 'string' } } });
   const [command, key] = positionals;
   const config = getConfig();
   const store = openStore(config);
@@ -47,6 +52,33 @@ async function main(argv: string[]): Promise<number> {
         const revoked = isWellFormedKey(key) && (await store.revokeKey(hashKey(key, config.CREDITS_KEY_SECRET), Date.now()));
         console.log(revoked ? `Revoked ${maskKey(key)}.` : `${maskKey(key)} is unknown or already revoked.`);
         return revoked ? 0 : 1;
+      }
+      case 'refund': {
+        if (!key) break;
+        const usageId = key;
+        if (!/^cu_[A-Za-z0-9_-]{1,64}$/.test(usageId)) {
+          console.error(`"${usageId}" is not a creditsUsage id (cu_…): it is the creditsUsage member of a fulfilled answer, or a row of \`keys usage\`.`);
+          return 2;
+        }
+        const { ok, message } = describeRefund(usageId, await store.refundCall(usageId, Date.now()));
+        (ok ? console.log : console.error)(message);
+        return ok ? 0 : 1;
+      }
+      case 'usage': {
+        if (!key) break;
+        const limit = values.limit === undefined ? 1000 : Number(values.limit);
+        if (!Number.isInteger(limit) || limit < 1) {
+          console.error(`--limit must be a positive whole number.\n${USAGE}`);
+          return 2;
+        }
+        // A revoked key's history is still the operator's to read: look it up by hash, not by authenticating it.
+        const keyHash = isWellFormedKey(key) ? hashKey(key, config.CREDITS_KEY_SECRET) : null;
+        if (!keyHash || !(await store.getKey(keyHash))) {
+          console.error(`${isWellFormedKey(key) ? maskKey(key) : 'That'} is not a key of this store.`);
+          return 1;
+        }
+        console.log(usageTable(await store.listUsage(keyHash, limit), values.csv ? 'csv' : 'text'));
+        return 0;
       }
     }
     console.error(USAGE);

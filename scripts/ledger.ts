@@ -1,16 +1,19 @@
 // Operator CLI for payments that ended without an answer (docs/SECURITY.md, G1):
 //   npm run ledger -- reconcile     asks the chain and Stripe about every pending settlement, once
 //   npm run ledger -- settlements   the audit trail: every recorded settlement and its outcome
+//   npm run ledger -- audit [--keys] every key's calls balance against its spent usages; exit 1 on a discrepancy
 import { getConfig } from '@/lib/config';
 import { runCli } from './cli';
 import { openStore } from '@/lib/store';
 import { logEvent } from '@/lib/log';
 import { railsFor } from '@/lib/runtime';
 import { listSettlements, reconcilePending } from '@/lib/payments/settlements';
+import { auditLedger } from '@/lib/credits/audit';
 
 const USAGE = `Usage:
   npm run ledger -- reconcile
-  npm run ledger -- settlements`;
+  npm run ledger -- settlements
+  npm run ledger -- audit [--keys]`;
 
 async function main(argv: string[]): Promise<number> {
   const [command] = argv;
@@ -29,6 +32,15 @@ async function main(argv: string[]): Promise<number> {
         const counts = results.reduce<Record<string, number>>((c, r) => ({ ...c, [r.outcome.status]: (c[r.outcome.status] ?? 0) + 1 }), {});
         console.log(`Reconciled ${results.length} pending settlement(s): ${JSON.stringify(counts)}.`);
         return results.some((r) => r.outcome.status === 'error') ? 1 : 0;
+      }
+      case 'audit': {
+        const report = await auditLedger(store, { now: Date.now(), holdMs: config.CREDITS_RESERVATION_HOLD_SECONDS * 1000 });
+        // Key hashes only (an HMAC of the key): the audit never needs, and never prints, a key.
+        if (argv.includes('--keys')) for (const k of report.keys) console.log(JSON.stringify({ ...k, keyHash: k.keyHash.slice(0, 16) }));
+        for (const d of report.discrepancies) console.log(JSON.stringify({ ...d, keyHash: d.keyHash?.slice(0, 16) ?? null }));
+        console.log(`keys: ${report.keys.length}, grants: ${report.grants}, usages: ${report.usages}, lapsed holds (already back in the balance): ${report.lapsedHolds}`);
+        console.log(`discrepancies: ${report.discrepancies.length}`);
+        return report.discrepancies.length ? 1 : 0;
       }
       case 'settlements': {
         for (const s of await listSettlements(store, Date.now())) {

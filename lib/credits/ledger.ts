@@ -96,7 +96,8 @@ export async function balance(store: Store, keyHash: string, now = Date.now()): 
 }
 
 /**
- * Holds one call; returns its usage id (`cu_…`), or null when the key has no live calls left.
+ * Holds one call; returns its usage id (`cu_…`), or null when the key has no live calls left. `operation`
+ * (the paid operation's id) is kept with it for the key's usage list.
  * The paid-call pipeline reserves before the work, then commits (delivered) or releases (failed).
  * @example
  * const usageId = await reserveCall(store, keyHash);
@@ -104,9 +105,9 @@ export async function balance(store: Store, keyHash: string, now = Date.now()): 
  * try { await work(); } catch (e) { await releaseCall(store, usageId); throw e; }
  * await commitCall(store, usageId);
  */
-export async function reserveCall(store: Store, keyHash: string, now = Date.now(), holdMs = RESERVATION_HOLD_MS): Promise<string | null> {
+export async function reserveCall(store: Store, keyHash: string, now = Date.now(), holdMs = RESERVATION_HOLD_MS, operation?: string): Promise<string | null> {
   const usageId = newId('cu_');
-  const result = await store.reserveCall(keyHash, usageId, now, now + holdMs);
+  const result = await store.reserveCall(keyHash, usageId, now, now + holdMs, operation);
   return result.ok ? usageId : null;
 }
 

@@ -37,7 +37,7 @@ export interface EndpointDoc {
 const PAID_ERRORS: ProblemKind[] = [
   'invalid-request', 'invalid-idempotency-key', 'payload-too-large', 'invalid-credits-key', 'payment-required', 'payment-failed',
   'credits-exhausted', 'idempotency-conflict', 'idempotency-in-flight', 'rate-limited', 'payments-unavailable',
-  'credits-exhausted-no-rails', 'store-unavailable',
+  'credits-exhausted-no-rails', 'store-unavailable', 'shutting-down',
 ];
 
 const FIXED_NOW = new Date('2026-11-01T12:00:00.000Z');

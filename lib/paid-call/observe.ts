@@ -6,12 +6,14 @@ import type { PaymentRails } from '@/lib/payments/rails';
 import type { PaidRail, ValidCredential } from '@/lib/payments/verify';
 import { metrics, type MetricOutcome, type MetricRail } from '@/lib/metrics';
 import { currentRequest } from '@/lib/request-context';
-import { runPaidCall, type PaidCall, type PaidCallDeps, type PaidCallOutcome } from './pipeline';
+import { runPaidCallUnlessDraining } from './drain';
+import type { PaidCall, PaidCallDeps, PaidCallOutcome } from './pipeline';
 
 export type Surface = 'rest' | 'mcp';
 
 /**
- * runPaidCall, counted: the outcome by operation, rail and outcome; the check's run time; a 402 issued; a
+ * runPaidCall (refused while the process drains, tracked while in flight: drain.ts), counted: the outcome by
+ * operation, rail and outcome; the check's run time; a 402 issued; a
  * settlement that failed after the work. Never throws more than runPaidCall does (which is never).
  * @example const outcome = await observedPaidCall(getRuntime(), call, 'rest')
  */
@@ -20,7 +22,7 @@ export async function observedPaidCall(deps: PaidCallDeps, call: PaidCall, surfa
   // its header and an MPP credential that did not verify names no rail we trust.
   const seen: { rail: MetricRail } = { rail: call.bearerKey !== null ? 'credits' : call.credential === null ? 'none' : call.credential.scheme === 'x402' ? 'x402' : 'none' };
   const watched = call.bearerKey === null && call.credential !== null && deps.rails ? { ...deps, rails: watchRails(deps.rails, seen) } : deps;
-  const outcome = await runPaidCall(watched, { ...call, operation: timedOperation(call.operation) });
+  const outcome = await runPaidCallUnlessDraining(watched, { ...call, operation: timedOperation(call.operation) });
   recordPaidCall(call.operation.id, seen.rail, outcomeOf(outcome), surface, outcome.kind === 'payment-required');
   return outcome;
 }

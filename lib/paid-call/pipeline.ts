@@ -79,6 +79,8 @@ export interface PaidCall {
    * check never does, and materialising a request's AbortSignal costs measurable time on every call.
    */
   signal?: () => AbortSignal;
+  /** Told of a prepaid call held for this call, with how to give it back (a shutdown that cannot wait releases it). */
+  onReserved?: (release: () => Promise<unknown>) => void;
 }
 
 /** The headers stored with a result for replays (the stored record keeps the shape earlier releases wrote). */
@@ -158,9 +160,10 @@ async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOut
       const existing = await store.getIdempotent(scope, now().getTime());
       if (existing) return idempotentAnswer(existing, fingerprint);
     }
-    const usageId = await reserveCall(store, keyHash, now().getTime(), config.CREDITS_RESERVATION_HOLD_SECONDS * 1000);
+    const usageId = await reserveCall(store, keyHash, now().getTime(), config.CREDITS_RESERVATION_HOLD_SECONDS * 1000, operation.id);
     if (!usageId) return creditsExhausted(deps, call);
     payment = { kind: 'credits', usageId };
+    call.onReserved?.(() => releaseCall(store, usageId));
   } else if (deps.rails && call.credential) {
     const verified = await deps.rails.verify(call.credential, operation.path);
     if (!verified.ok) return refusedPayment(verified);

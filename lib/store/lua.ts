@@ -1,4 +1,7 @@
-import type { CommitResult, Grant, GrantState, PurgeCounts, IdempotencyRecord, KeyRecord, RateLimitResult, Reservation, ReserveResult, Store } from './types';
+import type {
+  CommitResult, Grant, GrantState, PurgeCounts, IdempotencyRecord, KeyRecord, LedgerGrant, RateLimitResult, RefundResult, Reservation, ReserveResult, Store,
+  UsageRecord,
+} from './types';
 import { NATIVE_TTL_SLACK_MS, RESERVATION_RETENTION_MS, StoreUnavailableError } from './types';
 
 // The Redis and Vercel KV adapters share everything but the client: each multi-key operation
@@ -10,9 +13,10 @@ import { NATIVE_TTL_SLACK_MS, RESERVATION_RETENTION_MS, StoreUnavailableError } 
 //   key:<hash>            hash  createdAt revokedAt label
 //   keys                  set   all key hashes (countKeys)
 //   key:<hash>:grants     set   grant ids
-//   grant:<id>            hash  keyHash plan calls used expiresAt createdAt sourceRef
+//   grant:<id>            hash  keyHash plan calls used expiresAt createdAt sourceRef [removed periodStart]
 //   grant:<id>:holds      zset  reservation id -> holdUntil
-//   res:<id>              hash  keyHash grantId state holdUntil
+//   res:<id>              hash  keyHash grantId state holdUntil [operation committedAt refundedAt]
+//   key:<hash>:usage      zset  committed reservation id -> committedAt (keys usage)
 //   res:<id>              … kept RESERVATION_RETENTION_MS past its hold, for good once committed
 //   idem:<scope>          hash  fingerprint state response expiresAt
 //   rl:<bucket>:<window>  string counter                    (native TTL: one window, no slack)
@@ -120,13 +124,14 @@ end
 if not best then return false end
 redis.call('ZADD', p .. 'grant:' .. best .. ':holds', ARGV[5], ARGV[3])
 redis.call('HSET', p .. 'res:' .. ARGV[3], 'keyHash', ARGV[2], 'grantId', best, 'state', 'held', 'holdUntil', ARGV[5])
+if ARGV[6] and ARGV[6] ~= '' then redis.call('HSET', p .. 'res:' .. ARGV[3], 'operation', ARGV[6]) end
 redis.call('PEXPIRE', p .. 'res:' .. ARGV[3], math.max(tonumber(ARGV[5]) - now, 0) + ${RESERVATION_RETENTION_MS + NATIVE_TTL_SLACK_MS})
 return best`,
 
   commitReservation: GRANT_AVAILABLE + `
 local p = ARGV[1]
 local now = tonumber(ARGV[3])
-local r = redis.call('HMGET', p .. 'res:' .. ARGV[2], 'grantId', 'state', 'holdUntil')
+local r = redis.call('HMGET', p .. 'res:' .. ARGV[2], 'grantId', 'state', 'holdUntil', 'keyHash')
 if not r[1] then return 'lost' end
 if r[2] == 'committed' then return 'already' end
 if r[2] == 'released' then return 'lost' end
@@ -143,6 +148,7 @@ redis.call('ZREM', holds, ARGV[2])
 redis.call('HINCRBY', p .. 'grant:' .. r[1], 'used', 1)
 redis.call('HSET', p .. 'res:' .. ARGV[2], 'state', 'committed', 'committedAt', ARGV[3])
 redis.call('PERSIST', p .. 'res:' .. ARGV[2])
+redis.call('ZADD', p .. 'key:' .. r[4] .. ':usage', ARGV[3], ARGV[2])
 return 'committed'`,
 
   releaseReservation: `
@@ -240,7 +246,7 @@ if redis.call('EXISTS', g) == 0 then return 'missing' end
 local rec = p .. 'rec:' .. ARGV[3]
 local applied = tonumber(getRecord(rec, now) or '') or tonumber(ARGV[4])
 if tonumber(ARGV[5]) - applied > tonumber(ARGV[6]) then
-  redis.call('HSET', g, 'calls', ARGV[7], 'used', '0', 'expiresAt', ARGV[8])
+  redis.call('HSET', g, 'calls', ARGV[7], 'used', '0', 'expiresAt', ARGV[8], 'removed', '0', 'periodStart', ARGV[10])
   putRecord(rec, ARGV[5], now, ARGV[9])
   return 'renewed'
 end
@@ -257,9 +263,56 @@ local rec = p .. 'rec:' .. ARGV[3]
 local target = tonumber(ARGV[4])
 local remove = target - (tonumber(getRecord(rec, now) or '') or 0)
 if remove <= 0 then return 0 end
-redis.call('HSET', g, 'used', tostring(math.min(tonumber(grant[1]), tonumber(grant[2]) + remove)))
+local used = math.min(tonumber(grant[1]), tonumber(grant[2]) + remove)
+redis.call('HSET', g, 'used', tostring(used))
+redis.call('HINCRBY', g, 'removed', math.max(0, used - tonumber(grant[2])))
 putRecord(rec, ARGV[4], now, ARGV[5])
 return remove`,
+
+  refundCall: `
+local p = ARGV[1]
+local k = p .. 'res:' .. ARGV[2]
+local now = tonumber(ARGV[3])
+local r = redis.call('HMGET', k, 'keyHash', 'grantId', 'state', 'refundedAt')
+if not r[1] then return {'unknown'} end
+if r[3] ~= 'committed' then return {'not-committed', r[3]} end
+if r[4] then return {'already', r[4]} end
+local g = p .. 'grant:' .. r[2]
+local expiresAt = redis.call('HGET', g, 'expiresAt')
+if not expiresAt then return {'unknown'} end
+if tonumber(expiresAt) <= now then return {'grant-expired', expiresAt} end
+redis.call('HSET', k, 'refundedAt', ARGV[3])
+redis.call('HINCRBY', g, 'used', -1)
+return {'refunded', r[1], r[2]}`,
+
+  listUsage: `
+local p = ARGV[1]
+local out = {}
+for _, id in ipairs(redis.call('ZREVRANGE', p .. 'key:' .. ARGV[2] .. ':usage', 0, tonumber(ARGV[3]) - 1)) do
+  local r = redis.call('HMGET', p .. 'res:' .. id, 'keyHash', 'grantId', 'state', 'holdUntil', 'committedAt', 'refundedAt', 'operation')
+  if r[1] then table.insert(out, {id, r[1], r[2], r[3], r[4], r[5] or '', r[6] or '', r[7] or ''}) end
+end
+return out`,
+
+  // One SCAN step over grant:* or res:* (ARGV[2]); the grants' own sub-keys (…:holds) are skipped.
+  scanLedger: `
+local p = ARGV[1]
+local base = p .. ARGV[2] .. ':'
+local page = redis.call('SCAN', ARGV[3], 'MATCH', base .. '*', 'COUNT', tonumber(ARGV[4]))
+local out = {page[1]}
+for _, k in ipairs(page[2]) do
+  local id = string.sub(k, #base + 1)
+  if not string.find(id, ':', 1, true) then
+    if ARGV[2] == 'grant' then
+      local g = redis.call('HMGET', k, 'keyHash', 'plan', 'calls', 'used', 'expiresAt', 'createdAt', 'sourceRef', 'removed', 'periodStart')
+      table.insert(out, {id, g[1] or '', g[2] or '', g[3] or '0', g[4] or '0', g[5] or '0', g[6] or '0', g[7] or '', g[8] or '0', g[9] or ''})
+    else
+      local r = redis.call('HMGET', k, 'keyHash', 'grantId', 'state', 'holdUntil', 'committedAt', 'refundedAt', 'operation')
+      table.insert(out, {id, r[1] or '', r[2] or '', r[3] or '', r[4] or '0', r[5] or '', r[6] or '', r[7] or ''})
+    end
+  end
+end
+return out`,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;
@@ -276,6 +329,12 @@ export interface ScriptRunner {
 const globEscape = (literal: string): string => literal.replace(/[*?[\]\\]/g, '\\$&');
 
 const str = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
+
+/** A reservation row as the scripts return it: id keyHash grantId state holdUntil committedAt refundedAt operation. */
+const usageOf = ([id, keyHash, grantId, state, holdUntil, committedAt, refundedAt, operation]: string[]): UsageRecord => ({
+  id, keyHash, grantId, state: state as Reservation['state'], holdUntil: Number(holdUntil),
+  committedAt: committedAt ? Number(committedAt) : null, refundedAt: refundedAt ? Number(refundedAt) : null, operation: operation || null,
+});
 
 export function createScriptStore(kind: 'redis' | 'vercel-kv', runner: ScriptRunner, prefix = 'pac:'): Store {
   const guard = async <T>(fn: () => Promise<T>): Promise<T> => {
@@ -320,9 +379,9 @@ export function createScriptStore(kind: 'redis' | 'vercel-kv', runner: ScriptRun
           })
           .sort((a, b) => a.expiresAt - b.expiresAt || a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
       }),
-    reserveCall: (keyHash, id, now, holdUntil) =>
+    reserveCall: (keyHash, id, now, holdUntil, operation) =>
       guard(async (): Promise<ReserveResult> => {
-        const grantId = await run('reserveCall', keyHash, id, now, holdUntil);
+        const grantId = await run('reserveCall', keyHash, id, now, holdUntil, operation ?? null);
         return grantId ? { ok: true, grantId: String(grantId) } : { ok: false };
       }),
     commitReservation: (id, now) => guard(async () => str(await run('commitReservation', id, now)) as CommitResult),
@@ -342,6 +401,34 @@ export function createScriptStore(kind: 'redis' | 'vercel-kv', runner: ScriptRun
       guard(async () => {
         const removed = Number(await run('removeGrantCalls', grantId, r.appliedRecord, r.target, recordTtlMs, now));
         return removed < 0 ? null : removed;
+      }),
+    refundCall: (id, now) =>
+      guard(async (): Promise<RefundResult> => {
+        const [outcome, a, b] = ((await run('refundCall', id, now)) as unknown[]).map(str);
+        if (outcome === 'refunded') return { outcome, keyHash: a, grantId: b };
+        if (outcome === 'already') return { outcome, refundedAt: Number(a) };
+        if (outcome === 'not-committed') return { outcome, state: a as 'held' | 'released' };
+        if (outcome === 'grant-expired') return { outcome, expiresAt: Number(a) };
+        return { outcome: 'unknown' };
+      }),
+    listUsage: (keyHash, limit) =>
+      guard(async () => ((await run('listUsage', keyHash, limit)) as unknown[][]).map((r) => usageOf(r.map(str)))),
+    scanGrants: (cursor, limit) =>
+      guard(async () => {
+        const [next, ...rows] = (await run('scanLedger', 'grant', cursor || '0', limit)) as [unknown, ...unknown[][]];
+        const items = rows.map((r): LedgerGrant => {
+          const [id, keyHash, plan, calls, used, expiresAt, createdAt, sourceRef, removed, periodStart] = r.map(str);
+          return {
+            id, keyHash, plan: plan as Grant['plan'], calls: Number(calls), used: Number(used), expiresAt: Number(expiresAt),
+            createdAt: Number(createdAt), sourceRef: sourceRef || null, removed: Number(removed), periodStart: periodStart ? Number(periodStart) : Number(createdAt),
+          };
+        });
+        return { items, next: str(next) === '0' ? null : str(next) };
+      }),
+    scanUsage: (cursor, limit) =>
+      guard(async () => {
+        const [next, ...rows] = (await run('scanLedger', 'res', cursor || '0', limit)) as [unknown, ...unknown[][]];
+        return { items: rows.map((r) => usageOf(r.map(str))), next: str(next) === '0' ? null : str(next) };
       }),
     beginIdempotent: (scope, fingerprint, now, ttl) =>
       guard(async (): Promise<IdempotencyRecord | null> => {

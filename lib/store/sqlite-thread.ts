@@ -15,6 +15,7 @@ const METHODS = [
   'reserveCall', 'commitReservation', 'releaseReservation', 'getReservation',
   'beginIdempotent', 'completeIdempotent', 'abandonIdempotent', 'getIdempotent',
   'hitRateLimit', 'claimOnce', 'releaseClaim', 'setRecord', 'getRecord', 'takeRecord', 'listRecords', 'purgeExpired',
+  'refundCall', 'listUsage', 'scanGrants', 'scanUsage',
 ] as const satisfies ReadonlyArray<Exclude<keyof Store, 'kind' | 'close'>>;
 
 async function startThread(dataDir: string): Promise<Worker> {

@@ -2,8 +2,8 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
 import type {
-  CommitResult, Grant, GrantRemoval, GrantRenewal, GrantState, IdempotencyRecord, KeyRecord, PurgeCounts, RateLimitResult, Reservation,
-  ReserveResult, Store,
+  CommitResult, Grant, GrantRemoval, GrantRenewal, GrantState, IdempotencyRecord, KeyRecord, LedgerGrant, PurgeCounts, RateLimitResult,
+  RefundResult, Reservation, ReserveResult, Store, UsageRecord,
 } from './types';
 import { RESERVATION_RETENTION_MS, StoreUnavailableError } from './types';
 
@@ -61,6 +61,29 @@ const BUSY_WAIT_MS = 100;
 /** How long a call keeps retrying a locked database before the caller answers 503. */
 const BUSY_BUDGET_MS = 5_000;
 
+interface ReservationRow {
+  id: string; key_hash: string; grant_id: string; state: Reservation['state']; hold_until: number;
+  committed_at: number | null; refunded_at: number | null; operation: string | null;
+}
+
+const toUsage = (r: ReservationRow): UsageRecord => ({
+  id: r.id, keyHash: r.key_hash, grantId: r.grant_id, state: r.state, holdUntil: r.hold_until,
+  committedAt: r.committed_at, refundedAt: r.refunded_at, operation: r.operation,
+});
+
+function addMissingColumns(db: Database.Database, table: string, columns: Record<string, string>): void {
+  const present = new Set((db.pragma(`table_info(${table})`) as Array<{ name: string }>).map((c) => c.name));
+  for (const [name, type] of Object.entries(columns)) {
+    if (present.has(name)) continue;
+    try {
+      db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${type}`);
+    } catch (error) {
+      // Another process on the same file (the server and a CLI starting together) added it first.
+      if (!/duplicate column name/i.test((error as Error).message)) throw error;
+    }
+  }
+}
+
 export function openSqliteStore(dataDir: string): Store {
   fs.mkdirSync(dataDir, { recursive: true });
   const db = new Database(path.join(dataDir, 'store.sqlite'));
@@ -75,6 +98,10 @@ export function openSqliteStore(dataDir: string): Store {
   const windowColumns = db.pragma('table_info(rate_windows)') as Array<{ name: string }>;
   if (!windowColumns.some((c) => c.name === 'expires_at')) db.exec('ALTER TABLE rate_windows ADD COLUMN expires_at INTEGER NOT NULL DEFAULT 0');
   db.exec(PURGE_INDEXES);
+  // The ledger tools' columns (keys usage, keys refund, ledger audit): added to files that predate them.
+  addMissingColumns(db, 'reservations', { operation: 'TEXT', refunded_at: 'INTEGER' });
+  addMissingColumns(db, 'grants', { removed: 'INTEGER NOT NULL DEFAULT 0', period_start: 'INTEGER' });
+  db.exec('CREATE INDEX IF NOT EXISTS reservations_by_key ON reservations(key_hash, committed_at) WHERE committed_at IS NOT NULL');
 
   const q = {
     putKey: db.prepare('INSERT INTO credit_keys (key_hash, created_at, revoked_at, label) VALUES (?, ?, ?, ?)'),
@@ -93,8 +120,17 @@ export function openSqliteStore(dataDir: string): Store {
                    WHERE r.grant_id = g.id AND r.state = 'held' AND r.hold_until > @now) AS reserved
       FROM grants g WHERE g.id = @id`),
     insertReservation: db.prepare(
-      "INSERT INTO reservations (id, key_hash, grant_id, state, hold_until) VALUES (?, ?, ?, 'held', ?)",
+      "INSERT INTO reservations (id, key_hash, grant_id, state, hold_until, operation) VALUES (?, ?, ?, 'held', ?, ?)",
     ),
+    usageRow: db.prepare('SELECT * FROM reservations WHERE id = ?'),
+    grantOf: db.prepare('SELECT expires_at FROM grants WHERE id = ?'),
+    refund: db.prepare('UPDATE reservations SET refunded_at = ? WHERE id = ?'),
+    giveBack: db.prepare('UPDATE grants SET used = used - 1 WHERE id = ?'),
+    listUsage: db.prepare('SELECT * FROM reservations WHERE key_hash = ? AND committed_at IS NOT NULL ORDER BY committed_at DESC, id DESC LIMIT ?'),
+    scanGrants: db.prepare('SELECT * FROM grants WHERE id > ? ORDER BY id LIMIT ?'),
+    scanUsage: db.prepare('SELECT * FROM reservations WHERE id > ? ORDER BY id LIMIT ?'),
+    removedNow: db.prepare('UPDATE grants SET removed = removed + ? WHERE id = ?'),
+    periodStarts: db.prepare('UPDATE grants SET removed = 0, period_start = ? WHERE id = ?'),
     getReservation: db.prepare('SELECT id, key_hash, grant_id, state, hold_until FROM reservations WHERE id = ?'),
     markCommitted: db.prepare("UPDATE reservations SET state = 'committed', committed_at = ? WHERE id = ?"),
     spendOne: db.prepare('UPDATE grants SET used = used + 1 WHERE id = ?'),
@@ -149,11 +185,11 @@ export function openSqliteStore(dataDir: string): Store {
     };
   };
 
-  const reserve = db.transaction((keyHash: string, reservationId: string, now: number, holdUntil: number): ReserveResult => {
+  const reserve = db.transaction((keyHash: string, reservationId: string, now: number, holdUntil: number, operation: string | null): ReserveResult => {
     const rows = q.grantsWithHolds.all({ keyHash, now }) as GrantRow[];
     const grant = rows.map((r) => toGrantState(r, now)).find((g) => g.remaining > 0);
     if (!grant) return { ok: false };
-    q.insertReservation.run(reservationId, keyHash, grant.id, holdUntil);
+    q.insertReservation.run(reservationId, keyHash, grant.id, holdUntil, operation);
     return { ok: true, grantId: grant.id };
   });
 
@@ -233,6 +269,7 @@ export function openSqliteStore(dataDir: string): Store {
     const applied = readAppliedNumber(r.appliedRecord, now, r.appliedFallback);
     if (r.periodEnd - applied > r.samePeriodSlackMs) {
       q.renew.run(r.calls, r.expiresAt, grantId);
+      q.periodStarts.run(now, grantId);
       q.putRecord.run(r.appliedRecord, JSON.stringify(r.periodEnd), expiryOf(now, ttlMs));
       return 'renewed' as const;
     }
@@ -245,9 +282,24 @@ export function openSqliteStore(dataDir: string): Store {
     if (!grant) return null;
     const remove = r.target - readAppliedNumber(r.appliedRecord, now, 0);
     if (remove <= 0) return 0;
-    q.setUsed.run(Math.min(grant.calls, grant.used + remove), grantId);
+    const used = Math.min(grant.calls, grant.used + remove);
+    q.setUsed.run(used, grantId);
+    q.removedNow.run(Math.max(0, used - grant.used), grantId);
     q.putRecord.run(r.appliedRecord, JSON.stringify(r.target), expiryOf(now, ttlMs));
     return remove;
+  });
+
+  const refundCall = db.transaction((reservationId: string, now: number): RefundResult => {
+    const r = q.usageRow.get(reservationId) as ReservationRow | undefined;
+    if (!r) return { outcome: 'unknown' };
+    if (r.state !== 'committed') return { outcome: 'not-committed', state: r.state };
+    if (r.refunded_at !== null) return { outcome: 'already', refundedAt: r.refunded_at };
+    const g = q.grantOf.get(r.grant_id) as { expires_at: number } | undefined;
+    if (!g) return { outcome: 'unknown' };
+    if (g.expires_at <= now) return { outcome: 'grant-expired', expiresAt: g.expires_at };
+    q.refund.run(now, reservationId);
+    q.giveBack.run(r.grant_id);
+    return { outcome: 'refunded', keyHash: r.key_hash, grantId: r.grant_id };
   });
 
   // One short transaction per batch: a backlog of expired rows never holds the write lock for long.
@@ -300,7 +352,23 @@ export function openSqliteStore(dataDir: string): Store {
     renewGrant: (grantId, renewal, now, ttlMs) => guard(() => renewGrant.immediate(grantId, renewal, now, ttlMs)),
     removeGrantCalls: (grantId, removal, now, ttlMs) => guard(() => removeGrantCalls.immediate(grantId, removal, now, ttlMs)),
     listGrants: (keyHash, now) => guard(() => (q.grantsWithHolds.all({ keyHash, now }) as GrantRow[]).map((r) => toGrantState(r, now))),
-    reserveCall: (keyHash, id, now, holdUntil) => guard(() => reserve.immediate(keyHash, id, now, holdUntil)),
+    reserveCall: (keyHash, id, now, holdUntil, operation) => guard(() => reserve.immediate(keyHash, id, now, holdUntil, operation ?? null)),
+    refundCall: (id, now) => guard(() => refundCall.immediate(id, now)),
+    listUsage: (keyHash, limit) => guard(() => (q.listUsage.all(keyHash, limit) as ReservationRow[]).map(toUsage)),
+    scanGrants: (cursor, limit) =>
+      guard(() => {
+        const rows = q.scanGrants.all(cursor, limit) as Array<Omit<GrantRow, 'reserved'> & { removed: number; period_start: number | null }>;
+        const items = rows.map((g): LedgerGrant => ({
+          id: g.id, keyHash: g.key_hash, plan: g.plan, calls: g.calls, used: g.used, expiresAt: g.expires_at, createdAt: g.created_at,
+          sourceRef: g.source_ref, removed: g.removed, periodStart: g.period_start ?? g.created_at,
+        }));
+        return { items, next: rows.length < limit ? null : rows[rows.length - 1].id };
+      }),
+    scanUsage: (cursor, limit) =>
+      guard(() => {
+        const rows = q.scanUsage.all(cursor, limit) as ReservationRow[];
+        return { items: rows.map(toUsage), next: rows.length < limit ? null : rows[rows.length - 1].id };
+      }),
     commitReservation: (id, now) => guard(() => commit.immediate(id, now)),
     releaseReservation: (id) => guard(() => q.release.run(id).changes === 1),
     getReservation: (id) =>

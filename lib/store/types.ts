@@ -77,6 +77,46 @@ export interface GrantRemoval {
   target: number;
 }
 
+/**
+ * One prepaid call as the ledger keeps it (a reservation and what became of it): `keys usage` lists a
+ * key's, `ledger audit` reads them all. Its id is the `creditsUsage` a fulfilled answer names.
+ */
+export interface UsageRecord {
+  id: string;
+  keyHash: string;
+  grantId: string;
+  state: Reservation['state'];
+  holdUntil: number;
+  /** When the call was spent; null while held or once released. */
+  committedAt: number | null;
+  /** When an operator gave the spent call back (`keys refund`); a call is given back at most once. */
+  refundedAt: number | null;
+  /** The paid operation that held it; null for calls held before operations were recorded. */
+  operation: string | null;
+}
+
+/** A grant with what the audit needs beyond its balance: the calls removed by payment refunds this period, and when the period began. */
+export interface LedgerGrant extends Grant {
+  /** Calls removed by payment refunds (`removeGrantCalls`) since `periodStart`. */
+  removed: number;
+  /** When `used` last started from 0: the grant's creation, or its last subscription renewal. */
+  periodStart: number;
+}
+
+/** What `Store.refundCall` did: `refunded` gave the call back; every other outcome changed nothing. */
+export type RefundResult =
+  | { outcome: 'refunded'; keyHash: string; grantId: string }
+  | { outcome: 'already'; refundedAt: number }
+  | { outcome: 'not-committed'; state: 'held' | 'released' }
+  | { outcome: 'grant-expired'; expiresAt: number }
+  | { outcome: 'unknown' };
+
+/** One page of a walk over the whole ledger; `next` null when the walk is over. Pages may repeat an item (Redis SCAN). */
+export interface LedgerPage<T> {
+  items: T[];
+  next: string | null;
+}
+
 /** Rows deleted by one purge, per kind (always zeros on Redis and KV, whose keys expire natively). */
 export interface PurgeCounts {
   rateWindows: number;
@@ -128,8 +168,8 @@ export interface Store {
    */
   removeGrantCalls(grantId: string, removal: GrantRemoval, now: number, recordTtlMs: number | null): Promise<number | null>;
 
-  /** Holds one call on the live grant that expires soonest, until `holdUntil`. */
-  reserveCall(keyHash: string, reservationId: string, now: number, holdUntil: number): Promise<ReserveResult>;
+  /** Holds one call on the live grant that expires soonest, until `holdUntil`; `operation` is kept for the key's usage list. */
+  reserveCall(keyHash: string, reservationId: string, now: number, holdUntil: number, operation?: string): Promise<ReserveResult>;
   /**
    * Spends a held call. Idempotent: a second commit answers `already`, so a caller whose first reply was
    * lost can retry. A hold that lapsed is spent only if its call is still there, else `lost`.
@@ -138,6 +178,26 @@ export interface Store {
   commitReservation(reservationId: string, now: number): Promise<CommitResult>;
   releaseReservation(reservationId: string): Promise<boolean>;
   getReservation(reservationId: string): Promise<Reservation | null>;
+
+  /**
+   * Gives one spent call back to its key, once, in one atomic step: the reservation is marked refunded and its
+   * grant's `used` goes down by one. A second refund of the same call, a call never spent, or one whose grant
+   * expired changes nothing and says why.
+   * @example if ((await store.refundCall('cu_1', Date.now())).outcome === 'already') console.error('given back before');
+   */
+  refundCall(reservationId: string, now: number): Promise<RefundResult>;
+  /**
+   * A key's spent calls (refunded or not), newest first, at most `limit`.
+   * @example for (const u of await store.listUsage(keyHash, 1000)) console.log(u.id, u.operation, u.refundedAt);
+   */
+  listUsage(keyHash: string, limit: number): Promise<UsageRecord[]>;
+  /**
+   * Walks every grant of every key, a page at a time (cursor '' to start), for the audit.
+   * @example let c: string | null = ''; while (c !== null) { const p = await store.scanGrants(c, 500); c = p.next; }
+   */
+  scanGrants(cursor: string, limit: number): Promise<LedgerPage<LedgerGrant>>;
+  /** Walks every reservation still stored (committed ones are kept for good), a page at a time, for the audit. */
+  scanUsage(cursor: string, limit: number): Promise<LedgerPage<UsageRecord>>;
 
   /** Atomically claims `scope` as in flight unless a live record exists; returns that record instead. */
   beginIdempotent(scope: string, fingerprint: string, now: number, inFlightTtlMs: number): Promise<IdempotencyRecord | null>;

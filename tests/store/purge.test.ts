@@ -183,8 +183,9 @@ for (const harness of [redisHarness(), vercelKvHarness()]) {
       const keys = (await redis.keys(`${prefix}*`)).map((k) => k.slice(prefix.length)).sort();
       const ttls = Object.fromEntries(await Promise.all(keys.map(async (k) => [k, await redis.pttl(prefix + k)] as const)));
       const kept = keys.filter((k) => ttls[k] === -1);
-      // A grant's holds set lives with the grant; its lapsed entries go at the grant's next reservation.
-      expect(kept).toEqual(['grant:g', 'grant:g:holds', 'key:k', 'key:k:grants', 'keys', 'rec:forever', 'res:committed'].sort());
+      // A grant's holds set lives with the grant; its lapsed entries go at the grant's next reservation. A key's
+      // usage index (`keys usage`) names only committed reservations, which are kept for good too.
+      expect(kept).toEqual(['grant:g', 'grant:g:holds', 'key:k', 'key:k:grants', 'key:k:usage', 'keys', 'rec:forever', 'res:committed'].sort());
       // Each native TTL is the record's own ttl plus the skew slack: it outlasts the ttl (so Redis never deletes
       // what the caller's clock still holds live) and no more than the slack.
       const within = (k: string, ttl: number) => [k, ttls[k] > ttl && ttls[k] <= ttl + NATIVE_TTL_SLACK_MS];

@@ -1,0 +1,167 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { drain, inFlightCalls, installShutdownHandlers, onShutdown, resetLifecycleForTests, trackFlight } from '@/lib/lifecycle';
+import { runPaidCallUnlessDraining } from '@/lib/paid-call/drain';
+import { readinessOperation, type PaidOperation } from '@/lib/operations';
+import { POST as readinessPOST } from '@/app/api/agent/readiness/route';
+import { balance, createKey } from '@/lib/credits/ledger';
+import { PROBLEM_BASE } from '@/lib/problems';
+import { handleMcpRequest } from '@/lib/mcp/server';
+import { installTestRuntime, validReadinessBody, type TestRuntime } from '../support/runtime';
+
+// The drain behind graceful shutdown (lib/lifecycle.ts, lib/paid-call/drain.ts), in process: what waits, what is
+// cut short and given back, what is refused. The real signal against `next start` is tests/system/shutdown.test.ts.
+
+let rt: TestRuntime;
+
+beforeEach(() => {
+  resetLifecycleForTests();
+  rt = installTestRuntime();
+});
+afterEach(async () => {
+  resetLifecycleForTests();
+  await rt.dispose();
+});
+
+/** A paid operation whose work ends only when `finish` is called or its signal fires. */
+function gatedOperation() {
+  let finish!: () => void;
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => (started = resolve));
+  const operation: PaidOperation = {
+    ...(readinessOperation as unknown as PaidOperation),
+    run: (input, context) => {
+      started();
+      return new Promise((resolve, reject) => {
+        finish = () => resolve(readinessOperation.run(input as never, context) as never);
+        context.signal.addEventListener('abort', () => reject(new Error('aborted')));
+      });
+    },
+  };
+  return { operation, running, finish: () => finish() };
+}
+
+const callWith = (operation: PaidOperation, bearerKey: string) => ({
+  operation, body: validReadinessBody(), idempotencyKey: null, idempotencyKeySource: 'header:Idempotency-Key', clientIp: '203.0.113.9', bearerKey, credential: null,
+});
+
+describe('draining paid calls', () => {
+  it('waits for a call in flight that finishes within the grace: it is charged once, then the hooks run', async () => {
+    const { key, keyHash } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
+    const gate = gatedOperation();
+    const order: string[] = [];
+    onShutdown('first', () => void order.push('first'));
+    onShutdown('broken', () => { throw new Error('hook failed'); });
+    onShutdown(function last() {
+      order.push('last');
+    });
+    const outcome = runPaidCallUnlessDraining(rt, callWith(gate.operation, key)).then((o) => (order.push('call'), o));
+    await gate.running;
+    expect(inFlightCalls()).toBe(1);
+
+    const drained = drain({ graceMs: 600_000, log: rt.log }).then(() => order.push('drained'));
+    // New calls are refused while the one in flight is still running.
+    const refused = await readinessPOST(new Request('http://localhost:3000/api/agent/readiness', {
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(validReadinessBody()),
+    }));
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(refused.headers.get('content-type')).toBe('application/problem+json');
+    expect(await refused.json()).toMatchObject({ type: `${PROBLEM_BASE}shutting-down`, status: 503 });
+    expect(order).toEqual([]);
+
+    gate.finish();
+    await drained;
+    expect((await outcome).kind).toBe('fulfilled');
+    expect(order).toEqual(['call', 'first', 'last', 'drained']);
+    expect(rt.logs.find((e) => e.event === 'shutdown-hook-failed')).toEqual({ event: 'shutdown-hook-failed', hook: 'broken', error: 'hook failed' });
+    expect((await balance(rt.store, keyHash)).callsLeft).toBe(24);
+    expect(rt.logs.filter((e) => e.event === 'shutdown-cut-short')).toEqual([]);
+  });
+
+  it('cuts short a call that outlasts the grace: its held call is back at once, and it answers 503 shutting-down', async () => {
+    const { key, keyHash } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
+    const gate = gatedOperation();
+    const outcome = runPaidCallUnlessDraining(rt, callWith(gate.operation, key));
+    await gate.running;
+    expect((await balance(rt.store, keyHash)).grants[0].reserved).toBe(1);
+
+    await drain({ graceMs: 1, log: rt.log });
+    expect(await outcome).toMatchObject({ kind: 'problem', problem: { type: `${PROBLEM_BASE}shutting-down`, status: 503 }, retryAfterSeconds: 5 });
+    const after = await balance(rt.store, keyHash);
+    expect([after.callsLeft, after.grants[0].reserved, after.grants[0].used]).toEqual([25, 0, 0]);
+    expect(rt.logs.find((e) => e.event === 'shutdown-cut-short')).toEqual({ event: 'shutdown-cut-short', calls: 1, released: 1 });
+  });
+
+  it('gives back what a call holds even when its work ignores the cut', async () => {
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    let releases = 0;
+    const stubborn = trackFlight(async (flight) => {
+      flight.holds(async () => void releases++);
+      held();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return flight.cutShort;
+    });
+    await holding;
+    await drain({ graceMs: 1, settleMs: 1 });
+    expect(releases).toBe(1);
+    expect(await stubborn).toBe(true);
+  });
+
+  it('refuses a paid MCP tool call during the drain with the same problem, as a tool error, and holds nothing', async () => {
+    const { key, keyHash } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
+    await drain({ graceMs: 1 });
+    const res = await handleMcpRequest(new Request('http://localhost:3000/api/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'agent_payment_readiness_assessment', arguments: validReadinessBody() } }),
+    }));
+    expect(res.status).toBe(200);
+    const { result } = (await res.json()) as { result: { isError: boolean; _meta: Record<string, unknown> } };
+    expect(result.isError).toBe(true);
+    expect(result._meta).toMatchObject({ problem: { type: `${PROBLEM_BASE}shutting-down`, status: 503 }, retryAfterSeconds: 5 });
+    const after = await balance(rt.store, keyHash);
+    expect([after.callsLeft, after.grants[0].reserved]).toEqual([25, 0]);
+  });
+
+  it('drains once however often it is asked', async () => {
+    let runs = 0;
+    onShutdown('count', () => void runs++);
+    await Promise.all([drain({ graceMs: 1 }), drain({ graceMs: 1 })]);
+    await drain({ graceMs: 1 });
+    expect(runs).toBe(1);
+  });
+});
+
+describe('the signal handlers', () => {
+  it('hold back the framework\'s own SIGTERM handler until the drain is over, and a second signal exits at once', async () => {
+    const saved = { SIGTERM: process.listeners('SIGTERM'), SIGINT: process.listeners('SIGINT') };
+    for (const l of saved.SIGTERM) process.off('SIGTERM', l);
+    const events: string[] = [];
+    const framework = (signal: NodeJS.Signals) => void events.push(`framework ${signal}`);
+    process.on('SIGTERM', framework);
+    try {
+      let finish!: () => void;
+      const flight = trackFlight(() => new Promise<void>((resolve) => (finish = resolve)));
+      installShutdownHandlers({ graceMs: 600_000, exit: (code) => void events.push(`exit ${code}`) });
+      expect(process.listeners('SIGTERM')).not.toContain(framework);
+
+      process.emit('SIGTERM', 'SIGTERM');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(events).toEqual([]);
+      finish();
+      await flight;
+      await drain({ graceMs: 1 });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(events).toEqual(['framework SIGTERM']);
+
+      process.emit('SIGTERM', 'SIGTERM');
+      expect(events).toEqual(['framework SIGTERM', 'exit 143']);
+    } finally {
+      for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+        process.removeAllListeners(signal);
+        for (const l of saved[signal]) process.on(signal, l);
+      }
+    }
+  });
+});
