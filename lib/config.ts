@@ -32,6 +32,10 @@ const EnvSchema = z.object({
   // Visibility checks of any one site per minute, across all callers (REST and MCP), so the service cannot
   // be used to load a site; past it the call is answered 429 before anything is charged.
   VISIBILITY_CHECKS_PER_HOST_PER_MINUTE: positiveInt(6),
+  // Sign-ins on the site (POST /api/session) one client address may try per window: each is a key guess.
+  RATE_LIMIT_SESSION_PER_IP: positiveInt(10),
+  // How long the 200 body of a call paid with a credits key is kept for its key (GET /api/reports/<id>).
+  REPORT_RETENTION_DAYS: positiveInt(30),
   MAX_BODY_BYTES: positiveInt(64 * 1024),
   // Who may tell us the client's address, for per-IP rate limits (lib/http/client-ip.ts): `none` (the
   // connecting peer), `vercel`, `cloudflare`, or the number of proxies in front that append X-Forwarded-For.

@@ -4,6 +4,7 @@
 //   npm run keys -- revoke <key>
 //   npm run keys -- refund <creditsUsage>                      gives one spent call back to its key, once
 //   npm run keys -- usage <key> [--csv] [--limit <n>]          the key's spent calls, newest first
+//   npm run keys -- rotate <key>                               a new key with the same grants; the old one revoked
 import { parseArgs } from 'node:util';
 import { getConfig } from '@/lib/config';
 import { runCli } from './cli';
@@ -13,13 +14,15 @@ import { authenticateKey, balance, createKey } from '@/lib/credits/ledger';
 import { describeRefund, usageTable } from '@/lib/credits/audit';
 import { hashKey, isWellFormedKey, maskKey } from '@/lib/credits/keys';
 import { ProblemError } from '@/lib/problems';
+import { rotateCreditsKey } from '@/lib/billing/rotate';
 
 const USAGE = `Usage:
   npm run keys -- create --plan <${PLANS.map((p) => p.id).join('|')}> [--label <text>]
   npm run keys -- show <key>
   npm run keys -- revoke <key>
   npm run keys -- refund <creditsUsage>
-  npm run keys -- usage <key> [--csv] [--limit <n>]`;
+  npm run keys -- usage <key> [--csv] [--limit <n>]
+  npm run keys -- rotate <key>`;
 
 async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { plan: { type: 'string' }, label: { type: 'string' }, csv: { type: 'boolean' }, limit: { type: 'string' } } });
@@ -78,6 +81,15 @@ async function main(argv: string[]): Promise<number> {
           return 1;
         }
         console.log(usageTable(await store.listUsage(keyHash, limit), values.csv ? 'csv' : 'text'));
+        return 0;
+      }
+      case 'rotate': {
+        if (!key) break;
+        const keyHash = await authenticateKey(store, config.CREDITS_KEY_SECRET, key);
+        const rotated = await rotateCreditsKey({ store, secret: config.CREDITS_KEY_SECRET }, keyHash, Date.now());
+        console.log(`Rotated ${maskKey(key)}: it is revoked, and its grants and reports now belong to ${rotated.keyPrefix}.`);
+        console.log('This is the only time the new key is shown; store it now:');
+        console.log(rotated.key);
         return 0;
       }
     }

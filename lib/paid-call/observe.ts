@@ -20,8 +20,8 @@ export type Surface = 'rest' | 'mcp';
 export async function observedPaidCall(deps: PaidCallDeps, call: PaidCall, surface: Surface): Promise<PaidCallOutcome> {
   // The rail is known for a key, and for a credential once its rail verified it; before that, x402 is x402 by
   // its header and an MPP credential that did not verify names no rail we trust.
-  const seen: { rail: MetricRail } = { rail: call.bearerKey !== null ? 'credits' : call.credential === null ? 'none' : call.credential.scheme === 'x402' ? 'x402' : 'none' };
-  const watched = call.bearerKey === null && call.credential !== null && deps.rails ? { ...deps, rails: watchRails(deps.rails, seen) } : deps;
+  const seen: { rail: MetricRail } = { rail: call.bearerKey !== null || call.keyHash ? 'credits' : call.credential === null ? 'none' : call.credential.scheme === 'x402' ? 'x402' : 'none' };
+  const watched = call.bearerKey === null && !call.keyHash && call.credential !== null && deps.rails ? { ...deps, rails: watchRails(deps.rails, seen) } : deps;
   const outcome = await runPaidCallUnlessDraining(watched, { ...call, operation: timedOperation(call.operation) });
   recordPaidCall(call.operation.id, seen.rail, outcomeOf(outcome), surface, outcome.kind === 'payment-required');
   return outcome;

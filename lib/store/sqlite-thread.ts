@@ -16,6 +16,7 @@ const METHODS = [
   'beginIdempotent', 'completeIdempotent', 'abandonIdempotent', 'getIdempotent',
   'hitRateLimit', 'claimOnce', 'releaseClaim', 'setRecord', 'getRecord', 'takeRecord', 'listRecords', 'purgeExpired',
   'refundCall', 'listUsage', 'scanGrants', 'scanUsage',
+  'putReport', 'getReport', 'listReports', 'rotateKey',
 ] as const satisfies ReadonlyArray<Exclude<keyof Store, 'kind' | 'close'>>;
 
 async function startThread(dataDir: string): Promise<Worker> {

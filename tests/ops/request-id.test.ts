@@ -12,6 +12,12 @@ import * as mcpRoute from '@/app/api/mcp/route';
 import * as metricsRoute from '@/app/api/metrics/route';
 import * as openApiRoute from '@/app/openapi.json/route';
 import * as llmsRoute from '@/app/llms.txt/route';
+import * as siteSessionRoute from '@/app/api/session/route';
+import * as siteRotateRoute from '@/app/api/session/rotate/route';
+import * as siteReadinessRoute from '@/app/api/session/checks/readiness/route';
+import * as siteVisibilityRoute from '@/app/api/session/checks/ai-visibility/route';
+import * as reportsRoute from '@/app/api/reports/route';
+import * as reportRoute from '@/app/api/reports/[id]/route';
 import { ENDPOINTS } from '@/lib/endpoints';
 import { createKey } from '@/lib/credits/ledger';
 import { logEvent, registerLogSecrets, scrubSecrets } from '@/lib/log';
@@ -38,6 +44,13 @@ const ROUTES: Record<string, RouteModule> = {
   '/api/metrics': metricsRoute,
   '/openapi.json': openApiRoute,
   '/llms.txt': llmsRoute,
+  '/api/session': siteSessionRoute,
+  '/api/session/rotate': siteRotateRoute,
+  '/api/session/checks/readiness': siteReadinessRoute,
+  '/api/session/checks/ai-visibility': siteVisibilityRoute,
+  '/api/reports': reportsRoute,
+  // Called with the path's own id: the report is not found (404), and the answer still names the request.
+  '/api/reports/{id}': { GET: (request: Request) => reportRoute.GET(request, { params: Promise.resolve({ id: 'rep_unknown' }) }) },
 };
 
 const BASE = 'http://localhost:3000';
