@@ -8,6 +8,7 @@ import { openStore } from '@/lib/store';
 import { logEvent } from '@/lib/log';
 import { railsFor } from '@/lib/runtime';
 import { listSettlements, reconcilePending } from '@/lib/payments/settlements';
+import { currentKeyHash } from '@/lib/billing/rotate';
 import { auditLedger } from '@/lib/credits/audit';
 
 const USAGE = `Usage:
@@ -34,7 +35,8 @@ async function main(argv: string[]): Promise<number> {
         return results.some((r) => r.outcome.status === 'error') ? 1 : 0;
       }
       case 'audit': {
-        const report = await auditLedger(store, { now: Date.now(), holdMs: config.CREDITS_RESERVATION_HOLD_SECONDS * 1000 });
+        const now = Date.now();
+        const report = await auditLedger(store, { now, holdMs: config.CREDITS_RESERVATION_HOLD_SECONDS * 1000, holderOf: (h) => currentKeyHash(store, h, now) });
         // Key hashes only (an HMAC of the key): the audit never needs, and never prints, a key.
         if (argv.includes('--keys')) for (const k of report.keys) console.log(JSON.stringify({ ...k, keyHash: k.keyHash.slice(0, 16) }));
         for (const d of report.discrepancies) console.log(JSON.stringify({ ...d, keyHash: d.keyHash?.slice(0, 16) ?? null }));

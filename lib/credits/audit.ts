@@ -62,10 +62,16 @@ const sameJson = (items: unknown[]) => items.every((i) => JSON.stringify(i) === 
 
 /**
  * Audits every key's ledger in `store` (read only). `holdMs`: the reservation hold the servers use.
- * @example const report = await auditLedger(store, { now: Date.now() }); if (report.discrepancies.length) process.exitCode = 1;
+ * `holderOf`: the key a key was rotated into (lib/billing/rotate.ts `currentKeyHash`); a rotation moves the
+ * grants to the new key and leaves the spent calls with the old one, so a usage may sit on a predecessor of
+ * its grant's key. Without it, any usage on another key than its grant's is a discrepancy.
+ * @example const report = await auditLedger(store, { now: Date.now(), holderOf: (h) => currentKeyHash(store, h, now) });
  */
-export async function auditLedger(store: Store, options: { now: number; holdMs?: number }): Promise<AuditReport> {
-  const { now, holdMs = RESERVATION_HOLD_MS } = options;
+export async function auditLedger(
+  store: Store,
+  options: { now: number; holdMs?: number; holderOf?: (keyHash: string) => Promise<string> },
+): Promise<AuditReport> {
+  const { now, holdMs = RESERVATION_HOLD_MS, holderOf } = options;
   const discrepancies: Discrepancy[] = [];
   // Redis SCAN may hand the same key out twice: an id seen twice with the same content is one item.
   const grantPages = await walk((c, l) => store.scanGrants(c, l), (g) => g.id);
@@ -86,7 +92,9 @@ export async function auditLedger(store: Store, options: { now: number; holdMs?:
       discrepancies.push({ kind: 'usage', ...at, detail: `usage names grant ${u.grantId}, which does not exist` });
       continue;
     }
-    if (grant.keyHash !== u.keyHash) discrepancies.push({ kind: 'usage', ...at, detail: `usage is on another key than its grant ${u.grantId}` });
+    if (grant.keyHash !== u.keyHash && (!holderOf || (await holderOf(u.keyHash)) !== grant.keyHash)) {
+      discrepancies.push({ kind: 'usage', ...at, detail: `usage is on another key than its grant ${u.grantId}` });
+    }
     if (u.state === 'held') {
       if (u.holdUntil > now + holdMs + CLOCK_SLACK_MS) {
         discrepancies.push({ kind: 'hold', ...at, detail: `held until ${new Date(u.holdUntil).toISOString()}, past its ${holdMs / 1000} s timeout` });

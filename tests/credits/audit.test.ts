@@ -5,6 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '@/lib/store/sqlite';
 import type { Store } from '@/lib/store';
 import { auditLedger, usageTable } from '@/lib/credits/audit';
+import { createKey } from '@/lib/credits/ledger';
+import { hashKey } from '@/lib/credits/keys';
+import { currentKeyHash, rotateCreditsKey } from '@/lib/billing/rotate';
 
 // The audit's arithmetic over a ledger that lived through what the service does to it: spends, payment refunds
 // removing calls, subscription renewals resetting `used`, and operator refunds before and after a renewal.
@@ -29,6 +32,23 @@ async function spend(keyHash: string, id: string, at: number) {
 }
 
 describe('ledger audit', () => {
+  it('balances after a key rotation: the spent calls stay with the old key, the grant moves to the new one', async () => {
+    const secret = 's'.repeat(40);
+    const { key } = await createKey(store, secret, 'bundle-25');
+    const oldHash = hashKey(key, secret);
+    // createKey stamps its grant with the real clock; the calls come after it.
+    const t = Date.now() + 1000;
+    await spend(oldHash, 'cu_before', t);
+    const rotated = await rotateCreditsKey({ store, secret }, oldHash, t + 10);
+    await spend(rotated.keyHash, 'cu_after', t + 20);
+    const now = t + 30;
+    const report = await auditLedger(store, { now, holderOf: (h) => currentKeyHash(store, h, now) });
+    expect(report.discrepancies).toEqual([]);
+    expect(report.keys).toEqual([{ keyHash: rotated.keyHash, granted: 25, committed: 2, givenBack: 0, removed: 0, left: 23 }]);
+    // Without the rotation lookup the old key's spent call looks misplaced: the check is real.
+    expect((await auditLedger(store, { now })).discrepancies.map((d) => d.usageId)).toEqual(['cu_before']);
+  });
+
   it('balances through payment refunds, renewals and refunds on either side of a renewal', async () => {
     await store.addGrant({ id: 'bundle', keyHash: 'k', plan: 'bundle-25', calls: 25, used: 0, expiresAt: T0 + 365 * DAY, createdAt: T0, sourceRef: null });
     await store.addGrant({ id: 'sub', keyHash: 'k', plan: 'subscription', calls: 50, used: 0, expiresAt: T0 + 10 * DAY, createdAt: T0, sourceRef: null });
