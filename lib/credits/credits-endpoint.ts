@@ -3,7 +3,7 @@ import type { Store } from '@/lib/store';
 import { ProblemError } from '@/lib/problems';
 import { Balance, authenticateKey, balance } from './ledger';
 import { maskKey } from './keys';
-import { PlanEntry, planList } from '@/lib/http/describe';
+import { PlanEntry, planList } from './plans';
 import { PRICE_USD } from '@/lib/price';
 
 /** The 200 body of GET /api/agent/credits: the plans without a key, the calls left with one. */

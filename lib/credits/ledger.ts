@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import type { Store } from '@/lib/store';
-import type { Grant, GrantState } from '@/lib/store/types';
+import type { Grant, GrantState, IdempotentAnswer } from '@/lib/store/types';
 import { PLAN_IDS, type PlanId } from '@/lib/price';
 import { ProblemError } from '@/lib/problems';
 import { bundleExpiry, findPlan, monthlyPeriodEnd } from './plans';
@@ -59,12 +59,19 @@ export async function createKey(
  * @example const keyHash = await authenticateKey(store, config.CREDITS_KEY_SECRET, bearerToken(request.headers)!);
  */
 export async function authenticateKey(store: Store, secret: string, presented: string): Promise<string> {
-  const invalid = () => new ProblemError('invalid-credits-key', 'The credits key is not valid. Check it, or buy a plan at /pricing.');
-  if (!isWellFormedKey(presented)) throw invalid();
+  if (!isWellFormedKey(presented)) throw invalidCreditsKey();
   const keyHash = hashKey(presented, secret);
   const record = await store.getKey(keyHash);
-  if (!record || !digestsEqual(record.keyHash, keyHash) || record.revokedAt !== null) throw invalid();
+  if (!record || !digestsEqual(record.keyHash, keyHash) || record.revokedAt !== null) throw invalidCreditsKey();
   return keyHash;
+}
+
+/**
+ * The 401 for a malformed, unknown or revoked key (what `authenticateKey` throws).
+ * @example if (admission.refusal === 'invalid-key') throw invalidCreditsKey();
+ */
+export function invalidCreditsKey(): ProblemError {
+  return new ProblemError('invalid-credits-key', 'The credits key is not valid. Check it, or buy a plan at /pricing.');
 }
 
 /** One grant as its key's holder sees it (credits endpoint, account page). */
@@ -113,10 +120,11 @@ export async function reserveCall(store: Store, keyHash: string, now = Date.now(
 
 /**
  * Spends a reserved call (idempotent: `already` on a retry; `lost` when its hold lapsed and the call is gone).
+ * With `answer`, the call's answer is kept for replays in the same store step.
  * @example await commitCall(store, usageId);
  */
-export async function commitCall(store: Store, usageId: string, now = Date.now()) {
-  return store.commitReservation(usageId, now);
+export async function commitCall(store: Store, usageId: string, now = Date.now(), answer?: IdempotentAnswer) {
+  return answer ? store.commitReservation(usageId, now, answer) : store.commitReservation(usageId, now);
 }
 
 /**

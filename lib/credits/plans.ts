@@ -1,4 +1,5 @@
-import type { PurchasablePlanId } from '@/lib/price';
+import { z } from 'zod';
+import { PURCHASABLE_PLAN_IDS, formatUsd, type PurchasablePlanId } from '@/lib/price';
 
 // The prepaid plans of spec 2.4. Prices in cents so no float ever touches money.
 
@@ -45,4 +46,33 @@ export function monthlyPeriodEnd(periodStart: number): number {
   const d = new Date(periodStart);
   d.setUTCMonth(d.getUTCMonth() + 1);
   return d.getTime();
+}
+
+/** One prepaid plan as the credits endpoint lists it. */
+export const PlanEntry = z.strictObject({
+  id: z.enum(PURCHASABLE_PLAN_IDS),
+  name: z.string(),
+  calls: z.number().int(),
+  price: z.strictObject({ amount: z.string(), currency: z.literal('USD') }),
+  billing: z.enum(['one-time', 'monthly']),
+  validity: z.enum(['12 months', 'monthly']),
+  description: z.string(),
+  purchaseUrl: z.string(),
+});
+
+/**
+ * The plans as the credits endpoint and the discovery documents list them, with their purchase links.
+ * @example planList('https://checks.example')[0].purchaseUrl // 'https://checks.example/pricing#bundle-25'
+ */
+export function planList(appUrl: string): z.infer<typeof PlanEntry>[] {
+  return PLANS.map((p) => ({
+    id: p.id,
+    name: p.name,
+    calls: p.calls,
+    price: { amount: formatUsd(p.priceCents), currency: 'USD' },
+    billing: p.billing,
+    validity: p.validity,
+    description: p.description,
+    purchaseUrl: `${appUrl}/pricing#${p.id}`,
+  }));
 }

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { PaidOperation } from '@/lib/operations';
-import { PRICE_CENTS, PRICE_USD, PURCHASABLE_PLAN_IDS, formatUsd } from '@/lib/price';
-import { PLANS } from '@/lib/credits/plans';
+import { PRICE_CENTS, PRICE_USD } from '@/lib/price';
 import { getRuntime } from '@/lib/runtime';
 
 /** What every free description states about price and payment (see priceAndRails). */
@@ -40,29 +39,4 @@ export function descriptionSchema(operation: PaidOperation) {
     ...PriceAndRails.shape,
     ...operation.described.shape,
   });
-}
-
-/** One prepaid plan as the credits endpoint lists it. */
-export const PlanEntry = z.strictObject({
-  id: z.enum(PURCHASABLE_PLAN_IDS),
-  name: z.string(),
-  calls: z.number().int(),
-  price: z.strictObject({ amount: z.string(), currency: z.literal('USD') }),
-  billing: z.enum(['one-time', 'monthly']),
-  validity: z.enum(['12 months', 'monthly']),
-  description: z.string(),
-  purchaseUrl: z.string(),
-});
-
-export function planList(appUrl: string): z.infer<typeof PlanEntry>[] {
-  return PLANS.map((p) => ({
-    id: p.id,
-    name: p.name,
-    calls: p.calls,
-    price: { amount: formatUsd(p.priceCents), currency: 'USD' },
-    billing: p.billing,
-    validity: p.validity,
-    description: p.description,
-    purchaseUrl: `${appUrl}/pricing#${p.id}`,
-  }));
 }

@@ -1,16 +1,16 @@
 import crypto from 'node:crypto';
 import type { Config } from '@/lib/config';
 import type { Store } from '@/lib/store';
-import type { CommitResult } from '@/lib/store/types';
+import type { CommitResult, IdempotentAnswer } from '@/lib/store/types';
 import { StoreUnavailableError } from '@/lib/store/types';
 import type { PaidOperation } from '@/lib/operations';
 import { sha256Hex } from '@/lib/canonical-json';
 import { INTERNAL_ERROR, ProblemError, knownProblem, problem, type Problem } from '@/lib/problems';
 import { parseBody } from '@/lib/http/validation';
-import { enforceRateLimit } from '@/lib/http/rate-limit';
-import { authenticateKey, balance, commitCall, releaseCall, reserveCall } from '@/lib/credits/ledger';
+import { enforceRateLimit, rateLimited } from '@/lib/http/rate-limit';
+import { balance, commitCall, invalidCreditsKey, releaseCall, reserveCall } from '@/lib/credits/ledger';
 import { reportOperationOf, saveReport } from '@/lib/reports/store';
-import { maskKey } from '@/lib/credits/keys';
+import { hashKey, isWellFormedKey, maskKey } from '@/lib/credits/keys';
 import { PRICE_USD } from '@/lib/price';
 import type { PaymentRails } from '@/lib/payments/rails';
 import type { PaymentChallenge } from '@/lib/payments/challenge';
@@ -148,70 +148,116 @@ export async function runPaidCall(deps: PaidCallDeps, call: PaidCall): Promise<P
   }
 }
 
-async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOutcome> {
-  const { store, config } = deps;
-  const now = () => deps.now?.() ?? new Date();
-  const { operation } = call;
+/** Who pays for an admitted call, and under which idempotency scope its answer is kept. */
+interface Admitted {
+  /** The credits key that pays, by its hash; null for a credential. */
+  keyHash: string | null;
+  scope: string;
+  idempotencyKey: string;
+  fingerprint: string;
+  payment: { kind: 'credits'; usageId: string } | { kind: 'rail'; verified: ValidCredential };
+}
 
-  // 1-2: nothing about payment is said to a malformed request.
-  const input = parseBody(operation.input, call.body);
-  operation.precheck?.(input);
+/** The clock of one call: the deps' clock in tests, the wall clock otherwise. */
+type Clock = () => number;
+
+async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOutcome> {
+  const now: Clock = () => (deps.now?.() ?? new Date()).getTime();
+  const input = validateCall(call);
+  const prepaid = call.bearerKey !== null || Boolean(call.keyHash);
+  const admitted = prepaid ? await admitPrepaid(deps, call, input, now) : await admitUnkeyed(deps, call, input, now);
+  if ('kind' in admitted) return admitted;
+
+  const abandon = async () => {
+    await releasePayment(deps.store, admitted);
+    if (call.idempotencyKey !== null) await deps.store.abandonIdempotent(admitted.scope, admitted.fingerprint).catch(() => {});
+  };
+  const refused = await spendSiteBudget(deps, call, input, now, abandon);
+  if (refused) return refused;
+  let result: Record<string, unknown>;
+  try {
+    result = await runOperation(call, input, now);
+  } catch (error) {
+    await abandon();
+    throw error;
+  }
+  return admitted.payment.kind === 'credits'
+    ? chargeCredits(deps, call, admitted, admitted.payment.usageId, result, now)
+    : settleCredential(deps, call, admitted, admitted.payment.verified, result, abandon, now);
+}
+
+/** Steps 1-2: the body against the operation's schema and precheck, and the Idempotency-Key's form. */
+function validateCall(call: PaidCall): unknown {
+  // Nothing about payment is said to a malformed request.
+  const input = parseBody(call.operation.input, call.body);
+  call.operation.precheck?.(input);
   if (call.idempotencyKey !== null && !IDEMPOTENCY_KEY_PATTERN.test(call.idempotencyKey)) {
     throw new ProblemError('invalid-idempotency-key', 'Idempotency-Key must be 8-128 characters of A-Z a-z 0-9 . _ : - and start with a letter or digit.', {
       errors: [{ path: call.idempotencyKeySource, message: 'does not match ^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$' }],
     });
   }
+  return input;
+}
 
-  // 3: rate limits.
+/** The call's Idempotency-Key and its body's fingerprint: worked out only for a call that gets past its 402. */
+function identify(call: PaidCall, input: unknown): { idempotencyKey: string; fingerprint: string } {
+  return {
+    // The caller's key, or one of ours (known to no other request, so it needs no in-flight claim).
+    idempotencyKey: call.idempotencyKey ?? `auto_${crypto.randomBytes(12).toString('base64url')}`,
+    // zod rebuilds the parsed body in schema order, so equal bodies serialise identically whatever order the client sent.
+    fingerprint: sha256Hex(`${call.operation.id}\n${JSON.stringify(input)}`),
+  };
+}
+
+/**
+ * Steps 3-5 for a prepaid key: the rate limits and the key in one store step (`admitCall`); the replay looked
+ * up in the key's scope (before the hold: a replay must not hold a call); one call held.
+ */
+async function admitPrepaid(deps: PaidCallDeps, call: PaidCall, input: unknown, now: Clock): Promise<Admitted | PaidCallOutcome> {
+  const { store, config } = deps;
   const windowMs = config.RATE_LIMIT_WINDOW_SECONDS * 1000;
-  await enforceRateLimit(store, `ip:${call.clientIp}`, config.RATE_LIMIT_PER_IP, windowMs, now().getTime());
-  const keyHash = call.keyHash ?? (call.bearerKey === null ? null : await authenticateKey(store, config.CREDITS_KEY_SECRET, call.bearerKey));
-  if (keyHash) await enforceRateLimit(store, `key:${keyHash}`, config.RATE_LIMIT_PER_KEY, windowMs, now().getTime());
-  const targetHost = operation.targetHost?.(input) ?? null;
-  const hostLimit = config.VISIBILITY_CHECKS_PER_HOST_PER_MINUTE;
-  if (targetHost !== null) {
-    const refused = await hostBudgetSpent(store, targetHost, hostLimit, now().getTime());
-    if (refused) return problemOutcome(refused.problem, refused.retryAfterSeconds);
+  const bearerKey = call.bearerKey ?? '';
+  if (!call.keyHash && !isWellFormedKey(bearerKey)) {
+    // No store holds such a key: count the address, then refuse the key, as an unknown key is refused.
+    await enforceRateLimit(store, `ip:${call.clientIp}`, config.RATE_LIMIT_PER_IP, windowMs, now());
+    throw invalidCreditsKey();
   }
+  const keyHash = call.keyHash || hashKey(bearerKey, config.CREDITS_KEY_SECRET);
+  const admission = await store.admitCall({
+    now: now(),
+    windowMs,
+    ip: { bucket: `ip:${call.clientIp}`, limit: config.RATE_LIMIT_PER_IP },
+    key: { keyHash, bucket: `key:${keyHash}`, limit: config.RATE_LIMIT_PER_KEY },
+  });
+  if (!admission.admitted) throw admission.refusal === 'invalid-key' ? invalidCreditsKey() : rateLimited(admission.retryAfterMs);
+  const spent = await siteBudgetSpent(deps, call, input, now);
+  if (spent) return spent;
 
-  // 4-5: payment, and the replay lookup in the payer's own scope.
-  const idempotencyKey = call.idempotencyKey ?? `auto_${crypto.randomBytes(12).toString('base64url')}`;
-  // zod rebuilds the parsed body in schema order, so equal bodies serialise identically whatever order the client sent.
-  const fingerprint = sha256Hex(`${operation.id}\n${JSON.stringify(input)}`);
-  let scope: string;
-  let payment: { kind: 'credits'; usageId: string } | { kind: 'rail'; verified: ValidCredential };
-  if (keyHash) {
-    scope = `${operation.id}:${keyHash}:${idempotencyKey}`;
-    if (call.idempotencyKey !== null) {
-      const existing = await store.getIdempotent(scope, now().getTime());
-      if (existing) return withBalance(store, keyHash, idempotentAnswer(existing, fingerprint), now().getTime());
-    }
-    const usageId = await reserveCall(store, keyHash, now().getTime(), config.CREDITS_RESERVATION_HOLD_SECONDS * 1000, operation.id);
-    if (!usageId) return creditsExhausted(deps, call);
-    payment = { kind: 'credits', usageId };
-    call.onReserved?.(() => releaseCall(store, usageId));
-  } else if (deps.rails && call.credential) {
-    const verified = await deps.rails.verify(call.credential, operation.path);
-    if (!verified.ok) return refusedPayment(verified);
-    payment = { kind: 'rail', verified };
-    // The credential is now claimed: whatever follows, it is never settled unless this call settles it.
-    const payer = await verified.payer().catch(() => undefined);
-    if (payer === undefined) return processorUnavailable();
-    // A payer Stripe shows no owner for cannot prove it is the same one later: its calls are never replayed.
-    scope = `${operation.id}:payer:${sha256Hex(payer ?? `unbound:${crypto.randomUUID()}`)}:${idempotencyKey}`;
-    if (call.idempotencyKey !== null) {
-      const unconfirmed = await findUnconfirmed(store, scope, now().getTime());
-      if (unconfirmed) {
-        const outcome = await reconcileOne(store, deps.rails.settlements, unconfirmed, now().getTime(), deps.log).catch(() => ({ status: 'pending' as const }));
-        if (outcome.status === 'pending') return settlementStillUnconfirmed(idempotencyKey);
-      }
-      const existing = await store.getIdempotent(scope, now().getTime());
-      if (existing) return idempotentAnswer(existing, fingerprint);
-    }
-  } else if (deps.rails) {
-    // No key and no credential: the same 402 whatever Idempotency-Key came with it (nothing about the key is told).
-    return paymentRequired(deps.rails, operation, problem('payment-required', `${operation.service} costs ${PRICE_USD} USD. Pay with one of the offered challenges, or send a prepaid credits key as Authorization: Bearer.`, { plans: `${config.APP_URL}/api/agent/credits` }));
-  } else {
+  const { idempotencyKey, fingerprint } = identify(call, input);
+  const scope = `${call.operation.id}:${keyHash}:${idempotencyKey}`;
+  if (call.idempotencyKey !== null) {
+    const existing = await store.getIdempotent(scope, now());
+    if (existing) return withBalance(store, keyHash, idempotentAnswer(existing, fingerprint), now());
+  }
+  const usageId = await reserveCall(store, keyHash, now(), config.CREDITS_RESERVATION_HOLD_SECONDS * 1000, call.operation.id);
+  if (!usageId) return creditsExhausted(deps, call);
+  call.onReserved?.(() => releaseCall(store, usageId));
+  const admitted: Admitted = { keyHash, scope, idempotencyKey, fingerprint, payment: { kind: 'credits', usageId } };
+  const claimed = await claimIdempotencyKey(deps, call, admitted, now);
+  return claimed ? withBalance(store, keyHash, claimed, now()) : admitted;
+}
+
+/**
+ * Steps 3-5 without a key: the address's rate limit, then verify the credential without settling it (its
+ * replay looked up in the verified payer's scope), or answer payment-required with the challenges.
+ */
+async function admitUnkeyed(deps: PaidCallDeps, call: PaidCall, input: unknown, now: Clock): Promise<Admitted | PaidCallOutcome> {
+  const { store, config, rails } = deps;
+  const { operation } = call;
+  await enforceRateLimit(store, `ip:${call.clientIp}`, config.RATE_LIMIT_PER_IP, config.RATE_LIMIT_WINDOW_SECONDS * 1000, now());
+  const spent = await siteBudgetSpent(deps, call, input, now);
+  if (spent) return spent;
+  if (!rails) {
     return problemOutcome(
       problem('payments-unavailable', 'Machine payments are not available right now. Use a prepaid credits key (Authorization: Bearer) or retry later.', {
         plans: `${config.APP_URL}/api/agent/credits`,
@@ -219,127 +265,132 @@ async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOut
       60,
     );
   }
-
-  const releasePayment = async () => {
-    if (payment.kind === 'credits') await releaseCall(store, payment.usageId).catch(() => false);
-  };
-
-  // A key we generated ourselves is known to no other request yet, so it needs no in-flight claim.
-  const claimed =
-    call.idempotencyKey === null
-      ? null
-      : await store.beginIdempotent(scope, fingerprint, now().getTime(), IN_FLIGHT_TTL_MS).catch(async (e) => {
-          await releasePayment();
-          throw e;
-        });
-  if (claimed) {
-    // Another request took the key between our look and our claim.
-    await releasePayment();
-    const answer = idempotentAnswer(claimed, fingerprint);
-    return keyHash ? withBalance(store, keyHash, answer, now().getTime()) : answer;
+  if (!call.credential) {
+    // The same 402 whatever Idempotency-Key came with it (nothing about the key is told).
+    return paymentRequired(rails, operation, problem('payment-required', `${operation.service} costs ${PRICE_USD} USD. Pay with one of the offered challenges, or send a prepaid credits key as Authorization: Bearer.`, { plans: `${config.APP_URL}/api/agent/credits` }));
   }
-  const abandon = async () => {
-    await releasePayment();
-    await store.abandonIdempotent(scope, fingerprint).catch(() => {});
-  };
-
-  // 6: count the check against its site's budget, then run.
-  if (targetHost !== null) {
-    const refused = await spendHostBudget(store, targetHost, hostLimit, now().getTime()).catch(async (e) => {
-      await abandon();
-      throw e;
-    });
-    if (refused) {
-      await abandon();
-      return problemOutcome(refused.problem, refused.retryAfterSeconds);
+  const { idempotencyKey, fingerprint } = identify(call, input);
+  const verified = await rails.verify(call.credential, operation.path);
+  if (!verified.ok) return refusedPayment(verified);
+  // The credential is now claimed: whatever follows, it is never settled unless this call settles it.
+  const payer = await verified.payer().catch(() => undefined);
+  if (payer === undefined) return processorUnavailable();
+  // A payer Stripe shows no owner for cannot prove it is the same one later: its calls are never replayed.
+  const scope = `${operation.id}:payer:${sha256Hex(payer ?? `unbound:${crypto.randomUUID()}`)}:${idempotencyKey}`;
+  if (call.idempotencyKey !== null) {
+    const unconfirmed = await findUnconfirmed(store, scope, now());
+    if (unconfirmed) {
+      const outcome = await reconcileOne(store, rails.settlements, unconfirmed, now(), deps.log).catch(() => ({ status: 'pending' as const }));
+      if (outcome.status === 'pending') return settlementStillUnconfirmed(idempotencyKey);
     }
+    const existing = await store.getIdempotent(scope, now());
+    if (existing) return idempotentAnswer(existing, fingerprint);
   }
-  let result: Record<string, unknown>;
+  const admitted: Admitted = { keyHash: null, scope, idempotencyKey, fingerprint, payment: { kind: 'rail', verified } };
+  return (await claimIdempotencyKey(deps, call, admitted, now)) ?? admitted;
+}
+
+/**
+ * Step 3 for a check that fetches a site: refused (429) when the site's budget for this minute is spent,
+ * before anything is held or offered. Only a read: unpaid calls spend none of it.
+ */
+async function siteBudgetSpent(deps: PaidCallDeps, call: PaidCall, input: unknown, now: Clock): Promise<PaidCallOutcome | null> {
+  const targetHost = call.operation.targetHost?.(input) ?? null;
+  if (targetHost === null) return null;
+  const refused = await hostBudgetSpent(deps.store, targetHost, deps.config.VISIBILITY_CHECKS_PER_HOST_PER_MINUTE, now());
+  return refused ? problemOutcome(refused.problem, refused.retryAfterSeconds) : null;
+}
+
+/** Step 6's first half: an admitted, paid-for check counts against its site's budget; over it, released and 429. */
+async function spendSiteBudget(deps: PaidCallDeps, call: PaidCall, input: unknown, now: Clock, abandon: () => Promise<void>): Promise<PaidCallOutcome | null> {
+  const targetHost = call.operation.targetHost?.(input) ?? null;
+  if (targetHost === null) return null;
+  const refused = await spendHostBudget(deps.store, targetHost, deps.config.VISIBILITY_CHECKS_PER_HOST_PER_MINUTE, now()).catch(async (e) => {
+    await abandon();
+    throw e;
+  });
+  if (!refused) return null;
+  await abandon();
+  return problemOutcome(refused.problem, refused.retryAfterSeconds);
+}
+
+/** Step 5's claim: marks the caller's Idempotency-Key in flight, or answers with the record another request made first. */
+async function claimIdempotencyKey(deps: PaidCallDeps, call: PaidCall, admitted: Admitted, now: Clock): Promise<PaidCallOutcome | null> {
+  if (call.idempotencyKey === null) return null;
+  const claimed = await deps.store.beginIdempotent(admitted.scope, admitted.fingerprint, now(), IN_FLIGHT_TTL_MS).catch(async (e) => {
+    await releasePayment(deps.store, admitted);
+    throw e;
+  });
+  if (!claimed) return null;
+  // Another request took the key between our look and our claim.
+  await releasePayment(deps.store, admitted);
+  return idempotentAnswer(claimed, admitted.fingerprint);
+}
+
+/** Gives a held prepaid call back (a credential is simply never settled). */
+async function releasePayment(store: Store, admitted: Admitted): Promise<void> {
+  if (admitted.payment.kind === 'credits') await releaseCall(store, admitted.payment.usageId).catch(() => false);
+}
+
+/** Step 6: the operation's work; its signal is built only if the work reads it. */
+function runOperation(call: PaidCall, input: unknown, now: Clock): Promise<Record<string, unknown>> {
   let signal: AbortSignal | undefined;
   const context = {
-    now: now(),
+    now: new Date(now()),
     get signal() {
       return (signal ??= call.signal?.() ?? AbortSignal.timeout(60_000));
     },
   };
-  try {
-    result = await operation.run(input, context);
-  } catch (error) {
-    await abandon();
-    throw error;
-  }
+  return call.operation.run(input, context);
+}
 
-  // 7: charge, then answer.
-  let receipt: Record<string, string> = {};
-  let reference: Record<string, string>;
-  let prepaid: PrepaidFacts | undefined;
-  if (payment.kind === 'credits') {
-    const outcome = await commitThroughOutage(store, payment.usageId, () => now().getTime());
-    if (outcome === 'unconfirmed') {
-      // The store never confirmed the commit: deliver the finished work. If the commit did land, the caller got what
-      // it paid for; if not, the hold lapses and the call returns to the key. Never "charged, told nothing was".
-      deps.log?.({ event: 'commit-unconfirmed', operation: operation.id, usage: payment.usageId, key: call.bearerKey ? maskKey(call.bearerKey) : null });
-    } else if (outcome === 'lost') {
-      // The hold timed out and the key has no call left: the work is done, so deliver it uncharged rather than fail it.
-      deps.log?.({ event: 'reservation-lost', operation: operation.id, usage: payment.usageId, key: call.bearerKey ? maskKey(call.bearerKey) : null });
-    }
-    reference = { creditsUsage: payment.usageId };
-    prepaid = { creditsRemaining: null, reportId: null };
-  } else {
-    let settled;
-    try {
-      settled = await payment.verified.settle();
-    } catch (error) {
-      await abandon();
-      throw error;
-    }
-    if (!settled.ok) {
-      if (settled.unconfirmed) {
-        // The charge may still complete: keep the result for the payer's retry before freeing the key.
-        await recordUnconfirmed(store, {
-          operation: operation.id,
-          scope,
-          fingerprint,
-          idempotencyKey,
-          trace: settled.unconfirmed,
-          response: { headers: { ...STORED_JSON_HEADERS }, service: operation.service, result },
-          recordedAt: now().getTime(),
-          status: 'pending',
-        }).catch((e) => deps.log?.({ event: 'settlement-record-failed', operation: operation.id, error: String(e) }));
-        deps.log?.({ event: 'settlement-unconfirmed', operation: operation.id, rail: settled.unconfirmed.rail });
-        await abandon();
-        return refusedPayment({ ...settled, problem: { ...settled.problem, idempotencyKey } });
-      }
-      await abandon();
-      return refusedPayment(settled);
-    }
-    receipt = settled.headers;
-    reference = { paymentIntent: settled.reference };
-  }
-
-  const body = paidBody(operation.service, idempotencyKey, reference, result);
+/** The answer of a fulfilled call: its body, serialised once, and the record kept for replays. */
+function fulfilledBody(call: PaidCall, admitted: Admitted, reference: Record<string, string>, result: Record<string, unknown>) {
+  const body = paidBody(call.operation.service, admitted.idempotencyKey, reference, result);
   // Serialised once: the same text is stored for replays and sent now.
-  const bodyText = JSON.stringify(body);
-  if (prepaid && keyHash && payment.kind === 'credits') {
-    // The work is delivered and paid for: a report or balance the store cannot give only goes unsaid.
-    const at = now().getTime();
-    const usageId = payment.usageId;
-    prepaid.reportId = await Promise.resolve()
-      .then(() => saveReport(store, { keyHash, operation: reportOperationOf(operation.path), creditsUsage: usageId, body, bodyText }, at, config.REPORT_RETENTION_DAYS))
-      .catch((e: unknown) => {
+  return { body, bodyText: JSON.stringify(body) };
+}
+
+/** The record kept for replays; the report id rides with it, so a replay links the same report and never stores a second. */
+function replayRecord(bodyText: string, receipt: Record<string, string>, reportId: string | null): string {
+  const stored = JSON.stringify({ ...STORED_JSON_HEADERS, ...receipt });
+  const report = reportId ? `,"report":${JSON.stringify(reportId)}` : '';
+  return `{"headers":${stored},"body":${bodyText}${report}}`;
+}
+
+/** Step 7 for a prepaid call: commit the held call and keep the answer for replays, in one store step. */
+async function chargeCredits(deps: PaidCallDeps, call: PaidCall, admitted: Admitted, usageId: string, result: Record<string, unknown>, now: Clock): Promise<PaidCallOutcome> {
+  const { operation } = call;
+  const reference = { creditsUsage: usageId };
+  const { body, bodyText } = fulfilledBody(call, admitted, reference, result);
+  const keyHash = admitted.keyHash!;
+  // The work is delivered and paid for: a report or balance the store cannot give only goes unsaid. Both go
+  // to the store at once, before the commit: a held call already counts as spent, so the calls left now are
+  // the calls left after the commit, and the report id rides in the replay record the commit stores.
+  const [reportId, creditsRemaining] = await Promise.all([
+    saveReport(deps.store, { keyHash, operation: reportOperationOf(operation.path), creditsUsage: usageId, body, bodyText }, now(), deps.config.REPORT_RETENTION_DAYS).catch(
+      (e: unknown) => {
         deps.log?.({ event: 'report-store-failed', operation: operation.id, error: String(e) });
         return null;
-      });
-    prepaid.creditsRemaining = await callsLeft(store, keyHash, at);
+      },
+    ),
+    callsLeft(deps.store, keyHash, now()),
+  ]);
+  const record = replayRecord(bodyText, {}, reportId);
+  const answer = { scope: admitted.scope, fingerprint: admitted.fingerprint, response: record, ttlMs: IDEMPOTENCY_TTL_MS };
+  const committed = await commitThroughOutage(deps.store, usageId, now, answer);
+  if (committed === 'unconfirmed') {
+    // The store never confirmed the commit: deliver the finished work. If the commit did land, the caller got what
+    // it paid for; if not, the hold lapses and the call returns to the key. Never "charged, told nothing was".
+    deps.log?.({ event: 'commit-unconfirmed', operation: operation.id, usage: usageId, key: call.bearerKey ? maskKey(call.bearerKey) : null });
+    // Whether the answer was kept with it is as unknown: keep it on its own, as for a credential.
+    await storeAnswer(deps, call, admitted, record, now);
+  } else if (committed === 'lost') {
+    // The hold timed out and the key has no call left: the work is done, so deliver it uncharged rather than fail it.
+    deps.log?.({ event: 'reservation-lost', operation: operation.id, usage: usageId, key: call.bearerKey ? maskKey(call.bearerKey) : null });
   }
-  const stored = JSON.stringify({ ...STORED_JSON_HEADERS, ...receipt });
-  // The report id rides with the replay record, so a replay links the same report and never stores a second.
-  const report = prepaid?.reportId ? `,"report":${JSON.stringify(prepaid.reportId)}` : '';
-  await store
-    .completeIdempotent(scope, fingerprint, `{"headers":${stored},"body":${bodyText}${report}}`, now().getTime(), IDEMPOTENCY_TTL_MS)
-    .catch((e) => deps.log?.({ event: 'idempotency-store-failed', operation: operation.id, error: String(e) }));
   deps.log?.({ event: 'fulfilled', operation: operation.id, ...reference });
-  return prepaid ? { kind: 'fulfilled', body, bodyText, receipt, prepaid } : { kind: 'fulfilled', body, bodyText, receipt };
+  return { kind: 'fulfilled', body, bodyText, receipt: {}, prepaid: { creditsRemaining, reportId } };
 }
 
 /** Calls left on a key; null when the store cannot say (the answer is already paid for and goes out regardless). */
@@ -353,6 +404,58 @@ async function withBalance(store: Store, keyHash: string, answer: PaidCallOutcom
   return { ...answer, prepaid: { creditsRemaining: await callsLeft(store, keyHash, now), reportId: answer.prepaid?.reportId ?? null } };
 }
 
+/** Step 7 for a credential: settle it, then keep the answer for replays. */
+async function settleCredential(
+  deps: PaidCallDeps,
+  call: PaidCall,
+  admitted: Admitted,
+  verified: ValidCredential,
+  result: Record<string, unknown>,
+  abandon: () => Promise<void>,
+  now: Clock,
+): Promise<PaidCallOutcome> {
+  const { operation } = call;
+  let settled;
+  try {
+    settled = await verified.settle();
+  } catch (error) {
+    await abandon();
+    throw error;
+  }
+  if (!settled.ok) {
+    if (settled.unconfirmed) {
+      // The charge may still complete: keep the result for the payer's retry before freeing the key.
+      await recordUnconfirmed(deps.store, {
+        operation: operation.id,
+        scope: admitted.scope,
+        fingerprint: admitted.fingerprint,
+        idempotencyKey: admitted.idempotencyKey,
+        trace: settled.unconfirmed,
+        response: { headers: { ...STORED_JSON_HEADERS }, service: operation.service, result },
+        recordedAt: now(),
+        status: 'pending',
+      }).catch((e) => deps.log?.({ event: 'settlement-record-failed', operation: operation.id, error: String(e) }));
+      deps.log?.({ event: 'settlement-unconfirmed', operation: operation.id, rail: settled.unconfirmed.rail });
+      await abandon();
+      return refusedPayment({ ...settled, problem: { ...settled.problem, idempotencyKey: admitted.idempotencyKey } });
+    }
+    await abandon();
+    return refusedPayment(settled);
+  }
+  const reference = { paymentIntent: settled.reference };
+  const { body, bodyText } = fulfilledBody(call, admitted, reference, result);
+  await storeAnswer(deps, call, admitted, replayRecord(bodyText, settled.headers, null), now);
+  deps.log?.({ event: 'fulfilled', operation: operation.id, ...reference });
+  return { kind: 'fulfilled', body, bodyText, receipt: settled.headers };
+}
+
+/** Keeps a fulfilled call's answer for replays; a store that fails here costs the replay, never the answer. */
+async function storeAnswer(deps: PaidCallDeps, call: PaidCall, admitted: Admitted, record: string, now: Clock): Promise<void> {
+  await deps.store
+    .completeIdempotent(admitted.scope, admitted.fingerprint, record, now(), IDEMPOTENCY_TTL_MS)
+    .catch((e) => deps.log?.({ event: 'idempotency-store-failed', operation: call.operation.id, error: String(e) }));
+}
+
 /** How long, in all, a finished call waits for the store to confirm its commit before it is delivered unconfirmed. */
 const COMMIT_RETRY_DELAYS_MS = [250, 500, 1_000, 2_000, 3_000, 4_000];
 
@@ -361,10 +464,10 @@ const COMMIT_RETRY_DELAYS_MS = [250, 500, 1_000, 2_000, 3_000, 4_000];
  * went away mid-command may have applied the commit without answering; answering 503 "nothing was charged" then
  * would be false. Committing is idempotent (`already` on a second try), so retrying is safe.
  */
-async function commitThroughOutage(store: Store, usageId: string, now: () => number): Promise<CommitResult | 'unconfirmed'> {
+async function commitThroughOutage(store: Store, usageId: string, now: Clock, answer: IdempotentAnswer): Promise<CommitResult | 'unconfirmed'> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await commitCall(store, usageId, now());
+      return await commitCall(store, usageId, now(), answer);
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) throw error;
       if (attempt >= COMMIT_RETRY_DELAYS_MS.length) return 'unconfirmed';

@@ -12,7 +12,6 @@
 // is mppx's handler, which recomputes the id from the credential's echoed challenge with the same key.
 import { Challenge } from 'mppx';
 import { problem, problemResponse, type Problem } from '@/lib/problems';
-import type { PaymentRails } from './rails';
 import { PRICE_USD } from '@/lib/price';
 
 /** A 402's terms as data: the challenges (what MCP sends) and their HTTP rendering (what REST sends). */
@@ -34,13 +33,35 @@ export const DEFAULT_CHALLENGE_DETAIL =
   `Pay ${PRICE_USD} USD per request: by card (MPP method stripe), in USDC on Base (MPP method evm, or x402 v2 with ' +
   'PAYMENT-SIGNATURE), or send a prepaid credits key as Authorization: Bearer.`;
 
+/** An mppx charge handler: a 402 for a request without credential, else a 200 with its receipt writer. */
+export type ChargeHandler = (input: Request) => Promise<
+  | { status: 402; challenge: Response }
+  | { status: 200; withReceipt(response?: Response): Response }
+>;
+
+/**
+ * What issuing a 402 needs of the rails (the ChallengeIssuer of rails.ts have all of it); declared here, so this
+ * module needs nothing from rails.ts, which builds on it.
+ */
+export interface ChallengeIssuer {
+  appUrl: string;
+  /** Public URL of a resource path, the x402 resource.url: APP_URL's origin + path. */
+  resourceUrl(pathname: string): string;
+  /** @internal Handler issuing challenges, each one unique (see uniqueExpiry in rails.ts). */
+  challengeHandler: ChargeHandler;
+  /** @internal The HMAC key binding challenge ids (challenges are issued with mppx's Challenge.from). */
+  secretKey: string;
+  /** @internal A challenge expiry no other challenge of this process has (see uniqueExpiry in rails.ts). */
+  nextExpiry(): string;
+}
+
 /** The per-resource terms mppx offered: everything in a challenge except its id and expiry. */
 interface ChallengeTemplate {
   terms: { realm: string; method: string; intent: string; request: Record<string, unknown> }[];
   paymentRequired: string | null;
 }
 
-const templates = new WeakMap<PaymentRails, Map<string, Promise<ChallengeTemplate | null>>>();
+const templates = new WeakMap<ChallengeIssuer, Map<string, Promise<ChallengeTemplate | null>>>();
 /** Resources are APP_URL + a registered path, so this bound is never reached in practice. */
 const MAX_TEMPLATES = 64;
 
@@ -49,7 +70,7 @@ const MAX_TEMPLATES = 64;
  * used: headers and body are ignored, so the terms are identical for every request to the resource.
  */
 export async function challenge(
-  rails: PaymentRails,
+  rails: ChallengeIssuer,
   request: { method?: string; url?: string },
   resourceUrl?: string,
   body: Problem = problem('payment-required', DEFAULT_CHALLENGE_DETAIL),
@@ -79,14 +100,14 @@ export async function challenge(
 type Offered = Pick<PaymentChallenge, 'challenges' | 'wwwAuthenticate' | 'paymentRequired'>;
 
 /** A new challenge per offered method, from the template: fresh expiry, hence a fresh HMAC-bound id. */
-function fromTemplate(rails: PaymentRails, template: ChallengeTemplate): Offered {
+function fromTemplate(rails: ChallengeIssuer, template: ChallengeTemplate): Offered {
   const expires = rails.nextExpiry();
   const challenges = template.terms.map((terms) => Challenge.from({ ...terms, expires, secretKey: rails.secretKey }));
   return { challenges, wwwAuthenticate: challenges.map((c) => Challenge.serialize(c)).join(', '), paymentRequired: template.paymentRequired };
 }
 
 /** mppx's charge handler, run for this one request (where no template applies). */
-async function fromHandler(rails: PaymentRails, method: string, url: string): Promise<Offered> {
+async function fromHandler(rails: ChallengeIssuer, method: string, url: string): Promise<Offered> {
   const headers = await handlerHeaders(rails, method, url);
   return {
     challenges: Challenge.fromHeadersList(headers),
@@ -96,14 +117,14 @@ async function fromHandler(rails: PaymentRails, method: string, url: string): Pr
 }
 
 /** The 402 headers mppx's charge handler writes (used to learn a template, and where none applies). */
-async function handlerHeaders(rails: PaymentRails, method: string, url: string): Promise<Headers> {
+async function handlerHeaders(rails: ChallengeIssuer, method: string, url: string): Promise<Headers> {
   const result = await rails.challengeHandler(new Request(url, { method }));
   if (result.status !== 402) throw new Error('payments: a request without credential was not challenged');
   // mppx's merged 402 carries exactly WWW-Authenticate, PAYMENT-REQUIRED, Cache-Control and Content-Type.
   return result.challenge.headers;
 }
 
-function templateFor(rails: PaymentRails, method: string, url: string): Promise<ChallengeTemplate | null> {
+function templateFor(rails: ChallengeIssuer, method: string, url: string): Promise<ChallengeTemplate | null> {
   let byResource = templates.get(rails);
   if (!byResource) templates.set(rails, (byResource = new Map()));
   const key = `${method} ${url}`;
@@ -117,7 +138,7 @@ function templateFor(rails: PaymentRails, method: string, url: string): Promise<
   return template;
 }
 
-async function learnTemplate(rails: PaymentRails, method: string, url: string): Promise<ChallengeTemplate | null> {
+async function learnTemplate(rails: ChallengeIssuer, method: string, url: string): Promise<ChallengeTemplate | null> {
   const headers = await handlerHeaders(rails, method, url);
   try {
     const offered = Challenge.fromHeadersList(headers);

@@ -10,9 +10,9 @@ import { memoryCredentialClaims, type CredentialClaims } from './claims';
 import { BASE_CHAIN_ID, BASE_USDC_ADDRESS, liveRails, type PaymentConfig, type RailName } from './config';
 import { httpFacilitator, type FacilitatorClient } from './facilitator';
 import { deferSettlement, requestScope } from './scope';
-import { challenge, type PaymentChallenge } from './challenge';
+import { challenge, type ChargeHandler, type PaymentChallenge } from './challenge';
 import { processorProbe, type SettlementProbe } from './settlements';
-import { verifyPayment, type CredentialVerdict, type PaymentCredential } from './verify';
+import { verifyPayment, type CredentialVerdict, type CredentialVerifier, type PaymentCredential } from './verify';
 import type { Problem } from '@/lib/problems';
 import { classifyingStripeClient, createStripeClient, sharedPaymentTokenOwner } from './stripe';
 import type Stripe from 'stripe';
@@ -22,13 +22,13 @@ import { PRICE_MPP_AMOUNT } from '@/lib/price';
 export const USDC_EIP712 = { name: 'USD Coin', version: '2' } as const;
 
 type MppxServer = ReturnType<typeof createMppx>;
-type ChargeHandler = (input: Request) => Promise<
-  | { status: 402; challenge: Response }
-  | { status: 200; withReceipt(response?: Response): Response }
->;
 
-/** The machine-payment rails (MPP card, MPP evm, x402), the only payment type the paid-call pipeline uses. */
-export interface PaymentRails {
+/**
+ * The machine-payment rails (MPP card, MPP evm, x402), the only payment type the paid-call pipeline uses.
+ * What issuing a challenge and verifying a credential need of them is declared where that is done
+ * (ChallengeIssuer, CredentialVerifier), so those modules need nothing from this one.
+ */
+export interface PaymentRails extends CredentialVerifier {
   /** Rails on offer: 'stripe' (MPP card), 'evm' (MPP USDC), 'x402' (USDC over x402 v2). */
   live: RailName[];
   /** The 402 terms for `resourcePath` of APP_URL (a fresh challenge per call), with `body` as its problem. */
@@ -37,22 +37,10 @@ export interface PaymentRails {
   verify(credential: PaymentCredential, resourcePath: string): Promise<CredentialVerdict>;
   /** Asks the processors what became of a settlement that ended without an answer (settlements.ts). */
   settlements: SettlementProbe;
-  appUrl: string;
   realm: string;
-  claims: CredentialClaims;
   /** @internal */ mppx: MppxServer;
-  /** @internal Handler reused for credential-bearing requests. */ verifyHandler: ChargeHandler;
-  /** @internal Handler issuing challenges, each one unique (see uniqueExpiry). */ challengeHandler: ChargeHandler;
-  /** @internal The HMAC key binding challenge ids (challenge.ts issues challenges with mppx's Challenge.from). */
-  secretKey: string;
-  /** @internal A challenge expiry no other challenge of this process has (see uniqueExpiry). */
-  nextExpiry(): string;
-  /** Public URL of a resource path, the x402 resource.url: APP_URL's origin + path. */
-  resourceUrl(pathname: string): string;
   /** The card rail's Stripe client (null without the card rail): payer lookups and reconciliation. */
   stripe: Stripe | null;
-  /** Who stands behind a shared payment token (see sharedPaymentTokenOwner); null without the card rail. */
-  cardPayer(spt: string): Promise<string | null>;
 }
 
 export interface CreatePaymentRailsOptions {

@@ -11,11 +11,24 @@
 //   return 200 with settled.headers and paymentIntent = settled.reference
 import { x402 } from 'mppx';
 import { STORE_UNAVAILABLE_DETAIL, problem, problemResponse, type Problem } from '@/lib/problems';
-import { challenge, type PaymentChallenge } from './challenge';
-import type { PaymentRails } from './rails';
+import { challenge, type ChallengeIssuer, type ChargeHandler, type PaymentChallenge } from './challenge';
+import type { CredentialClaims } from './claims';
 import { requestScope, type PendingSettlement, type RequestScope, type SettlementTrace } from './scope';
 
 export type PaidRail = 'stripe' | 'evm' | 'x402';
+
+/**
+ * What verifying a credential needs of the rails (the PaymentRails of rails.ts have all of it); declared here,
+ * so this module needs nothing from rails.ts, which builds on it.
+ */
+export interface CredentialVerifier extends ChallengeIssuer {
+  /** Single-use credential markers (claims.ts). */
+  claims: CredentialClaims;
+  /** @internal Handler reused for credential-bearing requests. */
+  verifyHandler: ChargeHandler;
+  /** Who stands behind a shared payment token (see sharedPaymentTokenOwner); null without the card rail. */
+  cardPayer(spt: string): Promise<string | null>;
+}
 
 /** Stable, client-safe reason codes carried as `reason` in the problem body. */
 export type FailureReason =
@@ -106,7 +119,7 @@ export function hasPaymentCredential(request: Request): boolean {
 
 /** verifyPayment() for the credential an HTTP request carries (default resource: APP_URL + its path). */
 export function verifyCredential(
-  rails: PaymentRails,
+  rails: CredentialVerifier,
   request: Request,
   resourceUrl: string = rails.resourceUrl(new URL(request.url).pathname),
 ): Promise<CredentialVerdict> {
@@ -121,7 +134,7 @@ export function verifyCredential(
  *   if (verdict.ok) await verdict.settle()
  */
 export async function verifyPayment(
-  rails: PaymentRails,
+  rails: CredentialVerifier,
   credential: PaymentCredential | null,
   resourceUrl: string,
   method = 'POST',
@@ -147,7 +160,7 @@ export async function verifyPayment(
   }
 
   const scope: RequestScope = { claims: rails.claims, errors: [] };
-  let result: Awaited<ReturnType<PaymentRails['verifyHandler']>>;
+  let result: Awaited<ReturnType<ChargeHandler>>;
   try {
     result = await requestScope.run(scope, () =>
       rails.verifyHandler(new Request(resourceUrl, { method, headers })),
@@ -177,7 +190,7 @@ export async function verifyPayment(
 }
 
 async function settle(
-  rails: PaymentRails,
+  rails: CredentialVerifier,
   request: { method: string },
   resourceUrl: string,
   pending: PendingSettlement,
@@ -274,7 +287,7 @@ const DETAILS: Record<FailureReason, string> = {
 };
 
 async function failure(
-  rails: PaymentRails,
+  rails: CredentialVerifier,
   request: { method: string },
   resourceUrl: string,
   reason: FailureReason,

@@ -1,6 +1,6 @@
 import type {
-  CommitResult, Grant, GrantState, PurgeCounts, IdempotencyRecord, KeyRecord, LedgerGrant, RateLimitResult, RefundResult, ReportSummary, Reservation,
-  ReserveResult, Store, StoredReport, UsageRecord,
+  AdmissionResult, CommitResult, Grant, GrantState, PurgeCounts, IdempotencyRecord, KeyRecord, LedgerGrant, RateLimitResult, RefundResult, ReportSummary,
+  Reservation, ReserveResult, Store, StoredReport, UsageRecord,
 } from './types';
 import { NATIVE_TTL_SLACK_MS, RESERVATION_RETENTION_MS, StoreUnavailableError } from './types';
 
@@ -41,6 +41,27 @@ local function available(p, gid, now)
   redis.call('ZREMRANGEBYSCORE', p .. 'grant:' .. gid .. ':holds', '-inf', now)
   local held = redis.call('ZCARD', p .. 'grant:' .. gid .. ':holds')
   return tonumber(g[1]) - tonumber(g[2]) - held, expiresAt
+end
+`;
+
+/** Counts one hit in a fixed window and returns the window's hits; shared by hitRateLimit and admitCall. */
+const RATE_WINDOW = `
+local function hit(p, bucket, windowStart, windowMs)
+  local k = p .. 'rl:' .. bucket .. ':' .. windowStart
+  local hits = redis.call('INCR', k)
+  -- No slack here: the caller's clock picks the window (its start is in the key), and a key that lives one
+  -- window from its first hit outlives that window on either clock. Under a flood of made-up buckets this
+  -- keeps one key per bucket, not one per window of the slack.
+  if hits == 1 then redis.call('PEXPIRE', k, windowMs) end
+  return hits
+end
+`;
+
+/** Keeps a finished call's answer for replays until `now + ttl`; shared by completeIdempotent and commitReservation. */
+const ANSWER = `
+local function putAnswer(k, fingerprint, response, now, ttl)
+  redis.call('HSET', k, 'fingerprint', fingerprint, 'state', 'done', 'response', response, 'expiresAt', string.format('%.0f', now + ttl))
+  redis.call('PEXPIRE', k, ttl + ${NATIVE_TTL_SLACK_MS})
 end
 `;
 
@@ -131,28 +152,44 @@ if ARGV[6] and ARGV[6] ~= '' then redis.call('HSET', p .. 'res:' .. ARGV[3], 'op
 redis.call('PEXPIRE', p .. 'res:' .. ARGV[3], math.max(tonumber(ARGV[5]) - now, 0) + ${RESERVATION_RETENTION_MS + NATIVE_TTL_SLACK_MS})
 return best`,
 
-  commitReservation: GRANT_AVAILABLE + `
+  // admitCall: the address's window, the key, the key's window, stopping at the first refusal; each step is
+  // what hitRateLimit and getKey do on their own.
+  admitCall: RATE_WINDOW + `
+local p = ARGV[1]
+if hit(p, ARGV[4], ARGV[2], ARGV[3]) > tonumber(ARGV[5]) then return 'ip-rate-limited' end
+local key = redis.call('HMGET', p .. 'key:' .. ARGV[6], 'createdAt', 'revokedAt')
+if not key[1] or key[1] == '' or (key[2] and key[2] ~= '') then return 'invalid-key' end
+if hit(p, ARGV[7], ARGV[2], ARGV[3]) > tonumber(ARGV[8]) then return 'key-rate-limited' end
+return 'admitted'`,
+
+  // ARGV[4..7], when given: the call's answer, kept as completeIdempotent keeps it, whatever the commit's outcome.
+  commitReservation: GRANT_AVAILABLE + ANSWER + `
 local p = ARGV[1]
 local now = tonumber(ARGV[3])
-local r = redis.call('HMGET', p .. 'res:' .. ARGV[2], 'grantId', 'state', 'holdUntil', 'keyHash')
-if not r[1] then return 'lost' end
-if r[2] == 'committed' then return 'already' end
-if r[2] == 'released' then return 'lost' end
-local holds = p .. 'grant:' .. r[1] .. ':holds'
-if tonumber(r[3]) <= now then
-  redis.call('ZREM', holds, ARGV[2])
-  local left = available(p, r[1], now)
-  if left <= 0 then
-    redis.call('HSET', p .. 'res:' .. ARGV[2], 'state', 'released')
-    return 'lost'
+local function commit()
+  local r = redis.call('HMGET', p .. 'res:' .. ARGV[2], 'grantId', 'state', 'holdUntil', 'keyHash')
+  if not r[1] then return 'lost' end
+  if r[2] == 'committed' then return 'already' end
+  if r[2] == 'released' then return 'lost' end
+  local holds = p .. 'grant:' .. r[1] .. ':holds'
+  if tonumber(r[3]) <= now then
+    redis.call('ZREM', holds, ARGV[2])
+    local left = available(p, r[1], now)
+    if left <= 0 then
+      redis.call('HSET', p .. 'res:' .. ARGV[2], 'state', 'released')
+      return 'lost'
+    end
   end
+  redis.call('ZREM', holds, ARGV[2])
+  redis.call('HINCRBY', p .. 'grant:' .. r[1], 'used', 1)
+  redis.call('HSET', p .. 'res:' .. ARGV[2], 'state', 'committed', 'committedAt', ARGV[3])
+  redis.call('PERSIST', p .. 'res:' .. ARGV[2])
+  redis.call('ZADD', p .. 'key:' .. r[4] .. ':usage', ARGV[3], ARGV[2])
+  return 'committed'
 end
-redis.call('ZREM', holds, ARGV[2])
-redis.call('HINCRBY', p .. 'grant:' .. r[1], 'used', 1)
-redis.call('HSET', p .. 'res:' .. ARGV[2], 'state', 'committed', 'committedAt', ARGV[3])
-redis.call('PERSIST', p .. 'res:' .. ARGV[2])
-redis.call('ZADD', p .. 'key:' .. r[4] .. ':usage', ARGV[3], ARGV[2])
-return 'committed'`,
+local outcome = commit()
+if ARGV[4] and ARGV[4] ~= '' then putAnswer(p .. 'idem:' .. ARGV[4], ARGV[5], ARGV[6], now, tonumber(ARGV[7])) end
+return outcome`,
 
   releaseReservation: `
 local p = ARGV[1]
@@ -172,11 +209,8 @@ redis.call('HSET', k, 'fingerprint', ARGV[3], 'state', 'in-flight', 'expiresAt',
 redis.call('PEXPIRE', k, tonumber(ARGV[5]) + ${NATIVE_TTL_SLACK_MS})
 return false`,
 
-  completeIdempotent: `
-local k = ARGV[1] .. 'idem:' .. ARGV[2]
-local now = tonumber(ARGV[5])
-redis.call('HSET', k, 'fingerprint', ARGV[3], 'state', 'done', 'response', ARGV[4], 'expiresAt', string.format('%.0f', now + tonumber(ARGV[6])))
-redis.call('PEXPIRE', k, tonumber(ARGV[6]) + ${NATIVE_TTL_SLACK_MS})
+  completeIdempotent: ANSWER + `
+putAnswer(ARGV[1] .. 'idem:' .. ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]))
 return 1`,
 
   abandonIdempotent: `
@@ -185,14 +219,8 @@ local r = redis.call('HMGET', k, 'fingerprint', 'state')
 if r[1] == ARGV[3] and r[2] == 'in-flight' then redis.call('DEL', k) end
 return 1`,
 
-  hitRateLimit: `
-local k = ARGV[1] .. 'rl:' .. ARGV[2] .. ':' .. ARGV[3]
-local hits = redis.call('INCR', k)
--- No slack here: the caller's clock picks the window (its start is in the key), and a key that lives one
--- window from its first hit outlives that window on either clock. Under a flood of made-up buckets this
--- keeps one key per bucket, not one per window of the slack.
-if hits == 1 then redis.call('PEXPIRE', k, ARGV[4]) end
-return hits`,
+  hitRateLimit: RATE_WINDOW + `
+return hit(ARGV[1], ARGV[2], ARGV[3], ARGV[4])`,
 
   setRecord: RECORDS + `
 putRecord(ARGV[1] .. 'rec:' .. ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5])
@@ -471,7 +499,20 @@ export function createScriptStore(kind: 'redis' | 'vercel-kv', runner: ScriptRun
         const grantId = await run('reserveCall', keyHash, id, now, holdUntil, operation ?? null);
         return grantId ? { ok: true, grantId: String(grantId) } : { ok: false };
       }),
-    commitReservation: (id, now) => guard(async () => str(await run('commitReservation', id, now)) as CommitResult),
+    admitCall: ({ now, windowMs, ip, key }) =>
+      guard(async (): Promise<AdmissionResult> => {
+        const windowStart = now - (now % windowMs);
+        const outcome = str(await run('admitCall', windowStart, windowMs, ip.bucket, ip.limit, key.keyHash, key.bucket, key.limit));
+        if (outcome === 'admitted') return { admitted: true };
+        if (outcome === 'invalid-key') return { admitted: false, refusal: outcome };
+        // Refused past its limit: retry when the window that refused ends, as hitRateLimit says.
+        return { admitted: false, refusal: outcome as 'ip-rate-limited' | 'key-rate-limited', retryAfterMs: windowStart + windowMs - now };
+      }),
+    commitReservation: (id, now, answer) =>
+      guard(async () => {
+        const extra = answer ? [answer.scope, answer.fingerprint, answer.response, answer.ttlMs] : [];
+        return str(await run('commitReservation', id, now, ...extra)) as CommitResult;
+      }),
     releaseReservation: (id) => guard(async () => Number(await run('releaseReservation', id)) === 1),
     getReservation: (id) =>
       guard(async (): Promise<Reservation | null> => {

@@ -49,6 +49,34 @@ export type IdempotencyRecord =
   | { state: 'in-flight'; fingerprint: string }
   | { state: 'done'; fingerprint: string; response: string };
 
+/**
+ * Who may make a paid call, asked of the store in one atomic step (see `Store.admitCall`): count the client
+ * address's window, find the key, count the key's window.
+ */
+export interface CallAdmission {
+  /** The caller's clock; each window starts at `now - now % windowMs`, as `hitRateLimit` counts it. */
+  now: number;
+  windowMs: number;
+  /** The client address's rate-limit bucket (the same bucket `hitRateLimit` counts) and its limit. */
+  ip: { bucket: string; limit: number };
+  /** The presented key's hash, and its own bucket and limit. */
+  key: { keyHash: string; bucket: string; limit: number };
+}
+
+/** How an admission ended, at its first refusal: the address's window full, the key unknown or revoked, the key's window full. */
+export type AdmissionResult =
+  | { admitted: true }
+  | { admitted: false; refusal: 'ip-rate-limited' | 'key-rate-limited'; retryAfterMs: number }
+  | { admitted: false; refusal: 'invalid-key' };
+
+/** A call's answer kept for replays under its Idempotency-Key scope (see `Store.commitReservation`). */
+export interface IdempotentAnswer {
+  scope: string;
+  fingerprint: string;
+  response: string;
+  ttlMs: number;
+}
+
 export interface RateLimitResult {
   allowed: boolean;
   remaining: number;
@@ -195,14 +223,26 @@ export interface Store {
    */
   removeGrantCalls(grantId: string, removal: GrantRemoval, now: number, recordTtlMs: number | null): Promise<number | null>;
 
+  /**
+   * A paid call's checks before its work, as one atomic step (one round trip): `hitRateLimit` on the
+   * address's bucket, the key looked up (unknown or revoked refuses), `hitRateLimit` on the key's bucket.
+   * It stops at the first refusal, having done exactly what those calls made one after another would have.
+   * @example
+   * const r = await store.admitCall({ now, windowMs: 60_000, ip: { bucket: 'ip:203.0.113.7', limit: 60 },
+   *   key: { keyHash, bucket: `key:${keyHash}`, limit: 120 } });
+   * if (!r.admitted && r.refusal === 'invalid-key') refuse401();
+   */
+  admitCall(admission: CallAdmission): Promise<AdmissionResult>;
   /** Holds one call on the live grant that expires soonest, until `holdUntil`; `operation` is kept for the key's usage list. */
   reserveCall(keyHash: string, reservationId: string, now: number, holdUntil: number, operation?: string): Promise<ReserveResult>;
   /**
    * Spends a held call. Idempotent: a second commit answers `already`, so a caller whose first reply was
-   * lost can retry. A hold that lapsed is spent only if its call is still there, else `lost`.
+   * lost can retry. A hold that lapsed is spent only if its call is still there, else `lost`. With `answer`,
+   * the call's answer is kept for replays in the same atomic step (as `completeIdempotent`), whatever the
+   * commit's outcome: a paid call finishes in one round trip.
    * @example if ((await store.commitReservation(id, Date.now())) === 'lost') deliverUncharged();
    */
-  commitReservation(reservationId: string, now: number): Promise<CommitResult>;
+  commitReservation(reservationId: string, now: number, answer?: IdempotentAnswer): Promise<CommitResult>;
   releaseReservation(reservationId: string): Promise<boolean>;
   getReservation(reservationId: string): Promise<Reservation | null>;
 

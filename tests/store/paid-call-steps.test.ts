@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CallAdmission, Grant } from '@/lib/store/types';
+import { redisHarness, sqliteHarness, vercelKvHarness } from './adapters';
+
+// The store steps a paid call makes in one round trip each, on every adapter: `admitCall` (both rate
+// windows and the key) and `commitReservation` with the call's answer. Each must leave the store exactly as
+// the single-purpose operations it stands for would, so both paths can serve the same keys and windows.
+
+const T0 = Date.UTC(2026, 10, 1);
+const WINDOW = 60_000;
+const NOW = T0 + 10_000;
+const DAY = 24 * 60 * 60 * 1000;
+
+const admission = (over: { ipLimit?: number; keyLimit?: number; keyHash?: string; now?: number } = {}): CallAdmission => ({
+  now: over.now ?? NOW,
+  windowMs: WINDOW,
+  ip: { bucket: 'ip:203.0.113.7', limit: over.ipLimit ?? 10 },
+  key: { keyHash: over.keyHash ?? 'k1', bucket: `key:${over.keyHash ?? 'k1'}`, limit: over.keyLimit ?? 10 },
+});
+
+const grant = (over: Partial<Grant> & Pick<Grant, 'id' | 'keyHash'>): Grant => ({
+  plan: 'bundle-25', calls: 3, used: 0, expiresAt: T0 + 365 * DAY, createdAt: T0, sourceRef: null, ...over,
+});
+
+for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redisHarness(), vercelKvHarness()]) {
+  describe.skipIf(!harness.available)(`paid-call store steps: ${harness.name}`, () => {
+    beforeAll(() => harness.setup());
+    afterAll(() => harness.teardown());
+
+    it('admits a live key, counting one hit in the address window and one in the key window, as hitRateLimit counts them', async () => {
+      const s = harness.fresh();
+      await s.putKey({ keyHash: 'k1', createdAt: T0, revokedAt: null, label: null });
+      expect(await s.admitCall(admission({ ipLimit: 3, keyLimit: 5 }))).toEqual({ admitted: true });
+      expect(await s.admitCall(admission({ ipLimit: 3, keyLimit: 5 }))).toEqual({ admitted: true });
+      // The same windows hitRateLimit counts: two hits already in each.
+      expect(await s.hitRateLimit('ip:203.0.113.7', 3, WINDOW, NOW)).toEqual({ allowed: true, remaining: 0, retryAfterMs: 0 });
+      expect(await s.hitRateLimit('key:k1', 5, WINDOW, NOW)).toEqual({ allowed: true, remaining: 2, retryAfterMs: 0 });
+    });
+
+    it('refuses a full address window first, counting nothing else, and says when that window ends', async () => {
+      const s = harness.fresh();
+      await s.putKey({ keyHash: 'k1', createdAt: T0, revokedAt: null, label: null });
+      await s.hitRateLimit('ip:203.0.113.7', 1, WINDOW, NOW);
+      expect(await s.admitCall(admission({ ipLimit: 1 }))).toEqual({ admitted: false, refusal: 'ip-rate-limited', retryAfterMs: 50_000 });
+      // The key's window was never reached.
+      expect(await s.hitRateLimit('key:k1', 10, WINDOW, NOW)).toEqual({ allowed: true, remaining: 9, retryAfterMs: 0 });
+    });
+
+    it('refuses an unknown or revoked key after counting the address, and never counts its window', async () => {
+      const s = harness.fresh();
+      await s.putKey({ keyHash: 'revoked', createdAt: T0, revokedAt: null, label: null });
+      await s.revokeKey('revoked', T0 + 1);
+      expect(await s.admitCall(admission({ keyHash: 'unknown' }))).toEqual({ admitted: false, refusal: 'invalid-key' });
+      expect(await s.admitCall(admission({ keyHash: 'revoked' }))).toEqual({ admitted: false, refusal: 'invalid-key' });
+      expect(await s.hitRateLimit('ip:203.0.113.7', 10, WINDOW, NOW)).toEqual({ allowed: true, remaining: 7, retryAfterMs: 0 });
+      expect(await s.hitRateLimit('key:unknown', 10, WINDOW, NOW)).toEqual({ allowed: true, remaining: 9, retryAfterMs: 0 });
+      expect(await s.hitRateLimit('key:revoked', 10, WINDOW, NOW)).toEqual({ allowed: true, remaining: 9, retryAfterMs: 0 });
+    });
+
+    it('refuses a full key window, and admits again in the next window', async () => {
+      const s = harness.fresh();
+      await s.putKey({ keyHash: 'k1', createdAt: T0, revokedAt: null, label: null });
+      expect(await s.admitCall(admission({ keyLimit: 1 }))).toEqual({ admitted: true });
+      expect(await s.admitCall(admission({ keyLimit: 1, now: NOW + 5_000 }))).toEqual({ admitted: false, refusal: 'key-rate-limited', retryAfterMs: 45_000 });
+      expect(await s.admitCall(admission({ keyLimit: 1, now: T0 + WINDOW }))).toEqual({ admitted: true });
+    });
+
+    it('admits exactly as many concurrent calls as the window allows', async () => {
+      const s = harness.fresh();
+      await s.putKey({ keyHash: 'k1', createdAt: T0, revokedAt: null, label: null });
+      const results = await Promise.all(Array.from({ length: 12 }, () => s.admitCall(admission({ ipLimit: 100, keyLimit: 5 }))));
+      expect(results.filter((r) => r.admitted)).toHaveLength(5);
+      expect(results.filter((r) => !r.admitted && r.refusal === 'key-rate-limited')).toHaveLength(7);
+    });
+
+    it('commits a held call and keeps its answer for replays in the same step, whatever the outcome', async () => {
+      const s = harness.fresh();
+      await s.addGrant(grant({ id: 'g', keyHash: 'k', calls: 1 }));
+      await s.reserveCall('k', 'r1', T0, T0 + 1000);
+      const answer = (scope: string) => ({ scope, fingerprint: 'fp', response: `{"body":"${scope}"}`, ttlMs: DAY });
+      expect(await s.commitReservation('r1', T0 + 1, answer('s-committed'))).toBe('committed');
+      expect(await s.commitReservation('r1', T0 + 2, answer('s-already'))).toBe('already');
+      expect(await s.commitReservation('never-held', T0 + 3, answer('s-lost'))).toBe('lost');
+      for (const scope of ['s-committed', 's-already', 's-lost']) {
+        expect(await s.getIdempotent(scope, T0 + 10)).toEqual({ state: 'done', fingerprint: 'fp', response: `{"body":"${scope}"}` });
+      }
+      expect((await s.listGrants('k', T0 + 10))[0]).toMatchObject({ used: 1, reserved: 0, remaining: 0 });
+      // Kept as completeIdempotent keeps an answer: until its ttl, then gone.
+      expect(await s.getIdempotent('s-committed', T0 + 1 + DAY)).toBeNull();
+    });
+
+    it('replaces an in-flight marker with the answer, and commits without one when none is given', async () => {
+      const s = harness.fresh();
+      await s.addGrant(grant({ id: 'g', keyHash: 'k', calls: 2 }));
+      await s.reserveCall('k', 'r1', T0, T0 + 1000);
+      await s.reserveCall('k', 'r2', T0, T0 + 1000);
+      expect(await s.beginIdempotent('order-1', 'fp', T0, 180_000)).toBeNull();
+      expect(await s.commitReservation('r1', T0 + 1, { scope: 'order-1', fingerprint: 'fp', response: '{"ok":1}', ttlMs: DAY })).toBe('committed');
+      expect(await s.getIdempotent('order-1', T0 + 200_000)).toEqual({ state: 'done', fingerprint: 'fp', response: '{"ok":1}' });
+      expect(await s.commitReservation('r2', T0 + 2)).toBe('committed');
+      expect(await s.getIdempotent('r2', T0 + 3)).toBeNull();
+      expect((await s.listGrants('k', T0 + 10))[0]).toMatchObject({ used: 2, remaining: 0 });
+    });
+  });
+}
