@@ -4,6 +4,10 @@ import { PRICE_USD } from '@/lib/price';
 import { visibilityCheckDescription } from '@/lib/checks/visibility/check';
 import { CRAWLERS } from '@/lib/checks/visibility/crawlers';
 import { ExampleReport } from '@/components/ExampleReport';
+import { pageMetadata, SITE_DESCRIPTION } from '@/lib/site/metadata';
+
+export const generateMetadata = () =>
+  pageMetadata({ path: '/', title: 'Paid Agent Checks: agent payment readiness and AI visibility', description: SITE_DESCRIPTION, absoluteTitle: true });
 
 export default function Home() {
   const visibility = visibilityCheckDescription();

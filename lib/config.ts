@@ -55,6 +55,9 @@ const EnvSchema = z.object({
   STRIPE_API_URL: optionalUrl,
   STRIPE_WEBHOOK_SECRET: optionalString,
   CHECK_HOST_MAP: optionalString,
+  // Where people write to us: the contact page, and every "contact support" on the site. Unset, it is
+  // support@ the host of APP_URL (supportEmail below).
+  SUPPORT_EMAIL: z.preprocess(emptyAsUndefined, z.email().optional()),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -117,6 +120,14 @@ function developmentSecret(dataDir: string): string {
       return fs.readFileSync(file, 'utf8').trim();
     }
   }
+}
+
+/**
+ * The address people write to for support.
+ * @example supportEmail({ SUPPORT_EMAIL: undefined, APP_URL: 'https://checks.example' }) // 'support@checks.example'
+ */
+export function supportEmail(config: Pick<Config, 'SUPPORT_EMAIL' | 'APP_URL'>): string {
+  return config.SUPPORT_EMAIL ?? `support@${new URL(config.APP_URL).hostname}`;
 }
 
 let cached: Config | undefined;

@@ -1,8 +1,9 @@
-import type { Metadata } from 'next';
 import Link from 'next/link';
 import { AccountLookup } from '@/components/AccountLookup';
+import { pageMetadata } from '@/lib/site/metadata';
 
-export const metadata: Metadata = { title: 'Account', robots: { index: false } };
+export const generateMetadata = () =>
+  pageMetadata({ path: '/account', title: 'Account', description: 'Your credits key: calls left, the reports it paid for, key rotation and signing out.', index: false });
 
 export default function Account() {
   return (

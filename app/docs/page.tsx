@@ -1,4 +1,3 @@
-import type { Metadata } from 'next';
 import Link from 'next/link';
 import { getConfig } from '@/lib/config';
 import { OPERATIONS, READINESS_LIMITS, readinessOperation } from '@/lib/operations';
@@ -19,8 +18,14 @@ import { CrawlerTable, ProblemTable, ReadinessRubric, VisibilityRubric } from '@
 import { CodeBlock } from '@/components/CodeBlock';
 import { LIST_PAID_SERVICES } from '@/lib/mcp/tools';
 import { PAYMENT_REQUIRED_CODE } from '@/lib/mcp/payment';
+import { pageMetadata } from '@/lib/site/metadata';
 
-export const metadata: Metadata = { title: 'Docs' };
+export const generateMetadata = () =>
+  pageMetadata({
+    path: '/docs',
+    title: 'Documentation',
+    description: 'How to call the two paid checks: quick start, paying with MPP, x402 or a credits key, every endpoint, MCP tools, errors and both rubrics.',
+  });
 // Examples name this deployment's own origin, known only at run time.
 export const dynamic = 'force-dynamic';
 
