@@ -28,6 +28,10 @@ const EnvSchema = z.object({
   // Each Checkout creation costs a Stripe API call (shared with the card rail) and a stored record.
   RATE_LIMIT_CHECKOUT_PER_IP: positiveInt(10),
   RATE_LIMIT_WINDOW_SECONDS: positiveInt(60),
+  // Sign-ins on the site (POST /api/session) one client address may try per window: each is a key guess.
+  RATE_LIMIT_SESSION_PER_IP: positiveInt(10),
+  // How long the 200 body of a call paid with a credits key is kept for its key (GET /api/reports/<id>).
+  REPORT_RETENTION_DAYS: positiveInt(30),
   MAX_BODY_BYTES: positiveInt(64 * 1024),
   // Who may tell us the client's address, for per-IP rate limits (lib/http/client-ip.ts): `none` (the
   // connecting peer), `vercel`, `cloudflare`, or the number of proxies in front that append X-Forwarded-For.

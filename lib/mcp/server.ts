@@ -122,5 +122,5 @@ async function callPaidTool(
     credential,
     signal: () => AbortSignal.any([signal, request.signal, AbortSignal.timeout(60_000)]),
   });
-  return outcomeToolResult(operation, outcome, challengeIdOf(credential));
+  return outcomeToolResult(operation, outcome, challengeIdOf(credential), runtime.config.APP_URL);
 }

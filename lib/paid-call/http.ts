@@ -7,21 +7,34 @@ import { bearerToken, readJsonBody } from '@/lib/http/request';
 import { clientIp } from '@/lib/http/client-ip';
 import { priceAndRails } from '@/lib/http/describe';
 import { credentialFromHeaders } from '@/lib/payments/verify';
-import { runPaidCall, type PaidCallOutcome } from './pipeline';
+import { reportPath } from '@/lib/reports/store';
+import { runPaidCall, type PaidCallOutcome, type PrepaidFacts } from './pipeline';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 
+/** What a prepaid 200 says it cost: the calls left, and where its stored report is. */
+function prepaidHeaders(prepaid: PrepaidFacts | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (prepaid?.creditsRemaining !== null && prepaid?.creditsRemaining !== undefined) headers['Credits-Remaining'] = String(prepaid.creditsRemaining);
+  if (prepaid?.reportId) headers.Link = `<${reportPath(prepaid.reportId)}>; rel="related"`;
+  return headers;
+}
+
 /**
- * A pipeline outcome as the HTTP response: 200 with the body (and Idempotent-Replayed on a replay), 402 with
+ * A pipeline outcome as the HTTP response: 200 with the body (and Idempotent-Replayed on a replay; Credits-Remaining
+ * and a Link to the stored report when a credits key paid), 402 with
  * WWW-Authenticate / PAYMENT-REQUIRED, or the problem with its Retry-After.
  * @example return outcomeResponse(await runPaidCall(runtime, call))
  */
 export function outcomeResponse(outcome: PaidCallOutcome): Response {
   switch (outcome.kind) {
     case 'fulfilled':
-      return new Response(outcome.bodyText, { status: 200, headers: { ...JSON_HEADERS, ...outcome.receipt } });
+      return new Response(outcome.bodyText, { status: 200, headers: { ...JSON_HEADERS, ...outcome.receipt, ...prepaidHeaders(outcome.prepaid) } });
     case 'replayed':
-      return new Response(JSON.stringify(outcome.body), { status: 200, headers: { ...JSON_HEADERS, ...outcome.receipt, 'Idempotent-Replayed': 'true' } });
+      return new Response(JSON.stringify(outcome.body), {
+        status: 200,
+        headers: { ...JSON_HEADERS, ...outcome.receipt, ...prepaidHeaders(outcome.prepaid), 'Idempotent-Replayed': 'true' },
+      });
     case 'payment-required': {
       const { challenge } = outcome;
       const headers: Record<string, string> = { 'WWW-Authenticate': challenge.wwwAuthenticate };

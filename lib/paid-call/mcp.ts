@@ -1,7 +1,8 @@
 // The MCP adapter of the paid-call pipeline: renders an outcome as a tool result or a JSON-RPC error, as
 // MPP defines payment for MCP (lib/mcp/payment.ts has the field names and codes):
-//   fulfilled / replayed → result: structuredContent = the REST body, content = one-line summary,
-//                          _meta: the MPP receipt, idempotentReplayed
+//   fulfilled / replayed → result: structuredContent = the REST body, content = a Markdown summary
+//                          (lib/reports/markdown.ts), _meta: the MPP receipt, idempotentReplayed, and for a
+//                          credits key creditsRemaining and reportUrl (the REST Credits-Remaining and Link)
 //   payment-required     → JSON-RPC -32042 (or -32043 / -32602 for a refused credential) with data.challenges
 //   problem 400          → JSON-RPC -32602 with data.errors [{ path, message }] (paths within `arguments`)
 //   any other problem    → tool result with isError: true, the problem's detail as text, the problem in _meta
@@ -10,6 +11,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PaidOperation } from '@/lib/operations';
 import type { Problem } from '@/lib/problems';
 import { INVALID_PARAMS_CODE, PAYMENT_REQUIRED_CODE, PAYMENT_VERIFICATION_FAILED_CODE, RECEIPT_META_KEY } from '@/lib/mcp/payment';
+import { reportMarkdown } from '@/lib/reports/markdown';
+import { reportOperationOf, reportPath } from '@/lib/reports/store';
 import type { PaidCallOutcome } from './pipeline';
 
 /**
@@ -28,10 +31,11 @@ export class JsonRpcError extends Error {
 
 /**
  * A pipeline outcome as an MCP tool result; throws JsonRpcError for payment-required and invalid params.
- * `challengeId`: the challenge the caller's credential answered, named in the receipt.
+ * `challengeId`: the challenge the caller's credential answered, named in the receipt. `appUrl`: the site's
+ * address, which makes `_meta.reportUrl` absolute.
  * @example return outcomeToolResult(readinessOperation, await runPaidCall(runtime, call), undefined)
  */
-export function outcomeToolResult(operation: PaidOperation, outcome: PaidCallOutcome, challengeId: string | undefined): CallToolResult {
+export function outcomeToolResult(operation: PaidOperation, outcome: PaidCallOutcome, challengeId: string | undefined, appUrl = ''): CallToolResult {
   switch (outcome.kind) {
     case 'fulfilled':
     case 'replayed': {
@@ -40,6 +44,8 @@ export function outcomeToolResult(operation: PaidOperation, outcome: PaidCallOut
       const receipt = decodeReceipt(outcome.receipt, challengeId);
       if (receipt) resultMeta[RECEIPT_META_KEY] = receipt;
       if (outcome.kind === 'replayed') resultMeta.idempotentReplayed = true;
+      if (outcome.prepaid?.creditsRemaining !== null && outcome.prepaid?.creditsRemaining !== undefined) resultMeta.creditsRemaining = outcome.prepaid.creditsRemaining;
+      if (outcome.prepaid?.reportId) resultMeta.reportUrl = `${appUrl.replace(/\/$/, '')}${reportPath(outcome.prepaid.reportId)}`;
       return {
         content: [{ type: 'text', text: summaryOf(operation, body) }],
         structuredContent: body,
@@ -87,7 +93,7 @@ function decodeReceipt(receipt: Record<string, string>, challengeId: string | un
 function summaryOf(operation: PaidOperation, body: Record<string, unknown>): string {
   // The call is paid by now: a summary that cannot be written must not turn the result into an error.
   try {
-    return operation.summarize(body);
+    return reportMarkdown(reportOperationOf(operation.path), body);
   } catch {
     return `${operation.service}: done; the full result is in structuredContent.`;
   }

@@ -8,7 +8,8 @@ import { sha256Hex } from '@/lib/canonical-json';
 import { INTERNAL_ERROR, ProblemError, knownProblem, problem, type Problem } from '@/lib/problems';
 import { parseBody } from '@/lib/http/validation';
 import { enforceRateLimit } from '@/lib/http/rate-limit';
-import { authenticateKey, commitCall, releaseCall, reserveCall } from '@/lib/credits/ledger';
+import { authenticateKey, balance, commitCall, releaseCall, reserveCall } from '@/lib/credits/ledger';
+import { reportOperationOf, saveReport } from '@/lib/reports/store';
 import { maskKey } from '@/lib/credits/keys';
 import { PRICE_USD } from '@/lib/price';
 import type { PaymentRails } from '@/lib/payments/rails';
@@ -36,6 +37,14 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** An in-flight marker outlives the longest run; a crashed request frees its key after this. */
 const IN_FLIGHT_TTL_MS = 3 * 60 * 1000;
 
+/** What a call paid with a credits key adds to its answer (headers on REST, `_meta` over MCP). */
+export interface PrepaidFacts {
+  /** Calls left on the key after this call (a replay: left now); null when the store could not say. */
+  creditsRemaining: number | null;
+  /** The stored report of this call (`/api/reports/<id>`); null when it could not be stored. */
+  reportId: string | null;
+}
+
 /** What became of a paid call, whatever transport carried it. */
 export type PaidCallOutcome =
   | {
@@ -45,14 +54,19 @@ export type PaidCallOutcome =
       bodyText: string;
       /** The payment's receipt as mppx writes it (Payment-Receipt, PAYMENT-RESPONSE); empty for a prepaid call. */
       receipt: Record<string, string>;
+      /** Present when a credits key paid. */
+      prepaid?: PrepaidFacts;
     }
-  | { kind: 'replayed'; body: unknown; receipt: Record<string, string> }
+  | { kind: 'replayed'; body: unknown; receipt: Record<string, string>; prepaid?: PrepaidFacts }
   | { kind: 'problem'; problem: Problem; retryAfterSeconds?: number }
   /** Pay first: the problem says why (unpaid, refused credential, no calls left), the challenge offers the terms. */
   | { kind: 'payment-required'; problem: Problem; challenge: PaymentChallenge };
 
 export interface PaidCallDeps {
-  config: Pick<Config, 'APP_URL' | 'CREDITS_KEY_SECRET' | 'RATE_LIMIT_PER_IP' | 'RATE_LIMIT_PER_KEY' | 'RATE_LIMIT_WINDOW_SECONDS' | 'CREDITS_RESERVATION_HOLD_SECONDS'>;
+  config: Pick<
+    Config,
+    'APP_URL' | 'CREDITS_KEY_SECRET' | 'RATE_LIMIT_PER_IP' | 'RATE_LIMIT_PER_KEY' | 'RATE_LIMIT_WINDOW_SECONDS' | 'CREDITS_RESERVATION_HOLD_SECONDS' | 'REPORT_RETENTION_DAYS'
+  >;
   store: Store;
   rails: PaymentRails | null;
   now?: () => Date;
@@ -69,6 +83,11 @@ export interface PaidCall {
   clientIp: string;
   /** The presented prepaid key, if any. */
   bearerKey: string | null;
+  /**
+   * A credits key the transport already authenticated, by its hash (a signed-in site session holds no key):
+   * it pays exactly as a presented `bearerKey` would. Takes the place of `bearerKey`.
+   */
+  keyHash?: string | null;
   /** The presented machine-payment credential, if any. */
   credential: PaymentCredential | null;
   /**
@@ -134,7 +153,7 @@ async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOut
   // 3: rate limits.
   const windowMs = config.RATE_LIMIT_WINDOW_SECONDS * 1000;
   await enforceRateLimit(store, `ip:${call.clientIp}`, config.RATE_LIMIT_PER_IP, windowMs, now().getTime());
-  const keyHash = call.bearerKey === null ? null : await authenticateKey(store, config.CREDITS_KEY_SECRET, call.bearerKey);
+  const keyHash = call.keyHash ?? (call.bearerKey === null ? null : await authenticateKey(store, config.CREDITS_KEY_SECRET, call.bearerKey));
   if (keyHash) await enforceRateLimit(store, `key:${keyHash}`, config.RATE_LIMIT_PER_KEY, windowMs, now().getTime());
 
   // 4-5: payment, and the replay lookup in the payer's own scope.
@@ -147,7 +166,7 @@ async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOut
     scope = `${operation.id}:${keyHash}:${idempotencyKey}`;
     if (call.idempotencyKey !== null) {
       const existing = await store.getIdempotent(scope, now().getTime());
-      if (existing) return idempotentAnswer(existing, fingerprint);
+      if (existing) return withBalance(store, keyHash, idempotentAnswer(existing, fingerprint), now().getTime());
     }
     const usageId = await reserveCall(store, keyHash, now().getTime(), config.CREDITS_RESERVATION_HOLD_SECONDS * 1000);
     if (!usageId) return creditsExhausted(deps, call);
@@ -197,7 +216,8 @@ async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOut
   if (claimed) {
     // Another request took the key between our look and our claim.
     await releasePayment();
-    return idempotentAnswer(claimed, fingerprint);
+    const answer = idempotentAnswer(claimed, fingerprint);
+    return keyHash ? withBalance(store, keyHash, answer, now().getTime()) : answer;
   }
   const abandon = async () => {
     await releasePayment();
@@ -223,6 +243,7 @@ async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOut
   // 7: charge, then answer.
   let receipt: Record<string, string> = {};
   let reference: Record<string, string>;
+  let prepaid: PrepaidFacts | undefined;
   if (payment.kind === 'credits') {
     const outcome = await commitThroughOutage(store, payment.usageId, () => now().getTime());
     if (outcome === 'unconfirmed') {
@@ -234,6 +255,7 @@ async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOut
       deps.log?.({ event: 'reservation-lost', operation: operation.id, usage: payment.usageId, key: call.bearerKey ? maskKey(call.bearerKey) : null });
     }
     reference = { creditsUsage: payment.usageId };
+    prepaid = { creditsRemaining: null, reportId: null };
   } else {
     let settled;
     try {
@@ -269,12 +291,39 @@ async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOut
   const body = paidBody(operation.service, idempotencyKey, reference, result);
   // Serialised once: the same text is stored for replays and sent now.
   const bodyText = JSON.stringify(body);
+  if (prepaid && keyHash && payment.kind === 'credits') {
+    // The work is delivered and paid for: a report or balance the store cannot give only goes unsaid.
+    const at = now().getTime();
+    prepaid.reportId = await saveReport(
+      store,
+      { keyHash, operation: reportOperationOf(operation.path), creditsUsage: payment.usageId, body, bodyText },
+      at,
+      config.REPORT_RETENTION_DAYS,
+    ).catch((e) => {
+      deps.log?.({ event: 'report-store-failed', operation: operation.id, error: String(e) });
+      return null;
+    });
+    prepaid.creditsRemaining = await callsLeft(store, keyHash, at);
+  }
   const stored = JSON.stringify({ ...STORED_JSON_HEADERS, ...receipt });
+  // The report id rides with the replay record, so a replay links the same report and never stores a second.
+  const report = prepaid?.reportId ? `,"report":${JSON.stringify(prepaid.reportId)}` : '';
   await store
-    .completeIdempotent(scope, fingerprint, `{"headers":${stored},"body":${bodyText}}`, now().getTime(), IDEMPOTENCY_TTL_MS)
+    .completeIdempotent(scope, fingerprint, `{"headers":${stored},"body":${bodyText}${report}}`, now().getTime(), IDEMPOTENCY_TTL_MS)
     .catch((e) => deps.log?.({ event: 'idempotency-store-failed', operation: operation.id, error: String(e) }));
   deps.log?.({ event: 'fulfilled', operation: operation.id, ...reference });
-  return { kind: 'fulfilled', body, bodyText, receipt };
+  return prepaid ? { kind: 'fulfilled', body, bodyText, receipt, prepaid } : { kind: 'fulfilled', body, bodyText, receipt };
+}
+
+/** Calls left on a key; null when the store cannot say (the answer is already paid for and goes out regardless). */
+async function callsLeft(store: Store, keyHash: string, now: number): Promise<number | null> {
+  return (await balance(store, keyHash, now).catch(() => null))?.callsLeft ?? null;
+}
+
+/** A replay to a key holder: the report it stored then, and the calls left now. */
+async function withBalance(store: Store, keyHash: string, answer: PaidCallOutcome, now: number): Promise<PaidCallOutcome> {
+  if (answer.kind !== 'replayed') return answer;
+  return { ...answer, prepaid: { creditsRemaining: await callsLeft(store, keyHash, now), reportId: answer.prepaid?.reportId ?? null } };
 }
 
 /** How long, in all, a finished call waits for the store to confirm its commit before it is delivered unconfirmed. */
@@ -304,10 +353,12 @@ function idempotentAnswer(record: { state: 'in-flight' | 'done'; fingerprint: st
   if (record.state === 'in-flight' || !record.response) {
     return problemOutcome(problem('idempotency-in-flight', 'A request with this Idempotency-Key is still running. Retry once it has finished.'), 2);
   }
-  const stored = JSON.parse(record.response) as { headers: Record<string, string>; body: unknown };
+  const stored = JSON.parse(record.response) as { headers: Record<string, string>; body: unknown; report?: string };
   // Stored records carry the JSON headers too; only the payment's receipt is part of the outcome.
   const { 'Content-Type': _type, 'Cache-Control': _cache, ...receipt } = stored.headers;
-  return { kind: 'replayed', body: stored.body, receipt };
+  return stored.report
+    ? { kind: 'replayed', body: stored.body, receipt, prepaid: { creditsRemaining: null, reportId: stored.report } }
+    : { kind: 'replayed', body: stored.body, receipt };
 }
 
 function processorUnavailable(): PaidCallOutcome {

@@ -1,4 +1,7 @@
-import type { CommitResult, Grant, GrantState, PurgeCounts, IdempotencyRecord, KeyRecord, RateLimitResult, Reservation, ReserveResult, Store } from './types';
+import type {
+  CommitResult, Grant, GrantState, PurgeCounts, IdempotencyRecord, KeyRecord, RateLimitResult, ReportSummary, Reservation, ReserveResult, Store,
+  StoredReport,
+} from './types';
 import { NATIVE_TTL_SLACK_MS, RESERVATION_RETENTION_MS, StoreUnavailableError } from './types';
 
 // The Redis and Vercel KV adapters share everything but the client: each multi-key operation
@@ -18,6 +21,9 @@ import { NATIVE_TTL_SLACK_MS, RESERVATION_RETENTION_MS, StoreUnavailableError } 
 //   rl:<bucket>:<window>  string counter                    (native TTL: one window, no slack)
 //   claim:<key>           string expiresAt
 //   rec:<name>            hash  value expiresAt ('' keeps it)  (a plain string: written before expiresAt)
+//   report:<id>           hash  keyHash operation createdAt creditsUsage target score body expiresAt
+//   key:<hash>:reports    zset  report id -> createdAt (native TTL: that of its latest report; members whose
+//                               report is gone are dropped when a list meets them)
 //
 // One clock (see NATIVE_TTL_SLACK_MS in types.ts): whether a record is live is decided in Lua against the
 // caller's `now` and the `expiresAt` it was written with, exactly as SQLite does. Purging needs nothing
@@ -219,6 +225,90 @@ repeat
 until cursor == '0' or #found >= limit * 2
 return found`,
 
+  putReport: `
+local p = ARGV[1]
+local k = p .. 'report:' .. ARGV[2]
+local now = tonumber(ARGV[10])
+local ttl = tonumber(ARGV[11])
+local old = redis.call('HGET', k, 'keyHash')
+if old and old ~= ARGV[3] then redis.call('ZREM', p .. 'key:' .. old .. ':reports', ARGV[2]) end
+redis.call('DEL', k)
+redis.call('HSET', k, 'keyHash', ARGV[3], 'operation', ARGV[4], 'createdAt', ARGV[5], 'creditsUsage', ARGV[6], 'target', ARGV[7],
+  'score', ARGV[8], 'body', ARGV[9], 'expiresAt', string.format('%.0f', now + ttl))
+redis.call('PEXPIRE', k, ttl + ${NATIVE_TTL_SLACK_MS})
+local idx = p .. 'key:' .. ARGV[3] .. ':reports'
+redis.call('ZADD', idx, ARGV[5], ARGV[2])
+-- The index lives as long as the longest-lived report in it.
+if redis.call('PTTL', idx) < ttl + ${NATIVE_TTL_SLACK_MS} then redis.call('PEXPIRE', idx, ttl + ${NATIVE_TTL_SLACK_MS}) end
+return 1`,
+
+  getReport: `
+local r = redis.call('HMGET', ARGV[1] .. 'report:' .. ARGV[2], 'keyHash', 'operation', 'createdAt', 'creditsUsage', 'target', 'score', 'body', 'expiresAt')
+if not r[1] or tonumber(r[8]) <= tonumber(ARGV[3]) then return false end
+return {r[1], r[2], r[3], r[4], r[5], r[6], r[7]}`,
+
+  // Newest first: ZREVRANGEBYSCORE orders equal scores by member, largest first, as SQLite's ORDER BY does.
+  listReports: `
+local p = ARGV[1]
+local idx = p .. 'key:' .. ARGV[2] .. ':reports'
+local now = tonumber(ARGV[3])
+local limit = tonumber(ARGV[4])
+local beforeAt = ARGV[5]
+local beforeId = ARGV[6]
+local max = '+inf'
+if beforeAt ~= '' then max = beforeAt end
+local out = {}
+local offset = 0
+while #out < limit do
+  local page = redis.call('ZREVRANGEBYSCORE', idx, max, '-inf', 'WITHSCORES', 'LIMIT', offset, 100)
+  if #page == 0 then break end
+  offset = offset + #page / 2
+  for i = 1, #page, 2 do
+    local id = page[i]
+    if #out >= limit then break end
+    if not (beforeAt ~= '' and tonumber(page[i + 1]) == tonumber(beforeAt) and id >= beforeId) then
+      local r = redis.call('HMGET', p .. 'report:' .. id, 'keyHash', 'operation', 'createdAt', 'creditsUsage', 'target', 'score', 'expiresAt')
+      if not r[1] then
+        redis.call('ZREM', idx, id)
+        offset = offset - 1
+      elseif r[1] == ARGV[2] and tonumber(r[7]) > now then
+        table.insert(out, {id, r[2], r[3], r[4], r[5], r[6]})
+      end
+    end
+  end
+end
+return out`,
+
+  rotateKey: `
+local p = ARGV[1]
+local oldK = p .. 'key:' .. ARGV[2]
+local newK = p .. 'key:' .. ARGV[3]
+if redis.call('EXISTS', oldK) == 0 or redis.call('HGET', oldK, 'revokedAt') ~= '' then return 0 end
+if redis.call('EXISTS', newK) == 1 then return -1 end
+redis.call('HSET', newK, 'createdAt', ARGV[4], 'revokedAt', ARGV[5], 'label', ARGV[6])
+redis.call('SADD', p .. 'keys', ARGV[3])
+for _, gid in ipairs(redis.call('SMEMBERS', oldK .. ':grants')) do
+  redis.call('HSET', p .. 'grant:' .. gid, 'keyHash', ARGV[3])
+  redis.call('SADD', newK .. ':grants', gid)
+  for _, rid in ipairs(redis.call('ZRANGE', p .. 'grant:' .. gid .. ':holds', 0, -1)) do
+    if redis.call('EXISTS', p .. 'res:' .. rid) == 1 then redis.call('HSET', p .. 'res:' .. rid, 'keyHash', ARGV[3]) end
+  end
+end
+redis.call('DEL', oldK .. ':grants')
+local reports = redis.call('ZRANGE', oldK .. ':reports', 0, -1, 'WITHSCORES')
+for i = 1, #reports, 2 do
+  local rk = p .. 'report:' .. reports[i]
+  if redis.call('EXISTS', rk) == 1 then
+    redis.call('HSET', rk, 'keyHash', ARGV[3])
+    redis.call('ZADD', newK .. ':reports', reports[i + 1], reports[i])
+  end
+end
+local left = redis.call('PTTL', oldK .. ':reports')
+if left > 0 then redis.call('PEXPIRE', newK .. ':reports', left) end
+redis.call('DEL', oldK .. ':reports')
+redis.call('HSET', oldK, 'revokedAt', ARGV[7])
+return 1`,
+
   claimOnce: `
 local k = ARGV[1] .. 'claim:' .. ARGV[2]
 local now = tonumber(ARGV[3])
@@ -373,7 +463,29 @@ export function createScriptStore(kind: 'redis' | 'vercel-kv', runner: ScriptRun
     getRecord: (name, now) => guard(async () => { const v = await run('getRecord', name, now); return v === null || v === undefined ? null : String(v); }),
     takeRecord: (name, now) => guard(async () => { const v = await run('takeRecord', name, now); return v === null || v === undefined ? null : String(v); }),
     // Every expiring key carries a native TTL (see the layout above): Redis and KV delete them by themselves.
-    purgeExpired: async (): Promise<PurgeCounts> => ({ rateWindows: 0, idempotency: 0, claims: 0, reservations: 0, records: 0 }),
+    purgeExpired: async (): Promise<PurgeCounts> => ({ rateWindows: 0, idempotency: 0, claims: 0, reservations: 0, records: 0, reports: 0 }),
+    putReport: (r: StoredReport, now, ttlMs) =>
+      guard(async () => void (await run('putReport', r.id, r.keyHash, r.operation, r.createdAt, r.creditsUsage, r.target, r.score, r.body, now, ttlMs))),
+    getReport: (id, now) =>
+      guard(async (): Promise<StoredReport | null> => {
+        const r = (await run('getReport', id, now)) as unknown[] | null;
+        if (!r) return null;
+        const [keyHash, operation, createdAt, creditsUsage, target, score, body] = r.map(str);
+        return { id, keyHash, operation, createdAt: Number(createdAt), creditsUsage, target, score: score === '' ? null : Number(score), body };
+      }),
+    listReports: (keyHash, now, options) =>
+      guard(async () => {
+        const rows = (await run('listReports', keyHash, now, options.limit, options.before?.createdAt ?? null, options.before?.id ?? null)) as unknown[][];
+        return rows.map((row): ReportSummary => {
+          const [id, operation, createdAt, creditsUsage, target, score] = row.map(str);
+          return { id, keyHash, operation, createdAt: Number(createdAt), creditsUsage, target, score: score === '' ? null : Number(score) };
+        });
+      }),
+    rotateKey: async (oldKeyHash, k, now) => {
+      const outcome = Number(await guard(() => run('rotateKey', oldKeyHash, k.keyHash, k.createdAt, k.revokedAt, k.label, now)));
+      if (outcome < 0) throw new Error('credit key already exists');
+      return outcome === 1;
+    },
     listRecords: (namePrefix, now, limit) =>
       guard(async () => {
         const flat = ((await run('listRecords', globEscape(namePrefix), limit, now)) as unknown[]).map(str);

@@ -15,6 +15,7 @@ const METHODS = [
   'reserveCall', 'commitReservation', 'releaseReservation', 'getReservation',
   'beginIdempotent', 'completeIdempotent', 'abandonIdempotent', 'getIdempotent',
   'hitRateLimit', 'claimOnce', 'releaseClaim', 'setRecord', 'getRecord', 'takeRecord', 'listRecords', 'purgeExpired',
+  'putReport', 'getReport', 'listReports', 'rotateKey',
 ] as const satisfies ReadonlyArray<Exclude<keyof Store, 'kind' | 'close'>>;
 
 async function startThread(dataDir: string): Promise<Worker> {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type {
   CommitResult, Grant, GrantRemoval, GrantRenewal, GrantState, IdempotencyRecord, KeyRecord, PurgeCounts, RateLimitResult, Reservation,
-  ReserveResult, Store,
+  ReportCursor, ReportSummary, ReserveResult, Store, StoredReport,
 } from './types';
 import { RESERVATION_RETENTION_MS, StoreUnavailableError } from './types';
 
@@ -37,6 +37,11 @@ CREATE TABLE IF NOT EXISTS claims (
 CREATE TABLE IF NOT EXISTS records (
   name TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER
 );
+CREATE TABLE IF NOT EXISTS reports (
+  id TEXT PRIMARY KEY, key_hash TEXT NOT NULL, operation TEXT NOT NULL, created_at INTEGER NOT NULL,
+  credits_usage TEXT NOT NULL, target TEXT NOT NULL, score REAL, body TEXT NOT NULL, expires_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS reports_by_key ON reports(key_hash, created_at DESC, id DESC);
 `;
 
 // Indexes for purgeExpired: without them each purge scans whole tables while holding the write lock.
@@ -46,10 +51,19 @@ CREATE INDEX IF NOT EXISTS idempotency_expiry ON idempotency(expires_at);
 CREATE INDEX IF NOT EXISTS claims_expiry ON claims(expires_at);
 CREATE INDEX IF NOT EXISTS records_expiry ON records(expires_at) WHERE expires_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS reservations_lapsed ON reservations(hold_until) WHERE state <> 'committed';
+CREATE INDEX IF NOT EXISTS reports_expiry ON reports(expires_at);
 `;
 
 /** Rows one purge statement deletes at most, so a large backlog never holds the write lock for long. */
 const PURGE_BATCH = 500;
+
+interface ReportRow {
+  id: string; key_hash: string; operation: string; created_at: number; credits_usage: string; target: string; score: number | null; body?: string;
+}
+
+const toSummary = (r: ReportRow): ReportSummary => ({
+  id: r.id, keyHash: r.key_hash, operation: r.operation, createdAt: r.created_at, creditsUsage: r.credits_usage, target: r.target, score: r.score,
+});
 
 interface GrantRow {
   id: string; key_hash: string; plan: Grant['plan']; calls: number; used: number;
@@ -124,6 +138,19 @@ export function openSqliteStore(dataDir: string): Store {
     putClaim: db.prepare(
       'INSERT INTO claims (claim, expires_at) VALUES (?, ?) ON CONFLICT(claim) DO UPDATE SET expires_at = excluded.expires_at',
     ),
+    putReport: db.prepare(
+      'INSERT INTO reports (id, key_hash, operation, created_at, credits_usage, target, score, body, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ' +
+        'ON CONFLICT(id) DO UPDATE SET key_hash = excluded.key_hash, operation = excluded.operation, created_at = excluded.created_at, ' +
+        'credits_usage = excluded.credits_usage, target = excluded.target, score = excluded.score, body = excluded.body, expires_at = excluded.expires_at',
+    ),
+    getReport: db.prepare('SELECT * FROM reports WHERE id = ? AND expires_at > ?'),
+    listReports: db.prepare(
+      'SELECT id, key_hash, operation, created_at, credits_usage, target, score FROM reports WHERE key_hash = @keyHash AND expires_at > @now ' +
+        'AND (created_at < @createdAt OR (created_at = @createdAt AND id < @id)) ORDER BY created_at DESC, id DESC LIMIT @limit',
+    ),
+    moveGrants: db.prepare('UPDATE grants SET key_hash = ? WHERE key_hash = ?'),
+    moveReservations: db.prepare("UPDATE reservations SET key_hash = ? WHERE key_hash = ? AND state = 'held'"),
+    moveReports: db.prepare('UPDATE reports SET key_hash = ? WHERE key_hash = ?'),
     grantRow: db.prepare('SELECT calls, used FROM grants WHERE id = ?'),
     setUsed: db.prepare('UPDATE grants SET used = ? WHERE id = ?'),
     renew: db.prepare('UPDATE grants SET calls = ?, used = 0, expires_at = ? WHERE id = ?'),
@@ -136,6 +163,7 @@ export function openSqliteStore(dataDir: string): Store {
         `DELETE FROM reservations WHERE rowid IN (SELECT rowid FROM reservations WHERE state <> 'committed' AND hold_until <= ? LIMIT ${PURGE_BATCH})`,
       ),
       records: db.prepare(`DELETE FROM records WHERE rowid IN (SELECT rowid FROM records WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ${PURGE_BATCH})`),
+      reports: db.prepare(`DELETE FROM reports WHERE rowid IN (SELECT rowid FROM reports WHERE expires_at <= ? LIMIT ${PURGE_BATCH})`),
     },
   };
 
@@ -250,9 +278,21 @@ export function openSqliteStore(dataDir: string): Store {
     return remove;
   });
 
+  const rotateKey = db.transaction((oldKeyHash: string, k: KeyRecord, now: number): boolean => {
+    const old = q.getKey.get(oldKeyHash) as { revoked_at: number | null } | undefined;
+    if (!old || old.revoked_at !== null) return false;
+    // Committed and released reservations stay under the old key: they are its history, not its balance.
+    q.putKey.run(k.keyHash, k.createdAt, k.revokedAt, k.label);
+    q.moveGrants.run(k.keyHash, oldKeyHash);
+    q.moveReservations.run(k.keyHash, oldKeyHash);
+    q.moveReports.run(k.keyHash, oldKeyHash);
+    q.revokeKey.run(now, oldKeyHash);
+    return true;
+  });
+
   // One short transaction per batch: a backlog of expired rows never holds the write lock for long.
   const purgeExpired = async (now: number): Promise<PurgeCounts> => {
-    const counts: PurgeCounts = { rateWindows: 0, idempotency: 0, claims: 0, reservations: 0, records: 0 };
+    const counts: PurgeCounts = { rateWindows: 0, idempotency: 0, claims: 0, reservations: 0, records: 0, reports: 0 };
     for (const kind of Object.keys(counts) as Array<keyof PurgeCounts>) {
       const cutoff = kind === 'reservations' ? now - RESERVATION_RETENTION_MS : now;
       for (;;) {
@@ -319,6 +359,21 @@ export function openSqliteStore(dataDir: string): Store {
     setRecord: (name, value, now, ttlMs) => guard(() => void q.putRecord.run(name, value, ttlMs === null ? null : now + ttlMs)),
     getRecord: (name, now) => guard(() => (q.getRecord.get(name, now) as { value: string } | undefined)?.value ?? null),
     takeRecord: (name, now) => guard(() => takeRecord.immediate(name, now)),
+    putReport: (r: StoredReport, now, ttlMs) =>
+      guard(() => void q.putReport.run(r.id, r.keyHash, r.operation, r.createdAt, r.creditsUsage, r.target, r.score, r.body, now + ttlMs)),
+    getReport: (id, now) =>
+      guard((): StoredReport | null => {
+        const row = q.getReport.get(id, now) as (ReportRow & { body: string }) | undefined;
+        return row ? { ...toSummary(row), body: row.body } : null;
+      }),
+    listReports: (keyHash, now, options: { limit: number; before?: ReportCursor }) =>
+      guard(() => {
+        // No cursor: a creation time no report can reach, so the id never matters.
+        const { createdAt, id } = options.before ?? { createdAt: Number.MAX_SAFE_INTEGER, id: '' };
+        const rows = q.listReports.all({ keyHash, now, createdAt, id, limit: options.limit }) as ReportRow[];
+        return rows.map(toSummary);
+      }),
+    rotateKey: (oldKeyHash, k, now) => guard(() => rotateKey.immediate(oldKeyHash, k, now)),
     purgeExpired,
     listRecords: (prefix, now, limit) => guard(() => q.listRecords.all(prefix, prefix, now, limit) as Array<{ name: string; value: string }>),
     close: async () => void db.close(),

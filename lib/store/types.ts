@@ -84,6 +84,33 @@ export interface PurgeCounts {
   claims: number;
   reservations: number;
   records: number;
+  reports: number;
+}
+
+/** What a report's list row shows: everything but the stored body. */
+export interface ReportSummary {
+  /** Unguessable id (`rep_` + 192 random bits): the only handle on a report, checked against its owner anyway. */
+  id: string;
+  /** The key that paid for the call; the only key that may read the report. */
+  keyHash: string;
+  operation: string;
+  createdAt: number;
+  creditsUsage: string;
+  /** What was checked: the URL (visibility) or the workflow's name (readiness). */
+  target: string;
+  score: number | null;
+}
+
+/** A fulfilled prepaid call's 200 body, kept for its owner until `createdAt + ttl`. */
+export interface StoredReport extends ReportSummary {
+  /** The 200 body exactly as it was sent (JSON text). */
+  body: string;
+}
+
+/** Where a page of reports starts: strictly older than this report (newest first, ties by id). */
+export interface ReportCursor {
+  createdAt: number;
+  id: string;
 }
 
 /**
@@ -166,8 +193,29 @@ export interface Store {
   listRecords(prefix: string, now: number, limit: number): Promise<Array<{ name: string; value: string }>>;
 
   /**
+   * Keeps a report until `now + ttlMs` (caller's clock) and indexes it under its key. A second put with the
+   * same id replaces it.
+   * @example await store.putReport({ id, keyHash, operation: 'readiness', createdAt: now, creditsUsage, target, score, body }, now, 30 * DAY);
+   */
+  putReport(report: StoredReport, now: number, ttlMs: number): Promise<void>;
+  /** The live report with this id, whoever owns it (the caller compares `keyHash`), or null. */
+  getReport(id: string, now: number): Promise<StoredReport | null>;
+  /**
+   * A key's live reports, newest first (ties: larger id first), at most `limit`, strictly after `before`.
+   * @example const page = await store.listReports(keyHash, now, { limit: 20 }); // next: { before: page.at(-1) }
+   */
+  listReports(keyHash: string, now: number, options: { limit: number; before?: ReportCursor }): Promise<ReportSummary[]>;
+  /**
+   * Rotates a key in one atomic step: adds `newKey`, moves every grant (with its held calls) and every
+   * report of `oldKeyHash` to it, and revokes the old key at `now`. False, changing nothing, when the old
+   * key is unknown or already revoked (two rotations of one key: one wins).
+   * @example if (!(await store.rotateKey(oldHash, { keyHash: newHash, createdAt: now, revokedAt: null, label: null }, now))) refuse();
+   */
+  rotateKey(oldKeyHash: string, newKey: KeyRecord, now: number): Promise<boolean>;
+
+  /**
    * Deletes what expired by `now`: rate windows, idempotency records, claims, reservations whose hold
-   * lapsed (or that were released) more than `RESERVATION_RETENTION_MS` ago, and records. Committed
+   * lapsed (or that were released) more than `RESERVATION_RETENTION_MS` ago, records and reports. Committed
    * reservations and grants stay. SQLite does the work here; Redis and KV give every such key a native
    * TTL when they write it, so there this returns zeros. The server runs it on a timer (purge.ts).
    * @example const counts = await store.purgeExpired(Date.now());

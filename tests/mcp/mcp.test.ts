@@ -192,7 +192,7 @@ describe('paying in-band', () => {
     const body = result.structuredContent as Record<string, unknown>;
     expect(body).toMatchObject({ service: readinessOperation.service, paymentIntent: receipt.reference, assessment: { scoreMax: 100 } });
     expect(readinessOperation.output.safeParse(body).success).toBe(true);
-    expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/^Readiness for "Checkout agent": /);
+    expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/^# Agent payment readiness: Checkout agent\n\n\*\*Verdict: not-ready\*\*, score \d+\/100\n/);
     const after = await usdc();
     expect(before.payer - after.payer).toBe(1_000_000n);
     expect(after.payTo - before.payTo).toBe(1_000_000n);

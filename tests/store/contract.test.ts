@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Grant } from '@/lib/store/types';
+import type { Grant, StoredReport } from '@/lib/store/types';
 import { redisHarness, sqliteHarness, vercelKvHarness } from './adapters';
 
 // One contract, every adapter: the gate and the ledger rely on exactly these behaviours.
 
 const T0 = Date.UTC(2026, 10, 1);
 const DAY = 24 * 60 * 60 * 1000;
+
+const report = (over: Partial<StoredReport> & Pick<StoredReport, 'id' | 'keyHash' | 'createdAt'>): StoredReport => ({
+  operation: 'aiVisibility', creditsUsage: `cu_${over.id}`, target: 'https://example.com/', score: 77, body: `{"id":"${over.id}"}`, ...over,
+});
 
 const grant = (over: Partial<Grant> & Pick<Grant, 'id' | 'keyHash'>): Grant => ({
   plan: 'bundle-25', calls: 3, used: 0, expiresAt: T0 + 365 * DAY, createdAt: T0, sourceRef: null, ...over,
@@ -255,16 +259,19 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
       await s.claimOnce('c', T0, 1000);
       await s.hitRateLimit('ip:1', 10, 60_000, T0);
       await s.beginIdempotent('op:x', 'fp', T0, 1000);
+      await s.putReport(report({ id: 'rep_old', keyHash: 'k', createdAt: T0 }), T0, DAY);
+      await s.putReport(report({ id: 'rep_live', keyHash: 'k', createdAt: T0 }), T0, 30 * DAY);
       const later = T0 + 2 * DAY;
-      const none = { rateWindows: 0, idempotency: 0, claims: 0, reservations: 0, records: 0 };
+      const none = { rateWindows: 0, idempotency: 0, claims: 0, reservations: 0, records: 0, reports: 0 };
       // SQLite deletes the rows here; Redis and KV delete through native TTLs (tests/store/purge.test.ts
       // checks that every expiring key carries one), so their purge has nothing to do.
-      const expected = s.kind === 'sqlite' ? { rateWindows: 1, idempotency: 1, claims: 1, reservations: 1, records: 1 } : none;
+      const expected = s.kind === 'sqlite' ? { rateWindows: 1, idempotency: 1, claims: 1, reservations: 1, records: 1, reports: 1 } : none;
       expect(await s.purgeExpired(later)).toEqual(expected);
       expect(await s.getKey('k')).toMatchObject({ keyHash: 'k' });
       expect(await s.getReservation('kept')).toMatchObject({ state: 'committed' });
       expect((await s.listGrants('k', later))[0]).toMatchObject({ used: 1, remaining: 4 });
       expect([await s.getRecord('forever', later), await s.getRecord('long', later), await s.getRecord('short', later)]).toEqual(['v', 'v', null]);
+      expect([(await s.getReport('rep_old', later))?.id ?? null, (await s.getReport('rep_live', later))?.id]).toEqual([null, 'rep_live']);
       expect(await s.purgeExpired(later)).toEqual(none);
     });
 
@@ -284,6 +291,70 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
       expect(await s.listRecords('odd*[?]:', T0, 10)).toEqual([{ name: 'odd*[?]:1', value: 'star' }]);
       expect(await s.listRecords('settlement:', T0, 1)).toHaveLength(1);
       expect(await s.listRecords('nothing:', T0, 10)).toEqual([]);
+    });
+
+    it('keeps reports for their owner until they expire, newest first, a page at a time', async () => {
+      const s = harness.fresh();
+      await s.putReport(report({ id: 'rep_a', keyHash: 'k', createdAt: T0, score: null, target: 'Checkout agent', operation: 'readiness' }), T0, 30 * DAY);
+      await s.putReport(report({ id: 'rep_c', keyHash: 'k', createdAt: T0 + 1000 }), T0 + 1000, 30 * DAY);
+      await s.putReport(report({ id: 'rep_b', keyHash: 'k', createdAt: T0 + 1000, score: 91.5 }), T0 + 1000, 30 * DAY);
+      await s.putReport(report({ id: 'rep_d', keyHash: 'k', createdAt: T0 + 2000 }), T0 + 2000, DAY);
+      await s.putReport(report({ id: 'rep_other', keyHash: 'other', createdAt: T0 + 3000 }), T0 + 3000, 30 * DAY);
+
+      expect(await s.getReport('rep_b', T0 + 5000)).toEqual({
+        id: 'rep_b', keyHash: 'k', operation: 'aiVisibility', createdAt: T0 + 1000, creditsUsage: 'cu_rep_b', target: 'https://example.com/', score: 91.5, body: '{"id":"rep_b"}',
+      });
+      expect(await s.getReport('rep_a', T0 + 5000)).toMatchObject({ score: null, target: 'Checkout agent', operation: 'readiness' });
+      expect(await s.getReport('rep_none', T0)).toBeNull();
+
+      const ids = (rows: Array<{ id: string }>) => rows.map((r) => r.id);
+      // Newest first; equal times: the larger id first.
+      expect(ids(await s.listReports('k', T0 + 5000, { limit: 10 }))).toEqual(['rep_d', 'rep_c', 'rep_b', 'rep_a']);
+      const first = await s.listReports('k', T0 + 5000, { limit: 2 });
+      expect(ids(first)).toEqual(['rep_d', 'rep_c']);
+      expect(first[1]).toEqual({ id: 'rep_c', keyHash: 'k', operation: 'aiVisibility', createdAt: T0 + 1000, creditsUsage: 'cu_rep_c', target: 'https://example.com/', score: 77 });
+      const second = await s.listReports('k', T0 + 5000, { limit: 2, before: { createdAt: first[1].createdAt, id: first[1].id } });
+      expect(ids(second)).toEqual(['rep_b', 'rep_a']);
+      expect(await s.listReports('k', T0 + 5000, { limit: 2, before: { createdAt: T0, id: 'rep_a' } })).toEqual([]);
+
+      // Expiry on the caller's clock: rep_d (one day) goes first, the rest at thirty days.
+      expect(ids(await s.listReports('k', T0 + 2000 + DAY, { limit: 10 }))).toEqual(['rep_c', 'rep_b', 'rep_a']);
+      expect(await s.getReport('rep_d', T0 + 2000 + DAY)).toBeNull();
+      expect(await s.getReport('rep_d', T0 + 2000 + DAY - 1)).toMatchObject({ id: 'rep_d' });
+      expect(ids(await s.listReports('k', T0 + 30 * DAY, { limit: 10 }))).toEqual(['rep_c', 'rep_b']);
+      expect(await s.listReports('k', T0 + 30 * DAY + 1000, { limit: 10 })).toEqual([]);
+      expect(ids(await s.listReports('other', T0 + 5000, { limit: 10 }))).toEqual(['rep_other']);
+    });
+
+    it('rotates a key: grants, held calls and reports move to the new key, the old one is revoked', async () => {
+      const s = harness.fresh();
+      await s.putKey({ keyHash: 'old', createdAt: T0, revokedAt: null, label: 'mine' });
+      await s.addGrant(grant({ id: 'g1', keyHash: 'old', calls: 5 }));
+      await s.addGrant(grant({ id: 'g2', keyHash: 'old', calls: 2, expiresAt: T0 + 20 * DAY }));
+      await s.reserveCall('old', 'spent', T0, T0 + 60_000);
+      await s.commitReservation('spent', T0 + 1);
+      await s.reserveCall('old', 'held', T0, T0 + 60_000);
+      await s.putReport(report({ id: 'rep_1', keyHash: 'old', createdAt: T0 }), T0, 30 * DAY);
+
+      expect(await s.rotateKey('old', { keyHash: 'new', createdAt: T0 + 10, revokedAt: null, label: 'mine' }, T0 + 10)).toBe(true);
+      expect(await s.getKey('old')).toMatchObject({ revokedAt: T0 + 10 });
+      expect(await s.getKey('new')).toEqual({ keyHash: 'new', createdAt: T0 + 10, revokedAt: null, label: 'mine' });
+      expect(await s.listGrants('old', T0 + 20)).toEqual([]);
+      expect((await s.listGrants('new', T0 + 20)).map((g) => [g.id, g.keyHash, g.used, g.reserved, g.remaining])).toEqual([
+        ['g2', 'new', 1, 1, 0], ['g1', 'new', 0, 0, 5],
+      ]);
+      // The call held across the rotation still commits, on the grant it was held on.
+      expect(await s.commitReservation('held', T0 + 30)).toBe('committed');
+      expect((await s.listGrants('new', T0 + 40)).map((g) => g.used)).toEqual([2, 0]);
+      expect(await s.getReport('rep_1', T0 + 40)).toMatchObject({ keyHash: 'new' });
+      expect((await s.listReports('new', T0 + 40, { limit: 5 })).map((r) => r.id)).toEqual(['rep_1']);
+      expect(await s.listReports('old', T0 + 40, { limit: 5 })).toEqual([]);
+      expect(await s.countKeys()).toBe(2);
+
+      // A revoked or unknown key does not rotate, and nothing changes.
+      expect(await s.rotateKey('old', { keyHash: 'again', createdAt: T0 + 50, revokedAt: null, label: null }, T0 + 50)).toBe(false);
+      expect(await s.rotateKey('nobody', { keyHash: 'again', createdAt: T0 + 50, revokedAt: null, label: null }, T0 + 50)).toBe(false);
+      expect(await s.getKey('again')).toBeNull();
     });
 
     it('never spends below zero under concurrent reservations', async () => {

@@ -112,7 +112,7 @@ describe('the purge schedule', () => {
     await vi.advanceTimersByTimeAsync(9_999);
     expect(events).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
-    await vi.waitFor(() => expect(events).toEqual([{ event: 'store-purged', rateWindows: 0, idempotency: 0, claims: 0, reservations: 0, records: 1 }]));
+    await vi.waitFor(() => expect(events).toEqual([{ event: 'store-purged', rateWindows: 0, idempotency: 0, claims: 0, reservations: 0, records: 1, reports: 0 }]));
     schedule.stop();
     await store.close();
   });
@@ -179,6 +179,7 @@ for (const harness of [redisHarness(), vercelKvHarness()]) {
       await s.claimOnce('cred', now, 10 * MINUTE);
       await s.setRecord('short', 'v', now, MINUTE);
       await s.setRecord('forever', 'v', now, null);
+      await s.putReport({ id: 'rep_1', keyHash: 'k', operation: 'readiness', createdAt: now, creditsUsage: 'cu_1', target: 'w', score: 50, body: '{}' }, now, 30 * DAY);
 
       const keys = (await redis.keys(`${prefix}*`)).map((k) => k.slice(prefix.length)).sort();
       const ttls = Object.fromEntries(await Promise.all(keys.map(async (k) => [k, await redis.pttl(prefix + k)] as const)));
@@ -198,9 +199,12 @@ for (const harness of [redisHarness(), vercelKvHarness()]) {
         within('rec:short', MINUTE),
         within('res:released', MINUTE + RESERVATION_RETENTION_MS),
         within('res:lapsed', MINUTE + RESERVATION_RETENTION_MS),
+        within('report:rep_1', 30 * DAY),
+        within('key:k:reports', 30 * DAY),
       ]).toEqual([
         ['idem:op:inflight', true], ['idem:op:done', true], ['claim:cred', true],
         ['rec:short', true], ['res:released', true], ['res:lapsed', true],
+        ['report:rep_1', true], ['key:k:reports', true],
       ]);
       await s.close();
     });

@@ -1,0 +1,148 @@
+import crypto from 'node:crypto';
+import { z } from 'zod';
+import type { Store } from '@/lib/store';
+import type { ReportCursor, ReportSummary } from '@/lib/store/types';
+import { ProblemError } from '@/lib/problems';
+
+// Stored reports: the 200 body of every fulfilled call paid with a credits key (site, REST or MCP), kept
+// for its key for REPORT_RETENTION_DAYS. A report is found by an unguessable id, and still only answered
+// to the key that paid for it: anyone else, and an id that never was, get the same 404.
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** `rep_` + 192 random bits (base64url). */
+export const REPORT_ID_PATTERN = /^rep_[A-Za-z0-9_-]{32}$/;
+
+/** The checks a report can come from, named as in their paths (`/api/agent/<name>`). */
+export const REPORT_OPERATIONS = ['readiness', 'ai-visibility'] as const;
+export type ReportOperation = (typeof REPORT_OPERATIONS)[number];
+
+/** One row of GET /api/reports. */
+export const ReportListItem = z.strictObject({
+  id: z.string().regex(REPORT_ID_PATTERN),
+  operation: z.enum(REPORT_OPERATIONS),
+  createdAt: z.string(),
+  creditsUsage: z.string(),
+  target: z.string(),
+  score: z.number().nullable(),
+});
+export type ReportListItem = z.infer<typeof ReportListItem>;
+
+/** The 200 body of GET /api/reports. */
+export const ReportList = z.strictObject({ reports: z.array(ReportListItem), nextCursor: z.string().nullable() });
+export type ReportList = z.infer<typeof ReportList>;
+
+export const REPORT_PAGE_DEFAULT = 20;
+export const REPORT_PAGE_MAX = 100;
+
+/**
+ * The operation's short name from its path.
+ * @example reportOperationOf('/api/agent/ai-visibility') // 'ai-visibility'
+ */
+export function reportOperationOf(path: string): ReportOperation {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  if (!(REPORT_OPERATIONS as readonly string[]).includes(name)) throw new Error(`no report operation for ${path}`);
+  return name as ReportOperation;
+}
+
+const record = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
+
+/**
+ * What a history row shows of a 200 body: the checked URL (visibility) or the workflow's name (readiness), and the score.
+ * @example reportFacts('readiness', body) // { target: 'Checkout agent', score: 62 }
+ */
+export function reportFacts(operation: ReportOperation, body: unknown): { target: string; score: number | null } {
+  const part = record(record(body)[operation === 'readiness' ? 'assessment' : 'report']);
+  const target = operation === 'readiness' ? record(part.workflow).name : part.checkedUrl;
+  return { target: typeof target === 'string' ? target : '', score: typeof part.score === 'number' ? part.score : null };
+}
+
+/**
+ * Keeps a fulfilled prepaid call's 200 body for its key and returns the new report's id.
+ * @example const id = await saveReport(store, { keyHash, operation: 'readiness', creditsUsage, body, bodyText }, Date.now(), 30);
+ */
+export async function saveReport(
+  store: Store,
+  report: { keyHash: string; operation: ReportOperation; creditsUsage: string; body: unknown; bodyText: string },
+  now: number,
+  retentionDays: number,
+): Promise<string> {
+  const id = `rep_${crypto.randomBytes(24).toString('base64url')}`;
+  const { target, score } = reportFacts(report.operation, report.body);
+  await store.putReport(
+    { id, keyHash: report.keyHash, operation: report.operation, createdAt: now, creditsUsage: report.creditsUsage, target, score, body: report.bodyText },
+    now,
+    retentionDays * DAY_MS,
+  );
+  return id;
+}
+
+/** The address of a report's JSON (what the Link header and the MCP `_meta` name). */
+export const reportPath = (id: string) => `/api/reports/${id}`;
+
+const badQuery = (name: string, message: string) =>
+  new ProblemError('invalid-request', `The ${name} parameter ${message}.`, { errors: [{ path: `query:${name}`, message }] });
+
+function encodeCursor(c: ReportCursor): string {
+  return Buffer.from(`${c.createdAt}:${c.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): ReportCursor {
+  const match = /^(\d{1,16}):(rep_[A-Za-z0-9_-]{32})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match) throw badQuery('cursor', 'is not a cursor this API gave out');
+  return { createdAt: Number(match[1]), id: match[2] };
+}
+
+/**
+ * Reads `limit` and `cursor` as they come in a query string (strings or absent): 400 problems for bad values.
+ * @example parsePage({ limit: url.searchParams.get('limit'), cursor: url.searchParams.get('cursor') })
+ */
+export function parsePage(query: { limit?: string | number | null; cursor?: string | null }): { limit: number; cursor: string | null } {
+  let limit = REPORT_PAGE_DEFAULT;
+  if (query.limit !== null && query.limit !== undefined && query.limit !== '') {
+    limit = typeof query.limit === 'number' ? query.limit : /^\d{1,4}$/.test(query.limit) ? Number(query.limit) : NaN;
+    if (!Number.isInteger(limit) || limit < 1 || limit > REPORT_PAGE_MAX) throw badQuery('limit', `must be a whole number from 1 to ${REPORT_PAGE_MAX}`);
+  }
+  const cursor = query.cursor ? query.cursor : null;
+  if (cursor !== null) decodeCursor(cursor);
+  return { limit, cursor };
+}
+
+const toItem = (r: ReportSummary): ReportListItem => ({
+  id: r.id,
+  operation: r.operation as ReportOperation,
+  createdAt: new Date(r.createdAt).toISOString(),
+  creditsUsage: r.creditsUsage,
+  target: r.target,
+  score: r.score,
+});
+
+/**
+ * One page of a key's live reports, newest first; `nextCursor` continues it (null on the last page).
+ * @example const { reports, nextCursor } = await reportPage(store, keyHash, { limit: 20, cursor: null }, Date.now());
+ */
+export async function reportPage(store: Store, keyHash: string, page: { limit?: number; cursor?: string | null }, now: number): Promise<ReportList> {
+  const { limit, cursor } = parsePage({ limit: page.limit ?? null, cursor: page.cursor ?? null });
+  // One more than asked says whether another page follows without a second query.
+  const rows = await store.listReports(keyHash, now, { limit: limit + 1, ...(cursor ? { before: decodeCursor(cursor) } : {}) });
+  const shown = rows.slice(0, limit);
+  const last = shown.at(-1);
+  return { reports: shown.map(toItem), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+}
+
+/**
+ * The stored 200 body of report `id` when `keyHash` paid for it, else null (unknown, expired, or another key's).
+ * @example const body = await ownReport(store, keyHash, 'rep_…', Date.now()); if (!body) notFound();
+ */
+export async function ownReport(store: Store, keyHash: string, id: string, now: number): Promise<{ operation: ReportOperation; createdAt: string; body: unknown } | null> {
+  if (!REPORT_ID_PATTERN.test(id)) return null;
+  const report = await store.getReport(id, now);
+  if (!report || !digestEqual(report.keyHash, keyHash)) return null;
+  return { operation: report.operation as ReportOperation, createdAt: new Date(report.createdAt).toISOString(), body: JSON.parse(report.body) as unknown };
+}
+
+function digestEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && crypto.timingSafeEqual(x, y);
+}
