@@ -7,6 +7,13 @@ import { contentSecurityPolicy } from '@/lib/http/csp';
 // replaces the nonce-less policy next.config.ts sets on every path (Next applies config headers
 // first, then the proxy's: router-utils/resolve-routes.js).
 export function proxy(request: NextRequest) {
+  // Behind a TLS terminator (the platform, a load balancer, nginx), a page asked for over plain http is
+  // sent to its https address, as APP_URL names it. The header is only a hint: a client that sends it
+  // itself is redirected to https, which costs it nothing.
+  const appUrl = process.env.APP_URL;
+  if (request.headers.get('x-forwarded-proto') === 'http' && appUrl?.startsWith('https://')) {
+    return NextResponse.redirect(new URL(`${request.nextUrl.pathname}${request.nextUrl.search}`, appUrl), 308);
+  }
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString('base64');
   const policy = contentSecurityPolicy({ nonce, development: process.env.NODE_ENV === 'development' });
   const requestHeaders = new Headers(request.headers);

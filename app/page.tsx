@@ -1,4 +1,5 @@
 import Link from 'next/link';
+import { getConfig } from '@/lib/config';
 import { readinessOperation } from '@/lib/operations';
 import { PRICE_USD } from '@/lib/price';
 import { visibilityCheckDescription } from '@/lib/checks/visibility/check';
@@ -72,7 +73,7 @@ export default function Home() {
           <h3 id="for-sites">Site owners</h3>
           <p>
             See which search and AI crawlers your robots.txt lets in, how the page reads to a machine, and what to fix first. Buy a few
-            calls, <Link href="/check">run the check here</Link>, and keep every report for 30 days.
+            calls, <Link href="/check">run the check here</Link>, and keep every report for {getConfig().REPORT_RETENTION_DAYS} days.
           </p>
         </section>
         <section className="card" aria-labelledby="for-teams">

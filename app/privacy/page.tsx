@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { IDEMPOTENCY_TTL_MS } from '@/lib/paid-call/pipeline';
 import { REVEAL_TTL_MS } from '@/lib/billing/records';
 import { pageMetadata } from '@/lib/site/metadata';
-import { REPORT_RETENTION_DAYS_TEXT } from '@/lib/site/retention';
+import { getConfig } from '@/lib/config';
 
 export const generateMetadata = () =>
   pageMetadata({
@@ -42,7 +42,7 @@ export default function Privacy() {
             <tr>
               <td>Stored reports: the answer of each check paid with a credits key</td>
               <td>So you can see your history and open a report again</td>
-              <td>{REPORT_RETENTION_DAYS_TEXT}, then deleted</td>
+              <td>{getConfig().REPORT_RETENTION_DAYS} days, then deleted</td>
             </tr>
             <tr>
               <td>The answer to a request sent with an Idempotency-Key</td>

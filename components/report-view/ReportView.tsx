@@ -4,7 +4,7 @@ import { CAPABILITY_RULES } from '@/lib/checks/readiness/rubric';
 import { ScoreGauge } from './ScoreGauge';
 import { ReportActions } from './ReportActions';
 import { ACCESS_LABEL, READINESS_VERDICT, SEVERITY_LABEL, visibilityVerdict } from './labels';
-import { reportToMarkdown } from './markdown';
+import { reportMarkdown } from '@/lib/reports/markdown';
 import { reportKind, type ReadinessBody, type ViewFinding, type VisibilityBody } from './types';
 
 // THE report view: the live result on /check, a stored report on /reports/<id> and the examples on the
@@ -334,7 +334,7 @@ function Limits({ limits }: { limits?: string[] }) {
 export function ReportView({ body, level = 2, idPrefix = 'report', fileName = 'report.json' }: { body: unknown; level?: Level; idPrefix?: string; fileName?: string }) {
   const kind = reportKind(body);
   if (kind === null) return <p className="notice error" role="alert">This report could not be read.</p>;
-  const markdown = reportToMarkdown(body) ?? '';
+  const markdown = reportMarkdown(kind === 'visibility' ? 'ai-visibility' : 'readiness', body);
   return (
     <article className="report" aria-labelledby={`${idPrefix}-title`} data-testid="report">
       {kind === 'visibility' ? (
