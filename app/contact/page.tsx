@@ -41,6 +41,16 @@ export default function Contact() {
           <Link href="/docs#readiness-rubric">readiness rubric</Link> list every point.
         </li>
       </ul>
+      <h2>Problems with the API or MCP</h2>
+      <p>
+        Every error the API answers is a problem document with a stable <code>type</code> and a <code>detail</code> that says what went
+        wrong. Send us both, with the time of the request, the endpoint you called and its Idempotency-Key if it had one. The <Link href="/docs#errors">error table</Link> explains each type.
+      </p>
+      <h2>Security</h2>
+      <p>
+        Found a way to reach something a check should not fetch, or to spend calls that are not yours? Write to the same address with
+        &quot;security&quot; in the subject. Please give us a chance to fix it before telling others.
+      </p>
     </>
   );
 }

@@ -10,6 +10,9 @@ import { formatUsd, PRICE_USD } from '@/lib/price';
 export const SITE_NAME = 'Paid Agent Checks';
 export const SITE_DESCRIPTION = `Agent Payment Readiness Assessment and AI Visibility Check for people and AI agents: ${PRICE_USD} USD per fulfilled check, paid per call over HTTP 402 or with prepaid credits.`;
 
+/** The generated social card (app/opengraph-image.tsx), relative to metadataBase. */
+const OG_IMAGE = { url: '/opengraph-image', width: 1200, height: 630, alt: 'Paid Agent Checks: Agent Payment Readiness and AI Visibility, per fulfilled check' };
+
 /** The public origin, without a trailing slash. */
 export function publicOrigin(): string {
   return getConfig().APP_URL.replace(/\/$/, '');
@@ -40,8 +43,10 @@ export function pageMetadata({
     title: absoluteTitle ? { absolute: title } : title,
     description,
     alternates: { canonical: url },
-    openGraph: { type: 'website', siteName: SITE_NAME, title, description, url, locale: 'en_US' },
-    twitter: { card: 'summary_large_image', title, description },
+    // The image is named here, not left to app/opengraph-image alone: Next gives a page the file's image
+    // only when the page sets no openGraph of its own, and every page sets its own.
+    openGraph: { type: 'website', siteName: SITE_NAME, title, description, url, locale: 'en_US', images: [OG_IMAGE] },
+    twitter: { card: 'summary_large_image', title, description, images: [OG_IMAGE] },
     ...(index ? {} : { robots: { index: false, follow: false } }),
   };
 }
