@@ -8,6 +8,8 @@ import { descriptionSchema, planList } from '@/lib/http/describe';
 import { CheckoutBody, KeyBody } from '@/lib/billing/http';
 import { AccountSummary, SessionStatus } from '@/lib/billing/account';
 import { LIST_PAID_SERVICES } from '@/lib/mcp/tools';
+import { RotatedKey, SESSION_COOKIE, SessionAnswer, SignInBody } from '@/lib/session';
+import { REPORT_PAGE_MAX, ReportList } from '@/lib/reports/store';
 import { CREDENTIAL_META_KEY, IDEMPOTENCY_META_KEY, PAYMENT_REQUIRED_CODE } from '@/lib/mcp/payment';
 
 // THE registry of every endpoint: each route under app/ is one entry (per method) holding its path,
@@ -52,9 +54,11 @@ export interface FreeEndpoint {
   /** True when an `Authorization: Bearer <credits key>` changes the answer (OpenAPI security). */
   optionalCreditsKey?: boolean;
   query?: Array<{ name: string; required: boolean; description: string; schema: z.ZodType; example: string }>;
+  /** Segments of `path` written `{name}` (the route's folder is `[name]`). */
+  pathParams?: Array<{ name: string; description: string; schema: z.ZodType; example: string }>;
   request?: { contentTypes: string[]; schema: z.ZodType; headers?: string[]; example?: unknown };
-  /** The 200 answer: its media type and the schema its body parses with. */
-  ok: { description: string; contentType: string; schema: z.ZodType };
+  /** The 200 answer: its media type and the schema its body parses with (`status: 204`: no body at all). */
+  ok: { description: string; contentType: string; schema: z.ZodType; status?: 204; headers?: Record<string, string> };
   /** A form post is answered with a redirect instead of JSON. */
   redirect?: { status: 303; description: string };
   /** Methods the route exports only to refuse them (405 method-not-allowed). */
@@ -250,8 +254,118 @@ const FREE_ROUTES: FreeEndpoint[] = [
   },
 ];
 
+/** What a prepaid 200 says it cost (lib/paid-call/http.ts); the OpenAPI 200 of each paid route names them too. */
+export const PREPAID_RESPONSE_HEADERS: Record<string, string> = {
+  'Credits-Remaining': 'Calls left on the credits key after this call (on a replay: left now). Only when a credits key paid.',
+  Link: 'The stored report of this call: </api/reports/rep_…>; rel="related" (kept REPORT_RETENTION_DAYS, readable with the same key). Only when a credits key paid.',
+};
+
+const sessionAuth = `the ${SESSION_COOKIE} cookie set by POST /api/session`;
+const ownerAuth = `Authorization: Bearer <credits key>, or ${sessionAuth}`;
+const sessionCookieHeader = `Set-Cookie: ${SESSION_COOKIE}=<opaque id>; Path=/; HttpOnly; SameSite=Strict; Max-Age=604800 (and Secure in production)`;
+const reportIdExample = 'rep_3q2mVZ0Lr8Yc1xN4T7bKpWsA9eHfJdUg';
+
+function sessionCheckEndpoint(op: PaidOperation): FreeEndpoint {
+  const name = op.path.slice(op.path.lastIndexOf('/') + 1);
+  return {
+    kind: 'free', method: 'POST', path: `/api/session/checks/${name}`, operationId: `session${op.id.charAt(0).toUpperCase()}${op.id.slice(1)}`,
+    title: `Run from the site: ${op.service}`,
+    summary: `${op.service}, paid with the signed-in key (site session)`,
+    description:
+      `The check behind ${op.path}, run for the signed-in site session and paid with its credits key: the same pipeline, idempotency, charge rules and answer as a Bearer call ` +
+      '(Credits-Remaining and Link on the 200; a 422 charges nothing). Idempotency-Key is required: a fresh one per submission, the same one to retry it. ' +
+      'A request whose Origin is another site is refused with 403.',
+    price: `${PRICE_USD} USD: one prepaid call`,
+    auth: sessionAuth,
+    request: { contentTypes: ['application/json'], schema: op.input, headers: ['Content-Type: application/json', 'Idempotency-Key: <fresh per submission>', `Cookie: ${SESSION_COOKIE}=…`], example: op.example },
+    ok: { description: 'The result, as the paid REST route answers it', contentType: 'application/json', schema: op.output, headers: PREPAID_RESPONSE_HEADERS },
+    // The 200 is the paid route's, shown in that route's section with its headers.
+    examples: () => [],
+    errors: [
+      'invalid-request', 'invalid-url', 'invalid-idempotency-key', 'payload-too-large', 'not-signed-in', 'payment-required', 'credits-exhausted', 'cross-origin-refused',
+      'idempotency-conflict', 'idempotency-in-flight', ...(op.workBeforeCharge ? (['site-unreachable'] as const) : []), 'rate-limited', 'credits-exhausted-no-rails', 'store-unavailable',
+    ],
+  };
+}
+
+const SESSION_AND_REPORT_ROUTES: FreeEndpoint[] = [
+  {
+    kind: 'free', method: 'POST', path: '/api/session', operationId: 'signIn', title: 'Sign in (site session)',
+    summary: 'Sign in on the site with a credits key: sets the session cookie',
+    description:
+      `For the site's pages. Checks the key and sets ${SESSION_COOKIE}: an opaque random id, never the key; the server keeps only the key\'s hash behind it. ` +
+      'The session lasts 7 days from sign-in (not sliding). Sign-ins are rate limited per client address (RATE_LIMIT_SESSION_PER_IP); a request whose Origin is another site is refused with 403.',
+    price: 'free', auth: 'the credits key, in the body',
+    request: { contentTypes: ['application/json'], schema: SignInBody, example: { key: keyExample } },
+    ok: { description: 'Signed in; Set-Cookie carries the session', contentType: 'application/json', schema: SessionAnswer, headers: { 'Set-Cookie': sessionCookieHeader } },
+    examples: () => [{ status: 200, description: 'Signed in.', headers: { 'Set-Cookie': `${SESSION_COOKIE}=…; Path=/; HttpOnly; SameSite=Strict; Max-Age=604800; Secure` }, body: { signedIn: true, callsLeft: 24, keyPrefix: maskedKey } }],
+    errors: ['invalid-request', 'invalid-credits-key', 'cross-origin-refused', 'payload-too-large', 'rate-limited', 'store-unavailable'],
+  },
+  {
+    kind: 'free', method: 'GET', path: '/api/session', operationId: 'getSession', title: 'Who is signed in',
+    summary: 'The signed-in key (masked) and its calls left',
+    description: 'The masked key and the calls left for the session cookie, or 401 when there is no live session (signed out, expired, or the key revoked).',
+    price: 'free', auth: sessionAuth,
+    ok: { description: 'Signed in', contentType: 'application/json', schema: SessionAnswer },
+    examples: () => [{ status: 200, description: 'Signed in.', body: { signedIn: true, callsLeft: 24, keyPrefix: maskedKey } }],
+    errors: ['not-signed-in', 'store-unavailable'],
+  },
+  {
+    kind: 'free', method: 'DELETE', path: '/api/session', operationId: 'signOut', title: 'Sign out',
+    summary: 'Sign out: the session is deleted on the server and the cookie cleared',
+    description: 'Deletes the session from the store at once (the cookie\'s id is worthless from then on) and clears the cookie. Answers 204 whether or not a session was there.',
+    price: 'free', auth: sessionAuth,
+    ok: { description: 'Signed out; Set-Cookie clears the cookie', contentType: 'application/json', schema: z.null(), status: 204, headers: { 'Set-Cookie': `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0` } },
+    examples: () => [{ status: 204, description: 'Signed out.', headers: { 'Set-Cookie': `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0` } }],
+    errors: ['cross-origin-refused', 'store-unavailable'],
+  },
+  {
+    kind: 'free', method: 'POST', path: '/api/session/rotate', operationId: 'rotateKey', title: 'Rotate the key',
+    summary: 'A new key with the same grants and reports; the old key is refused at once',
+    description:
+      'Mints a new credits key for the signed-in one and moves to it every grant (the balance, held calls included), the stored reports and the billing records; the old key is revoked in the same step ' +
+      '(a Bearer call with it answers 401). The new key is in this answer only. The session follows the new key. A request whose Origin is another site is refused with 403.',
+    price: 'free', auth: sessionAuth,
+    ok: { description: 'The new key, shown this once', contentType: 'application/json', schema: RotatedKey },
+    examples: () => [{ status: 200, description: 'The new key, shown this once.', body: { key: keyExample, keyPrefix: maskedKey, callsLeft: 24 } }],
+    errors: ['not-signed-in', 'invalid-credits-key', 'cross-origin-refused', 'store-unavailable'],
+  },
+  ...OPERATIONS.map(sessionCheckEndpoint),
+  {
+    kind: 'free', method: 'GET', path: '/api/reports', operationId: 'listReports', title: 'Stored reports',
+    summary: 'The key\'s stored reports, newest first (paginated)',
+    description:
+      'Every fulfilled call paid with a credits key (site, REST or MCP) keeps its 200 body for REPORT_RETENTION_DAYS (30 by default). This lists the key\'s reports, newest first: ' +
+      'target is the checked URL (visibility) or the workflow\'s name (readiness), score the report\'s score. Pass nextCursor as cursor for the next page (null: no more).',
+    price: 'free', auth: ownerAuth, optionalCreditsKey: true,
+    query: [
+      { name: 'limit', required: false, description: `Reports per page, 1-${REPORT_PAGE_MAX} (default 20)`, schema: z.string(), example: '20' },
+      { name: 'cursor', required: false, description: 'nextCursor of the previous page', schema: z.string(), example: '…' },
+    ],
+    ok: { description: 'One page of reports', contentType: 'application/json', schema: ReportList },
+    examples: () => [{
+      status: 200, description: 'One page.',
+      body: { reports: [{ id: reportIdExample, operation: 'ai-visibility', createdAt: '2026-11-23T12:00:00.000Z', creditsUsage: 'cu_…', target: 'https://example.com/', score: 77 }], nextCursor: null },
+    }],
+    errors: ['invalid-request', 'invalid-credits-key', 'not-signed-in', 'store-unavailable'],
+    llms: { section: 'Prepaid credits', label: 'Stored reports', text: 'with Authorization: Bearer <key>, the key\'s paid results of the last 30 days, newest first; GET /api/reports/{id} returns one' },
+  },
+  {
+    kind: 'free', method: 'GET', path: '/api/reports/{id}', operationId: 'getReport', title: 'One stored report',
+    summary: 'A stored report: the 200 body of a paid call, to the key that paid for it',
+    description: 'The 200 body exactly as the paid call answered it. Only the key that paid for it (or its session) may read it: any other key, and an unknown or expired id, get the same 404.',
+    price: 'free', auth: ownerAuth, optionalCreditsKey: true,
+    pathParams: [{ name: 'id', description: 'The report id (from the Link header, _meta.reportUrl or GET /api/reports)', schema: z.string(), example: reportIdExample }],
+    ok: { description: 'The stored 200 body of a paid check', contentType: 'application/json', schema: z.union(OPERATIONS.map((o) => o.output)) },
+    // The body is a paid route's 200, shown in that route's section.
+    examples: () => [],
+    errors: ['invalid-credits-key', 'not-signed-in', 'not-found', 'store-unavailable'],
+  },
+];
+
 /** Every endpoint, in the order the docs page shows them: each paid POST and its free GET, then the free routes. */
 export const ENDPOINTS: readonly Endpoint[] = [
   ...OPERATIONS.flatMap((operation): Endpoint[] => [{ kind: 'paid', method: 'POST', path: operation.path, operation }, describeEndpoint(operation)]),
   ...FREE_ROUTES,
+  ...SESSION_AND_REPORT_ROUTES,
 ];

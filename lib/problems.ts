@@ -12,6 +12,8 @@ export const PROBLEMS = {
   'invalid-idempotency-key': { status: 400, title: 'The Idempotency-Key header is not valid' },
   'payload-too-large': { status: 413, title: 'The request body is too large' },
   'invalid-credits-key': { status: 401, title: 'The credits key is not valid' },
+  'not-signed-in': { status: 401, title: 'Not signed in' },
+  'cross-origin-refused': { status: 403, title: 'Requests from another site are refused' },
   'payment-required': { status: 402, title: 'Payment required' },
   'payment-failed': { status: 402, title: 'The payment credential was not accepted' },
   'credits-exhausted': { status: 402, title: 'The credits key has no calls left' },

@@ -83,6 +83,8 @@ export const names = {
   fulfilmentClaim: (sessionId: string) => `fulfilling:${sessionId}`,
   reveal: (sessionId: string) => `reveal:${sessionId}`,
   customer: (keyHash: string) => `customer:${keyHash}`,
+  /** Written by a key rotation: the key that took this (revoked) key's grants. */
+  keySuccessor: (keyHash: string) => `key-successor:${keyHash}`,
   keySubscriptions: (keyHash: string) => `key-subscriptions:${keyHash}`,
   subOwner: (subId: string) => `sub-owner:${subId}`,
   subPeriod: (subId: string) => `sub-period:${subId}`,

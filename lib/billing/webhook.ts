@@ -7,6 +7,7 @@ import { findPlan } from '@/lib/credits/plans';
 import type { PlanId } from '@/lib/price';
 import { ProblemError } from '@/lib/problems';
 import { readCheckout } from './checkout';
+import { currentKeyHash } from './rotate';
 import {
   FACT_TTL_MS, REVEAL_TTL_MS, UNFULFILLED_KEY_TTL_MS, names, readJson, writeJson,
   type FulfilmentRecord, type PaymentRecord, type RefundFact, type SubscriptionEnded, type SubscriptionOwner, type SubscriptionPeriod,
@@ -331,6 +332,8 @@ export async function reconcileRefund(deps: WebhookDeps, paymentIntentId: string
     }
   }
   if (!keyHash || !grantId) return 'ignored: refund for no grant';
+  // A rotated key handed its grants on: the refund follows them (lib/billing/rotate.ts).
+  keyHash = await currentKeyHash(store, keyHash, now);
   const grant = (await store.listGrants(keyHash, now)).find((g) => g.id === grantId);
   if (!grant) return 'ignored: the grant no longer exists';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { PaidOperation } from '@/lib/operations';
-import { ENDPOINTS, type FreeEndpoint } from '@/lib/endpoints';
+import { ENDPOINTS, PREPAID_RESPONSE_HEADERS, type FreeEndpoint } from '@/lib/endpoints';
 import { PRICE_CENTS, PRICE_USD, PRICE_USDC, PRICE_USDC_UNITS } from '@/lib/price';
 import { PROBLEMS, PROBLEM_BASE, PROBLEM_MEDIA_TYPE, type ProblemKind } from '@/lib/problems';
 import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/paid-call/pipeline';
@@ -58,6 +58,7 @@ function paidOperation(op: PaidOperation, ctx: DiscoveryContext) {
           'Payment-Receipt': { schema: { type: 'string' }, description: 'MPP receipt' },
           'PAYMENT-RESPONSE': { schema: { type: 'string' }, description: 'x402 settlement response (base64 JSON)' },
           'Idempotent-Replayed': { schema: { type: 'string', enum: ['true'] } },
+          ...Object.fromEntries(Object.entries(PREPAID_RESPONSE_HEADERS).map(([name, description]) => [name, { schema: { type: 'string' }, description }])),
         },
         content: { 'application/json': { schema: jsonSchema(op.output, 'output') } },
       },
@@ -95,14 +96,19 @@ function errorResponses(kinds: readonly ProblemKind[]) {
 }
 
 function freeOperation(endpoint: FreeEndpoint) {
-  const { request, query, redirect } = endpoint;
+  const { request, query, redirect, pathParams, ok } = endpoint;
+  const parameters = [
+    ...(pathParams ?? []).map((p) => ({ name: p.name, in: 'path', required: true, description: p.description, schema: jsonSchema(p.schema, 'input') })),
+    ...(query ?? []).map((q) => ({ name: q.name, in: 'query', required: q.required, description: q.description, schema: jsonSchema(q.schema, 'input') })),
+  ];
+  const okHeaders = ok.headers ? { headers: Object.fromEntries(Object.entries(ok.headers).map(([name, description]) => [name, { schema: { type: 'string' }, description }])) } : {};
   return {
     operationId: endpoint.operationId,
     summary: endpoint.summary,
     description: endpoint.description,
     tags: ['free'],
     ...(endpoint.optionalCreditsKey ? { security: [{}, { creditsKey: [] }] } : {}),
-    ...(query ? { parameters: query.map((q) => ({ name: q.name, in: 'query', required: q.required, description: q.description, schema: jsonSchema(q.schema, 'input') })) } : {}),
+    ...(parameters.length ? { parameters } : {}),
     ...(request ? {
       requestBody: {
         required: true,
@@ -110,7 +116,9 @@ function freeOperation(endpoint: FreeEndpoint) {
       },
     } : {}),
     responses: {
-      '200': { description: endpoint.ok.description, content: { [endpoint.ok.contentType]: { schema: jsonSchema(endpoint.ok.schema, 'output') } } },
+      ...(ok.status === 204
+        ? { '204': { description: ok.description, ...okHeaders } }
+        : { '200': { description: ok.description, ...okHeaders, content: { [ok.contentType]: { schema: jsonSchema(ok.schema, 'output') } } } }),
       ...(redirect ? { [String(redirect.status)]: { description: redirect.description, headers: { Location: { schema: { type: 'string' } } } } } : {}),
       ...errorResponses(endpoint.errors),
     },

@@ -11,6 +11,12 @@ import { GET as healthGET } from '@/app/api/health/route';
 import { POST as mcpPOST } from '@/app/api/mcp/route';
 import { GET as openApiGET } from '@/app/openapi.json/route';
 import { GET as llmsGET } from '@/app/llms.txt/route';
+import { GET as ownSessionGET, POST as signInPOST, DELETE as signOutDELETE } from '@/app/api/session/route';
+import { POST as rotatePOST } from '@/app/api/session/rotate/route';
+import { POST as sessionReadinessPOST } from '@/app/api/session/checks/readiness/route';
+import { POST as sessionVisibilityPOST } from '@/app/api/session/checks/ai-visibility/route';
+import { GET as reportsGET } from '@/app/api/reports/route';
+import { GET as reportGET } from '@/app/api/reports/[id]/route';
 import { ENDPOINTS, type FreeEndpoint } from '@/lib/endpoints';
 import { createKey } from '@/lib/credits/ledger';
 import { readinessOperation, visibilityOperation } from '@/lib/operations';
@@ -18,6 +24,7 @@ import { LIST_PAID_SERVICES } from '@/lib/mcp/tools';
 import { startStripeCheckoutFake, type StandaloneCheckoutFake } from '@/scripts/rails/stripe-checkout-fake';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
 import { bridgeWebhooks } from '../support/webhook-bridge';
+import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 
 // Each free route's real answers, parsed with the 200 schema its registry entry declares (the schema
 // /openapi.json publishes). Purchases go through the official Stripe SDK against the local fake, which
@@ -27,13 +34,16 @@ const BASE = 'http://localhost:3000';
 let fake: StandaloneCheckoutFake;
 let bridge: Server;
 let rt: TestRuntime;
+let site: FixtureSite;
 const webhookAnswers: Response[] = [];
 
 beforeAll(async () => {
   fake = await startStripeCheckoutFake({ webhookSecret: 'whsec_test_registry_' + 'c'.repeat(24) });
   bridge = await bridgeWebhooks(fake, (answer) => webhookAnswers.push(answer));
+  site = await startFixtureSite({ '/': { headers: { 'content-type': 'text/html; charset=utf-8' }, body: '<!doctype html><html lang="en"><head><title>Fixture</title></head><body><h1>Fixture</h1></body></html>' } });
 });
 afterAll(async () => {
+  await site?.close();
   await fake?.stop();
   await new Promise((r) => bridge?.close(r));
 });
@@ -55,6 +65,18 @@ async function buy(plan: string, topUpKey?: string): Promise<{ created: Response
   const pending = await session(sessionId);
   await fake.pay(sessionId);
   return { created, pending, sessionId };
+}
+
+/** A signed-in session's cookie (name=value) for a new key, and the key. */
+async function signedIn(): Promise<{ cookie: string; key: string }> {
+  const { key } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
+  const res = await signInPOST(json('/api/session', { key }));
+  return { cookie: res.headers.get('set-cookie')!.split(';')[0], key };
+}
+
+/** A readiness check run from a session: its answer, and the report it stored. */
+async function sessionCheck(cookie: string): Promise<Response> {
+  return sessionReadinessPOST(json('/api/session/checks/readiness', readinessOperation.example, { cookie, 'idempotency-key': `registry-${Math.random().toString(36).slice(2)}` }));
 }
 
 /** Real answers of each free route, under `METHOD path` as in the registry. */
@@ -96,6 +118,37 @@ const SAMPLES: Record<string, () => Promise<Response[]>> = {
     await buy('bundle-25');
     return [...webhookAnswers];
   },
+  'POST /api/session': async () => {
+    const { key } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
+    return [await signInPOST(json('/api/session', { key }))];
+  },
+  'GET /api/session': async () => [await ownSessionGET(new Request(`${BASE}/api/session`, { headers: { cookie: (await signedIn()).cookie } }))],
+  'DELETE /api/session': async () => [await signOutDELETE(new Request(`${BASE}/api/session`, { method: 'DELETE', headers: { cookie: (await signedIn()).cookie } }))],
+  'POST /api/session/rotate': async () => [await rotatePOST(new Request(`${BASE}/api/session/rotate`, { method: 'POST', headers: { cookie: (await signedIn()).cookie } }))],
+  'POST /api/session/checks/readiness': async () => [await sessionCheck((await signedIn()).cookie)],
+  'POST /api/session/checks/ai-visibility': async () => {
+    const { cookie } = await signedIn();
+    process.env.CHECK_HOST_MAP = site.hostMap(['site.test']);
+    try {
+      return [await sessionVisibilityPOST(json('/api/session/checks/ai-visibility', { url: 'https://site.test/' }, { cookie, 'idempotency-key': 'registry-visibility-1' }))];
+    } finally {
+      delete process.env.CHECK_HOST_MAP;
+    }
+  },
+  'GET /api/reports': async () => {
+    const { cookie, key } = await signedIn();
+    await sessionCheck(cookie);
+    return [
+      await reportsGET(new Request(`${BASE}/api/reports`, { headers: { cookie } })),
+      await reportsGET(new Request(`${BASE}/api/reports?limit=1`, { headers: { authorization: `Bearer ${key}` } })),
+    ];
+  },
+  'GET /api/reports/{id}': async () => {
+    const { cookie } = await signedIn();
+    const link = (await sessionCheck(cookie)).headers.get('link')!;
+    const id = /<\/api\/reports\/([^>]+)>/.exec(link)![1];
+    return [await reportGET(new Request(`${BASE}/api/reports/${id}`, { headers: { cookie } }), { params: Promise.resolve({ id }) })];
+  },
   'GET /api/health': async () => [healthGET()],
   'GET /openapi.json': async () => [openApiGET()],
   'GET /llms.txt': async () => [llmsGET()],
@@ -112,6 +165,10 @@ describe('free routes answer what their registry entry declares', () => {
     const responses = await SAMPLES[name]();
     expect(responses.length).toBeGreaterThan(0);
     for (const res of responses) {
+      if (endpoint.ok.status === 204) {
+        expect([res.status, await res.text()], name).toEqual([204, '']);
+        continue;
+      }
       expect(res.status, name).toBe(200);
       expect(res.headers.get('content-type') ?? '', name).toContain(endpoint.ok.contentType);
       const body: unknown = endpoint.ok.contentType === 'application/json' ? await res.json() : await res.text();

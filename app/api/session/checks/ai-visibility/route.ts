@@ -1,0 +1,7 @@
+import { visibilityOperation } from '@/lib/operations';
+import { sessionCheckPost } from '@/lib/session/http';
+
+export const runtime = 'nodejs';
+export const dynamic = 'force-dynamic';
+
+export const POST = sessionCheckPost(visibilityOperation);

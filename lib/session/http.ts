@@ -1,0 +1,149 @@
+// The HTTP side of signing in on the site and of the stored reports: route handlers the app/ routes
+// export as they are. Errors leave through lib/problems.ts (answerWithProblems), like every route.
+import type { PaidOperation } from '@/lib/operations';
+import { getRuntime, type Runtime } from '@/lib/runtime';
+import { ProblemError, answerWithProblems } from '@/lib/problems';
+import { bearerToken, readJsonBody } from '@/lib/http/request';
+import { clientIp } from '@/lib/http/client-ip';
+import { enforceRateLimit } from '@/lib/http/rate-limit';
+import { parseBody } from '@/lib/http/validation';
+import { authenticateKey } from '@/lib/credits/ledger';
+import { runPaidCall } from '@/lib/paid-call/pipeline';
+import { outcomeResponse } from '@/lib/paid-call/http';
+import { ownReport, reportPage } from '@/lib/reports/store';
+import { SignInBody, notSignedIn, readSession, rotateSessionKey, sessionCookie, sessionIdFromHeaders, signIn, signOut } from './index';
+
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
+function route(name: string, handler: (runtime: Runtime) => Promise<Response>): Promise<Response> {
+  return answerWithProblems({ route: name, log: (event) => getRuntime().log(event) }, () => handler(getRuntime()));
+}
+
+const secureCookies = (runtime: Runtime) => runtime.config.NODE_ENV === 'production';
+
+/**
+ * Refuses a request that changes a session from another site's page. SameSite=Strict already keeps the
+ * cookie off such requests in current browsers; this is the second lock, for the rest: a browser sends
+ * Origin on every cross-site POST and DELETE, so one that names another origin is refused (403).
+ * Requests with no Origin (curl, server-side callers) carry no ambient cookie to abuse.
+ * @example refuseForeignOrigin(request, runtime.config.APP_URL)
+ */
+export function refuseForeignOrigin(request: Request, appUrl: string): void {
+  const origin = request.headers.get('origin');
+  if (origin === null) return;
+  const own = new Set([new URL(appUrl).origin, new URL(request.url).origin]);
+  if (!own.has(origin)) {
+    throw new ProblemError('cross-origin-refused', 'This request came from another site. Sign-in, sign-out, checks and key rotation are accepted from this site\'s own pages only.');
+  }
+}
+
+/** POST /api/session: sign in with a credits key in the JSON body. */
+export function signInPost(request: Request): Promise<Response> {
+  return route('session-sign-in', async (runtime) => {
+    const { config, store } = runtime;
+    refuseForeignOrigin(request, config.APP_URL);
+    // Each attempt is a guess at a key: counted per address before the body is read.
+    const ip = clientIp(request.headers, config.TRUSTED_PROXY);
+    await enforceRateLimit(store, `session-ip:${ip}`, config.RATE_LIMIT_SESSION_PER_IP, config.RATE_LIMIT_WINDOW_SECONDS * 1000, Date.now());
+    const { key } = parseBody(SignInBody, await readJsonBody(request, config.MAX_BODY_BYTES));
+    const { sessionId, answer } = await signIn(runtime, key, Date.now());
+    return Response.json(answer, { headers: { ...NO_STORE, 'Set-Cookie': sessionCookie(sessionId, secureCookies(runtime)) } });
+  });
+}
+
+/** GET /api/session: who is signed in (the masked key and the calls left), or 401. */
+export function sessionGet(request: Request): Promise<Response> {
+  return route('session-read', async ({ store }) => {
+    const session = await readSession(store, sessionIdFromHeaders(request.headers), Date.now());
+    if (!session) throw notSignedIn();
+    return Response.json({ signedIn: true, callsLeft: session.callsLeft, keyPrefix: session.keyPrefix }, { headers: NO_STORE });
+  });
+}
+
+/** DELETE /api/session: sign out; the session is deleted from the store and the cookie cleared. Always 204. */
+export function signOutDelete(request: Request): Promise<Response> {
+  return route('session-sign-out', async (runtime) => {
+    refuseForeignOrigin(request, runtime.config.APP_URL);
+    await signOut(runtime.store, sessionIdFromHeaders(request.headers), Date.now());
+    return new Response(null, { status: 204, headers: { ...NO_STORE, 'Set-Cookie': sessionCookie(null, secureCookies(runtime)) } });
+  });
+}
+
+/** POST /api/session/rotate: a new key for the signed-in one (shown once); the session follows it. */
+export function rotatePost(request: Request): Promise<Response> {
+  return route('session-rotate', async (runtime) => {
+    refuseForeignOrigin(request, runtime.config.APP_URL);
+    const rotated = await rotateSessionKey(runtime, sessionIdFromHeaders(request.headers), Date.now());
+    return Response.json(rotated, { headers: NO_STORE });
+  });
+}
+
+/**
+ * POST /api/session/checks/<name>: a paid check run from the site, paid with the signed-in key through the
+ * same pipeline as a Bearer call (same idempotency, charge rules and answer). Idempotency-Key is required.
+ * @example export const POST = sessionCheckPost(visibilityOperation)
+ */
+export function sessionCheckPost(operation: PaidOperation) {
+  return function POST(request: Request): Promise<Response> {
+    return route(`session-${operation.id}`, async (runtime) => {
+      refuseForeignOrigin(request, runtime.config.APP_URL);
+      const session = await readSession(runtime.store, sessionIdFromHeaders(request.headers), Date.now());
+      if (!session) throw notSignedIn();
+      const body = await readJsonBody(request, runtime.config.MAX_BODY_BYTES);
+      const idempotencyKey = request.headers.get('idempotency-key');
+      if (idempotencyKey === null) {
+        // A page retrying a lost answer must not pay twice: each submission carries its own key.
+        throw new ProblemError('invalid-idempotency-key', 'Send an Idempotency-Key header: a fresh one for each submission, the same one to retry it.', {
+          errors: [{ path: 'header:Idempotency-Key', message: 'is required' }],
+        });
+      }
+      const outcome = await runPaidCall(runtime, {
+        operation,
+        body,
+        idempotencyKey,
+        idempotencyKeySource: 'header:Idempotency-Key',
+        clientIp: clientIp(request.headers, runtime.config.TRUSTED_PROXY),
+        bearerKey: null,
+        keyHash: session.keyHash,
+        credential: null,
+        signal: () => request.signal,
+      });
+      return outcomeResponse(outcome);
+    });
+  };
+}
+
+/** The key a reports request speaks for: its Bearer key (checked), else its session; 401 with neither. */
+async function reportOwner(request: Request, runtime: Runtime): Promise<string> {
+  const bearer = bearerToken(request.headers);
+  if (bearer !== null) return authenticateKey(runtime.store, runtime.config.CREDITS_KEY_SECRET, bearer);
+  const session = await readSession(runtime.store, sessionIdFromHeaders(request.headers), Date.now());
+  if (!session) throw notSignedIn();
+  return session.keyHash;
+}
+
+/** GET /api/reports?limit=&cursor=: the key's stored reports, newest first. */
+export function reportsGet(request: Request): Promise<Response> {
+  return route('reports-list', async (runtime) => {
+    const keyHash = await reportOwner(request, runtime);
+    const query = new URL(request.url).searchParams;
+    const page = await reportPage(runtime.store, keyHash, { limit: limitOf(query.get('limit')), cursor: query.get('cursor') }, Date.now());
+    return Response.json(page, { headers: NO_STORE });
+  });
+}
+
+/** `limit` as reportPage takes it: absent stays absent, anything else is checked there (400 when bad). */
+function limitOf(raw: string | null): number | undefined {
+  if (raw === null || raw === '') return undefined;
+  return /^\d{1,4}$/.test(raw) ? Number(raw) : NaN;
+}
+
+/** GET /api/reports/<id>: the stored 200 body, to the key that paid for it only (404 for anyone else). */
+export function reportGet(request: Request, id: string): Promise<Response> {
+  return route('report-read', async (runtime) => {
+    const keyHash = await reportOwner(request, runtime);
+    const report = await ownReport(runtime.store, keyHash, id, Date.now());
+    if (!report) throw new ProblemError('not-found', 'No report with this id belongs to this key (reports are kept 30 days by default).');
+    return Response.json(report.body, { headers: NO_STORE });
+  });
+}
