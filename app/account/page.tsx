@@ -6,6 +6,7 @@ import { getConfig } from '@/lib/config';
 import { listReports, type ReportListItem } from '@/lib/reports';
 import { sessionFromCookies } from '@/lib/session';
 import { pageMetadata } from '@/lib/site/metadata';
+import { TableWrap } from '@/components/TableWrap';
 
 export const generateMetadata = () =>
   pageMetadata({ path: '/account', title: 'Account', description: 'Your credits key: calls left, the reports it paid for, key rotation and signing out.', index: false });
@@ -22,7 +23,7 @@ function History({ reports }: { reports: ReportListItem[] }) {
     );
   }
   return (
-    <div className="table-wrap">
+    <TableWrap label="Your reports">
       <table data-testid="history">
         <caption className="visually-hidden">Reports paid with this key, newest first</caption>
         <thead>
@@ -46,7 +47,7 @@ function History({ reports }: { reports: ReportListItem[] }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }
 

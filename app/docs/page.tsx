@@ -19,6 +19,7 @@ import { CodeBlock } from '@/components/CodeBlock';
 import { LIST_PAID_SERVICES } from '@/lib/mcp/tools';
 import { PAYMENT_REQUIRED_CODE } from '@/lib/mcp/payment';
 import { pageMetadata } from '@/lib/site/metadata';
+import { TableWrap } from '@/components/TableWrap';
 
 export const generateMetadata = () =>
   pageMetadata({
@@ -179,7 +180,7 @@ const res = await pay(\`\${process.env.BASE}${readinessOperation.path}\`, {
       <CrawlerTable />
 
       <h2 id="limits">Limits</h2>
-      <div className="table-wrap">
+      <TableWrap label="Limits">
         <table>
           <caption>Limits</caption>
           <thead>
@@ -203,7 +204,7 @@ const res = await pay(\`\${process.env.BASE}${readinessOperation.path}\`, {
             <tr><td>New key shown after purchase</td><td>once; unclaimed, it is destroyed after {hours(REVEAL_TTL_MS)} hour(s)</td></tr>
           </tbody>
         </table>
-      </div>
+      </TableWrap>
 
       <h2 id="not-seen">What the checks do not see</h2>
       <h3>Agent Payment Readiness Assessment</h3>

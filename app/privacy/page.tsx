@@ -3,6 +3,7 @@ import { IDEMPOTENCY_TTL_MS } from '@/lib/paid-call/pipeline';
 import { REVEAL_TTL_MS } from '@/lib/billing/records';
 import { pageMetadata } from '@/lib/site/metadata';
 import { getConfig } from '@/lib/config';
+import { TableWrap } from '@/components/TableWrap';
 
 export const generateMetadata = () =>
   pageMetadata({
@@ -18,7 +19,7 @@ export default function Privacy() {
       <h1>Privacy</h1>
       <p className="lead">We keep as little as the service needs to work, and nothing that lets us spend your calls.</p>
       <h2 id="keep">What we keep</h2>
-      <div className="table-wrap">
+      <TableWrap label="What we keep">
         <table>
           <caption className="visually-hidden">What we keep and for how long</caption>
           <thead>
@@ -66,7 +67,7 @@ export default function Privacy() {
             </tr>
           </tbody>
         </table>
-      </div>
+      </TableWrap>
       <h2 id="cards">Card data</h2>
       <p>
         Payments by card happen on Stripe&apos;s pages. Stripe holds the card number and billing details; we never see or store them. We

@@ -1,6 +1,7 @@
 import { readinessRubric } from '@/lib/checks/readiness/rubric';
 import { visibilityCheckDescription } from '@/lib/checks/visibility/check';
 import { problemTable } from '@/lib/docs/reference';
+import { TableWrap } from '../TableWrap';
 
 export function ReadinessRubric() {
   const r = readinessRubric();
@@ -10,7 +11,7 @@ export function ReadinessRubric() {
         Rubric version <code>{r.rubricVersion}</code>. Score 0-{r.scoreMax}. {r.points.rule} Points earned per capability:{' '}
         {r.points.earned}.
       </p>
-      <div className="table-wrap">
+      <TableWrap label="Credit per declared status">
         <table>
           <caption>Credit per declared status</caption>
           <thead>
@@ -28,7 +29,7 @@ export function ReadinessRubric() {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
       <h3>When a capability is required</h3>
       <ul>
         {Object.entries(r.requirements).map(([k, v]) => (
@@ -48,7 +49,7 @@ export function ReadinessRubric() {
           </li>
         ))}
       </ul>
-      <div className="table-wrap">
+      <TableWrap label="The ten capabilities">
         <table>
           <caption>The ten capabilities</caption>
           <thead>
@@ -75,7 +76,7 @@ export function ReadinessRubric() {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
     </>
   );
 }
@@ -90,7 +91,7 @@ export function VisibilityRubric() {
       <p>
         Fetched: {d.fetched.page}; then {d.fetched.site.join(', ')}; within {d.fetched.budgetSeconds} seconds in all.
       </p>
-      <div className="table-wrap">
+      <TableWrap label="Visibility rubric items">
         <table>
           <caption>Rubric items ({d.rubric.reduce((n, i) => n + i.points, 0)} points)</caption>
           <thead>
@@ -114,7 +115,7 @@ export function VisibilityRubric() {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
     </>
   );
 }
@@ -122,7 +123,7 @@ export function VisibilityRubric() {
 export function CrawlerTable() {
   const d = visibilityCheckDescription();
   return (
-    <div className="table-wrap">
+    <TableWrap label="Crawlers">
       <table>
         <caption>The {d.crawlers.length} crawlers reported</caption>
         <thead>
@@ -158,13 +159,13 @@ export function CrawlerTable() {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }
 
 export function ProblemTable() {
   return (
-    <div className="table-wrap">
+    <TableWrap label="Problem types">
       <table>
         <caption>Every problem type</caption>
         <thead>
@@ -186,6 +187,6 @@ export function ProblemTable() {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }

@@ -6,6 +6,7 @@ import { ReportActions } from './ReportActions';
 import { ACCESS_LABEL, READINESS_VERDICT, SEVERITY_LABEL, visibilityVerdict } from './labels';
 import { reportMarkdown } from '@/lib/reports/markdown';
 import { reportKind, type ReadinessBody, type ViewFinding, type VisibilityBody } from './types';
+import { TableWrap } from '../TableWrap';
 
 // THE report view: the live result on /check, a stored report on /reports/<id> and the examples on the
 // home page all render a check's 200 body through this one component. It has no state and no server-only
@@ -159,8 +160,8 @@ function VisibilityReportView({ body, level, idPrefix }: { body: VisibilityBody;
       </div>
 
       <Heading level={sub(level)} id={`${idPrefix}-crawlers`}>Crawlers</Heading>
-      <div className="table-wrap">
-        <table className="crawler-matrix" data-testid="crawler-matrix">
+      <TableWrap label="Crawlers">
+        <table className="crawler-matrix stack-on-phone" data-testid="crawler-matrix">
           <caption className="visually-hidden">What each crawler may fetch{withAccess ? ', and what the site answered it' : ''}</caption>
           <thead>
             <tr>
@@ -176,15 +177,15 @@ function VisibilityReportView({ body, level, idPrefix }: { body: VisibilityBody;
             {r.crawlers.map((c) => (
               <tr key={c.token}>
                 <th scope="row"><code className="nobreak">{c.token}</code></th>
-                <td>{c.vendor ?? '—'}</td>
-                <td>{c.role ?? '—'}</td>
-                <td><span className={`badge ${c.allowed ? 'allowed' : 'refused'}`}>{c.allowed ? 'Allowed' : 'Disallowed'}</span></td>
-                <td>
+                <td data-label="Vendor">{c.vendor ?? '—'}</td>
+                <td data-label="Role">{c.role ?? '—'}</td>
+                <td data-label="robots.txt"><span className={`badge ${c.allowed ? 'allowed' : 'refused'}`}>{c.allowed ? 'Allowed' : 'Disallowed'}</span></td>
+                <td data-label="Rule">
                   {c.rule ? <code>{c.rule}</code> : <span className="muted">no rule matched</span>}
                   {c.group ? <div className="hint">group <code className="nobreak">{c.group}</code></div> : null}
                 </td>
                 {withAccess ? (
-                  <td>
+                  <td data-label="Live access">
                     {c.access ? (
                       <>
                         <span className={`badge access-${c.access.outcome}`}>{ACCESS_LABEL[c.access.outcome] ?? c.access.outcome}</span>
@@ -197,7 +198,7 @@ function VisibilityReportView({ body, level, idPrefix }: { body: VisibilityBody;
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
 
       <Heading level={sub(level)} id={`${idPrefix}-findings`}>Findings, most severe first</Heading>
       <Findings findings={r.findings} level={sub(level) as Level} idPrefix={`${idPrefix}-sev`} />
@@ -215,7 +216,7 @@ function VisibilityReportView({ body, level, idPrefix }: { body: VisibilityBody;
 
       <details className="report-more">
         <summary>Score by rubric item (rubric {r.rubricVersion})</summary>
-        <div className="table-wrap">
+        <TableWrap label="Score by rubric item">
           <table>
             <caption className="visually-hidden">Points earned per rubric item</caption>
             <thead>
@@ -235,7 +236,7 @@ function VisibilityReportView({ body, level, idPrefix }: { body: VisibilityBody;
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       </details>
       <Limits limits={body.limits} />
     </>
@@ -277,8 +278,8 @@ function ReadinessReportView({ body, level, idPrefix }: { body: ReadinessBody; l
       )}
 
       <Heading level={sub(level)} id={`${idPrefix}-capabilities`}>Capabilities</Heading>
-      <div className="table-wrap">
-        <table className="capability-table">
+      <TableWrap label="Capabilities">
+        <table className="capability-table stack-on-phone">
           <caption className="visually-hidden">Declared status, requirement and points of each capability</caption>
           <thead>
             <tr>
@@ -295,14 +296,14 @@ function ReadinessReportView({ body, level, idPrefix }: { body: ReadinessBody; l
                   <code className="nobreak">{c.key}</code>
                   {CAPABILITY_TITLE.get(c.key) ? <div className="hint">{CAPABILITY_TITLE.get(c.key)}</div> : null}
                 </th>
-                <td><span className={`status ${c.status}`}>{c.status}</span>{c.evidenceCount ? <div className="hint">{c.evidenceCount} evidence line{c.evidenceCount === 1 ? '' : 's'}</div> : null}</td>
-                <td>{c.requirement ?? '—'}</td>
-                <td>{c.pointsEarned} / {c.pointsPossible}</td>
+                <td data-label="Declared"><span className={`status ${c.status}`}>{c.status}</span>{c.evidenceCount ? <div className="hint">{c.evidenceCount} evidence line{c.evidenceCount === 1 ? '' : 's'}</div> : null}</td>
+                <td data-label="Requirement">{c.requirement ?? '—'}</td>
+                <td data-label="Points">{c.pointsEarned} / {c.pointsPossible}</td>
               </tr>
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
 
       <Heading level={sub(level)} id={`${idPrefix}-findings`}>Findings, most severe first</Heading>
       <Findings findings={a.findings} level={sub(level) as Level} idPrefix={`${idPrefix}-sev`} />
