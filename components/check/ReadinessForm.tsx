@@ -78,7 +78,7 @@ function toRequest(form: FormState) {
 export function fieldOfPath(path: string): string | null {
   const p = path.replace(/^\$\.?/, '').split('.');
   if (p[0] === 'workflow' && p[1]) return p[1];
-  if (p[0] === 'capabilities' && p[1]) return `${p[1]}-${p[2] === 'evidence' ? 'evidence' : 'status'}`;
+  if (p[0] === 'capabilities' && p[1]) return `${p[1]}-${p[2]?.startsWith('evidence') ? 'evidence' : 'status'}`;
   return null;
 }
 
