@@ -1,0 +1,97 @@
+// A paid tool call with a credits key over MCP: the result's _meta says what it cost (creditsRemaining,
+// reportUrl: the REST Credits-Remaining and Link), and its text is a Markdown summary a model can read.
+// The MCP route in-process over node:http, with the official SDK client; no payment rails are needed.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GET as reportRoute } from '@/app/api/reports/[id]/route';
+import { createKey } from '@/lib/credits/ledger';
+import { reportMarkdown } from '@/lib/reports/markdown';
+import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
+import { validReadinessBody } from '../support/runtime';
+import { connectClient, startMcpServer, type McpTestServer } from './support';
+
+const PAGE = `<!doctype html><html lang="en"><head><title>Widgets, explained</title></head><body><h1>Widgets</h1><p>${'word '.repeat(50)}</p></body></html>`;
+
+let site: FixtureSite;
+let srv: McpTestServer;
+let key: string;
+let keyHash: string;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  site = await startFixtureSite({
+    '/': { headers: { 'content-type': 'text/html; charset=utf-8' }, body: PAGE },
+    '/robots.txt': { headers: { 'content-type': 'text/plain' }, body: 'User-agent: *\nAllow: /\n\nUser-agent: GPTBot\nDisallow: /\n\nUser-agent: ClaudeBot\nDisallow: /\n' },
+  });
+});
+afterAll(() => site?.close());
+beforeEach(async () => {
+  process.env.CHECK_HOST_MAP = site.hostMap(['site.test']);
+  srv = await startMcpServer(null);
+  ({ key, keyHash } = await createKey(srv.runtime.store, srv.runtime.config.CREDITS_KEY_SECRET, 'bundle-25'));
+});
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close().catch(() => {});
+  delete process.env.CHECK_HOST_MAP;
+  await srv.close();
+});
+
+async function call(name: string, args: Record<string, unknown>, idempotencyKey: string): Promise<CallToolResult> {
+  const c = await connectClient(srv.endpoint, { authorization: `Bearer ${key}` });
+  clients.push(c);
+  return (await c.callTool({ name, arguments: args, _meta: { idempotencyKey } })) as CallToolResult;
+}
+
+const textOf = (result: CallToolResult) => (result.content as Array<{ type: string; text: string }>)[0];
+
+async function fetchReport(reportUrl: string): Promise<unknown> {
+  const id = new URL(reportUrl).pathname.split('/').pop()!;
+  const res = await reportRoute(new Request(reportUrl, { headers: { authorization: `Bearer ${key}` } }), { params: Promise.resolve({ id }) });
+  expect(res.status).toBe(200);
+  return res.json();
+}
+
+describe('a tool call paid with a credits key', () => {
+  it('carries creditsRemaining and an absolute reportUrl in _meta; the report is the structuredContent', async () => {
+    const result = await call('agent_payment_readiness_assessment', validReadinessBody(), 'mcp-report-0001');
+    expect(result.isError).toBeFalsy();
+    expect(result._meta?.creditsRemaining).toBe(24);
+    const reportUrl = result._meta?.reportUrl as string;
+    expect(reportUrl).toMatch(new RegExp(`^${srv.url.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/api/reports/rep_[A-Za-z0-9_-]{32}$`));
+    expect(await fetchReport(reportUrl)).toEqual(result.structuredContent);
+
+    // Replayed: the same report, no second charge, and no second report.
+    const replay = await call('agent_payment_readiness_assessment', validReadinessBody(), 'mcp-report-0001');
+    expect(replay._meta).toMatchObject({ idempotentReplayed: true, creditsRemaining: 24, reportUrl });
+    expect((await srv.runtime.store.listReports(keyHash, Date.now(), { limit: 10 })).length).toBe(1);
+  });
+
+  it('has a Markdown summary as its text: verdict, score, blockers and the top findings with their fixes', async () => {
+    const result = await call('agent_payment_readiness_assessment', validReadinessBody(), 'mcp-markdown-0001');
+    const body = result.structuredContent as { assessment: { score: number; blockers: string[]; findings: Array<{ fix: string; severity: string }> } };
+    const { type, text } = textOf(result);
+    expect(type).toBe('text');
+    expect(text).toBe(reportMarkdown('readiness', body));
+    const lines = text.split('\n');
+    expect(lines.slice(0, 3)).toEqual(['# Agent payment readiness: Checkout agent', '', `**Verdict: not-ready**, score ${body.assessment.score}/100`]);
+    expect(body.assessment.blockers.length).toBeGreaterThan(0);
+    expect(text).toContain(`## Blockers (${body.assessment.blockers.length})\n\n${body.assessment.blockers.map((b) => `- ${b}`).join('\n')}`);
+    const shown = Math.min(5, body.assessment.findings.length);
+    expect(text).toContain(`## Top findings (${shown} of ${body.assessment.findings.length})`);
+    // Most severe first, each with its fix.
+    expect(lines.find((l) => l.startsWith('1. '))).toMatch(/^1\. \*\*critical\*\* /);
+    expect(text).toContain(`   Fix: ${body.assessment.findings.find((f) => f.severity === 'critical')!.fix.replace(/\s+/g, ' ').trim()}`);
+  });
+
+  it('summarises a visibility check: score, the crawlers refused with their rule, and the top findings', async () => {
+    const result = await call('ai_visibility_check', { url: 'https://site.test/' }, 'mcp-markdown-0002');
+    expect(result.isError).toBeFalsy();
+    const body = result.structuredContent as { report: { score: number; scoreMax: number; findings: unknown[] } };
+    const { text } = textOf(result);
+    expect(text.split('\n').slice(0, 3)).toEqual(['# AI visibility: https://site.test/', '', `**Score: ${body.report.score}/${body.report.scoreMax}** (HTTP 200, robots.txt found)`]);
+    expect(text).toContain('## Crawlers refused (2 of 15)\n\n- GPTBot (OpenAI): `Disallow: /` in group `GPTBot`\n- ClaudeBot (Anthropic): `Disallow: /` in group `ClaudeBot`');
+    expect(text).toContain('## Top findings (');
+    expect(result._meta?.creditsRemaining).toBe(24);
+  });
+});
