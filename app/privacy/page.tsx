@@ -3,6 +3,7 @@ import { IDEMPOTENCY_TTL_MS } from '@/lib/paid-call/pipeline';
 import { REVEAL_TTL_MS } from '@/lib/billing/records';
 import { pageMetadata } from '@/lib/site/metadata';
 import { getConfig } from '@/lib/config';
+import { SESSION_TTL_MS } from '@/lib/session';
 import { TableWrap } from '@/components/TableWrap';
 
 export const generateMetadata = () =>
@@ -63,7 +64,7 @@ export default function Privacy() {
             <tr>
               <td>A session cookie when you sign in on this site (an opaque id, not your key)</td>
               <td>To keep you signed in</td>
-              <td>Until you sign out or it expires</td>
+              <td>Until you sign out, at most {SESSION_TTL_MS / 86_400_000} days</td>
             </tr>
           </tbody>
         </table>
