@@ -20,7 +20,8 @@ let server: RunningServer;
 
 beforeAll(async () => {
   server = await startServer({ APP_URL: ORIGIN, SUPPORT_EMAIL: 'help@pac-site.test' });
-}, 240_000);
+  // The first e2e file of a run builds the app (ensureBuilt), which takes minutes on a busy machine.
+}, 480_000);
 afterAll(async () => {
   await server?.stop();
 });
