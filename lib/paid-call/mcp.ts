@@ -95,6 +95,11 @@ function summaryOf(operation: PaidOperation, body: Record<string, unknown>): str
   try {
     return reportMarkdown(reportOperationOf(operation.path), body);
   } catch {
+    // An operation without a Markdown summary (a check added later) still has its one line.
+  }
+  try {
+    return operation.summarize(body);
+  } catch {
     return `${operation.service}: done; the full result is in structuredContent.`;
   }
 }

@@ -294,15 +294,13 @@ async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOut
   if (prepaid && keyHash && payment.kind === 'credits') {
     // The work is delivered and paid for: a report or balance the store cannot give only goes unsaid.
     const at = now().getTime();
-    prepaid.reportId = await saveReport(
-      store,
-      { keyHash, operation: reportOperationOf(operation.path), creditsUsage: payment.usageId, body, bodyText },
-      at,
-      config.REPORT_RETENTION_DAYS,
-    ).catch((e) => {
-      deps.log?.({ event: 'report-store-failed', operation: operation.id, error: String(e) });
-      return null;
-    });
+    const usageId = payment.usageId;
+    prepaid.reportId = await Promise.resolve()
+      .then(() => saveReport(store, { keyHash, operation: reportOperationOf(operation.path), creditsUsage: usageId, body, bodyText }, at, config.REPORT_RETENTION_DAYS))
+      .catch((e: unknown) => {
+        deps.log?.({ event: 'report-store-failed', operation: operation.id, error: String(e) });
+        return null;
+      });
     prepaid.creditsRemaining = await callsLeft(store, keyHash, at);
   }
   const stored = JSON.stringify({ ...STORED_JSON_HEADERS, ...receipt });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Store } from '@/lib/store';
 import type { ReportCursor, ReportSummary } from '@/lib/store/types';
 import { ProblemError } from '@/lib/problems';
+import { digestsEqual } from '@/lib/credits/keys';
 
 // Stored reports: the 200 body of every fulfilled call paid with a credits key (site, REST or MCP), kept
 // for its key for REPORT_RETENTION_DAYS. A report is found by an unguessable id, and still only answered
@@ -137,12 +138,6 @@ export async function reportPage(store: Store, keyHash: string, page: { limit?: 
 export async function ownReport(store: Store, keyHash: string, id: string, now: number): Promise<{ operation: ReportOperation; createdAt: string; body: unknown } | null> {
   if (!REPORT_ID_PATTERN.test(id)) return null;
   const report = await store.getReport(id, now);
-  if (!report || !digestEqual(report.keyHash, keyHash)) return null;
+  if (!report || !digestsEqual(report.keyHash, keyHash)) return null;
   return { operation: report.operation as ReportOperation, createdAt: new Date(report.createdAt).toISOString(), body: JSON.parse(report.body) as unknown };
-}
-
-function digestEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && crypto.timingSafeEqual(x, y);
 }

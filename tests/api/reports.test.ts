@@ -1,6 +1,9 @@
 // Stored reports: every fulfilled call paid with a credits key keeps its 200 body for its key, said in the
 // answer's headers (Credits-Remaining, Link) and readable at GET /api/reports/<id> by that key only.
 // In-process route handlers on a real SQLite store; the clock is moved, never waited for.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { POST as readiness } from '@/app/api/agent/readiness/route';
 import { POST as visibility } from '@/app/api/agent/ai-visibility/route';
@@ -9,6 +12,8 @@ import { GET as reportRoute } from '@/app/api/reports/[id]/route';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { getReport, listReports } from '@/lib/reports';
+import { openSqliteStore } from '@/lib/store/sqlite';
+import { StoreUnavailableError } from '@/lib/store/types';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { installTestRuntime, post, validReadinessBody, type TestRuntime } from '../support/runtime';
 
@@ -95,6 +100,26 @@ describe('a prepaid 200', () => {
     expect([failed.headers.get('link'), failed.headers.get('credits-remaining')]).toEqual([null, null]);
     expect((await balance(rt.store, a.keyHash)).callsLeft).toBe(25);
     expect(((await (await getList('', bearer(a.key))).json()) as ListBody).reports).toEqual([]);
+  });
+});
+
+describe('a report the store cannot keep', () => {
+  it('leaves the paid answer whole: 200, charged once, no Link, the failure logged', async () => {
+    await rt.dispose();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pac-report-fail-'));
+    const real = openSqliteStore(dir);
+    const store = { ...real, kind: real.kind, putReport: async () => { throw new StoreUnavailableError(new Error('gone')); } };
+    rt = installTestRuntime({}, { store });
+    a = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
+    const res = await runReadiness(a.key, 'report-fail-1');
+    expect(res.status).toBe(200);
+    expect([res.headers.get('link'), res.headers.get('credits-remaining')]).toEqual([null, '24']);
+    expect((await balance(rt.store, a.keyHash)).callsLeft).toBe(24);
+    expect(rt.logs.filter((e) => e.event === 'report-store-failed')).toHaveLength(1);
+    // The replay answers the same, without a report to link.
+    const replay = await runReadiness(a.key, 'report-fail-1');
+    expect([replay.headers.get('idempotent-replayed'), replay.headers.get('link')]).toEqual(['true', null]);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
 
