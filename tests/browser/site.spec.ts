@@ -26,6 +26,13 @@ async function reviewBothWidths(page: Page, name: string) {
   await page.setViewportSize(DESKTOP);
 }
 
+/** Signs out on the account page and waits for the signed-out page, so the next navigation cannot cut the request short. */
+async function signOutOnAccount(page: Page) {
+  await page.goto(`${BASE()}/account`);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page.getByRole('heading', { name: 'Sign in with your credits key' })).toBeVisible();
+}
+
 async function signIn(page: Page, key: string) {
   await page.getByLabel(/^Credits key/).first().fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
@@ -192,9 +199,7 @@ test('buy, sign in, check a site, read the report, find it in the history, sign 
   await reviewBothWidths(page, 'report-permalink');
 
   // Signed out, the report is closed.
-  await page.goto(`${BASE()}/account`);
-  await page.getByRole('button', { name: 'Sign out' }).click();
-  await expect(page.getByRole('heading', { name: 'Sign in with your credits key' })).toBeVisible();
+  await signOutOnAccount(page);
   expect((await page.context().cookies()).find((c) => c.name === 'pac_session')).toBeUndefined();
   await page.goto(`${BASE()}${reportPath}`);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sign in to see this report');
@@ -215,7 +220,7 @@ test('buy, sign in, check a site, read the report, find it in the history, sign 
   await expectAccessible(page, 'account-rotated', { strict: true });
 
   // The old key is refused; the new one signs in and still owns the report.
-  await page.getByRole('button', { name: 'Sign out' }).click();
+  await signOutOnAccount(page);
   await page.goto(`${BASE()}/check`);
   await signIn(page, key);
   await expect(page.getByText('That key is not valid')).toBeVisible();
@@ -228,8 +233,7 @@ test('buy, sign in, check a site, read the report, find it in the history, sign 
 
   // Another key cannot open it: the same page as an id that does not exist.
   const other = await buy(page, 'bundle-25', /Buy 25 calls/);
-  await page.goto(`${BASE()}/account`);
-  await page.getByRole('button', { name: 'Sign out' }).click();
+  await signOutOnAccount(page);
   await page.goto(`${BASE()}/check`);
   await signIn(page, other.key);
   await expect(page.getByTestId('calls-left')).toHaveText('25');
