@@ -216,6 +216,8 @@ test('buy, sign in, check a site, read the report, find it in the history, sign 
   expect(rotated).toMatch(/^pac_live_[0-9A-Za-z]{40}$/);
   expect(rotated).not.toBe(key);
   await expect(page.getByTestId('key-prefix')).toHaveText(`pac_live_…${rotated.slice(-4)}`);
+  // The page was rendered again for the new key (router.refresh); its metadata arrives with it.
+  await expect(page).toHaveTitle('Account · Paid Agent Checks');
   await screenshot(page, 'account-rotated');
   await expectAccessible(page, 'account-rotated', { strict: true });
 
