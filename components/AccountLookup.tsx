@@ -2,6 +2,7 @@
 
 import { useState, type FormEvent } from 'react';
 import { PLANS } from '@/lib/credits/plans';
+import { TableWrap } from './TableWrap';
 
 interface Grant {
   id: string;
@@ -106,7 +107,7 @@ export function AccountLookup() {
           <h2 id="summary-title">
             <code>{summary.key}</code>: <span data-testid="account-calls-left">{summary.callsLeft}</span> calls left
           </h2>
-          <div className="table-wrap">
+          <TableWrap label="Calls left per grant">
             <table>
               <caption className="visually-hidden">Calls left per grant</caption>
               <thead>
@@ -133,7 +134,7 @@ export function AccountLookup() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
           <h3>Subscription</h3>
           {summary.subscriptions.length === 0 ? (
             <p className="muted">No subscription was bought with this key.</p>

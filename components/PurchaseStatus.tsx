@@ -103,7 +103,7 @@ export function PurchaseStatus({ sessionId, exampleBody, examplePath }: { sessio
         <h2>This key was already shown</h2>
         <p>
           A new key is shown exactly once, on the first visit after payment, and we keep only a hash of it, so it cannot be shown again. If
-          you did not save it, contact support with the date of your purchase.
+          you did not save it, <Link href="/contact">contact support</Link> with the date of your purchase.
         </p>
         <p>
           Have it? <Link href="/account">Check its balance on the account page</Link>.

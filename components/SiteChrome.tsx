@@ -23,6 +23,14 @@ export function SiteFooter() {
           {PRICE_USD} USD per fulfilled request, or prepaid credits. Checks report what they can see; they imply no ranking, traffic or
           payment outcome. <Link href="/docs#limits">Limits</Link>
         </p>
+        <nav aria-label="Legal and support">
+          <ul className="footer-links">
+            <li><Link href="/terms">Terms</Link></li>
+            <li><Link href="/privacy">Privacy</Link></li>
+            <li><Link href="/refunds">Refunds</Link></li>
+            <li><Link href="/contact">Contact support</Link></li>
+          </ul>
+        </nav>
       </div>
     </footer>
   );

@@ -74,6 +74,9 @@ const EnvSchema = z.object({
   // Set by Vercel in every build and function. There a function's disk is its own and lasts one instance,
   // so the SQLite store is refused (parseConfig).
   VERCEL: optionalString,
+  // Where people write to us: the contact page, and every "contact support" on the site. Unset, it is
+  // support@ the host of APP_URL (supportEmail below).
+  SUPPORT_EMAIL: z.preprocess(emptyAsUndefined, z.email().optional()),
 });
 
 /** Every variable the configuration reads (tests/config/env-documented.test.ts holds .env.example and the README to it). */
@@ -146,6 +149,14 @@ function developmentSecret(dataDir: string): string {
       return fs.readFileSync(file, 'utf8').trim();
     }
   }
+}
+
+/**
+ * The address people write to for support.
+ * @example supportEmail({ SUPPORT_EMAIL: undefined, APP_URL: 'https://checks.example' }) // 'support@checks.example'
+ */
+export function supportEmail(config: Pick<Config, 'SUPPORT_EMAIL' | 'APP_URL'>): string {
+  return config.SUPPORT_EMAIL ?? `support@${new URL(config.APP_URL).hostname}`;
 }
 
 let cached: Config | undefined;

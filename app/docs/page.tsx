@@ -1,4 +1,3 @@
-import type { Metadata } from 'next';
 import Link from 'next/link';
 import { getConfig } from '@/lib/config';
 import { OPERATIONS, READINESS_LIMITS, readinessOperation } from '@/lib/operations';
@@ -19,8 +18,15 @@ import { CrawlerTable, ProblemTable, ReadinessRubric, VisibilityRubric } from '@
 import { CodeBlock } from '@/components/CodeBlock';
 import { LIST_PAID_SERVICES } from '@/lib/mcp/tools';
 import { PAYMENT_REQUIRED_CODE } from '@/lib/mcp/payment';
+import { pageMetadata } from '@/lib/site/metadata';
+import { TableWrap } from '@/components/TableWrap';
 
-export const metadata: Metadata = { title: 'Docs' };
+export const generateMetadata = () =>
+  pageMetadata({
+    path: '/docs',
+    title: 'Documentation',
+    description: 'How to call the two paid checks: quick start, paying with MPP, x402 or a credits key, every endpoint, MCP tools, errors and both rubrics.',
+  });
 // Examples name this deployment's own origin, known only at run time.
 export const dynamic = 'force-dynamic';
 
@@ -31,40 +37,79 @@ export default async function Docs() {
   const body = JSON.stringify(readinessOperation.example);
   const hours = (ms: number) => ms / 3_600_000;
 
+  const toc: Array<{ id: string; label: string; children?: Array<{ id: string; label: string }> }> = [
+    { id: 'quick-start', label: 'Quick start' },
+    {
+      id: 'paying',
+      label: 'Paying',
+      children: [
+        { id: 'quick-start-prepaid', label: 'Prepaid credits key' },
+        { id: 'quick-start-mpp-card', label: 'MPP, card' },
+        { id: 'quick-start-mpp-evm', label: 'MPP, USDC on Base' },
+        { id: 'quick-start-x402', label: 'x402 v2' },
+      ],
+    },
+    { id: 'quick-start-mcp', label: 'MCP' },
+    { id: 'api', label: 'API reference', children: endpoints.map((d) => ({ id: d.anchor, label: `${d.method} ${d.path.split('?')[0]}` })) },
+    { id: 'errors', label: 'Errors' },
+    { id: 'readiness-rubric', label: 'Readiness rubric' },
+    { id: 'visibility-rubric', label: 'Visibility rubric', children: [{ id: 'crawlers', label: 'Crawlers' }] },
+    { id: 'limits', label: 'Limits' },
+    { id: 'not-seen', label: 'What the checks do not see' },
+    { id: 'billing', label: 'Purchases, renewals and refunds' },
+  ];
+
+  // Every example names the service as $BASE, set once in the quick start, so a command can be copied as is.
   return (
     <>
       <h1>Documentation</h1>
       <p className="lead">
         Two paid checks over HTTP, {PRICE_USD} USD per fulfilled request: pay per call over HTTP 402 (MPP card, MPP evm, x402 v2), or
-        spend a prepaid credits key. Every error is <code>application/problem+json</code>.
+        spend a prepaid credits key. Every error is <code>application/problem+json</code>. People can also{' '}
+        <Link href="/check">run both checks in the browser</Link>.
       </p>
-      <nav className="toc" aria-label="On this page">
-        <ul>
-          <li><a href="#quick-start">Quick start</a></li>
-          <li><a href="#api">API reference</a></li>
-          <li><a href="#errors">Errors</a></li>
-          <li><a href="#readiness-rubric">Readiness rubric</a></li>
-          <li><a href="#visibility-rubric">Visibility rubric</a></li>
-          <li><a href="#crawlers">Crawlers</a></li>
-          <li><a href="#limits">Limits</a></li>
-          <li><a href="#not-seen">What the checks do not see</a></li>
-          <li><a href="#billing">Purchases, renewals and refunds</a></li>
-        </ul>
+      <div className="docs-layout">
+      <nav className="docs-toc" aria-labelledby="toc-title">
+        <h2 id="toc-title">On this page</h2>
+        <ol>
+          {toc.map((item) => (
+            <li key={item.id}>
+              <a href={`#${item.id}`}>{item.label}</a>
+              {item.children ? (
+                <ol>
+                  {item.children.map((c) => (
+                    <li key={c.id}>
+                      <a href={`#${c.id}`}>{c.label}</a>
+                    </li>
+                  ))}
+                </ol>
+              ) : null}
+            </li>
+          ))}
+        </ol>
       </nav>
+      <div className="docs-body">
 
       <h2 id="quick-start">Quick start</h2>
       <p>
-        Set <code>BASE={base}</code>. Send the same request with an <code>Idempotency-Key</code> to retry safely: the stored result comes
-        back with <code>Idempotent-Replayed: true</code> and no second charge.
+        Set <code>BASE</code> to this service once; every example on this page uses it. Send the same request with an{' '}
+        <code>Idempotency-Key</code> to retry safely: the stored result comes back with <code>Idempotent-Replayed: true</code> and no
+        second charge.
       </p>
+      <CodeBlock label="Set BASE">{`export BASE=${base}`}</CodeBlock>
 
+      <h2 id="paying">Paying</h2>
+      <p>
+        Every paid endpoint takes any of four ways to pay. Without one it answers 402 with the challenges of each rail, so a client can pick.
+      </p>
       <h3 id="quick-start-prepaid">Prepaid credits key</h3>
       <p>
-        <Link href="/pricing">Buy a plan</Link>; the key is shown once after payment. Each fulfilled request spends one call.
+        <Link href="/pricing">Buy a plan</Link>; the key is shown once after payment. Each fulfilled request spends one call, and the answer
+        says how many are left.
       </p>
       <CodeBlock label="Prepaid key example">{`export KEY=pac_live_…
-curl -s ${base}/api/agent/credits -H "Authorization: Bearer $KEY"     # calls left
-curl -s ${base}${readinessOperation.path} \\
+curl -s $BASE/api/agent/credits -H "Authorization: Bearer $KEY"     # calls left
+curl -s $BASE${readinessOperation.path} \\
   -H "Authorization: Bearer $KEY" \\
   -H "Content-Type: application/json" \\
   -H "Idempotency-Key: order-0001" \\
@@ -76,7 +121,7 @@ curl -s ${base}${readinessOperation.path} \\
         <code>stripe</code>, amount {PRICE_CENTS} cents, currency usd) is paid with a shared payment token from the card processor; the client
         retries with <code>Authorization: Payment &lt;credential&gt;</code> and gets <code>Payment-Receipt</code>. With the mppx CLI:
       </p>
-      <CodeBlock label="MPP card example">{`mppx ${base}${readinessOperation.path} -J '${body}' --protocol mpp --currency usd -M paymentMethod=pm_card_visa`}</CodeBlock>
+      <CodeBlock label="MPP card example">{`mppx $BASE${readinessOperation.path} -J '${body}' --protocol mpp --currency usd -M paymentMethod=pm_card_visa`}</CodeBlock>
 
       <h3 id="quick-start-mpp-evm">MPP, USDC on Base (evm)</h3>
       <p>
@@ -84,7 +129,7 @@ curl -s ${base}${readinessOperation.path} \\
         the transfer authorization and retries with <code>Authorization: Payment</code>.
       </p>
       <CodeBlock label="MPP evm example">{`export MPPX_PRIVATE_KEY=0x…   # a wallet holding USDC on Base
-mppx ${base}${readinessOperation.path} -J '${body}' --protocol mpp --currency ${BASE_USDC_ADDRESS}`}</CodeBlock>
+mppx $BASE${readinessOperation.path} -J '${body}' --protocol mpp --currency ${BASE_USDC_ADDRESS}`}</CodeBlock>
 
       <h3 id="quick-start-x402">x402 v2</h3>
       <p>
@@ -95,20 +140,20 @@ mppx ${base}${readinessOperation.path} -J '${body}' --protocol mpp --currency ${
       <CodeBlock label="x402 example">{`import { wrapFetchWithPayment } from '@x402/fetch';
 // client: an x402 client with an exact EVM scheme for your signer (see @x402/fetch)
 const pay = wrapFetchWithPayment(fetch, client);
-const res = await pay('${base}${readinessOperation.path}', {
+const res = await pay(\`\${process.env.BASE}${readinessOperation.path}\`, {
   method: 'POST',
   headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'order-0002' },
   body: JSON.stringify(example),
 });`}</CodeBlock>
 
-      <h3 id="quick-start-mcp">MCP</h3>
+      <h2 id="quick-start-mcp">MCP</h2>
       <p>
-        Point an MCP client at <code>{base}/api/mcp</code> (Streamable HTTP). Tools: {OPERATIONS.map((o) => o.toolName).join(', ')} and
+        Point an MCP client at <code>$BASE/api/mcp</code> (Streamable HTTP). Tools: {OPERATIONS.map((o) => o.toolName).join(', ')} and
         the free {LIST_PAID_SERVICES}. An unpaid call answers JSON-RPC error {PAYMENT_REQUIRED_CODE} with the challenge; an MPP client (mppx{' '}
         <code>McpClient</code>) retries with the credential in <code>params._meta</code>. With a prepaid key, send{' '}
         <code>Authorization: Bearer</code> on the HTTP request.
       </p>
-      <CodeBlock label="MCP example">{`curl -s ${base}/api/mcp \\
+      <CodeBlock label="MCP example">{`curl -s $BASE/api/mcp \\
   -H "Content-Type: application/json" -H "Accept: application/json, text/event-stream" \\
   -H "Authorization: Bearer $KEY" \\
   -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${readinessOperation.toolName}","arguments":${body}}}'`}</CodeBlock>
@@ -135,7 +180,7 @@ const res = await pay('${base}${readinessOperation.path}', {
       <CrawlerTable />
 
       <h2 id="limits">Limits</h2>
-      <div className="table-wrap">
+      <TableWrap label="Limits">
         <table>
           <caption>Limits</caption>
           <thead>
@@ -159,7 +204,7 @@ const res = await pay('${base}${readinessOperation.path}', {
             <tr><td>New key shown after purchase</td><td>once; unclaimed, it is destroyed after {hours(REVEAL_TTL_MS)} hour(s)</td></tr>
           </tbody>
         </table>
-      </div>
+      </TableWrap>
 
       <h2 id="not-seen">What the checks do not see</h2>
       <h3>Agent Payment Readiness Assessment</h3>
@@ -187,6 +232,8 @@ const res = await pay('${base}${readinessOperation.path}', {
         <li>A refund removes the calls that remain of that purchase; a partial refund removes the same share of its calls.</li>
         <li>Webhook events used: {HANDLED_EVENT_TYPES.join(', ')}. Each event is processed once, in any order.</li>
       </ul>
+      </div>
+      </div>
     </>
   );
 }

@@ -1,10 +1,15 @@
-import type { Metadata } from 'next';
 import Link from 'next/link';
 import { PlanCards } from '@/components/PlanCards';
 import { TopUpForm } from '@/components/TopUpForm';
 import { PRICE_USD } from '@/lib/price';
+import { pageMetadata } from '@/lib/site/metadata';
 
-export const metadata: Metadata = { title: 'Pricing' };
+export const generateMetadata = () =>
+  pageMetadata({
+    path: '/pricing',
+    title: 'Pricing',
+    description: `Every fulfilled check costs ${PRICE_USD} USD: pay per call over HTTP 402, or buy prepaid credits by card. Plans, what a call is, and refunds.`,
+  });
 
 export default function Pricing() {
   return (

@@ -2,6 +2,7 @@ import { readinessRubric } from '@/lib/checks/readiness/rubric';
 import { visibilityCheckDescription } from '@/lib/checks/visibility/check';
 import { RUBRIC_CHANGES } from '@/lib/checks/visibility/rubric-changes';
 import { problemTable } from '@/lib/docs/reference';
+import { TableWrap } from '../TableWrap';
 
 export function ReadinessRubric() {
   const r = readinessRubric();
@@ -11,7 +12,7 @@ export function ReadinessRubric() {
         Rubric version <code>{r.rubricVersion}</code>. Score 0-{r.scoreMax}. {r.points.rule} Points earned per capability:{' '}
         {r.points.earned}.
       </p>
-      <div className="table-wrap">
+      <TableWrap label="Credit per declared status">
         <table>
           <caption>Credit per declared status</caption>
           <thead>
@@ -29,7 +30,7 @@ export function ReadinessRubric() {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
       <h3>When a capability is required</h3>
       <ul>
         {Object.entries(r.requirements).map(([k, v]) => (
@@ -49,7 +50,7 @@ export function ReadinessRubric() {
           </li>
         ))}
       </ul>
-      <div className="table-wrap">
+      <TableWrap label="The ten capabilities">
         <table>
           <caption>The ten capabilities</caption>
           <thead>
@@ -76,7 +77,7 @@ export function ReadinessRubric() {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
     </>
   );
 }
@@ -91,7 +92,7 @@ export function VisibilityRubric() {
       <p>
         Fetched: {d.fetched.page}; then {d.fetched.site.join(', ')}; within {d.fetched.budgetSeconds} seconds in all.
       </p>
-      <div className="table-wrap">
+      <TableWrap label="Visibility rubric items">
         <table>
           <caption>Rubric items ({d.rubric.reduce((n, i) => n + i.points, 0)} points)</caption>
           <thead>
@@ -115,12 +116,12 @@ export function VisibilityRubric() {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
       <h3 id="visibility-rubric-changes">
         Rubric {RUBRIC_CHANGES.to}: what changed from {RUBRIC_CHANGES.from} and why
       </h3>
       <p>{RUBRIC_CHANGES.summary}</p>
-      <div className="table-wrap">
+      <TableWrap label={`Changes from rubric ${RUBRIC_CHANGES.from}`}>
         <table>
           <caption>Changes from rubric {RUBRIC_CHANGES.from}</caption>
           <thead>
@@ -144,7 +145,7 @@ export function VisibilityRubric() {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
     </>
   );
 }
@@ -152,7 +153,7 @@ export function VisibilityRubric() {
 export function CrawlerTable() {
   const d = visibilityCheckDescription();
   return (
-    <div className="table-wrap">
+    <TableWrap label="Crawlers">
       <table>
         <caption>The {d.crawlers.length} crawlers reported</caption>
         <thead>
@@ -188,13 +189,13 @@ export function CrawlerTable() {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }
 
 export function ProblemTable() {
   return (
-    <div className="table-wrap">
+    <TableWrap label="Problem types">
       <table>
         <caption>Every problem type</caption>
         <thead>
@@ -216,6 +217,6 @@ export function ProblemTable() {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }

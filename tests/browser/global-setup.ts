@@ -4,13 +4,23 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import type { FullConfig } from '@playwright/test';
-import { onFreePort, PORT_TAKEN } from '../support/ports';
+import { freePort, onFreePort, PORT_TAKEN } from '../support/ports';
 import { spawnNextStart, TEST_SECRET, untilHealthy } from '../support/server';
 import { startStripeFake } from '../../scripts/rails/stripe-fake';
+import { startFixtureSite } from '../visibility/fixture-site';
+import { exampleRoutes } from '../site/example-site';
 
 // Builds the app into its own folder (other suites rebuild .next-test while they run, which would pull the
 // pages from under a running browser test), starts the local Stripe fake (card rail + purchases) and
-// `next start` wired to it, and hands their addresses to the tests through the environment.
+// `next start` wired to it, and hands their addresses to the tests through the environment. The site
+// checks in the browser reach a local fixture shop: production refuses CHECK_HOST_MAP, so
+// tests/support/fake-internet.mjs, preloaded into the server, stands in for DNS and the network (the
+// fixture's names resolve to a public address, their sockets reach local ports). FIXTURE_DOWN_HOST goes
+// to a port nobody listens on, so its check fails with 422 and charges nothing.
+
+export const FIXTURE_HOST = 'shop.pac-fixture.net';
+export const FIXTURE_DOWN_HOST = 'down.pac-fixture.net';
+const PRELOAD = path.resolve(__dirname, '../support/fake-internet.mjs');
 
 const ROOT = path.resolve(__dirname, '../..');
 // Under test-results/ (ignored by ESLint) and a dot-folder (ignored by tsc's wildcards).
@@ -26,6 +36,9 @@ export default async function globalSetup(_config: FullConfig) {
 
   const webhookSecret = `whsec_pw_${crypto.randomBytes(16).toString('hex')}`;
   const stripe = await startStripeFake({ checkout: { webhookSecret } });
+  const shop = await startFixtureSite(exampleRoutes());
+  // A port that was free a moment ago and is closed again: connections to it are refused.
+  const closedPort = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pac-browser-'));
   const envFor = (url: string): NodeJS.ProcessEnv => ({
     ...buildEnv,
@@ -36,6 +49,8 @@ export default async function globalSetup(_config: FullConfig) {
     STRIPE_SECRET_KEY: stripe.secretKey,
     STRIPE_API_URL: stripe.apiUrl,
     STRIPE_WEBHOOK_SECRET: webhookSecret,
+    NODE_OPTIONS: `--import ${PRELOAD}`,
+    PAC_FAKE_INTERNET: JSON.stringify({ [FIXTURE_HOST]: shop.port, [FIXTURE_DOWN_HOST]: closedPort }),
   });
   let child: ChildProcess | undefined;
   const stop = async () => {
@@ -47,6 +62,7 @@ export default async function globalSetup(_config: FullConfig) {
       });
     }
     await stripe.stop();
+    await shop.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
 
@@ -66,5 +82,7 @@ export default async function globalSetup(_config: FullConfig) {
   process.env.PW_BASE_URL = url;
   process.env.PW_STRIPE_URL = stripe.apiUrl;
   process.env.PW_STRIPE_KEY = stripe.secretKey;
+  process.env.PW_FIXTURE_HOST = FIXTURE_HOST;
+  process.env.PW_FIXTURE_DOWN_HOST = FIXTURE_DOWN_HOST;
   return stop;
 }

@@ -1,76 +1,16 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { test as base, expect, type Page } from '@playwright/test';
-import AxeBuilder from '@axe-core/playwright';
+import { expect, type Page } from '@playwright/test';
 import { validReadinessBody } from '../support/runtime';
+import { BASE, buy, expectAccessible, payOnHostedPage, screenshot, SCREENSHOTS, STRIPE, test } from './helpers';
 
 // Purchases in a real browser on the local rails: the pricing page posts to our checkout route, the
 // Stripe fake's hosted page "pays" and delivers signed webhooks to `next start`, the browser lands on the
 // success page. Every page is screenshotted, checked with axe, and must log no console error.
 
-const BASE = () => process.env.PW_BASE_URL!;
-const STRIPE = () => process.env.PW_STRIPE_URL!;
-const SCREENSHOTS = path.resolve(__dirname, '../../test-results/screenshots');
-
-const test = base.extend<{ consoleErrors: string[] }>({
-  // The fixture callback is named `provide`, not `use`, so the React hooks lint rule does not mistake it for a hook.
-  consoleErrors: async ({ page }, provide) => {
-    const errors: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(`${page.url()}: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
-    // Which request failed: the console message alone does not say.
-    const failed: string[] = [];
-    page.on('response', (r) => {
-      if (r.status() >= 400) failed.push(`${r.status()} ${r.request().method()} ${r.url()}`);
-    });
-    await provide(errors);
-    expect(errors, `console errors (failed requests: ${failed.join('; ') || 'none'})`).toEqual([]);
-  },
-});
-
-async function screenshot(page: Page, name: string) {
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-}
-
-async function expectAccessible(page: Page, name: string) {
-  const results = await new AxeBuilder({ page }).analyze();
-  // Every finding, minor ones included, is kept beside the screenshots for review.
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  fs.writeFileSync(
-    path.join(SCREENSHOTS, `axe-${name}.json`),
-    JSON.stringify(results.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) })), null, 2),
-  );
-  const serious = results.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-  expect(serious, `axe on ${page.url()}`).toEqual([]);
-}
-
-/** From a plan's buy button (or the top-up form) through the hosted stand-in to the success page. */
-async function payOnHostedPage(page: Page) {
-  await expect(page).toHaveURL(new RegExp(`^${STRIPE()}/checkout/pay/cs_`));
-  await page.getByRole('button', { name: /^Pay / }).click();
-  await expect(page).toHaveURL(new RegExp(`^${BASE()}/purchase/success\\?session_id=cs_`));
-}
-
-async function buy(page: Page, planId: string, buttonName: RegExp): Promise<{ key: string; sessionId: string }> {
-  await page.goto(`${BASE()}/pricing`);
-  await page.locator(`#${planId}`).getByRole('button', { name: buttonName }).click();
-  await payOnHostedPage(page);
-  const keyEl = page.getByTestId('new-key');
-  await expect(keyEl).toBeVisible();
-  const key = (await keyEl.textContent())!.trim();
-  expect(key).toMatch(/^pac_live_[0-9A-Za-z]{40}$/);
-  expect(page.url()).not.toContain(key);
-  return { key, sessionId: new URL(page.url()).searchParams.get('session_id')! };
-}
-
 async function accountCallsLeft(page: Page, key: string) {
   await page.goto(`${BASE()}/account`);
-  await page.getByLabel(/Credits key/).fill(key);
+  // The lookup form, not the sign-in form above it.
+  await page.locator('#account-key').fill(key);
   await page.getByRole('button', { name: 'Show calls left' }).click();
   return page.getByTestId('account-calls-left');
 }

@@ -1,9 +1,12 @@
-import type { Metadata } from 'next';
 import { PurchaseStatus } from '@/components/PurchaseStatus';
 import { readinessOperation } from '@/lib/operations';
+import { pageMetadata } from '@/lib/site/metadata';
 
 // The address carries the Checkout Session id; it must not leak to other sites through Referer.
-export const metadata: Metadata = { title: 'Purchase complete', referrer: 'no-referrer', robots: { index: false } };
+export const generateMetadata = () => ({
+  ...pageMetadata({ path: '/purchase/success', title: 'Purchase complete', description: 'Your new credits key, shown once after payment, and how to spend its calls.', index: false }),
+  referrer: 'no-referrer' as const,
+});
 
 export default async function PurchaseSuccess({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const raw = (await searchParams).session_id;

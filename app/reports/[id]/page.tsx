@@ -1,0 +1,42 @@
+import { cookies } from 'next/headers';
+import { notFound } from 'next/navigation';
+import Link from 'next/link';
+import { ReportView } from '@/components/report-view/ReportView';
+import { SignInAndRefresh } from '@/components/account/AccountSession';
+import { getReport, REPORT_ID_PATTERN } from '@/lib/reports';
+import { sessionFromCookies } from '@/lib/session';
+import { pageMetadata } from '@/lib/site/metadata';
+
+type Params = { params: Promise<{ id: string }> };
+
+export async function generateMetadata({ params }: Params) {
+  const { id } = await params;
+  // A report is private: never indexed, and its title names no site.
+  return pageMetadata({ path: `/reports/${encodeURIComponent(id)}`, title: 'Report', description: 'A stored report, visible only to the key that paid for it.', index: false });
+}
+
+export default async function StoredReport({ params }: Params) {
+  const { id } = await params;
+  const session = await sessionFromCookies(await cookies());
+  if (!session) {
+    return (
+      <>
+        <h1>Sign in to see this report</h1>
+        <p className="lead">A report can be opened only by the key that paid for it. Sign in with that key to see it.</p>
+        <SignInAndRefresh idPrefix="report-signin" />
+      </>
+    );
+  }
+  const report = REPORT_ID_PATTERN.test(id) ? await getReport(session.keyHash, id) : null;
+  // Unknown, expired and another key's report look the same: whether an id exists is not ours to tell.
+  if (!report) notFound();
+  return (
+    <>
+      <h1>Your report</h1>
+      <p className="muted">
+        Stored {new Date(report.createdAt).toUTCString()} · <Link href="/account#history">All your reports</Link> · <Link href="/check">Run another check</Link>
+      </p>
+      <ReportView body={report.body} level={2} idPrefix="stored" fileName={`${report.operation}-${id}.json`} />
+    </>
+  );
+}

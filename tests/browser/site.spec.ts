@@ -1,0 +1,247 @@
+import fs from 'node:fs';
+import { expect, type Page } from '@playwright/test';
+import storedExample from '../../lib/site/examples/visibility.json';
+import {
+  BASE, buy, DESKTOP, expectAccessible, expectNoSidewaysScroll, expectRefusedRequestLogged, PHONE, screenshot, test,
+} from './helpers';
+
+// The site as a person uses it, in Chromium against `next start`: buy a plan on the Checkout stand-in, sign
+// in with the key, run both checks (the visibility check against the fixture shop that global-setup serves
+// behind the fake internet), read the report, find it in the history and at its permanent address, sign
+// out and find it closed, replace the key and see the old one refused. Every page is screenshotted on a
+// desktop and a phone and must pass axe with no violation at all.
+
+const SHOP = () => `http://${process.env.PW_FIXTURE_HOST}/teapots`;
+const DOWN = () => `http://${process.env.PW_FIXTURE_DOWN_HOST}/`;
+
+/** Screenshots and axe on desktop and phone widths; the page must not scroll sideways on the phone. */
+async function reviewBothWidths(page: Page, name: string) {
+  await page.setViewportSize(DESKTOP);
+  await screenshot(page, name);
+  await expectAccessible(page, name, { strict: true });
+  await page.setViewportSize(PHONE);
+  await expectNoSidewaysScroll(page);
+  await screenshot(page, `${name}-phone`);
+  await expectAccessible(page, `${name}-phone`, { strict: true });
+  await page.setViewportSize(DESKTOP);
+}
+
+/** Signs out on the account page and waits for the signed-out page, so the next navigation cannot cut the request short. */
+async function signOutOnAccount(page: Page) {
+  await page.goto(`${BASE()}/account`);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page.getByRole('heading', { name: 'Sign in with your credits key' })).toBeVisible();
+}
+
+async function signIn(page: Page, key: string) {
+  await page.getByLabel(/^Credits key/).first().fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+const PAGES = [
+  ['/', 'home', 'Paid checks for agent commerce'],
+  ['/check', 'check-signed-out', 'Run a check'],
+  ['/account', 'account-signed-out', 'Your account'],
+  ['/pricing', 'pricing-page', 'Pricing'],
+  ['/docs', 'docs-page', 'Documentation'],
+  ['/terms', 'terms', 'Terms of service'],
+  ['/privacy', 'privacy', 'Privacy'],
+  ['/refunds', 'refunds', 'Refunds'],
+  ['/contact', 'contact', 'Contact support'],
+  ['/no-such-page', 'not-found', 'Page not found'],
+] as const;
+
+for (const [path, name, h1] of PAGES) {
+  test(`${path} renders in the site chrome, on desktop and phone, accessibly`, async ({ page, consoleErrors }) => {
+    // axe over the docs page (every endpoint, both rubrics) at two widths takes a minute on a busy machine.
+    test.setTimeout(180_000);
+    const res = await page.goto(`${BASE()}${path}`);
+    expect(res!.status()).toBe(path === '/no-such-page' ? 404 : 200);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText(h1);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveCount(1);
+    await expect(page.getByRole('navigation', { name: 'Legal and support' }).getByRole('link', { name: 'Contact support' })).toBeVisible();
+    await reviewBothWidths(page, name);
+    // Chromium logs the 404 document itself as a failed resource.
+    if (path === '/no-such-page') expectRefusedRequestLogged(consoleErrors, 404);
+  });
+}
+
+test('the home page shows an example report of each check through the report view', async ({ page, consoleErrors: _ }) => {
+  await page.goto(`${BASE()}/`);
+  const reports = page.getByTestId('report');
+  await expect(reports).toHaveCount(2);
+  await expect(reports.nth(0).getByTestId('report-score')).toHaveText(String(storedExample.report.score));
+  await expect(reports.nth(0).getByTestId('crawler-matrix').getByRole('row', { name: /GPTBot/ })).toContainText('Disallowed');
+  await expect(reports.nth(1).getByTestId('report-verdict')).toHaveText('Not ready');
+  await expect(page.getByText('Example · AI Visibility Check')).toBeVisible();
+});
+
+test('docs: the table of contents stays in view, and code scrolls instead of being cut', async ({ page, consoleErrors: _ }) => {
+  await page.goto(`${BASE()}/docs`);
+  const toc = page.getByRole('navigation', { name: 'On this page' });
+  await page.locator('#errors').scrollIntoViewIfNeeded();
+  await expect(toc).toBeInViewport();
+  await screenshot(page, 'docs-scrolled');
+  await toc.getByRole('link', { name: 'Readiness rubric' }).click();
+  await expect(page).toHaveURL(/#readiness-rubric$/);
+  // Every code block keeps its lines whole: a line longer than the block scrolls inside it.
+  const cut = await page.evaluate(() =>
+    [...document.querySelectorAll('pre')].filter((pre) => getComputedStyle(pre).overflowX !== 'auto' || getComputedStyle(pre).whiteSpace !== 'pre').length,
+  );
+  expect(cut).toBe(0);
+  // Capability keys are never broken mid-word.
+  const broken = await page.evaluate(() =>
+    [...document.querySelectorAll('td code, th code')].filter((c) => /^[a-z_]+$/.test(c.textContent ?? '') && c.getClientRects().length > 1).map((c) => c.textContent),
+  );
+  expect(broken).toEqual([]);
+  await page.setViewportSize(PHONE);
+  await expectNoSidewaysScroll(page);
+  await page.setViewportSize(DESKTOP);
+  // The one $BASE: every example command names the service through it.
+  await expect(page.getByLabel('Prepaid key example')).toContainText('curl -s $BASE/api/agent/credits');
+});
+
+test('buy, sign in, check a site, read the report, find it in the history, sign out, replace the key', async ({ page, request, consoleErrors }) => {
+  // One journey across nine pages, each screenshotted and checked by axe at two widths.
+  test.setTimeout(300_000);
+  const { key } = await buy(page, 'bundle-25', /Buy 25 calls/);
+
+  await page.goto(`${BASE()}/check`);
+  await expect(page.getByRole('link', { name: 'Run a check' }).first()).toHaveAttribute('aria-current', 'page');
+  await signIn(page, key);
+  await expect(page.getByTestId('calls-left')).toHaveText('25');
+  // The cookie holds an opaque session id, never the key, and scripts cannot read it.
+  const cookies = await page.context().cookies();
+  const session = cookies.find((c) => c.name === 'pac_session')!;
+  expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+  expect(session.value).not.toContain(key.slice(9));
+  expect(await page.evaluate(() => document.cookie)).toBe('');
+  await reviewBothWidths(page, 'check-signed-in');
+
+  // AI visibility: an empty field is refused in words, before anything is spent.
+  await page.getByRole('button', { name: 'Run the check (1 call)' }).click();
+  await expect(page.getByText('Required: enter the address of a page.')).toBeVisible();
+
+  // A site that cannot be reached: 422, nothing charged.
+  await page.getByLabel('Page address').fill(DOWN());
+  await page.getByRole('button', { name: 'Run the check (1 call)' }).click();
+  await expect(page.getByTestId('check-problem')).toContainText('Nothing was charged.');
+  expectRefusedRequestLogged(consoleErrors, 422);
+  await expect(page.getByTestId('calls-left')).toHaveText('25');
+  await screenshot(page, 'check-unreachable');
+
+  await page.getByLabel('Page address').fill(SHOP());
+  await page.getByRole('button', { name: 'Run the check (1 call)' }).click();
+  const report = page.getByTestId('report');
+  await expect(report.getByTestId('crawler-matrix')).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId('calls-left')).toHaveText('24');
+  const permalink = page.getByRole('link', { name: 'permanent link to this report' });
+  const reportPath = (await permalink.getAttribute('href'))!;
+  expect(reportPath).toMatch(/^\/reports\/rep_[A-Za-z0-9_-]{32}$/);
+  // What the page shows is the stored answer of the paid call, as the API gives it to the key's owner.
+  const stored = await request.get(`${BASE()}/api${reportPath}`, { headers: { authorization: `Bearer ${key}` } });
+  expect(stored.status()).toBe(200);
+  const body = (await stored.json()) as { report: { score: number; checkedUrl: string; findings: Array<{ severity: string; fix: string }> } };
+  expect(body.report.checkedUrl).toBe(SHOP());
+  const score = String(body.report.score);
+  await expect(report.getByTestId('report-score')).toHaveText(score);
+  await expect(report.getByRole('heading', { level: 2 })).toContainText(SHOP());
+  const matrix = report.getByTestId('crawler-matrix');
+  await expect(matrix.getByRole('row')).toHaveCount(16);
+  await expect(matrix.getByRole('row', { name: /GPTBot/ })).toContainText('Disallowed');
+  await expect(matrix.getByRole('row', { name: /GPTBot/ })).toContainText('Disallow: /');
+  await expect(matrix.getByRole('row', { name: /^Googlebot / })).toContainText('Allowed');
+  const lows = body.report.findings.filter((f) => f.severity === 'low').length;
+  expect(lows).toBeGreaterThan(0);
+  await expect(report.getByRole('heading', { name: `Low ${lows} finding${lows === 1 ? '' : 's'}` })).toBeVisible();
+  await expect(report.getByText(body.report.findings[0].fix)).toBeVisible();
+  await reviewBothWidths(page, 'check-visibility-result');
+
+  // Download JSON gives the body exactly; Copy as Markdown the summary.
+  const download = page.waitForEvent('download');
+  await report.getByRole('button', { name: 'Download JSON' }).click();
+  const downloaded = JSON.parse(fs.readFileSync((await (await download).path())!, 'utf8'));
+  expect(downloaded).toEqual(body);
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await report.getByRole('button', { name: 'Copy as Markdown' }).click();
+  await expect(report.getByText('Copied.')).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(`# AI visibility: ${SHOP()}`);
+
+  // Readiness: the form says what is missing, in words; the example fills it.
+  await page.getByRole('button', { name: 'Payment Readiness' }).click();
+  await page.getByRole('button', { name: 'Run the assessment (1 call)' }).click();
+  await expect(page.getByText('13 fields need attention before the check can run.')).toBeVisible();
+  await expect(page.locator('#readiness-name-error')).toHaveText('Required: name the workflow.');
+  await expect(page.locator('#readiness-idempotency-status-error')).toHaveText('Required: choose a status.');
+  await expect(page.locator('#readiness-name')).toBeFocused();
+  await reviewBothWidths(page, 'check-readiness-errors');
+  await page.getByRole('button', { name: 'Fill with an example' }).click();
+  await expect(page.locator('#readiness-name')).toHaveValue('Checkout agent');
+  await page.getByRole('button', { name: 'Run the assessment (1 call)' }).click();
+  await expect(page.getByTestId('report-verdict')).toHaveText('Not ready');
+  await expect(page.getByTestId('calls-left')).toHaveText('23');
+  await expect(page.getByTestId('report').getByRole('table')).toContainText('recovery_and_reconciliation');
+  await reviewBothWidths(page, 'check-readiness-result');
+
+  // The history lists both, newest first, and links to the permanent address.
+  await page.goto(`${BASE()}/account`);
+  await expect(page.getByTestId('account-session-calls')).toHaveText('23');
+  const rows = page.getByTestId('history').locator('tbody tr');
+  await expect(rows).toHaveCount(2);
+  await expect(rows.nth(0)).toContainText('Payment Readiness');
+  await expect(rows.nth(1)).toContainText(SHOP());
+  await expect(rows.nth(1)).toContainText(score);
+  await reviewBothWidths(page, 'account-signed-in');
+  await rows.nth(1).getByRole('link').click();
+  await expect(page).toHaveURL(`${BASE()}${reportPath}`);
+  await expect(page.getByTestId('report-score')).toHaveText(score);
+  await expect(page.getByTestId('crawler-matrix')).toBeVisible();
+  await reviewBothWidths(page, 'report-permalink');
+
+  // Signed out, the report is closed.
+  await signOutOnAccount(page);
+  expect((await page.context().cookies()).find((c) => c.name === 'pac_session')).toBeUndefined();
+  await page.goto(`${BASE()}${reportPath}`);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sign in to see this report');
+  await expect(page.getByTestId('report')).toHaveCount(0);
+  await reviewBothWidths(page, 'report-signed-out');
+
+  // Sign in there, then replace the key on the account page.
+  await signIn(page, key);
+  await expect(page.getByTestId('report-score')).toHaveText(score);
+  await page.goto(`${BASE()}/account`);
+  await page.getByRole('button', { name: 'Replace this key' }).click();
+  await page.getByRole('button', { name: 'Yes, replace my key' }).click();
+  const rotated = (await page.getByTestId('rotated-key').textContent())!.trim();
+  expect(rotated).toMatch(/^pac_live_[0-9A-Za-z]{40}$/);
+  expect(rotated).not.toBe(key);
+  await expect(page.getByTestId('key-prefix')).toHaveText(`pac_live_…${rotated.slice(-4)}`);
+  // The page was rendered again for the new key (router.refresh); its metadata arrives with it.
+  await expect(page).toHaveTitle('Account · Paid Agent Checks');
+  await screenshot(page, 'account-rotated');
+  await expectAccessible(page, 'account-rotated', { strict: true });
+
+  // The old key is refused; the new one signs in and still owns the report.
+  await signOutOnAccount(page);
+  await page.goto(`${BASE()}/check`);
+  await signIn(page, key);
+  await expect(page.getByText('That key is not valid')).toBeVisible();
+  expectRefusedRequestLogged(consoleErrors, 401);
+  await screenshot(page, 'check-old-key-refused');
+  await signIn(page, rotated);
+  await expect(page.getByTestId('calls-left')).toHaveText('23');
+  await page.goto(`${BASE()}${reportPath}`);
+  await expect(page.getByTestId('report-score')).toHaveText(score);
+
+  // Another key cannot open it: the same page as an id that does not exist.
+  const other = await buy(page, 'bundle-25', /Buy 25 calls/);
+  await signOutOnAccount(page);
+  await page.goto(`${BASE()}/check`);
+  await signIn(page, other.key);
+  await expect(page.getByTestId('calls-left')).toHaveText('25');
+  const res = await page.goto(`${BASE()}${reportPath}`);
+  expect(res!.status()).toBe(404);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Report not found');
+  expectRefusedRequestLogged(consoleErrors, 404);
+  await reviewBothWidths(page, 'report-not-found');
+});

@@ -1,0 +1,68 @@
+// The browser side of /check, as plain functions: the readiness form's messages in words, the mapping of
+// the server's JSON paths to fields, reading a report's permanent address from the Link header, and
+// telling the two checks' bodies apart.
+import { describe, expect, it } from 'vitest';
+import { fieldOfPath, validateReadiness } from '@/components/check/ReadinessForm';
+import { reportPathFrom } from '@/components/check/session';
+import { reportKind } from '@/components/report-view/types';
+import { CAPABILITY_KEYS } from '@/lib/checks/readiness/schema';
+import { exampleReadinessBody, exampleVisibilityBody } from '@/lib/site/examples';
+
+type Form = Parameters<typeof validateReadiness>[0];
+const form = (patch: Partial<Form> = {}): Form => ({
+  name: 'Checkout agent',
+  intendedUsers: 'agents',
+  targetEnvironment: 'production',
+  capabilities: Object.fromEntries(CAPABILITY_KEYS.map((k) => [k, { status: 'implemented', evidence: '' }])) as Form['capabilities'],
+  ...patch,
+});
+
+describe('validateReadiness', () => {
+  it('accepts a complete form', () => {
+    expect(validateReadiness(form())).toEqual({});
+  });
+
+  it('says what is missing in words, one message per field', () => {
+    const empty = form({ name: '  ', intendedUsers: '', targetEnvironment: '' });
+    empty.capabilities.idempotency = { status: '', evidence: '' };
+    expect(validateReadiness(empty)).toEqual({
+      name: 'Required: name the workflow.',
+      intendedUsers: 'Required: choose who uses the workflow.',
+      targetEnvironment: 'Required: choose sandbox or production.',
+      'idempotency-status': 'Required: choose a status.',
+    });
+  });
+
+  it('counts evidence lines and their length as the API does', () => {
+    const f = form({ name: 'x'.repeat(121) });
+    f.capabilities.machine_discovery = { status: 'partial', evidence: 'a\nb\n\nc\nd\ne\nf' };
+    f.capabilities.idempotency = { status: 'partial', evidence: 'y'.repeat(241) };
+    expect(validateReadiness(f)).toEqual({
+      name: 'Too long: at most 120 characters (now 121).',
+      'machine_discovery-evidence': 'Too many lines: at most 5 (now 6).',
+      'idempotency-evidence': 'A line is too long: at most 240 characters each.',
+    });
+  });
+});
+
+it('fieldOfPath maps the API JSON paths to the form fields', () => {
+  expect(fieldOfPath('$.workflow.name')).toBe('name');
+  expect(fieldOfPath('$.capabilities.idempotency.status')).toBe('idempotency-status');
+  expect(fieldOfPath('$.capabilities.idempotency.evidence[2]')).toBe('idempotency-evidence');
+  expect(fieldOfPath('$.capabilities.idempotency')).toBe('idempotency-status');
+  expect(fieldOfPath('$')).toBeNull();
+});
+
+it('reportPathFrom reads the report page from the Link header of a paid answer', () => {
+  const id = `rep_${'a'.repeat(32)}`;
+  expect(reportPathFrom(`</api/reports/${id}>; rel="related"`)).toBe(`/reports/${id}`);
+  expect(reportPathFrom(null)).toBeNull();
+  expect(reportPathFrom('</elsewhere>; rel="related"')).toBeNull();
+});
+
+it('reportKind tells the two checks apart by shape', () => {
+  expect(reportKind(exampleVisibilityBody())).toBe('visibility');
+  expect(reportKind(exampleReadinessBody())).toBe('readiness');
+  expect(reportKind({ report: {} })).toBeNull();
+  expect(reportKind(null)).toBeNull();
+});

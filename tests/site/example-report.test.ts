@@ -1,0 +1,38 @@
+// The home page's example visibility report (lib/site/examples/visibility.json) is not written by hand:
+// it is what checkVisibility answers for the fixture shop in example-site.ts. This test runs the check
+// again and requires the stored copy to match, so the example can never drift from what the check says.
+// After a deliberate change to the check, rewrite it with: UPDATE_EXAMPLES=1 npx vitest run tests/site/example-report.test.ts
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { checkVisibility } from '@/lib/checks/visibility/check';
+import { EXAMPLE_CHECKED_AT, exampleVisibilityBody } from '@/lib/site/examples';
+import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
+import { EXAMPLE_HOST, EXAMPLE_URL, exampleRoutes } from './example-site';
+
+const STORED = path.resolve(__dirname, '../../lib/site/examples/visibility.json');
+let site: FixtureSite;
+
+beforeAll(async () => {
+  site = await startFixtureSite(exampleRoutes());
+});
+afterAll(async () => {
+  await site?.close();
+});
+
+it('the stored example visibility report is what the check answers for the example shop', async () => {
+  const { report, limits } = await checkVisibility(EXAMPLE_URL, { hostMap: site.hostMap([EXAMPLE_HOST]) });
+  if (process.env.UPDATE_EXAMPLES === '1') {
+    // The one sampled number is pinned, so regenerating without a change gives the same file.
+    report.site.ttfbMs = 42;
+    fs.writeFileSync(STORED, JSON.stringify({ service: 'AI Visibility Check', checkedAt: EXAMPLE_CHECKED_AT, report, limits }, null, 2) + '\n');
+  }
+  const stored = exampleVisibilityBody();
+  // Time to first byte is one sample of a local socket; everything else must be the same, byte for byte.
+  expect({ ...report, site: { ...report.site, ttfbMs: 0 } }).toEqual({ ...stored.report, site: { ...stored.report.site, ttfbMs: 0 } });
+  expect(limits).toEqual(stored.limits);
+  // The example shows what it is meant to show: crawlers refused, findings with fixes, a score short of full.
+  expect(report.crawlers.filter((c) => !c.allowed).map((c) => c.token)).toEqual(['GPTBot', 'CCBot']);
+  expect(report.findings.length).toBeGreaterThan(2);
+  expect(report.score).toBeLessThan(100);
+});
