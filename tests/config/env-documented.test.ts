@@ -17,6 +17,8 @@ const ROOT_MODULES = ['proxy.ts', 'instrumentation.ts', 'next.config.ts'];
 const READ_BY_BUILT_NAME: Record<string, string> = { RAILS_ANVIL_PORT: 'scripts/rails/index.ts', RAILS_FACILITATOR_PORT: 'scripts/rails/index.ts', RAILS_STRIPE_PORT: 'scripts/rails/index.ts' };
 /** Read by our code but set by the platform, never by an operator. */
 const SET_BY_THE_PLATFORM: Record<string, string> = { NEXT_RUNTIME: 'Next.js sets it in each runtime it loads a module in' };
+/** Named only inside example code the docs page shows its readers (their shell's $BASE), never read by us. */
+const IN_DOCS_EXAMPLES: Record<string, string> = { BASE: 'app/docs/page.tsx' };
 
 const READ_PATTERNS = [/process\.env\.([A-Z][A-Z0-9_]*)/g, /process\.env\[['"`]([A-Z][A-Z0-9_]*)['"`]\]/g, /\benv\.([A-Z][A-Z0-9_]*)/g];
 
@@ -48,6 +50,11 @@ function variablesRead(): Map<string, string[]> {
     add(name, path.join(ROOT, file));
   }
   for (const name of Object.keys(SET_BY_THE_PLATFORM)) read.delete(name);
+  for (const [name, file] of Object.entries(IN_DOCS_EXAMPLES)) {
+    // Still only there: a read anywhere else must be documented like any other.
+    expect(read.get(name), `${name} is read outside the docs examples`).toEqual([file]);
+    read.delete(name);
+  }
   return read;
 }
 

@@ -25,14 +25,15 @@ describe('ReportView: visibility', () => {
     expect(t).toContain(`AI visibility of ${body.report.checkedUrl}`);
     expect(t).toContain('GPTBot OpenAI ai-training Disallowed Disallow: / group GPTBot');
     for (const f of body.report.findings) expect(t).toContain(f.fix);
-    expect(t).toContain('Low 2 findings');
+    expect(t).toContain('Low 3 findings');
     expect(t).toContain('Page facts');
     expect(t).toContain('Sitemap https://shop.example/sitemap.xml');
     expect(t).toContain('What this check cannot see');
     expect(t).toContain('Download JSON');
     expect(t).toContain('Copy as Markdown');
-    // No live access column in a report without probes.
-    expect(t).not.toContain('Live access');
+    // The example was checked with the live access probes: each crawler's answer is in the matrix.
+    expect(t).toContain('Live access');
+    expect(t).toContain('Google-Extended Google ai-training Allowed no rule matched group * Not probed');
   });
 
   it('shows the v2 members when the report has them', () => {
