@@ -29,7 +29,9 @@ function Findings({ findings, level, idPrefix }: { findings: ViewFinding[]; leve
         const group = findings.filter((f) => f.severity === severity);
         if (!group.length) return null;
         return (
-          <section key={severity} aria-labelledby={`${idPrefix}-${severity}`} className={`finding-group ${severity}`}>
+          // Not a landmark: two reports on one page (the home examples) would name two regions alike ("Low 3
+          // findings"); the heading carries the structure.
+          <div key={severity} className={`finding-group ${severity}`}>
             <Heading level={sub(level)} id={`${idPrefix}-${severity}`}>
               <span className={`badge ${severity}`}>{SEVERITY_LABEL[severity]}</span> {group.length} finding{group.length === 1 ? '' : 's'}
             </Heading>
@@ -50,7 +52,7 @@ function Findings({ findings, level, idPrefix }: { findings: ViewFinding[]; leve
                 </li>
               ))}
             </ul>
-          </section>
+          </div>
         );
       })}
     </>
