@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import type { Store } from '@/lib/store';
-import type { Grant, GrantState, IdempotentAnswer } from '@/lib/store/types';
+import type { Grant, GrantState } from '@/lib/store/types';
 import { PLAN_IDS, type PlanId } from '@/lib/price';
 import { ProblemError } from '@/lib/problems';
 import { bundleExpiry, findPlan, monthlyPeriodEnd } from './plans';
@@ -103,6 +103,12 @@ export async function balance(store: Store, keyHash: string, now = Date.now()): 
 }
 
 /**
+ * A new usage id (`cu_…`): the id of one held call, and the `creditsUsage` its answer names.
+ * @example await store.admitCall({ ...admission, hold: { reservationId: newUsageId(), holdUntil } });
+ */
+export const newUsageId = (): string => newId('cu_');
+
+/**
  * Holds one call; returns its usage id (`cu_…`), or null when the key has no live calls left. `operation`
  * (the paid operation's id) is kept with it for the key's usage list.
  * The paid-call pipeline reserves before the work, then commits (delivered) or releases (failed).
@@ -113,18 +119,18 @@ export async function balance(store: Store, keyHash: string, now = Date.now()): 
  * await commitCall(store, usageId);
  */
 export async function reserveCall(store: Store, keyHash: string, now = Date.now(), holdMs = RESERVATION_HOLD_MS, operation?: string): Promise<string | null> {
-  const usageId = newId('cu_');
+  const usageId = newUsageId();
   const result = await store.reserveCall(keyHash, usageId, now, now + holdMs, operation);
   return result.ok ? usageId : null;
 }
 
 /**
  * Spends a reserved call (idempotent: `already` on a retry; `lost` when its hold lapsed and the call is gone).
- * With `answer`, the call's answer is kept for replays in the same store step.
+ * A paid call finishes with `Store.finishReservation` instead, which also keeps its answer and counts what is left.
  * @example await commitCall(store, usageId);
  */
-export async function commitCall(store: Store, usageId: string, now = Date.now(), answer?: IdempotentAnswer) {
-  return answer ? store.commitReservation(usageId, now, answer) : store.commitReservation(usageId, now);
+export async function commitCall(store: Store, usageId: string, now = Date.now()) {
+  return store.commitReservation(usageId, now);
 }
 
 /**

@@ -1,14 +1,14 @@
 import crypto from 'node:crypto';
 import type { Config } from '@/lib/config';
 import type { Store } from '@/lib/store';
-import type { CommitResult, IdempotentAnswer } from '@/lib/store/types';
+import type { FinishedCall, IdempotentAnswer } from '@/lib/store/types';
 import { StoreUnavailableError } from '@/lib/store/types';
 import type { PaidOperation } from '@/lib/operations';
 import { sha256Hex } from '@/lib/canonical-json';
 import { INTERNAL_ERROR, ProblemError, knownProblem, problem, type Problem } from '@/lib/problems';
 import { parseBody } from '@/lib/http/validation';
 import { enforceRateLimit, rateLimited } from '@/lib/http/rate-limit';
-import { balance, commitCall, invalidCreditsKey, releaseCall, reserveCall } from '@/lib/credits/ledger';
+import { balance, invalidCreditsKey, newUsageId, releaseCall, reserveCall } from '@/lib/credits/ledger';
 import { reportOperationOf, saveReport } from '@/lib/reports/store';
 import { hashKey, isWellFormedKey, maskKey } from '@/lib/credits/keys';
 import { PRICE_USD } from '@/lib/price';
@@ -211,11 +211,14 @@ function identify(call: PaidCall, input: unknown): { idempotencyKey: string; fin
 
 /**
  * Steps 3-5 for a prepaid key: the rate limits and the key in one store step (`admitCall`); the replay looked
- * up in the key's scope (before the hold: a replay must not hold a call); one call held.
+ * up in the key's scope (before the hold: a replay must not hold a call); one call held. A call with nothing to
+ * look up between its admission and its hold (no Idempotency-Key to replay, no site budget to read) is held in
+ * the admission's own store step.
  */
 async function admitPrepaid(deps: PaidCallDeps, call: PaidCall, input: unknown, now: Clock): Promise<Admitted | PaidCallOutcome> {
   const { store, config } = deps;
   const windowMs = config.RATE_LIMIT_WINDOW_SECONDS * 1000;
+  const holdMs = config.CREDITS_RESERVATION_HOLD_SECONDS * 1000;
   const bearerKey = call.bearerKey ?? '';
   if (!call.keyHash && !isWellFormedKey(bearerKey)) {
     // No store holds such a key: count the address, then refuse the key, as an unknown key is refused.
@@ -223,25 +226,35 @@ async function admitPrepaid(deps: PaidCallDeps, call: PaidCall, input: unknown, 
     throw invalidCreditsKey();
   }
   const keyHash = call.keyHash || hashKey(bearerKey, config.CREDITS_KEY_SECRET);
+  const holdAtOnce = call.idempotencyKey === null && (call.operation.targetHost?.(input) ?? null) === null;
+  const admittedAt = now();
+  const hold = holdAtOnce ? { reservationId: newUsageId(), holdUntil: admittedAt + holdMs, operation: call.operation.id } : undefined;
   const admission = await store.admitCall({
-    now: now(),
+    now: admittedAt,
     windowMs,
     ip: { bucket: `ip:${call.clientIp}`, limit: config.RATE_LIMIT_PER_IP },
     key: { keyHash, bucket: `key:${keyHash}`, limit: config.RATE_LIMIT_PER_KEY },
+    ...(hold && { hold }),
   });
   if (!admission.admitted) throw admission.refusal === 'invalid-key' ? invalidCreditsKey() : rateLimited(admission.retryAfterMs);
-  const spent = await siteBudgetSpent(deps, call, input, now);
-  if (spent) return spent;
 
   const { idempotencyKey, fingerprint } = identify(call, input);
   const scope = `${call.operation.id}:${keyHash}:${idempotencyKey}`;
-  if (call.idempotencyKey !== null) {
-    const existing = await store.getIdempotent(scope, now());
-    if (existing) return withBalance(store, keyHash, idempotentAnswer(existing, fingerprint), now());
+  let usageId: string | null;
+  if (hold) {
+    usageId = admission.held ? hold.reservationId : null;
+  } else {
+    const spent = await siteBudgetSpent(deps, call, input, now);
+    if (spent) return spent;
+    if (call.idempotencyKey !== null) {
+      const existing = await store.getIdempotent(scope, now());
+      if (existing) return withBalance(store, keyHash, idempotentAnswer(existing, fingerprint), now());
+    }
+    usageId = await reserveCall(store, keyHash, now(), holdMs, call.operation.id);
   }
-  const usageId = await reserveCall(store, keyHash, now(), config.CREDITS_RESERVATION_HOLD_SECONDS * 1000, call.operation.id);
   if (!usageId) return creditsExhausted(deps, call);
-  call.onReserved?.(() => releaseCall(store, usageId));
+  const heldId = usageId;
+  call.onReserved?.(() => releaseCall(store, heldId));
   const admitted: Admitted = { keyHash, scope, idempotencyKey, fingerprint, payment: { kind: 'credits', usageId } };
   const claimed = await claimIdempotencyKey(deps, call, admitted, now);
   return claimed ? withBalance(store, keyHash, claimed, now()) : admitted;
@@ -358,38 +371,35 @@ function replayRecord(bodyText: string, receipt: Record<string, string>, reportI
   return `{"headers":${stored},"body":${bodyText}${report}}`;
 }
 
-/** Step 7 for a prepaid call: commit the held call and keep the answer for replays, in one store step. */
+/** Step 7 for a prepaid call: its report stored, then the held call committed with its answer kept for replays and the calls left counted, in one store step. */
 async function chargeCredits(deps: PaidCallDeps, call: PaidCall, admitted: Admitted, usageId: string, result: Record<string, unknown>, now: Clock): Promise<PaidCallOutcome> {
   const { operation } = call;
   const reference = { creditsUsage: usageId };
   const { body, bodyText } = fulfilledBody(call, admitted, reference, result);
   const keyHash = admitted.keyHash!;
-  // The work is delivered and paid for: a report or balance the store cannot give only goes unsaid. Both go
-  // to the store at once, before the commit: a held call already counts as spent, so the calls left now are
-  // the calls left after the commit, and the report id rides in the replay record the commit stores.
-  const [reportId, creditsRemaining] = await Promise.all([
-    saveReport(deps.store, { keyHash, operation: reportOperationOf(operation.path), creditsUsage: usageId, body, bodyText }, now(), deps.config.REPORT_RETENTION_DAYS).catch(
-      (e: unknown) => {
-        deps.log?.({ event: 'report-store-failed', operation: operation.id, error: String(e) });
-        return null;
-      },
-    ),
-    callsLeft(deps.store, keyHash, now()),
-  ]);
+  // The work is delivered and paid for: a report the store cannot keep only goes unsaid. It is stored before the
+  // commit because its id rides in the replay record the commit keeps.
+  const reportId = await saveReport(deps.store, { keyHash, operation: reportOperationOf(operation.path), creditsUsage: usageId, body, bodyText }, now(), deps.config.REPORT_RETENTION_DAYS).catch(
+    (e: unknown) => {
+      deps.log?.({ event: 'report-store-failed', operation: operation.id, error: String(e) });
+      return null;
+    },
+  );
   const record = replayRecord(bodyText, {}, reportId);
   const answer = { scope: admitted.scope, fingerprint: admitted.fingerprint, response: record, ttlMs: IDEMPOTENCY_TTL_MS };
-  const committed = await commitThroughOutage(deps.store, usageId, now, answer);
-  if (committed === 'unconfirmed') {
+  const finished = await finishThroughOutage(deps.store, usageId, now, answer);
+  if (finished === 'unconfirmed') {
     // The store never confirmed the commit: deliver the finished work. If the commit did land, the caller got what
     // it paid for; if not, the hold lapses and the call returns to the key. Never "charged, told nothing was".
     deps.log?.({ event: 'commit-unconfirmed', operation: operation.id, usage: usageId, key: call.bearerKey ? maskKey(call.bearerKey) : null });
     // Whether the answer was kept with it is as unknown: keep it on its own, as for a credential.
     await storeAnswer(deps, call, admitted, record, now);
-  } else if (committed === 'lost') {
+  } else if (finished.commit === 'lost') {
     // The hold timed out and the key has no call left: the work is done, so deliver it uncharged rather than fail it.
     deps.log?.({ event: 'reservation-lost', operation: operation.id, usage: usageId, key: call.bearerKey ? maskKey(call.bearerKey) : null });
   }
   deps.log?.({ event: 'fulfilled', operation: operation.id, ...reference });
+  const creditsRemaining = finished === 'unconfirmed' ? null : finished.callsLeft;
   return { kind: 'fulfilled', body, bodyText, receipt: {}, prepaid: { creditsRemaining, reportId } };
 }
 
@@ -460,14 +470,14 @@ async function storeAnswer(deps: PaidCallDeps, call: PaidCall, admitted: Admitte
 const COMMIT_RETRY_DELAYS_MS = [250, 500, 1_000, 2_000, 3_000, 4_000];
 
 /**
- * Commits a reserved call, retrying through a short store outage. The work is already done, and a store that
- * went away mid-command may have applied the commit without answering; answering 503 "nothing was charged" then
- * would be false. Committing is idempotent (`already` on a second try), so retrying is safe.
+ * Finishes a reserved call (`Store.finishReservation`), retrying through a short store outage. The work is already
+ * done, and a store that went away mid-command may have applied the commit without answering; answering 503
+ * "nothing was charged" then would be false. Committing is idempotent (`already` on a second try), so retrying is safe.
  */
-async function commitThroughOutage(store: Store, usageId: string, now: Clock, answer: IdempotentAnswer): Promise<CommitResult | 'unconfirmed'> {
+async function finishThroughOutage(store: Store, usageId: string, now: Clock, answer: IdempotentAnswer): Promise<FinishedCall | 'unconfirmed'> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await commitCall(store, usageId, now(), answer);
+      return await store.finishReservation(usageId, now(), answer);
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) throw error;
       if (attempt >= COMMIT_RETRY_DELAYS_MS.length) return 'unconfirmed';

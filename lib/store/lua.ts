@@ -1,5 +1,5 @@
 import type {
-  AdmissionResult, CommitResult, Grant, GrantState, PurgeCounts, IdempotencyRecord, KeyRecord, LedgerGrant, RateLimitResult, RefundResult, ReportSummary,
+  AdmissionResult, CommitResult, FinishedCall, Grant, GrantState, PurgeCounts, IdempotencyRecord, KeyRecord, LedgerGrant, RateLimitResult, RefundResult, ReportSummary,
   Reservation, ReserveResult, Store, StoredReport, UsageRecord,
 } from './types';
 import { NATIVE_TTL_SLACK_MS, RESERVATION_RETENTION_MS, StoreUnavailableError } from './types';
@@ -44,6 +44,57 @@ local function available(p, gid, now)
 end
 `;
 
+/**
+ * Holds one call on the key's live grant that expires soonest (ties: older, then smaller id); returns its grant id,
+ * or false when the key has no call left. Shared by reserveCall and admitCall's hold; needs GRANT_AVAILABLE.
+ */
+const HOLD = `
+local function holdOne(p, keyHash, resId, now, holdUntil, operation)
+  local best, bestExpiry, bestCreated = nil, nil, nil
+  for _, gid in ipairs(redis.call('SMEMBERS', p .. 'key:' .. keyHash .. ':grants')) do
+    local left, expiresAt = available(p, gid, now)
+    if left > 0 then
+      local createdAt = tonumber(redis.call('HGET', p .. 'grant:' .. gid, 'createdAt'))
+      if not best or expiresAt < bestExpiry or (expiresAt == bestExpiry and (createdAt < bestCreated or (createdAt == bestCreated and gid < best))) then
+        best, bestExpiry, bestCreated = gid, expiresAt, createdAt
+      end
+    end
+  end
+  if not best then return false end
+  redis.call('ZADD', p .. 'grant:' .. best .. ':holds', holdUntil, resId)
+  redis.call('HSET', p .. 'res:' .. resId, 'keyHash', keyHash, 'grantId', best, 'state', 'held', 'holdUntil', holdUntil)
+  if operation and operation ~= '' then redis.call('HSET', p .. 'res:' .. resId, 'operation', operation) end
+  redis.call('PEXPIRE', p .. 'res:' .. resId, math.max(tonumber(holdUntil) - now, 0) + ${RESERVATION_RETENTION_MS + NATIVE_TTL_SLACK_MS})
+  return best
+end
+`;
+
+/** Spends a held call (see Store.commitReservation); shared by commitReservation and finishReservation. Needs GRANT_AVAILABLE. */
+const COMMIT = `
+local function commit(p, resId, nowText)
+  local now = tonumber(nowText)
+  local r = redis.call('HMGET', p .. 'res:' .. resId, 'grantId', 'state', 'holdUntil', 'keyHash')
+  if not r[1] then return 'lost' end
+  if r[2] == 'committed' then return 'already' end
+  if r[2] == 'released' then return 'lost' end
+  local holds = p .. 'grant:' .. r[1] .. ':holds'
+  if tonumber(r[3]) <= now then
+    redis.call('ZREM', holds, resId)
+    local left = available(p, r[1], now)
+    if left <= 0 then
+      redis.call('HSET', p .. 'res:' .. resId, 'state', 'released')
+      return 'lost'
+    end
+  end
+  redis.call('ZREM', holds, resId)
+  redis.call('HINCRBY', p .. 'grant:' .. r[1], 'used', 1)
+  redis.call('HSET', p .. 'res:' .. resId, 'state', 'committed', 'committedAt', nowText)
+  redis.call('PERSIST', p .. 'res:' .. resId)
+  redis.call('ZADD', p .. 'key:' .. r[4] .. ':usage', nowText, resId)
+  return 'committed'
+end
+`;
+
 /** Counts one hit in a fixed window and returns the window's hits; shared by hitRateLimit and admitCall. */
 const RATE_WINDOW = `
 local function hit(p, bucket, windowStart, windowMs)
@@ -57,7 +108,7 @@ local function hit(p, bucket, windowStart, windowMs)
 end
 `;
 
-/** Keeps a finished call's answer for replays until `now + ttl`; shared by completeIdempotent and commitReservation. */
+/** Keeps a finished call's answer for replays until `now + ttl`; shared by completeIdempotent and finishReservation. */
 const ANSWER = `
 local function putAnswer(k, fingerprint, response, now, ttl)
   redis.call('HSET', k, 'fingerprint', fingerprint, 'state', 'done', 'response', response, 'expiresAt', string.format('%.0f', now + ttl))
@@ -132,64 +183,39 @@ for _, gid in ipairs(redis.call('SMEMBERS', p .. 'key:' .. ARGV[2] .. ':grants')
 end
 return out`,
 
-  reserveCall: GRANT_AVAILABLE + `
-local p = ARGV[1]
-local now = tonumber(ARGV[4])
-local best, bestExpiry, bestCreated = nil, nil, nil
-for _, gid in ipairs(redis.call('SMEMBERS', p .. 'key:' .. ARGV[2] .. ':grants')) do
-  local left, expiresAt = available(p, gid, now)
-  if left > 0 then
-    local createdAt = tonumber(redis.call('HGET', p .. 'grant:' .. gid, 'createdAt'))
-    if not best or expiresAt < bestExpiry or (expiresAt == bestExpiry and (createdAt < bestCreated or (createdAt == bestCreated and gid < best))) then
-      best, bestExpiry, bestCreated = gid, expiresAt, createdAt
-    end
-  end
-end
-if not best then return false end
-redis.call('ZADD', p .. 'grant:' .. best .. ':holds', ARGV[5], ARGV[3])
-redis.call('HSET', p .. 'res:' .. ARGV[3], 'keyHash', ARGV[2], 'grantId', best, 'state', 'held', 'holdUntil', ARGV[5])
-if ARGV[6] and ARGV[6] ~= '' then redis.call('HSET', p .. 'res:' .. ARGV[3], 'operation', ARGV[6]) end
-redis.call('PEXPIRE', p .. 'res:' .. ARGV[3], math.max(tonumber(ARGV[5]) - now, 0) + ${RESERVATION_RETENTION_MS + NATIVE_TTL_SLACK_MS})
-return best`,
+  reserveCall: GRANT_AVAILABLE + HOLD + `
+return holdOne(ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6])`,
 
   // admitCall: the address's window, the key, the key's window, stopping at the first refusal; each step is
-  // what hitRateLimit and getKey do on their own.
-  admitCall: RATE_WINDOW + `
+  // what hitRateLimit and getKey do on their own. With a reservation id (ARGV[10]), then a hold as reserveCall's.
+  admitCall: RATE_WINDOW + GRANT_AVAILABLE + HOLD + `
 local p = ARGV[1]
 if hit(p, ARGV[4], ARGV[2], ARGV[3]) > tonumber(ARGV[5]) then return 'ip-rate-limited' end
 local key = redis.call('HMGET', p .. 'key:' .. ARGV[6], 'createdAt', 'revokedAt')
 if not key[1] or key[1] == '' or (key[2] and key[2] ~= '') then return 'invalid-key' end
 if hit(p, ARGV[7], ARGV[2], ARGV[3]) > tonumber(ARGV[8]) then return 'key-rate-limited' end
-return 'admitted'`,
+if not ARGV[10] or ARGV[10] == '' then return 'admitted' end
+if holdOne(p, ARGV[6], ARGV[10], tonumber(ARGV[9]), ARGV[11], ARGV[12]) then return 'held' end
+return 'no-calls'`,
 
-  // ARGV[4..7], when given: the call's answer, kept as completeIdempotent keeps it, whatever the commit's outcome.
-  commitReservation: GRANT_AVAILABLE + ANSWER + `
+  commitReservation: GRANT_AVAILABLE + COMMIT + `
+return commit(ARGV[1], ARGV[2], ARGV[3])`,
+
+  // The commit, the answer kept (ARGV[4..7]) whatever its outcome, and the calls left on the reservation's key
+  // (the sum of what listGrants counts as remaining), or false for a reservation never made.
+  finishReservation: GRANT_AVAILABLE + COMMIT + ANSWER + `
 local p = ARGV[1]
 local now = tonumber(ARGV[3])
-local function commit()
-  local r = redis.call('HMGET', p .. 'res:' .. ARGV[2], 'grantId', 'state', 'holdUntil', 'keyHash')
-  if not r[1] then return 'lost' end
-  if r[2] == 'committed' then return 'already' end
-  if r[2] == 'released' then return 'lost' end
-  local holds = p .. 'grant:' .. r[1] .. ':holds'
-  if tonumber(r[3]) <= now then
-    redis.call('ZREM', holds, ARGV[2])
-    local left = available(p, r[1], now)
-    if left <= 0 then
-      redis.call('HSET', p .. 'res:' .. ARGV[2], 'state', 'released')
-      return 'lost'
-    end
-  end
-  redis.call('ZREM', holds, ARGV[2])
-  redis.call('HINCRBY', p .. 'grant:' .. r[1], 'used', 1)
-  redis.call('HSET', p .. 'res:' .. ARGV[2], 'state', 'committed', 'committedAt', ARGV[3])
-  redis.call('PERSIST', p .. 'res:' .. ARGV[2])
-  redis.call('ZADD', p .. 'key:' .. r[4] .. ':usage', ARGV[3], ARGV[2])
-  return 'committed'
+local outcome = commit(p, ARGV[2], ARGV[3])
+putAnswer(p .. 'idem:' .. ARGV[4], ARGV[5], ARGV[6], now, tonumber(ARGV[7]))
+local keyHash = redis.call('HGET', p .. 'res:' .. ARGV[2], 'keyHash')
+if not keyHash then return {outcome, false} end
+local left = 0
+for _, gid in ipairs(redis.call('SMEMBERS', p .. 'key:' .. keyHash .. ':grants')) do
+  local n = available(p, gid, now)
+  if n > 0 then left = left + n end
 end
-local outcome = commit()
-if ARGV[4] and ARGV[4] ~= '' then putAnswer(p .. 'idem:' .. ARGV[4], ARGV[5], ARGV[6], now, tonumber(ARGV[7])) end
-return outcome`,
+return {outcome, tostring(left)}`,
 
   releaseReservation: `
 local p = ARGV[1]
@@ -499,19 +525,22 @@ export function createScriptStore(kind: 'redis' | 'vercel-kv', runner: ScriptRun
         const grantId = await run('reserveCall', keyHash, id, now, holdUntil, operation ?? null);
         return grantId ? { ok: true, grantId: String(grantId) } : { ok: false };
       }),
-    admitCall: ({ now, windowMs, ip, key }) =>
+    admitCall: ({ now, windowMs, ip, key, hold }) =>
       guard(async (): Promise<AdmissionResult> => {
         const windowStart = now - (now % windowMs);
-        const outcome = str(await run('admitCall', windowStart, windowMs, ip.bucket, ip.limit, key.keyHash, key.bucket, key.limit));
+        const held = hold ? [now, hold.reservationId, hold.holdUntil, hold.operation ?? null] : [];
+        const outcome = str(await run('admitCall', windowStart, windowMs, ip.bucket, ip.limit, key.keyHash, key.bucket, key.limit, ...held));
         if (outcome === 'admitted') return { admitted: true };
+        if (outcome === 'held' || outcome === 'no-calls') return { admitted: true, held: outcome === 'held' };
         if (outcome === 'invalid-key') return { admitted: false, refusal: outcome };
         // Refused past its limit: retry when the window that refused ends, as hitRateLimit says.
         return { admitted: false, refusal: outcome as 'ip-rate-limited' | 'key-rate-limited', retryAfterMs: windowStart + windowMs - now };
       }),
-    commitReservation: (id, now, answer) =>
-      guard(async () => {
-        const extra = answer ? [answer.scope, answer.fingerprint, answer.response, answer.ttlMs] : [];
-        return str(await run('commitReservation', id, now, ...extra)) as CommitResult;
+    commitReservation: (id, now) => guard(async () => str(await run('commitReservation', id, now)) as CommitResult),
+    finishReservation: (id, now, answer) =>
+      guard(async (): Promise<FinishedCall> => {
+        const [commit, left] = (await run('finishReservation', id, now, answer.scope, answer.fingerprint, answer.response, answer.ttlMs)) as [string, string | null];
+        return { commit: commit as CommitResult, callsLeft: left ? Number(left) : null };
       }),
     releaseReservation: (id) => guard(async () => Number(await run('releaseReservation', id)) === 1),
     getReservation: (id) =>

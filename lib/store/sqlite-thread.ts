@@ -12,7 +12,7 @@ import type { StoreCall, StoreReply } from './sqlite-thread-worker';
 
 const METHODS = [
   'putKey', 'getKey', 'revokeKey', 'countKeys', 'addGrant', 'updateGrant', 'renewGrant', 'removeGrantCalls', 'listGrants',
-  'admitCall', 'reserveCall', 'commitReservation', 'releaseReservation', 'getReservation',
+  'admitCall', 'reserveCall', 'commitReservation', 'finishReservation', 'releaseReservation', 'getReservation',
   'beginIdempotent', 'completeIdempotent', 'abandonIdempotent', 'getIdempotent',
   'hitRateLimit', 'claimOnce', 'releaseClaim', 'setRecord', 'getRecord', 'takeRecord', 'listRecords', 'purgeExpired',
   'refundCall', 'listUsage', 'scanGrants', 'scanUsage',

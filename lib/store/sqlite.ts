@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
 import type {
-  AdmissionResult, CallAdmission, CommitResult, Grant, GrantRemoval, GrantRenewal, GrantState, IdempotencyRecord, IdempotentAnswer, KeyRecord,
+  AdmissionResult, CallAdmission, CommitResult, FinishedCall, Grant, GrantRemoval, GrantRenewal, GrantState, IdempotencyRecord, IdempotentAnswer, KeyRecord,
   LedgerGrant, PurgeCounts, RateLimitResult, RefundResult, ReportCursor, ReportSummary, Reservation, ReserveResult, Store, StoredReport, UsageRecord,
 } from './types';
 import { RESERVATION_RETENTION_MS, StoreUnavailableError } from './types';
@@ -213,13 +213,15 @@ export function openSqliteStore(dataDir: string): Store {
     };
   };
 
-  const reserve = db.transaction((keyHash: string, reservationId: string, now: number, holdUntil: number, operation: string | null): ReserveResult => {
+  // Shared by reserveCall and admitCall's hold; runs inside the caller's transaction.
+  const holdOne = (keyHash: string, reservationId: string, now: number, holdUntil: number, operation: string | null): ReserveResult => {
     const rows = q.grantsWithHolds.all({ keyHash, now }) as GrantRow[];
     const grant = rows.map((r) => toGrantState(r, now)).find((g) => g.remaining > 0);
     if (!grant) return { ok: false };
     q.insertReservation.run(reservationId, keyHash, grant.id, holdUntil, operation);
     return { ok: true, grantId: grant.id };
-  });
+  };
+  const reserve = db.transaction(holdOne);
 
   const spend = (reservationId: string, now: number): CommitResult => {
     const r = q.getReservation.get(reservationId) as { grant_id: string; state: string; hold_until: number } | undefined;
@@ -242,10 +244,17 @@ export function openSqliteStore(dataDir: string): Store {
   const putAnswer = (a: IdempotentAnswer, now: number) =>
     q.putIdem.run({ scope: a.scope, fingerprint: a.fingerprint, state: 'done', response: a.response, expiresAt: now + a.ttlMs });
 
-  const commit = db.transaction((reservationId: string, now: number, answer?: IdempotentAnswer): CommitResult => {
+  const commit = db.transaction(spend);
+
+  // A paid call's last step: the commit, its answer and the key's calls left, in one transaction (one round trip
+  // to the store's thread, one WAL commit).
+  const finish = db.transaction((reservationId: string, now: number, answer: IdempotentAnswer): FinishedCall => {
     const outcome = spend(reservationId, now);
-    if (answer) putAnswer(answer, now);
-    return outcome;
+    putAnswer(answer, now);
+    const held = q.getReservation.get(reservationId) as { key_hash: string } | undefined;
+    if (!held) return { commit: outcome, callsLeft: null };
+    const grants = q.grantsWithHolds.all({ keyHash: held.key_hash, now }) as GrantRow[];
+    return { commit: outcome, callsLeft: grants.reduce((n, row) => n + toGrantState(row, now).remaining, 0) };
   });
 
   const beginIdem = db.transaction((scope: string, fingerprint: string, now: number, ttl: number): IdempotencyRecord | null => {
@@ -279,7 +288,8 @@ export function openSqliteStore(dataDir: string): Store {
     if (!record || record.revoked_at !== null) return { admitted: false, refusal: 'invalid-key' };
     const key = hit(a.key.bucket, a.key.limit, a.windowMs, a.now);
     if (!key.allowed) return { admitted: false, refusal: 'key-rate-limited', retryAfterMs: key.retryAfterMs };
-    return { admitted: true };
+    if (!a.hold) return { admitted: true };
+    return { admitted: true, held: holdOne(a.key.keyHash, a.hold.reservationId, a.now, a.hold.holdUntil, a.hold.operation ?? null).ok };
   });
 
   const claim = db.transaction((key: string, now: number, ttlMs: number): boolean => {
@@ -431,7 +441,8 @@ export function openSqliteStore(dataDir: string): Store {
         return { items: rows.map(toUsage), next: rows.length < limit ? null : rows[rows.length - 1].id };
       }),
     admitCall: (admission) => guard(() => admit.immediate(admission)),
-    commitReservation: (id, now, answer) => guard(() => commit.immediate(id, now, answer)),
+    commitReservation: (id, now) => guard(() => commit.immediate(id, now)),
+    finishReservation: (id, now, answer) => guard(() => finish.immediate(id, now, answer)),
     releaseReservation: (id) => guard(() => q.release.run(id).changes === 1),
     getReservation: (id) =>
       guard((): Reservation | null => {

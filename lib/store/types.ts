@@ -61,20 +61,34 @@ export interface CallAdmission {
   ip: { bucket: string; limit: number };
   /** The presented key's hash, and its own bucket and limit. */
   key: { keyHash: string; bucket: string; limit: number };
+  /**
+   * Once admitted, hold one call for it in the same step, exactly as `reserveCall(keyHash, reservationId, now,
+   * holdUntil, operation)` would. For a call with nothing to look up between its admission and its hold.
+   */
+  hold?: { reservationId: string; holdUntil: number; operation?: string };
 }
 
-/** How an admission ended, at its first refusal: the address's window full, the key unknown or revoked, the key's window full. */
+/**
+ * How an admission ended, at its first refusal: the address's window full, the key unknown or revoked, the key's
+ * window full. An admission that asked for a hold says whether it got one (`held: false`: the key has no call left).
+ */
 export type AdmissionResult =
-  | { admitted: true }
+  | { admitted: true; held?: boolean }
   | { admitted: false; refusal: 'ip-rate-limited' | 'key-rate-limited'; retryAfterMs: number }
   | { admitted: false; refusal: 'invalid-key' };
 
-/** A call's answer kept for replays under its Idempotency-Key scope (see `Store.commitReservation`). */
+/** A call's answer kept for replays under its Idempotency-Key scope (see `Store.finishReservation`). */
 export interface IdempotentAnswer {
   scope: string;
   fingerprint: string;
   response: string;
   ttlMs: number;
+}
+
+/** What `Store.finishReservation` did: the commit's outcome, and the calls its key has left after it (null: no such reservation). */
+export interface FinishedCall {
+  commit: CommitResult;
+  callsLeft: number | null;
 }
 
 export interface RateLimitResult {
@@ -226,7 +240,8 @@ export interface Store {
   /**
    * A paid call's checks before its work, as one atomic step (one round trip): `hitRateLimit` on the
    * address's bucket, the key looked up (unknown or revoked refuses), `hitRateLimit` on the key's bucket.
-   * It stops at the first refusal, having done exactly what those calls made one after another would have.
+   * It stops at the first refusal, having done exactly what those calls made one after another would have;
+   * admitted with `hold`, it then holds one call as `reserveCall` does.
    * @example
    * const r = await store.admitCall({ now, windowMs: 60_000, ip: { bucket: 'ip:203.0.113.7', limit: 60 },
    *   key: { keyHash, bucket: `key:${keyHash}`, limit: 120 } });
@@ -237,12 +252,18 @@ export interface Store {
   reserveCall(keyHash: string, reservationId: string, now: number, holdUntil: number, operation?: string): Promise<ReserveResult>;
   /**
    * Spends a held call. Idempotent: a second commit answers `already`, so a caller whose first reply was
-   * lost can retry. A hold that lapsed is spent only if its call is still there, else `lost`. With `answer`,
-   * the call's answer is kept for replays in the same atomic step (as `completeIdempotent`), whatever the
-   * commit's outcome: a paid call finishes in one round trip.
+   * lost can retry. A hold that lapsed is spent only if its call is still there, else `lost`.
    * @example if ((await store.commitReservation(id, Date.now())) === 'lost') deliverUncharged();
    */
-  commitReservation(reservationId: string, now: number, answer?: IdempotentAnswer): Promise<CommitResult>;
+  commitReservation(reservationId: string, now: number): Promise<CommitResult>;
+  /**
+   * A paid call's last step, in one atomic round trip: spends its held call (exactly as `commitReservation`),
+   * keeps its answer for replays (as `completeIdempotent`, whatever the commit's outcome), and counts the calls
+   * its key has left after it (as the sum of `listGrants`' `remaining`). Safe to retry, as a commit is.
+   * @example
+   * const { commit, callsLeft } = await store.finishReservation(usageId, Date.now(), { scope, fingerprint, response, ttlMs: DAY });
+   */
+  finishReservation(reservationId: string, now: number, answer: IdempotentAnswer): Promise<FinishedCall>;
   releaseReservation(reservationId: string): Promise<boolean>;
   getReservation(reservationId: string): Promise<Reservation | null>;
 

@@ -219,7 +219,8 @@ describe('store failures', () => {
   it('answers 503 problem+json and charges nothing when the store stops answering', async () => {
     const broken = new Proxy(rt.store, {
       get(target, prop, receiver) {
-        if (prop === 'reserveCall') return async () => { throw new StoreUnavailableError(new Error('connection refused')); };
+        // The admission: the store step that holds this call (no Idempotency-Key).
+        if (prop === 'admitCall') return async () => { throw new StoreUnavailableError(new Error('connection refused')); };
         return Reflect.get(target, prop, receiver);
       },
     });
@@ -254,14 +255,14 @@ function withSlowRun(store: Store) {
   let first = true;
   const wrapped = new Proxy(store, {
     get(target, prop, receiver) {
-      if (prop === 'commitReservation') {
-        return async (...args: Parameters<Store['commitReservation']>) => {
+      if (prop === 'finishReservation') {
+        return async (...args: Parameters<Store['finishReservation']>) => {
           if (first) {
             first = false;
             signalClaimed();
             await gate;
           }
-          return target.commitReservation(...args);
+          return target.finishReservation(...args);
         };
       }
       return Reflect.get(target, prop, receiver);

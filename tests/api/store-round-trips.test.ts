@@ -6,9 +6,8 @@ import { installTestRuntime, post, validReadinessBody, type TestRuntime } from '
 
 // Each store call is a round trip to the store's thread (SQLite) or to Redis, and on a paid call they were most
 // of its cost beyond a trivial route (`npm run bench -- readiness`). These pin how many a paid call makes, and
-// which: a prepaid call without an Idempotency-Key makes three in sequence (admit, hold, commit with its
-// answer), plus, between the hold and the commit, two at once for the stored report and the calls left
-// (Credits-Remaining): they wait on one another's store, not on one after the other.
+// which: a prepaid call without an Idempotency-Key makes three in sequence (the admission holding its call, the
+// stored report, the commit with its answer and the calls left for Credits-Remaining).
 
 const URL_ = 'http://localhost:3000/api/agent/readiness';
 
@@ -35,16 +34,17 @@ beforeEach(async () => {
 afterEach(() => rt.dispose());
 
 describe('store round trips per paid call', () => {
-  it('a prepaid call without Idempotency-Key: three in sequence, and the report and balance at once', async () => {
+  it('a prepaid call without Idempotency-Key: three, the admission holding its call', async () => {
     const res = await POST(post(URL_, validReadinessBody(), { authorization: `Bearer ${key}` }));
     expect(res.status).toBe(200);
-    expect(calls).toEqual(['admitCall', 'reserveCall', 'putReport', 'listGrants', 'commitReservation']);
+    expect(res.headers.get('credits-remaining')).toBe('24');
+    expect(calls).toEqual(['admitCall', 'putReport', 'finishReservation']);
   });
 
   it('a prepaid call with an Idempotency-Key: the replay lookup and the in-flight claim besides', async () => {
     const res = await POST(post(URL_, validReadinessBody(), { authorization: `Bearer ${key}`, 'idempotency-key': 'order-trips-1' }));
     expect(res.status).toBe(200);
-    expect(calls).toEqual(['admitCall', 'getIdempotent', 'reserveCall', 'beginIdempotent', 'putReport', 'listGrants', 'commitReservation']);
+    expect(calls).toEqual(['admitCall', 'getIdempotent', 'reserveCall', 'beginIdempotent', 'putReport', 'finishReservation']);
   });
 
   it('its replay: the admission, the lookup and the calls left', async () => {

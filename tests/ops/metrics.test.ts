@@ -105,9 +105,14 @@ describe('GET /api/metrics after a mixed run', () => {
     expect(moved('pac_check_duration_seconds_count', { operation: visibility })).toBe(1);
     expect(moved('pac_fetches_total', { outcome: 'ok' }) + moved('pac_fetches_total', { outcome: 'connection' })).toBe(moved('pac_fetches_total'));
     expect(moved('pac_fetches_total', { outcome: 'connection' })).toBeGreaterThanOrEqual(1);
-    // One reserveCall per call that reached payment on the key (3 + MCP + the failed check), on the timed store.
-    expect(moved('pac_store_operation_duration_seconds_count', { op: 'reserveCall' })).toBe(5);
-    expect(moved('pac_store_operation_duration_seconds_count', { op: 'commitReservation' })).toBe(4);
+    // On the timed store: one admission per call on the key that got past its body (3 + replay + MCP + the failed
+    // check); a hold for each that reached payment, by reserveCall for the 3 with an Idempotency-Key and the check
+    // of a site, in the admission itself for the MCP call (neither); one finish per fulfilled call.
+    const storeOps = (op: string) => moved('pac_store_operation_duration_seconds_count', { op });
+    expect(storeOps('admitCall')).toBe(6);
+    expect(storeOps('reserveCall')).toBe(4);
+    expect(storeOps('finishReservation')).toBe(4);
+    expect(storeOps('commitReservation')).toBe(0);
     expect(moved('pac_http_requests_total', { route: readiness, status: '200' })).toBe(4);
   });
 

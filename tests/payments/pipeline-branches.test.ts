@@ -65,13 +65,13 @@ describe('a reservation lost after its hold lapsed', () => {
     let second: Response | undefined;
     // Between A's run and A's commit, A's hold lapses and B takes the call that came back and spends it.
     rt.store = storeWith({
-      commitReservation: async (real, id, now) => {
+      finishReservation: async (real, id, now, answer) => {
         if (second === undefined) {
           vi.setSystemTime(START.getTime() + holdMs + 1_000);
           second = await send();
-          return real.commitReservation(id, Date.now());
+          return real.finishReservation(id, Date.now(), answer);
         }
-        return real.commitReservation(id, now);
+        return real.finishReservation(id, now, answer);
       },
     });
 
@@ -124,12 +124,12 @@ describe('the reservation released when the idempotency claim fails', () => {
       reserveCall: reservations.reserveCall,
       // Every look finds nothing, as when it ran just before the other request's claim.
       getIdempotent: async () => null,
-      commitReservation: async (real, id, now) => {
+      finishReservation: async (real, id, now, answer) => {
         if (commits++ === 0) {
           firstRunning();
           await firstMayCommit;
         }
-        return real.commitReservation(id, now);
+        return real.finishReservation(id, now, answer);
       },
     });
 
@@ -153,9 +153,9 @@ describe('the store going away while a finished call commits', () => {
     await mintKey(25);
     let failures = 0;
     rt.store = storeWith({
-      commitReservation: async (real, id, now) => {
+      finishReservation: async (real, id, now, answer) => {
         // The first two replies are lost: the first command did reach the store and was applied.
-        const outcome = await real.commitReservation(id, now);
+        const outcome = await real.finishReservation(id, now, answer);
         if (failures < 2) {
           failures++;
           throw new StoreUnavailableError(new Error('connection closed before the reply'));
@@ -178,7 +178,7 @@ describe('the store going away while a finished call commits', () => {
     await mintKey(25);
     let attempts = 0;
     rt.store = storeWith({
-      commitReservation: async () => {
+      finishReservation: async () => {
         attempts++;
         throw new StoreUnavailableError(new Error('connection refused'));
       },

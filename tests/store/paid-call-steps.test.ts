@@ -3,8 +3,9 @@ import type { CallAdmission, Grant } from '@/lib/store/types';
 import { redisHarness, sqliteHarness, vercelKvHarness } from './adapters';
 
 // The store steps a paid call makes in one round trip each, on every adapter: `admitCall` (both rate
-// windows and the key) and `commitReservation` with the call's answer. Each must leave the store exactly as
-// the single-purpose operations it stands for would, so both paths can serve the same keys and windows.
+// windows and the key, and with `hold` one call held) and `finishReservation` (the commit, the call's answer and
+// the calls left). Each must leave the store exactly as the single-purpose operations it stands for would, so
+// both paths can serve the same keys, windows and grants.
 
 const T0 = Date.UTC(2026, 10, 1);
 const WINDOW = 60_000;
@@ -73,14 +74,53 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
       expect(results.filter((r) => !r.admitted && r.refusal === 'key-rate-limited')).toHaveLength(7);
     });
 
-    it('commits a held call and keeps its answer for replays in the same step, whatever the outcome', async () => {
+    it('admitted with a hold: holds one call on the grant that expires soonest, as reserveCall would', async () => {
+      const s = harness.fresh();
+      await s.putKey({ keyHash: 'k1', createdAt: T0, revokedAt: null, label: null });
+      await s.addGrant(grant({ id: 'g-late', keyHash: 'k1', calls: 5, expiresAt: T0 + 30 * DAY }));
+      await s.addGrant(grant({ id: 'g-soon', keyHash: 'k1', calls: 1, expiresAt: T0 + 2 * DAY }));
+      const hold = (reservationId: string) => ({ reservationId, holdUntil: NOW + 120_000, operation: 'readiness' });
+      expect(await s.admitCall({ ...admission(), hold: hold('cu_1') })).toEqual({ admitted: true, held: true });
+      expect(await s.getReservation('cu_1')).toEqual({ id: 'cu_1', keyHash: 'k1', grantId: 'g-soon', state: 'held', holdUntil: NOW + 120_000 });
+      expect(await s.admitCall({ ...admission(), hold: hold('cu_2') })).toEqual({ admitted: true, held: true });
+      expect((await s.getReservation('cu_2'))?.grantId).toBe('g-late');
+      expect((await s.listGrants('k1', NOW)).map((g) => [g.id, g.reserved, g.remaining])).toEqual([['g-soon', 1, 0], ['g-late', 1, 4]]);
+      // The operation is kept with it, as reserveCall keeps it, for the key's usage list once committed.
+      expect(await s.commitReservation('cu_1', NOW + 1)).toBe('committed');
+      expect((await s.listUsage('k1', 10)).map((u) => [u.id, u.operation])).toEqual([['cu_1', 'readiness']]);
+    });
+
+    it('admitted with a hold on a key with no call left: admitted, nothing held', async () => {
+      const s = harness.fresh();
+      await s.putKey({ keyHash: 'k1', createdAt: T0, revokedAt: null, label: null });
+      await s.addGrant(grant({ id: 'g', keyHash: 'k1', calls: 1, used: 1 }));
+      expect(await s.admitCall({ ...admission(), hold: { reservationId: 'cu_1', holdUntil: NOW + 120_000 } })).toEqual({ admitted: true, held: false });
+      expect(await s.getReservation('cu_1')).toBeNull();
+      // Counted in both windows all the same, as an admission without a hold is.
+      expect(await s.hitRateLimit('key:k1', 10, WINDOW, NOW)).toEqual({ allowed: true, remaining: 8, retryAfterMs: 0 });
+    });
+
+    it('refused, holds nothing', async () => {
+      const s = harness.fresh();
+      await s.putKey({ keyHash: 'k1', createdAt: T0, revokedAt: null, label: null });
+      await s.addGrant(grant({ id: 'g', keyHash: 'k1', calls: 3 }));
+      const hold = { reservationId: 'cu_1', holdUntil: NOW + 120_000 };
+      expect(await s.admitCall({ ...admission({ keyLimit: 1 }), hold })).toEqual({ admitted: true, held: true });
+      expect(await s.admitCall({ ...admission({ keyLimit: 1 }), hold: { ...hold, reservationId: 'cu_2' } })).toEqual({
+        admitted: false, refusal: 'key-rate-limited', retryAfterMs: 50_000,
+      });
+      expect(await s.getReservation('cu_2')).toBeNull();
+      expect((await s.listGrants('k1', NOW))[0]).toMatchObject({ reserved: 1, remaining: 2 });
+    });
+
+    it('finishes a held call: commits it and keeps its answer for replays in the same step, whatever the outcome', async () => {
       const s = harness.fresh();
       await s.addGrant(grant({ id: 'g', keyHash: 'k', calls: 1 }));
       await s.reserveCall('k', 'r1', T0, T0 + 1000);
       const answer = (scope: string) => ({ scope, fingerprint: 'fp', response: `{"body":"${scope}"}`, ttlMs: DAY });
-      expect(await s.commitReservation('r1', T0 + 1, answer('s-committed'))).toBe('committed');
-      expect(await s.commitReservation('r1', T0 + 2, answer('s-already'))).toBe('already');
-      expect(await s.commitReservation('never-held', T0 + 3, answer('s-lost'))).toBe('lost');
+      expect(await s.finishReservation('r1', T0 + 1, answer('s-committed'))).toEqual({ commit: 'committed', callsLeft: 0 });
+      expect(await s.finishReservation('r1', T0 + 2, answer('s-already'))).toEqual({ commit: 'already', callsLeft: 0 });
+      expect(await s.finishReservation('never-held', T0 + 3, answer('s-lost'))).toEqual({ commit: 'lost', callsLeft: null });
       for (const scope of ['s-committed', 's-already', 's-lost']) {
         expect(await s.getIdempotent(scope, T0 + 10)).toEqual({ state: 'done', fingerprint: 'fp', response: `{"body":"${scope}"}` });
       }
@@ -89,17 +129,34 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
       expect(await s.getIdempotent('s-committed', T0 + 1 + DAY)).toBeNull();
     });
 
-    it('replaces an in-flight marker with the answer, and commits without one when none is given', async () => {
+    it('replaces an in-flight marker with the answer; commitReservation alone keeps none', async () => {
       const s = harness.fresh();
       await s.addGrant(grant({ id: 'g', keyHash: 'k', calls: 2 }));
       await s.reserveCall('k', 'r1', T0, T0 + 1000);
       await s.reserveCall('k', 'r2', T0, T0 + 1000);
       expect(await s.beginIdempotent('order-1', 'fp', T0, 180_000)).toBeNull();
-      expect(await s.commitReservation('r1', T0 + 1, { scope: 'order-1', fingerprint: 'fp', response: '{"ok":1}', ttlMs: DAY })).toBe('committed');
+      expect(await s.finishReservation('r1', T0 + 1, { scope: 'order-1', fingerprint: 'fp', response: '{"ok":1}', ttlMs: DAY })).toEqual({ commit: 'committed', callsLeft: 0 });
       expect(await s.getIdempotent('order-1', T0 + 200_000)).toEqual({ state: 'done', fingerprint: 'fp', response: '{"ok":1}' });
       expect(await s.commitReservation('r2', T0 + 2)).toBe('committed');
       expect(await s.getIdempotent('r2', T0 + 3)).toBeNull();
       expect((await s.listGrants('k', T0 + 10))[0]).toMatchObject({ used: 2, remaining: 0 });
+    });
+
+    it('counts the calls left as listGrants does: every live grant, other holds as spent, expired grants as none', async () => {
+      const s = harness.fresh();
+      await s.addGrant(grant({ id: 'g-a', keyHash: 'k', calls: 5, used: 1 }));
+      await s.addGrant(grant({ id: 'g-b', keyHash: 'k', calls: 10, expiresAt: T0 + 30 * DAY }));
+      await s.addGrant(grant({ id: 'g-other', keyHash: 'other', calls: 7 }));
+      // All three on g-b, the live grant that expires soonest.
+      await s.reserveCall('k', 'r1', T0, T0 + 1000);
+      await s.reserveCall('k', 'r2', T0, T0 + 1000);
+      // A hold that lapsed counts as back: r3 held until T0 + 5 is past by T0 + 10.
+      await s.reserveCall('k', 'r3', T0, T0 + 5);
+      await s.addGrant(grant({ id: 'g-gone', keyHash: 'k', calls: 50, expiresAt: T0 + 5 }));
+      const finished = await s.finishReservation('r1', T0 + 10, { scope: 'order-2', fingerprint: 'fp', response: '{}', ttlMs: DAY });
+      const listed = (await s.listGrants('k', T0 + 10)).reduce((n, g) => n + g.remaining, 0);
+      expect(finished).toEqual({ commit: 'committed', callsLeft: 12 });
+      expect(listed).toBe(12);
     });
   });
 }
