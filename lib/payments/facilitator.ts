@@ -34,7 +34,9 @@ let sharedAgent: Agent | undefined;
 const viaUndici: Post = async (url, body, signal) => {
   const response = await request(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    // What Node's fetch sent before, less what only a browser means (sec-fetch-mode, accept-language) and
+    // accept-encoding (request does not decompress; the answers are a few hundred bytes of JSON).
+    headers: { 'content-type': 'application/json', accept: '*/*', 'user-agent': 'node' },
     body,
     signal,
     dispatcher: (sharedAgent ??= new Agent()),
