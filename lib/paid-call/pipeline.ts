@@ -24,15 +24,17 @@ import { hostBudgetSpent, spendHostBudget } from './host-budget';
 //   2. validate the Idempotency-Key → problem 400, no challenge
 //   3. rate limits (IP, then key)   → problem 429 with a retry delay; for an operation that fetches a
 //      site, that site's budget for this minute (host-budget.ts) → problem 429, before anything is paid
-//   4. pay: reserve a prepaid call, or verify a payment credential without settling it,
-//      or answer payment-required with the challenges (problem 503 when no rail is live)
+//   4. pay: hold a prepaid call (in step 3's store step when nothing is looked up in between), or verify a
+//      payment credential without settling it, or answer payment-required with the challenges (problem 503
+//      when no rail is live)
 //   5. idempotent replay / conflict → replayed, or problem 409. Records are scoped to whoever pays: the
 //      credits key, or the verified payer of a credential (gap G3). A key holder's replay is looked up
 //      before its reservation; a credential's only after it verified, and the credential is then claimed
 //      but never settled.
 //   6. count the check against its site's budget (over it: released, 429), then run the operation
 //      (work that can fail runs here, before any charge)
-//   7. commit the call / settle the payment, store the response for replays: fulfilled. A settlement
+//   7. commit the call (with its report kept, its answer stored and the calls left counted: two store steps) /
+//      settle the payment and store the response for replays: fulfilled. A settlement
 //      that ends without an answer is recorded for the reconciler (gap G1, lib/payments/settlements.ts).
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$/;
