@@ -23,19 +23,7 @@ async function serve({ id, method, args }: StoreCall): Promise<StoreReply> {
   }
 }
 
-// Calls run in the order they arrive: each one's SQL runs synchronously as it starts. The answers of one
-// turn go back in one message (see sqlite-thread.ts); a call still retrying a locked database answers later.
-let outbox: StoreReply[] = [];
-const answer = (reply: StoreReply) => {
-  outbox.push(reply);
-  if (outbox.length === 1) {
-    setImmediate(() => {
-      const batch = outbox;
-      outbox = [];
-      port.postMessage(batch);
-    });
-  }
-};
-port.on('message', (calls: StoreCall[]) => {
-  for (const call of calls) void serve(call).then(answer);
+// Calls run in the order they arrive: each one's SQL runs synchronously as it starts.
+port.on('message', async (call: StoreCall) => {
+  port.postMessage(await serve(call));
 });

@@ -9,12 +9,6 @@ import type { StoreCall, StoreReply } from './sqlite-thread-worker';
 // readiness`). On its own thread it runs beside the event loop, and a lock held by another
 // process (busy_timeout sleeps) stalls only the store, never the HTTP server. Same adapter and SQL
 // (sqlite.ts): only the thread it runs on differs.
-//
-// Calls travel in batches: every call made in one turn of the event loop goes over in one message (sent
-// from setImmediate, once the turn's I/O callbacks have run), and the thread answers a batch in one message.
-// A message is a wake-up of the other thread; one per call, on a 2-core machine under load, was the largest
-// single cost of a paid call on this store (`npm run bench -- readiness`, profiled). Order is kept: calls are
-// served in the order they were made, as before.
 
 const METHODS = [
   'putKey', 'getKey', 'revokeKey', 'countKeys', 'addGrant', 'updateGrant', 'renewGrant', 'removeGrantCalls', 'listGrants',
@@ -56,24 +50,20 @@ export function openSqliteStoreOffThread(dataDir: string): Store {
     current = worker;
     worker.on('error', (error) => lost(worker, error));
     worker.on('exit', (code) => lost(worker, new Error(`store thread exited with code ${code}`)));
-    worker.on('message', (replies: StoreReply[]) => {
-      for (const reply of replies) {
-        const p = pending.get(reply.id);
-        if (!p) continue;
-        pending.delete(reply.id);
-        if (reply.ok) p.resolve(reply.value);
-        else if (reply.unavailable) p.reject(new StoreUnavailableError(new Error(reply.message)));
-        else p.reject(Object.assign(new Error(reply.message), reply.code ? { code: reply.code } : {}));
-      }
+    worker.on('message', (reply: StoreReply) => {
+      const p = pending.get(reply.id);
+      if (!p) return;
+      pending.delete(reply.id);
       // An idle store must not keep a command-line process alive; a call in flight must.
       if (pending.size === 0) worker.unref();
+      if (reply.ok) p.resolve(reply.value);
+      else if (reply.unavailable) p.reject(new StoreUnavailableError(new Error(reply.message)));
+      else p.reject(Object.assign(new Error(reply.message), reply.code ? { code: reply.code } : {}));
     });
     worker.unref();
     return worker;
   };
 
-  /** Calls made in this turn of the event loop, sent together once it ends. */
-  let outbox: StoreCall[] = [];
   const call = async (method: StoreCall['method'], args: unknown[]): Promise<unknown> => {
     if (closed) throw new StoreUnavailableError(new Error('store closed'));
     const worker = await ensureThread().catch((error: unknown) => {
@@ -86,15 +76,8 @@ export function openSqliteStoreOffThread(dataDir: string): Store {
       const id = nextId++;
       if (pending.size === 0) worker.ref();
       pending.set(id, { resolve, reject });
-      outbox.push({ id, method, args });
-      if (outbox.length === 1) setImmediate(send);
+      worker.postMessage({ id, method, args } satisfies StoreCall);
     });
-  };
-  const send = () => {
-    // A call whose thread died in this turn was failed with it (`lost`) and is not sent again.
-    const batch = outbox.filter(({ id }) => pending.has(id));
-    outbox = [];
-    if (batch.length > 0) current?.postMessage(batch);
   };
 
   const store = Object.fromEntries(METHODS.map((method) => [method, (...args: unknown[]) => call(method, args)]));
