@@ -3,7 +3,6 @@
 //   (a) the unpaid 402 path (both MPP challenges + PAYMENT-REQUIRED) vs the trivial JSON route, same server;
 //   (b) a paid MPP evm request's latency minus the facilitator's own /verify + /settle time, measured by a
 //       timing proxy in front of the facilitator: what the service itself adds to a paid request.
-import autocannon from 'autocannon';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Mppx, evm } from 'mppx/client';
@@ -11,25 +10,9 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { startRails } from '../../scripts/rails/start';
 import { validReadinessBody } from '../support/runtime';
 import { startServer } from '../support/server';
+import { alternating, load, type Load } from './load';
 
-const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = 16;
 const PAID_SAMPLES = Number(process.env.BENCH_PAID_SAMPLES ?? 30);
-
-interface Load { rps: number; p50: number; p99: number; non2xx: number; errors: number; statuses: Record<string, number> }
-
-async function load(opts: autocannon.Options): Promise<Load> {
-  const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts });
-  const statuses = r.statusCodeStats as unknown as Record<string, { count: number }> | undefined;
-  return {
-    rps: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    non2xx: r.non2xx,
-    errors: r.errors,
-    statuses: Object.fromEntries(Object.entries(statuses ?? {}).map(([k, v]) => [k, v.count])),
-  };
-}
 
 const fmt = (l: Load) => `${l.rps.toFixed(0)} req/s, p50 ${l.p50} ms, p99 ${l.p99} ms, errors ${l.errors}, statuses ${JSON.stringify(l.statuses)}`;
 const median = (xs: number[]) => {
@@ -52,8 +35,7 @@ export async function benchUnpaidChallenge(): Promise<Record<string, unknown>> {
     // Warm both routes so compilation and first-use costs stay out of the figures.
     await load({ ...health, duration: 2 });
     await load({ ...unpaid, duration: 2 });
-    const baseline = await load(health);
-    const challenge = await load(unpaid);
+    const [baseline, challenge] = await alternating(health, unpaid);
     const only402 = Object.keys(challenge.statuses).every((s) => s === '402');
     const ratio = challenge.rps / baseline.rps;
     console.log(`[bench] trivial JSON route (baseline, rails configured): ${fmt(baseline)}`);

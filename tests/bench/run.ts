@@ -1,6 +1,5 @@
 // `npm run bench`: throughput figures reported as ratios against a baseline measured in the same
 // run, never as absolute targets (these machines are noisy). Each section prints one line.
-import autocannon from 'autocannon';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import fs from 'node:fs';
@@ -17,17 +16,9 @@ import { benchPaidOverhead, benchUnpaidChallenge } from './payments';
 import { benchLockedStoreWait } from './store';
 import { benchRobotsAdversarial } from './timing';
 import { benchRender } from './render';
+import { alternating, load, type Load } from './load';
 
 const run = promisify(execFile);
-const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = 16;
-
-interface Load { rps: number; p50: number; p99: number; non2xx: number; errors: number }
-
-async function load(opts: autocannon.Options): Promise<Load> {
-  const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
-}
 
 const fmt = (l: Load) => `${l.rps.toFixed(0)} req/s, p50 ${l.p50} ms, p99 ${l.p99} ms, non-2xx ${l.non2xx}, errors ${l.errors}`;
 
@@ -41,8 +32,7 @@ async function paidReadinessOn(label: string, env: Record<string, string>, creat
     const body = JSON.stringify(validReadinessBody());
     const paid = { url: `${server.url}/api/agent/readiness`, method: 'POST' as const, body, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } };
     await load({ ...paid, duration: 2 });
-    const baseline = await load({ url: `${server.url}/api/health` });
-    const readiness = await load(paid);
+    const [baseline, readiness] = await alternating({ url: `${server.url}/api/health` }, paid);
     const ratio = readiness.rps / baseline.rps;
     console.log(`[bench] ${label}: trivial JSON route (baseline): ${fmt(baseline)}`);
     console.log(`[bench] ${label}: POST /api/agent/readiness, prepaid key: ${fmt(readiness)}`);
