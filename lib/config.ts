@@ -29,9 +29,12 @@ const EnvSchema = z.object({
   // Each Checkout creation costs a Stripe API call (shared with the card rail) and a stored record.
   RATE_LIMIT_CHECKOUT_PER_IP: positiveInt(10),
   RATE_LIMIT_WINDOW_SECONDS: positiveInt(60),
-  // Visibility checks of any one site per minute, across all callers (REST and MCP), so the service cannot
-  // be used to load a site; past it the call is answered 429 before anything is charged.
+  // Visibility checks per registrable domain of the checked address per minute, across all callers (REST and
+  // MCP), so the service cannot be used to load a site; past it the call is answered 429 before anything is charged.
   VISIBILITY_CHECKS_PER_HOST_PER_MINUTE: positiveInt(6),
+  // Requests the visibility checks send any one registrable domain per minute, all checks and instances
+  // together, every redirect hop, probe, site file and render subrequest counted where it actually goes.
+  OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE: positiveInt(120),
   // Sign-ins on the site (POST /api/session) one client address may try per window: each is a key guess.
   RATE_LIMIT_SESSION_PER_IP: positiveInt(10),
   // How long the 200 body of a call paid with a credits key is kept for its key (GET /api/reports/<id>).

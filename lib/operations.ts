@@ -3,7 +3,8 @@ import { ReadinessRequest } from '@/lib/checks/readiness/schema';
 import { assessReadiness } from '@/lib/checks/readiness/assess';
 import { readinessRubric } from '@/lib/checks/readiness/rubric';
 import { artifactHash } from '@/lib/canonical-json';
-import { MAX_REQUESTS_PER_CHECK, SiteUnreachable, checkVisibility, visibilityCheckDescription } from '@/lib/checks/visibility/check';
+import { MAX_REQUESTS_PER_CHECK, OutboundBudgetSpent, SiteUnreachable, checkVisibility, visibilityCheckDescription } from '@/lib/checks/visibility/check';
+import { registrableDomain, THIRD_PARTY_REQUESTS_PER_DOMAIN } from '@/lib/checks/visibility/outbound';
 import { InvalidTargetUrl, normalizeTargetUrl } from '@/lib/checks/visibility/target-url';
 import { ACCESS_OUTCOMES } from '@/lib/checks/visibility/access-types';
 import { ProblemError } from '@/lib/problems';
@@ -16,6 +17,11 @@ import { PRICE_USD } from '@/lib/price';
 export interface OperationContext {
   signal: AbortSignal;
   now: Date;
+  /**
+   * Counts one request a check is about to send to a registrable domain against that domain's budget for the
+   * minute (OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE, in the store); `allowed` false: do not send it.
+   */
+  spendOutbound?: (domain: string) => Promise<{ allowed: boolean; retryAfterMs: number }>;
 }
 
 export interface PaidOperation<S extends z.ZodType = z.ZodType, D extends z.ZodObject = z.ZodObject> {
@@ -33,8 +39,9 @@ export interface PaidOperation<S extends z.ZodType = z.ZodType, D extends z.ZodO
   /** Checks beyond the schema that must refuse with 400 before any payment is asked for. */
   precheck?(input: z.infer<S>): void;
   /**
-   * The host the operation fetches from, when it fetches a site: the pipeline then holds it to the
-   * per-host budget (VISIBILITY_CHECKS_PER_HOST_PER_MINUTE), across all callers, before any charge.
+   * The site the operation fetches from (the registrable domain of its address), when it fetches a site: the
+   * pipeline then holds it to the per-site budget (VISIBILITY_CHECKS_PER_HOST_PER_MINUTE), across all callers,
+   * before any charge.
    */
   targetHost?(input: z.infer<S>): string;
   /** True when the work can fail for reasons outside the buyer's request body (it then runs before any charge). */
@@ -86,6 +93,15 @@ export const ReadinessAssessmentResult = z.looseObject({
 /** What the server answered one crawler's own request (lib/checks/visibility/access-types.ts). */
 const CrawlerAccess = z.looseObject({ outcome: z.enum(ACCESS_OUTCOMES), status: z.number().int().nullable(), userAgent: z.string().nullable() });
 
+const RefusedCounts = z.looseObject({ budget: z.number().int().min(0), thirdPartyCap: z.number().int().min(0) });
+/** Where one check's requests went (lib/checks/visibility/outbound.ts OutboundSummary). */
+const OutboundSummary = z.looseObject({
+  requests: z.number().int().min(0),
+  refused: RefusedCounts,
+  domains: z.number().int().min(0),
+  byDomain: z.array(z.looseObject({ domain: z.string(), sent: z.number().int().min(0), refused: RefusedCounts })).max(20),
+});
+
 export const VisibilityCheckResult = z.looseObject({
   ...paidEnvelope,
   checkedAt: z.string(),
@@ -97,7 +113,10 @@ export const VisibilityCheckResult = z.looseObject({
     crawlers: z.array(z.looseObject({ token: z.string(), allowed: z.boolean(), rule: z.string().nullable(), group: z.string().nullable(), access: CrawlerAccess })),
     llmsTxt: z.string(),
     page: z.looseObject({}),
-    site: z.looseObject({ access: z.looseObject({ browserStatus: z.number().int().nullable(), browserUserAgent: z.string(), probes: z.number().int() }) }),
+    site: z.looseObject({
+      access: z.looseObject({ browserStatus: z.number().int().nullable(), browserUserAgent: z.string(), probes: z.number().int() }),
+      outbound: OutboundSummary,
+    }),
     score: z.number().int().min(0),
     scoreMax: z.number().int(),
     rubricVersion: z.string(),
@@ -171,7 +190,15 @@ const VisibilityDescribed = z.strictObject({
   rubricVersion: z.string(),
   scoreMax: z.number().int(),
   scoringRule: z.string(),
-  fetched: z.looseObject({ page: z.string(), site: z.array(z.string()), probes: z.string(), budgetSeconds: z.number(), maxRequests: z.number().int() }),
+  fetched: z.looseObject({
+    page: z.string(),
+    site: z.array(z.string()),
+    probes: z.string(),
+    budgetSeconds: z.number(),
+    maxRequests: z.number().int(),
+    thirdPartyRequestsPerDomain: z.number().int(),
+    outbound: z.string(),
+  }),
   crawlers: z.array(z.looseObject({ token: z.string(), vendor: z.string(), role: z.string(), honorsRobots: z.boolean(), userTriggered: z.boolean() })),
   rubric: z.array(z.looseObject({ id: z.string(), points: z.number() })),
   limits: z.array(z.string()),
@@ -188,8 +215,10 @@ export const visibilityOperation: PaidOperation<typeof VisibilityRequest, typeof
     'and which robots.txt line decided, what the server answers each crawler\'s own request (the page fetched again with each crawler\'s ' +
     'published user agent, beside a desktop browser), how the page reads to a machine, and a 0-100 score against a published rubric with findings ' +
     'ordered by severity. The site is fetched before any charge; a site that cannot be checked is answered 422 and not charged. ' +
-    `One check sends a site at most ${MAX_REQUESTS_PER_CHECK} requests, redirects included (fetched.maxRequests), and one site is checked at most ` +
-    '6 times a minute by default, whoever asks: over that, 429 with Retry-After, before any charge.',
+    `One check sends at most ${MAX_REQUESTS_PER_CHECK} requests, redirects included (fetched.maxRequests), at most ${THIRD_PARTY_REQUESTS_PER_DOMAIN} of them to any domain other than the page's own, ` +
+    'and nothing beyond the page unless it answers 2xx. One site (registrable domain) is checked at most 6 times a minute by default, whoever asks: over that, 429 with ' +
+    'Retry-After, before any charge; and all checks together send any one domain at most 120 requests a minute by default (past that, requests are not sent; ' +
+    'if the page\'s own domain is out, 429 and nothing charged).',
   input: VisibilityRequest,
   output: VisibilityCheckResult,
   example: { url: 'https://example.com/pricing' },
@@ -203,10 +232,10 @@ export const visibilityOperation: PaidOperation<typeof VisibilityRequest, typeof
       throw error;
     }
   },
-  targetHost: (input) => normalizeTargetUrl(input.url).hostname,
+  targetHost: (input) => registrableDomain(normalizeTargetUrl(input.url).hostname),
   workBeforeCharge: true,
-  async run(input, { signal, now }) {
-    const { report, limits } = await checkVisibility(input.url, { signal }).catch((error: unknown) => {
+  async run(input, { signal, now, spendOutbound }) {
+    const { report, limits } = await checkVisibility(input.url, { signal, ...(spendOutbound ? { spendOutbound } : {}) }).catch((error: unknown) => {
       throw visibilityProblem(error);
     });
     return { checkedAt: now.toISOString(), report, limits, artifactHash: artifactHash(report) };
@@ -230,11 +259,15 @@ export const OPERATIONS: readonly PaidOperation[] = [readinessOperation as unkno
 
 /**
  * The visibility check's own failures in the service's error vocabulary: a refused address is 400
- * invalid-url, a site that could not be checked 422 site-unreachable (nothing charged). Other errors pass through.
+ * invalid-url, a site that could not be checked 422 site-unreachable, a site whose requests for the minute are
+ * spent 429 rate-limited with Retry-After (nothing charged). Other errors pass through.
  * @example throw visibilityProblem(new SiteUnreachable('The connection was reset.')) // ProblemError 422
  */
 export function visibilityProblem(error: unknown): unknown {
   if (error instanceof InvalidTargetUrl) return new ProblemError('invalid-url', error.message);
   if (error instanceof SiteUnreachable) return new ProblemError('site-unreachable', error.message);
+  if (error instanceof OutboundBudgetSpent) {
+    return new ProblemError('rate-limited', error.message, { retryAfterSeconds: error.retryAfterSeconds, domain: error.domain }, { 'Retry-After': String(error.retryAfterSeconds) });
+  }
   return error;
 }

@@ -1,9 +1,10 @@
 import type { Store } from '@/lib/store';
 import { problem, type Problem } from '@/lib/problems';
 
-// The per-target-host budget (docs/SECURITY.md, G5): however many callers pay, one site is checked at most
-// `limit` times a minute, so the service cannot be used to load it. It lives in the store, so it holds
-// across instances.
+// The per-target-site budget (docs/SECURITY.md, section 5): however many callers pay, one site (the registrable
+// domain of the address asked for, so every name under a wildcard domain shares it) is checked at most `limit`
+// times a minute, so the service cannot be used to load it. It lives in the store, so it holds across instances.
+// Beside it, `spendOutbound` counts every single request the checks send, at the domain it actually goes to.
 //
 // Two steps, so that unpaid requests neither pay for nothing nor use up the budget:
 //   - before payment, `hostBudgetSpent` only reads a marker that the budget is spent; a request to such a
@@ -55,4 +56,17 @@ export async function spendHostBudget(store: Store, host: string, limit: number,
     await store.setRecord(markerName(host), String(end), now, end - now);
   }
   return hit.allowed ? null : spent(host, limit, hit.retryAfterMs);
+}
+
+/** The store bucket of one domain's outbound requests. */
+const outboundBucket = (domain: string) => `outbound:${domain}`;
+
+/**
+ * Counts one request a check is about to send to `domain` (a registrable domain) in the store's fixed window, so
+ * the count holds across checks and instances; `allowed` false means it must not be sent.
+ * @example const spend = (domain: string) => spendOutbound(store, domain, 120, Date.now()); // a check's OutboundSpend
+ */
+export async function spendOutbound(store: Store, domain: string, limit: number, now: number): Promise<{ allowed: boolean; retryAfterMs: number }> {
+  const hit = await store.hitRateLimit(outboundBucket(domain), limit, HOST_BUDGET_WINDOW_MS, now);
+  return { allowed: hit.allowed, retryAfterMs: hit.retryAfterMs };
 }

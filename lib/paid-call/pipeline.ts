@@ -16,7 +16,7 @@ import type { PaymentRails } from '@/lib/payments/rails';
 import type { PaymentChallenge } from '@/lib/payments/challenge';
 import type { PaymentCredential, PaymentFailure, ValidCredential } from '@/lib/payments/verify';
 import { findUnconfirmed, paidBody, reconcileOne, recordUnconfirmed } from '@/lib/payments/settlements';
-import { hostBudgetSpent, spendHostBudget } from './host-budget';
+import { hostBudgetSpent, spendHostBudget, spendOutbound } from './host-budget';
 
 // The paid-call pipeline: one for every paid operation, over REST and MCP. It speaks neither HTTP nor
 // JSON-RPC: it takes the call as data and returns an outcome; lib/paid-call/http.ts and mcp.ts render it.
@@ -78,7 +78,8 @@ export interface PaidCallDeps {
     | 'CREDITS_RESERVATION_HOLD_SECONDS'
     | 'VISIBILITY_CHECKS_PER_HOST_PER_MINUTE'
     | 'REPORT_RETENTION_DAYS'
-  >;
+  > &
+    Partial<Pick<Config, 'OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE'>>;
   store: Store;
   rails: PaymentRails | null;
   now?: () => Date;
@@ -178,7 +179,7 @@ async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOut
   if (refused) return refused;
   let result: Record<string, unknown>;
   try {
-    result = await runOperation(call, input, now);
+    result = await runOperation(deps, call, input, now);
   } catch (error) {
     await abandon();
     throw error;
@@ -347,11 +348,17 @@ async function releasePayment(store: Store, admitted: Admitted): Promise<void> {
   if (admitted.payment.kind === 'credits') await releaseCall(store, admitted.payment.usageId).catch(() => false);
 }
 
+/** Requests a check sends any one domain a minute when the deps' config does not say (lib/config.ts's default). */
+const DEFAULT_OUTBOUND_PER_MINUTE = 120;
+
 /** Step 6: the operation's work; its signal is built only if the work reads it. */
-function runOperation(call: PaidCall, input: unknown, now: Clock): Promise<Record<string, unknown>> {
+function runOperation(deps: PaidCallDeps, call: PaidCall, input: unknown, now: Clock): Promise<Record<string, unknown>> {
   let signal: AbortSignal | undefined;
+  const outboundLimit = deps.config.OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE ?? DEFAULT_OUTBOUND_PER_MINUTE;
   const context = {
     now: new Date(now()),
+    // Every request a check sends is counted at its domain in the store, across checks and instances.
+    spendOutbound: (domain: string) => spendOutbound(deps.store, domain, outboundLimit, now()),
     get signal() {
       return (signal ??= call.signal?.() ?? AbortSignal.timeout(60_000));
     },

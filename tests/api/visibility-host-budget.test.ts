@@ -23,7 +23,7 @@ beforeEach(async () => {
   vi.useFakeTimers({ toFake: ['Date'] });
   vi.setSystemTime(FROZEN_AT);
   site = await startFixtureSite(goodRoutes());
-  process.env.CHECK_HOST_MAP = site.hostMap(['site.test', 'www.site.test']);
+  process.env.CHECK_HOST_MAP = site.hostMap(['site.test', 'www.site.test', 'other.test']);
   rt = installTestRuntime({ VISIBILITY_CHECKS_PER_HOST_PER_MINUTE: '6' });
   ({ key, keyHash } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25'));
 });
@@ -81,10 +81,10 @@ describe('the per-host budget on POST /api/agent/ai-visibility', () => {
     expect(await callsLeft()).toBe(24);
   });
 
-  it('counts each host on its own', async () => {
+  it('counts each site (registrable domain) on its own: www.site.test is site.test, other.test is not', async () => {
     for (let i = 1; i <= 6; i++) expect((await paid('https://site.test/guide', i)).status).toBe(200);
-    expect((await paid('https://www.site.test/guide', 7)).status).toBe(200);
-    expect((await paid('https://site.test/guide', 8)).status).toBe(429);
+    expect((await paid('https://www.site.test/guide', 7)).status).toBe(429);
+    expect((await paid('https://other.test/guide', 8)).status).toBe(200);
     expect(await callsLeft()).toBe(18);
   });
 

@@ -46,7 +46,7 @@ function failureOf(err: unknown): ProbeFailure {
   return 'connection';
 }
 
-async function probe(url: URL, userAgent: string, options: Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap'>): Promise<ProbeResponse> {
+async function probe(url: URL, userAgent: string, options: Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap' | 'outbound'>): Promise<ProbeResponse> {
   try {
     const res = await safeFetch(url, {
       ...options,
@@ -69,7 +69,7 @@ async function probe(url: URL, userAgent: string, options: Pick<SafeFetchOptions
  * @example const probes = await runAccessProbes(new URL(page.url), { signal, hostMap });
  *   probes.crawlers.find((p) => p.token === 'GPTBot')?.status // 403
  */
-export async function runAccessProbes(pageUrl: URL, options: Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap'>): Promise<AccessProbes> {
+export async function runAccessProbes(pageUrl: URL, options: Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap' | 'outbound'>): Promise<AccessProbes> {
   const run = limiter(ACCESS_PROBE_CONCURRENCY);
   // The browser goes first so that its answer, the comparison for all the others, is never the last to come.
   const browser = run(() => probe(pageUrl, BROWSER_USER_AGENT, options));

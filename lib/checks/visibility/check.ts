@@ -1,19 +1,21 @@
 // The AI Visibility Check: fetch one page and the few site files that decide its visibility, then
-// assemble the SPEC 2.3 report. All network access goes through safeFetch (SSRF guards, size caps).
+// assemble the SPEC 2.3 report. All network access goes through safeFetch (SSRF guards, size caps), and every
+// request asks the check's outbound gate first (outbound.ts: a budget per domain and minute, a cap per check for
+// any domain that is not the page's own).
 //
-// Request plan, chosen to keep the dependent chain short:
-//   at once:  the page, the page again with `Accept: text/markdown`, /robots.txt, /sitemap.xml, /llms.txt,
-//             /llms-full.txt, /.well-known/tdmrep.json, and (https only) http://host/
-//   then:     only if the page redirected to another origin, the same site probes for that origin, since
-//             robots.txt and friends belong to the host that answered (RFC 9309 is per authority);
-//             at once, each as soon as the file it depends on arrived:
+// Request plan, chosen so that a page that fails costs the world one request:
+//   first:    the page alone, following its redirects.
+//   then, only if the page finally answered 2xx, at once:
+//             the page again with `Accept: text/markdown`, and the site files of the origin that answered:
+//             /robots.txt, /sitemap.xml, /llms.txt, /llms-full.txt, /.well-known/tdmrep.json, and (https only)
+//             http://host/; each dependent request as soon as the file it depends on arrived:
 //               - up to 5 links of /llms.txt (site-signals.ts LLMS_LINKS_MAX);
 //               - only if /sitemap.xml is not a sitemap, the first `Sitemap:` URL of robots.txt, and only if
-//                 the sitemap is an index, its first child (the longest chain: 3 requests deep).
-//             once the page is in, the access probes of its final address (access-probes.ts: a browser and
-//             each crawler, 4 at a time), alongside the site files still in flight.
-// The site signals (signal-fetches.ts) add at most 1 request per check and 7 per origin probed: 8 for a
-// page that stays on its origin, 15 when it redirects to another one.
+//                 the sitemap is an index, its first child (the longest chain: 3 requests deep);
+//             the access probes of the final address (access-probes.ts: a browser and each crawler, 4 at a
+//             time), and the rendered view (render/), whose browser fetches through safeFetch as well.
+//   A page that answers anything else is reported as it answered, with nothing else fetched.
+// The site signals (signal-fetches.ts) add at most 1 request per check and 7 per origin probed.
 // Everything shares one AbortSignal carrying the whole-check budget.
 
 import { TaskDeadlineError, TaskThreadError } from '@/lib/worker-pool';
@@ -35,7 +37,8 @@ import {
   type PublishedRubricItem,
   type ScoringLine,
 } from './rubric';
-import { DEFAULT_MAX_BYTES, MAX_REDIRECTS, FetchFailedError, FetchRefusedError, safeFetch, type FetchResult, type LookupFn, type SafeFetchOptions } from './safe-fetch';
+import { DEFAULT_MAX_BYTES, MAX_REDIRECTS, FetchFailedError, FetchRefusedError, OutboundRefusedError, safeFetch, type FetchResult, type LookupFn, type SafeFetchOptions } from './safe-fetch';
+import { createOutboundGate, THIRD_PARTY_REQUESTS_PER_DOMAIN, type OutboundGate, type OutboundRefused, type OutboundSpend, type OutboundSummary } from './outbound';
 import { resolveHostMap, type HostMap } from './host-map';
 import { fetchLlmsLinks, fetchMarkdownAnswer, fetchTdmrep, SIGNAL_REQUESTS_PER_CHECK, SIGNAL_REQUESTS_PER_ORIGIN } from './signal-fetches';
 import { InvalidTargetUrl, normalizeTargetUrl } from './target-url';
@@ -44,7 +47,7 @@ import { RENDER_MAX_REDIRECTS, RENDER_MAX_REQUESTS } from './render/render';
 
 export { isSitemapDocument } from './analysis';
 
-export const CHECK_VERSION = '2.0.0';
+export const CHECK_VERSION = '2.1.0';
 /** Whole-check budget: every request of one check shares it. */
 export const CHECK_BUDGET_MS = 20_000;
 /** The page may use most of the budget; the site files are small and get less. */
@@ -60,12 +63,13 @@ const LLMS_FULL_MAX_BYTES = 8 * 1024;
 const SITE_FILES_PER_ORIGIN = 6;
 /**
  * The most HTTP requests one check can make, redirects included: the page and its Markdown variant, the site
- * files and site-signal requests of at most two origins (the one asked for and the one the page redirected
- * to), the access probes, and, when the rendered view runs, the browser's subrequests (to any host). Stated in the
- * free GET; tests/visibility/request-bound.test.ts holds a check to it.
+ * files and site-signal requests of the origin that answered, the access probes, and, when the rendered view
+ * runs, the browser's subrequests (to any host). Stated in the free GET; tests/visibility/request-bound.test.ts
+ * holds a check to it. Of these, any one domain other than the page's own gets at most
+ * THIRD_PARTY_REQUESTS_PER_DOMAIN.
  */
 export const MAX_REQUESTS_PER_CHECK =
-  (1 + MAX_REDIRECTS) * (1 + SIGNAL_REQUESTS_PER_CHECK + 2 * (SITE_FILES_PER_ORIGIN + SIGNAL_REQUESTS_PER_ORIGIN)) +
+  (1 + MAX_REDIRECTS) * (1 + SIGNAL_REQUESTS_PER_CHECK + SITE_FILES_PER_ORIGIN + SIGNAL_REQUESTS_PER_ORIGIN) +
   ACCESS_PROBE_MAX_REQUESTS +
   RENDER_MAX_REQUESTS * (1 + RENDER_MAX_REDIRECTS);
 
@@ -85,6 +89,11 @@ export interface CheckOptions {
   budgetMs?: number;
   /** Overrides ANALYSIS_DEADLINE_MS, the time the parsing and scoring of one step may take (tests). */
   analysisDeadlineMs?: number;
+  /**
+   * Counts each request against its registrable domain's budget for the minute (outbound.ts). The paid
+   * operation passes one over the store; without it only the per-check cap for third parties applies.
+   */
+  spendOutbound?: OutboundSpend;
 }
 
 export type PresenceState = 'found' | 'missing';
@@ -105,6 +114,8 @@ export interface VisibilitySite {
   contentUsage: SiteSignals['contentUsage'];
   licensing: SiteSignals['licensing'];
   access: SiteAccess;
+  /** Where this check's requests went, per registrable domain, and the ones it did not send. */
+  outbound: OutboundSummary;
 }
 
 export interface VisibilityReport {
@@ -129,7 +140,7 @@ export interface VisibilityResult {
   limits: string[];
 }
 
-type FetchOptions = Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap'>;
+type FetchOptions = Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap' | 'outbound'>;
 /**
  * How the check runs its analysis steps on the pool. Only the caller's signal drops a queued step: the
  * budget bounds the fetches, and files still pending when it ran out are analysed as not fetched.
@@ -244,6 +255,24 @@ export class SiteUnreachable extends Error {
   }
 }
 
+/**
+ * The check would have to send more requests to `domain` than its budget for the minute allows (the page
+ * itself, or the files and probes a report needs). Nothing past the budget was sent; the edge answers 429
+ * with Retry-After and charges nothing.
+ */
+export class OutboundBudgetSpent extends Error {
+  readonly domain: string;
+  /** Whole seconds until the domain's window ends, at least 1. */
+  readonly retryAfterSeconds: number;
+  constructor(domain: string, retryAfterMs: number) {
+    const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+    super(`${domain} has had as many requests from this service as it gets in a minute, so the check stopped. Retry in ${seconds} s. Nothing was charged.`);
+    this.name = 'OutboundBudgetSpent';
+    this.domain = domain;
+    this.retryAfterSeconds = seconds;
+  }
+}
+
 function unreachable(err: unknown): SiteUnreachable {
   const reason =
     err instanceof FetchRefusedError || err instanceof FetchFailedError
@@ -266,10 +295,11 @@ function analysisFailed(err: unknown, caller: AbortSignal | undefined): unknown 
 /**
  * Runs the AI Visibility Check on one address.
  * @throws InvalidTargetUrl when the address is refused before any request, SiteUnreachable when the
- *   page itself cannot be fetched (the edge answers them 400 invalid-url and 422 site-unreachable). Any
- *   HTTP answer, 404 or 500 included, produces a report: the status is a finding, not a failure of the check.
+ *   page itself cannot be fetched, OutboundBudgetSpent when the page's own domain has no requests left for the
+ *   minute (the edge answers them 400 invalid-url, 422 site-unreachable and 429 rate-limited). Any HTTP answer,
+ *   404 or 500 included, produces a report: the status is a finding, not a failure of the check.
  * @example
- * const { report, limits } = await checkVisibility('https://example.com/pricing', { signal });
+ * const { report, limits } = await checkVisibility('https://example.com/pricing', { signal, spendOutbound });
  * report.score // 0..100, scored against report.rubric; report.findings explain every point lost
  */
 export async function checkVisibility(input: string, options: CheckOptions = {}): Promise<VisibilityResult> {
@@ -278,11 +308,12 @@ export async function checkVisibility(input: string, options: CheckOptions = {})
   const target = normalizeTargetUrl(input, { allowHosts: hostMap.keys() });
 
   const budget = AbortSignal.timeout(options.budgetMs ?? CHECK_BUDGET_MS);
-  // Aborted when the check ends either way, so probes whose answer is no longer needed (the page
-  // failed, or redirected to another origin) stop instead of holding sockets until the budget.
+  // Aborted when the check ends either way, so requests whose answer is no longer needed stop instead of
+  // holding sockets until the budget.
   const finished = new AbortController();
   const signal = AbortSignal.any([budget, finished.signal, ...(options.signal ? [options.signal] : [])]);
-  const fetchOptions: FetchOptions = { signal, hostMap, ...(options.lookup ? { lookup: options.lookup } : {}) };
+  const gate = createOutboundGate({ own: [target.hostname], ...(options.spendOutbound ? { spend: options.spendOutbound } : {}) });
+  const fetchOptions: FetchOptions = { signal, hostMap, outbound: gate, ...(options.lookup ? { lookup: options.lookup } : {}) };
 
   const analysis: AnalysisOptions = {
     ...(options.signal ? { signal: options.signal } : {}),
@@ -290,7 +321,7 @@ export async function checkVisibility(input: string, options: CheckOptions = {})
   };
 
   try {
-    return await runCheck(target, fetchOptions, analysis);
+    return await runCheck(target, fetchOptions, gate, analysis);
   } catch (err) {
     throw analysisFailed(err, options.signal);
   } finally {
@@ -298,28 +329,89 @@ export async function checkVisibility(input: string, options: CheckOptions = {})
   }
 }
 
-async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: AnalysisOptions): Promise<VisibilityResult> {
-  const pagePromise = safeFetch(target, { ...fetchOptions, timeoutMs: PAGE_TIMEOUT_MS, maxBytes: PAGE_MAX_BYTES });
-  const markdownPromise = fetchMarkdownAnswer(target, { ...fetchOptions, timeoutMs: PROBE_TIMEOUT_MS });
-  const firstProbes = probeSite(new URL(target.origin), fetchOptions, analysis);
-  // Settled below; until then a failure of the page must not leave this rejection unhandled.
-  firstProbes.catch(() => {});
+/** What a report holds for the site files when the page did not answer 2xx and none were requested. */
+const NOT_FETCHED_FILES: SiteFiles = {
+  robots: fetchedFile(null),
+  sitemap: { ...fetchedFile(null), url: null },
+  sitemapChild: null,
+  llms: fetchedFile(null),
+  llmsFull: fetchedFile(null),
+  llmsLinks: [],
+  tdmrep: fetchedFile(null),
+  httpRedirectsToHttps: null,
+};
 
+/**
+ * Findings that read the site files, the Markdown variant or the probes. When the page did not answer 2xx none
+ * of those were requested, so these findings would describe requests never made and are left out.
+ */
+const SITE_FILE_FINDINGS: ReadonlySet<string> = new Set([
+  'search-crawlers-blocked', 'search-crawlers-refused', 'ai-answer-crawlers-blocked', 'ai-answer-crawlers-refused',
+  'robots-unreachable', 'robots-too-complex', 'training-crawlers-blocked', 'user-fetchers-blocked', 'noindex-hidden-by-robots',
+  'content-signals', 'content-signal-conflict', 'http-not-redirected', 'sitemap-missing', 'page-not-in-sitemap',
+  'markdown-not-offered', 'crawler-blocked-by-server',
+]);
+const isSiteFileFinding = (id: string) => SITE_FILE_FINDINGS.has(id) || id.startsWith('llms-txt') || id.startsWith('llms-full-txt');
+
+/** The limit line of a report whose page did not answer 2xx. */
+export function notFetchedLimit(status: number): string {
+  return `The page answered ${status}, so nothing else was requested: robots.txt, the sitemap, llms.txt, llms-full.txt, tdmrep.json, http://, the Markdown variant and the crawler probes were not fetched, and the report makes no finding about them (their states read unreachable, missing or not-probed only because they were not asked for).`;
+}
+
+/** The limit line of a report some of whose requests the outbound gate did not send. */
+function refusedLimit(refusals: readonly OutboundRefused[]): string | null {
+  if (refusals.length === 0) return null;
+  const domains = [...new Set(refusals.map((r) => r.domain))];
+  const budget = refusals.filter((r) => r.reason === 'budget').length;
+  const cap = refusals.length - budget;
+  const parts = [
+    budget > 0 ? `${budget} because the domain had used its requests for the minute` : null,
+    cap > 0 ? `${cap} because this check sends a site other than the one checked at most ${THIRD_PARTY_REQUESTS_PER_DOMAIN} requests` : null,
+  ].filter((p): p is string => p !== null);
+  return `${refusals.length} requests of this check were not sent (${parts.join('; ')}), to ${domains.slice(0, 5).join(', ')}${domains.length > 5 ? ' and others' : ''}: site.outbound counts them, and what they were for reads as not answered.`;
+}
+
+async function runCheck(target: URL, fetchOptions: FetchOptions, gate: OutboundGate, analysis: AnalysisOptions): Promise<VisibilityResult> {
   let page: FetchResult;
   try {
-    page = await pagePromise;
+    page = await safeFetch(target, { ...fetchOptions, timeoutMs: PAGE_TIMEOUT_MS, maxBytes: PAGE_MAX_BYTES });
   } catch (err) {
-    // The probes' fetches cannot reject; let them wind down on the shared signal.
+    if (err instanceof OutboundRefusedError && err.code === 'budget') throw gate.failure() ?? new OutboundBudgetSpent(err.domain, err.retryAfterMs);
     throw unreachable(err);
   }
 
-  // Only now: a page that cannot be fetched is never rendered. Runs beside the site files; never rejects.
-  const rendered = renderedView(page, { ...fetchOptions, signal: fetchOptions.signal!, hostMap: resolveHostMap(fetchOptions.hostMap), analysis });
   const finalUrl = new URL(page.url);
-  const [files, probes] = await Promise.all([
-    finalUrl.origin === target.origin ? firstProbes : probeSite(new URL(finalUrl.origin), fetchOptions, analysis),
-    runAccessProbes(finalUrl, fetchOptions),
-  ]);
+  gate.addOwn(finalUrl.hostname);
+  const answered = page.status >= 200 && page.status <= 299;
+  // The site phase's own view of the gate, so its refusals can be told from the renderer's.
+  const siteRefusals: OutboundRefused[] = [];
+  const siteFetches: FetchOptions = {
+    ...fetchOptions,
+    outbound: {
+      ...gate,
+      admit: async (url) => {
+        const refused = await gate.admit(url);
+        if (refused) siteRefusals.push(refused);
+        return refused;
+      },
+    },
+  };
+
+  // Only now: a page that cannot be fetched is never rendered (nor one that answered non-2xx). Runs beside the
+  // site files; never rejects.
+  const rendered = renderedView(page, { ...fetchOptions, signal: fetchOptions.signal!, hostMap: resolveHostMap(fetchOptions.hostMap), analysis });
+  const [files, markdown, probes] = answered
+    ? await Promise.all([
+        probeSite(new URL(finalUrl.origin), siteFetches, analysis),
+        fetchMarkdownAnswer(target, { ...siteFetches, timeoutMs: PROBE_TIMEOUT_MS }),
+        runAccessProbes(finalUrl, siteFetches),
+      ])
+    : [NOT_FETCHED_FILES, { status: null, contentType: null }, null];
+  // A report whose own site's files were refused by the budget would score requests that were never sent:
+  // the check stops instead, uncharged, as when the page itself is refused.
+  const ownSpent = siteRefusals.find((r) => r.reason === 'budget' && gate.isOwn(r.domain));
+  if (ownSpent) throw gate.failure() ?? new OutboundBudgetSpent(ownSpent.domain, ownSpent.retryAfterMs);
+
   const fetchedPage: FetchedPage = {
     url: page.url,
     status: page.status,
@@ -328,7 +420,7 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
     truncated: page.truncated,
     redirects: page.redirects.length,
   };
-  const result = await analyse({ kind: 'site', page: fetchedPage, files, markdown: await markdownPromise, probes }, analysis);
+  const result = await analyse({ kind: 'site', page: fetchedPage, files, markdown, ...(probes ? { probes } : {}) }, analysis);
   const view = await rendered;
 
   const report: VisibilityReport = {
@@ -336,7 +428,8 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
     checkedUrl: page.url,
     status: page.status,
     robotsTxt: result.robotsState,
-    crawlers: result.crawlers,
+    // Unfetched, robots.txt decides nothing: the verdicts say so rather than quote an answer never asked for.
+    crawlers: answered ? result.crawlers : result.crawlers.map((c) => ({ ...c, rule: `robots.txt was not requested: the page answered ${page.status}` })),
     llmsTxt: result.llms.state,
     page: { ...result.page, rendering: view.rendering },
     site: {
@@ -350,15 +443,17 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
       llmsFullTxt: result.llmsFullState,
       ...result.signals,
       access: result.access,
+      outbound: gate.summary(),
     },
     score: result.score,
     scoreMax: SCORE_MAX,
     rubricVersion: RUBRIC_VERSION,
     rubric: RUBRIC.map((item) => ({ ...item })),
     scoring: result.scoring,
-    findings: withRenderedFindings(result.findings, view.findings),
+    findings: withRenderedFindings(answered ? result.findings : result.findings.filter((f) => !isSiteFileFinding(f.id)), view.findings),
   };
-  return { report, limits: view.limits };
+  const extra = [answered ? null : notFetchedLimit(page.status), refusedLimit(gate.refusals())].filter((l): l is string => l !== null);
+  return { report, limits: [...view.limits, ...extra] };
 }
 
 /**
@@ -376,7 +471,7 @@ export function visibilityCheckDescription() {
     scoringRule:
       `The score is the sum of the points earned per rubric item. A blocking failure (the page answers non-2xx, carries noindex for search crawlers, or robots.txt disallows it for Googlebot, an unreachable robots.txt included) caps the score at ${BLOCKING_SCORE_CAP}. Response time is reported but not scored.`,
     fetched: {
-      page: `the address given, following up to 5 redirects, reading at most ${PAGE_MAX_BYTES / 1024} KB`,
+      page: `the address given, following up to 5 redirects, reading at most ${PAGE_MAX_BYTES / 1024} KB; everything below only once it finally answered 2xx (a page that fails or answers otherwise costs its site that one request and its redirects)`,
       site: [
         'the page again with Accept: text/markdown',
         '/robots.txt',
@@ -389,6 +484,8 @@ export function visibilityCheckDescription() {
       probes: `the final page address once as a desktop browser and once as each of the ${PROBED_CRAWLERS.length} crawlers that send requests, with its published user agent, at most ${ACCESS_PROBE_CONCURRENCY} at a time, reading at most ${ACCESS_PROBE_MAX_BYTES / 1024} KB each`,
       budgetSeconds: CHECK_BUDGET_MS / 1000,
       maxRequests: MAX_REQUESTS_PER_CHECK,
+      thirdPartyRequestsPerDomain: THIRD_PARTY_REQUESTS_PER_DOMAIN,
+      outbound: `Every request, each redirect hop included, is counted against the registrable domain it goes to. One check sends at most ${MAX_REQUESTS_PER_CHECK} requests in all, and at most ${THIRD_PARTY_REQUESTS_PER_DOMAIN} to any domain other than the page's own (the domain asked for and the one the page finally answered from): render subrequests, llms.txt links, sitemap children and redirects elsewhere. Across all checks, each domain gets at most a set number of requests a minute (120 by default); requests past either limit are not sent and are counted in report.site.outbound.`,
     },
     crawlers: CRAWLERS.map((c) => ({
       token: c.token,

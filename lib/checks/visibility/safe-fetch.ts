@@ -13,6 +13,7 @@ import zlib from 'node:zlib';
 import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
 import { resolveHostMap, type HostMap } from './host-map';
+import type { OutboundGate, OutboundRefused } from './outbound';
 import { InvalidTargetUrl, normalizeTargetUrl } from './target-url';
 import { countFetch } from '@/lib/metrics';
 
@@ -52,6 +53,8 @@ export interface SafeFetchOptions {
   appUrl?: string;
   /** Replaces our own User-Agent (the access probes send each crawler's and a browser's). */
   userAgent?: string;
+  /** The check's outbound gate (outbound.ts): asked before every hop is sent; a refused hop sends nothing. */
+  outbound?: OutboundGate;
 }
 
 export interface FetchResult {
@@ -76,7 +79,7 @@ export interface FetchResult {
   ttfbMs: number;
 }
 
-export type FetchRefusedCode = 'invalid-url' | 'private-address';
+export type FetchRefusedCode = 'invalid-url' | 'private-address' | 'budget' | 'third-party-cap';
 
 /** The address, or one a redirect led to, is not one we will connect to. Message is fit to show. */
 export class FetchRefusedError extends Error {
@@ -87,6 +90,24 @@ export class FetchRefusedError extends Error {
     this.name = 'FetchRefusedError';
     this.code = code;
     this.url = url;
+  }
+}
+
+/** The check's outbound gate would not send this hop: the domain's budget is spent, or the check's cap for it. */
+export class OutboundRefusedError extends FetchRefusedError {
+  readonly domain: string;
+  readonly retryAfterMs: number;
+  constructor(refused: OutboundRefused, url: string) {
+    super(
+      refused.reason,
+      refused.reason === 'budget'
+        ? `${refused.domain} has had as many requests from this service as it gets in a minute; this one was not sent.`
+        : `This check has sent ${refused.domain} as many requests as it sends a site other than the one checked; this one was not sent.`,
+      url,
+    );
+    this.name = 'OutboundRefusedError';
+    this.domain = refused.domain;
+    this.retryAfterMs = refused.retryAfterMs;
   }
 }
 
@@ -469,6 +490,9 @@ async function guardedFetch(url: URL, options: SafeFetchOptions): Promise<FetchR
       const started = performance.now();
       const hop = await planHop(current, hostMap, lookup, signal);
       pins.set(hop.hostname, hop.addresses);
+      // Asked for every hop, once the guards above passed and before a byte is sent.
+      const refused = options.outbound ? await raceSignal(options.outbound.admit(current), signal) : null;
+      if (refused) throw new OutboundRefusedError(refused, current.href);
 
       const res = await request(hop.connectUrl, {
         dispatcher: agent,

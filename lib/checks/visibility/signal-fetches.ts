@@ -18,7 +18,7 @@ export const SIGNAL_REQUESTS_PER_CHECK = 1;
 /** Requests the site signals add per origin probed, at most: tdmrep.json, a sitemap index's first child, the llms.txt links. */
 export const SIGNAL_REQUESTS_PER_ORIGIN = 2 + LLMS_LINKS_MAX;
 
-type Options = Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap'> & { timeoutMs: number };
+type Options = Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap' | 'outbound'> & { timeoutMs: number };
 
 /**
  * The page URL asked for with `Accept: text/markdown` (Markdown for Agents negotiation): status and

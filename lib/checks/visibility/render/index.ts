@@ -2,6 +2,7 @@
 // beside the site files, whose answer never fails the check. Shutdown closes the shared browser.
 
 import type { HostMap } from '../host-map';
+import type { OutboundGate } from '../outbound';
 import { compareFindings, VISIBILITY_LIMITS, type Finding } from '../rubric';
 import type { LookupFn } from '../safe-fetch';
 import { analyse } from '../analysis-pool';
@@ -24,6 +25,8 @@ export interface RenderedViewOptions {
   signal: AbortSignal;
   hostMap: HostMap;
   lookup?: LookupFn;
+  /** The check's outbound gate (outbound.ts), asked before each subrequest hop. */
+  outbound?: OutboundGate;
   /** How the comparison runs on the analysis pool (the check's own settings). */
   analysis?: { signal?: AbortSignal; deadlineMs?: number };
   /** Replaces the settings read from the environment (tests). */

@@ -6,6 +6,7 @@
 
 import type { BrowserContext, Route } from 'playwright-core';
 import type { HostMap } from '../host-map';
+import type { OutboundGate } from '../outbound';
 import { FetchRefusedError, safeFetch, type LookupFn } from '../safe-fetch';
 import { createLimiter, leaseBrowser, type Limiter } from './browser';
 import type { RenderCapture } from './compare';
@@ -47,6 +48,8 @@ export interface CaptureOptions {
   signal: AbortSignal;
   hostMap: HostMap;
   lookup?: LookupFn;
+  /** The check's outbound gate: each subrequest hop asks it first, and a refusal counts as refused. */
+  outbound?: OutboundGate;
   /** Replaces the settings read from the environment (tests). */
   settings?: RendererSettings;
 }
@@ -266,6 +269,7 @@ async function guardRequest(route: Route, options: CaptureOptions, meter: Meter,
       signal: deadline,
       hostMap: options.hostMap,
       ...(options.lookup ? { lookup: options.lookup } : {}),
+      ...(options.outbound ? { outbound: options.outbound } : {}),
       maxBytes: bytesLeft,
       maxRedirects: RENDER_MAX_REDIRECTS,
       timeoutMs: RENDER_TIME_MS,
