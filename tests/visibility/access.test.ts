@@ -28,6 +28,12 @@ describe('digestHtml', () => {
 });
 
 describe('classifyProbe', () => {
+  it("a probe held back by the check's own request limits is an error that says so, never blocked", () => {
+    const reading = classifyProbe(answer(null, '', [], 'not-sent'), BROWSER);
+    expect(reading.access.outcome).toBe('error');
+    expect(reading.evidence).toBe("redirected to another site, which this check's request limits did not let it reach (says nothing about the crawler)");
+  });
+
   it('maps statuses: 402 pay, 429 rate-limited, 401/403/404/410/451 and other 4xx blocked, 5xx and 3xx error', () => {
     expect(outcome(answer(402))).toBe('payment-required');
     expect(outcome(answer(429))).toBe('rate-limited');

@@ -80,6 +80,17 @@ describe('llms.txt links', () => {
     expect(result.broken).toBe(4);
     expect(result.links.map((l) => l.outcome)).toEqual(['ok', 'ok', 'http-error', 'html-not-markdown', 'no-answer', 'refused']);
   });
+
+  it("does not count a link the check's own request limits held back as checked or broken", () => {
+    const result = assessLlmsLinks([
+      { url: 'https://s.test/ok.md', status: 200, contentType: 'text/markdown', body: '# Ok', refused: false },
+      { url: 'https://third.test/a.md', status: null, contentType: null, body: null, refused: false, notSent: true },
+      { url: 'https://s.test/gone.md', status: 404, contentType: 'text/plain', body: 'no', refused: false },
+    ]);
+    expect(result.checked).toBe(2);
+    expect(result.broken).toBe(1);
+    expect(result.links.map((l) => l.outcome)).toEqual(['ok', 'not-sent', 'http-error']);
+  });
 });
 
 describe('Content-Signal per robots.txt group', () => {

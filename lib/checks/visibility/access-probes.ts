@@ -6,7 +6,7 @@
 
 import { ACCESS_PROBE_MAX_BYTES, PROBE_HEADERS, type AccessProbes, type ProbeFailure, type ProbeResponse } from './access';
 import { BROWSER_USER_AGENT, CRAWLERS } from './crawlers';
-import { FetchFailedError, FetchRefusedError, safeFetch, type SafeFetchOptions } from './safe-fetch';
+import { FetchFailedError, FetchRefusedError, OutboundRefusedError, safeFetch, type SafeFetchOptions } from './safe-fetch';
 
 /** Probes in flight at once, all to the same host. */
 export const ACCESS_PROBE_CONCURRENCY = 4;
@@ -41,6 +41,7 @@ function limiter(max: number) {
 }
 
 function failureOf(err: unknown): ProbeFailure {
+  if (err instanceof OutboundRefusedError) return 'not-sent';
   if (err instanceof FetchRefusedError) return 'refused';
   if (err instanceof FetchFailedError) return err.code;
   return 'connection';

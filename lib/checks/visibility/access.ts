@@ -26,8 +26,12 @@ export const PROBE_HEADERS = [
   'x-datadome',
 ] as const;
 
-/** Why a probe got no HTTP answer (safe-fetch's failure codes, `refused` for a guard refusal). */
-export type ProbeFailure = 'timeout' | 'connection' | 'dns' | 'tls' | 'too-many-redirects' | 'redirect-loop' | 'bad-response' | 'refused';
+/**
+ * Why a probe got no HTTP answer: safe-fetch's failure codes, `refused` for an SSRF guard refusal, `not-sent` when
+ * a hop was held back by the check's own request limits (a domain's budget for the minute, the per-check cap for
+ * a third party), which says nothing about the site.
+ */
+export type ProbeFailure = 'timeout' | 'connection' | 'dns' | 'tls' | 'too-many-redirects' | 'redirect-loop' | 'bad-response' | 'refused' | 'not-sent';
 
 /** One probe's answer as the analysis needs it; plain data, so it can cross to the worker thread. */
 export interface ProbeResponse {
@@ -219,6 +223,8 @@ function failureEvidence(failure: ProbeFailure): string {
       return 'no answer within the time limit';
     case 'refused':
       return 'redirected to an address the check does not fetch (private, local or not a web address)';
+    case 'not-sent':
+      return "redirected to another site, which this check's request limits did not let it reach (says nothing about the crawler)";
     default:
       return `no usable answer (${failure})`;
   }

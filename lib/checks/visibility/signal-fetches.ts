@@ -4,7 +4,7 @@
 // site file answered, or that it did not, is a fact for the report.
 
 import type { FetchedFile, MarkdownAnswer } from './analysis';
-import { FetchRefusedError, safeFetch, type FetchResult, type SafeFetchOptions } from './safe-fetch';
+import { FetchRefusedError, OutboundRefusedError, safeFetch, type FetchResult, type SafeFetchOptions } from './safe-fetch';
 import { LLMS_LINKS_MAX, type LlmsLinkFetch } from './site-signals';
 
 /** Only the headers matter for the Markdown question; a few bytes of body are read and dropped. */
@@ -48,9 +48,10 @@ export function fetchLlmsLinks(urls: readonly string[], options: Options): Promi
           maxBytes: LLMS_LINK_MAX_BYTES,
           accept: 'text/markdown,text/plain;q=0.9,text/html;q=0.8,*/*;q=0.5',
         });
-        return { url, status: res.status, contentType: res.header('content-type'), body: res.body, refused: false };
+        return { url, status: res.status, contentType: res.header('content-type'), body: res.body, refused: false, notSent: false };
       } catch (err) {
-        return { url, status: null, contentType: null, body: null, refused: err instanceof FetchRefusedError };
+        const notSent = err instanceof OutboundRefusedError;
+        return { url, status: null, contentType: null, body: null, refused: !notSent && err instanceof FetchRefusedError, notSent };
       }
     }),
   );

@@ -75,7 +75,10 @@ export function llmsTxtLinkTargets(body: string, base: string): string[] {
   return out;
 }
 
-/** One followed llms.txt link as fetched: `refused` when the SSRF guard would not fetch it. */
+/**
+ * One followed llms.txt link as fetched: `refused` when the SSRF guard would not fetch it, `notSent` when the
+ * check's own request limits held it back (not the site's fault: neither checked nor broken).
+ */
 export interface LlmsLinkFetch {
   url: string;
   status: number | null;
@@ -83,9 +86,10 @@ export interface LlmsLinkFetch {
   /** The first bytes of the answer (enough to recognise an HTML page). */
   body: string | null;
   refused: boolean;
+  notSent?: boolean;
 }
 
-export type LlmsLinkOutcome = 'ok' | 'http-error' | 'html-not-markdown' | 'no-answer' | 'refused';
+export type LlmsLinkOutcome = 'ok' | 'http-error' | 'html-not-markdown' | 'no-answer' | 'refused' | 'not-sent';
 
 export interface LlmsLinkResult {
   url: string;
@@ -113,14 +117,16 @@ const TEXT_EXTENSION = /\.(?:md|markdown|mdx|txt)$/i;
 export function assessLlmsLinks(fetched: readonly LlmsLinkFetch[]): LlmsTxtLinks {
   const links = fetched.map((f): LlmsLinkResult => {
     let outcome: LlmsLinkOutcome;
-    if (f.refused) outcome = 'refused';
+    if (f.notSent) outcome = 'not-sent';
+    else if (f.refused) outcome = 'refused';
     else if (f.status === null) outcome = 'no-answer';
     else if (f.status >= 400) outcome = 'http-error';
     else if (TEXT_EXTENSION.test(pathOf(f.url)) && isHtml(f.contentType, f.body ?? '')) outcome = 'html-not-markdown';
     else outcome = 'ok';
     return { url: f.url, status: f.status, outcome };
   });
-  return { checked: links.length, broken: links.filter((l) => l.outcome !== 'ok').length, links };
+  const checked = links.filter((l) => l.outcome !== 'not-sent');
+  return { checked: checked.length, broken: checked.filter((l) => l.outcome !== 'ok').length, links };
 }
 
 function pathOf(url: string): string {

@@ -9,6 +9,7 @@ const LINK_OUTCOME: Record<LlmsLinkOutcome, string> = {
   'html-not-markdown': 'answered an HTML page instead of Markdown',
   'no-answer': 'got no answer',
   refused: 'points at a private or internal address (not fetched)',
+  'not-sent': "not fetched: this check's request limits for that site were reached",
 };
 
 /**
@@ -132,7 +133,7 @@ export const SITE_ITEMS: readonly RubricItem[] = [
     evaluate(input, points) {
       const { llmsTxtLinks } = input.signals;
       if (llmsTxtLinks.broken === 0) return { earned: points };
-      const broken = llmsTxtLinks.links.filter((l) => l.outcome !== 'ok');
+      const broken = llmsTxtLinks.links.filter((l) => l.outcome !== 'ok' && l.outcome !== 'not-sent');
       return {
         earned: 0,
         finding: {
