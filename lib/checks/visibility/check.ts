@@ -44,7 +44,7 @@ import { RENDER_MAX_REDIRECTS, RENDER_MAX_REQUESTS } from './render/render';
 
 export { isSitemapDocument } from './analysis';
 
-export const CHECK_VERSION = '2.0.0';
+export const CHECK_VERSION = '2.1.0';
 /** Whole-check budget: every request of one check shares it. */
 export const CHECK_BUDGET_MS = 20_000;
 /** The page may use most of the budget; the site files are small and get less. */
