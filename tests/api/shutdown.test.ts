@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { drain, inFlightCalls, installShutdownHandlers, onShutdown, resetLifecycleForTests, trackFlight } from '@/lib/lifecycle';
 import { runPaidCallUnlessDraining } from '@/lib/paid-call/drain';
 import { readinessOperation, type PaidOperation } from '@/lib/operations';
@@ -6,6 +6,7 @@ import { POST as readinessPOST } from '@/app/api/agent/readiness/route';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { handleMcpRequest } from '@/lib/mcp/server';
+import { startup } from '@/lib/startup';
 import { installTestRuntime, validReadinessBody, type TestRuntime } from '../support/runtime';
 
 // The drain behind graceful shutdown (lib/lifecycle.ts, lib/paid-call/drain.ts), in process: what waits, what is
@@ -26,6 +27,7 @@ afterEach(async () => {
 function gatedOperation() {
   let finish!: () => void;
   let started!: () => void;
+  let cut = false;
   const running = new Promise<void>((resolve) => (started = resolve));
   const operation: PaidOperation = {
     ...(readinessOperation as unknown as PaidOperation),
@@ -33,11 +35,14 @@ function gatedOperation() {
       started();
       return new Promise((resolve, reject) => {
         finish = () => resolve(readinessOperation.run(input as never, context) as never);
-        context.signal.addEventListener('abort', () => reject(new Error('aborted')));
+        context.signal.addEventListener('abort', () => {
+          cut = true;
+          reject(new Error('aborted'));
+        });
       });
     },
   };
-  return { operation, running, finish: () => finish() };
+  return { operation, running, finish: () => finish(), cut: () => cut };
 }
 
 const callWith = (operation: PaidOperation, bearerKey: string) => ({
@@ -130,6 +135,85 @@ describe('draining paid calls', () => {
     await Promise.all([drain({ graceMs: 1 }), drain({ graceMs: 1 })]);
     await drain({ graceMs: 1 });
     expect(runs).toBe(1);
+  });
+});
+
+describe('the grace of SHUTDOWN_GRACE_SECONDS, on real timers', () => {
+  it('SIGTERM through the server\'s own startup: a call ending inside the grace is fulfilled and charged, one outlasting it is cut (503) and released', async () => {
+    await rt.dispose();
+    rt = installTestRuntime({ SHUTDOWN_GRACE_SECONDS: '1' });
+    const saved = { SIGTERM: process.listeners('SIGTERM'), SIGINT: process.listeners('SIGINT') };
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.removeAllListeners(signal);
+    const purges = globalThis as unknown as { __pacPurge?: { stop(): void } };
+    const exits: number[] = [];
+    let exited!: () => void;
+    const exitCalled = new Promise<void>((resolve) => (exited = resolve));
+    let cleanup = () => {};
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    const exit = vi.spyOn(process, 'exit').mockImplementation(((code?: number) => {
+      exits.push(code ?? 0);
+      exited();
+    }) as typeof process.exit);
+    try {
+      // The handlers the server installs at boot, with the grace read from the configuration.
+      startup();
+      const { key, keyHash } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
+      const quick = gatedOperation();
+      const slow = gatedOperation();
+      const quickOutcome = runPaidCallUnlessDraining(rt, callWith(quick.operation, key));
+      const slowOutcome = runPaidCallUnlessDraining(rt, callWith(slow.operation, key));
+      await Promise.all([quick.running, slow.running]);
+      expect((await balance(rt.store, keyHash)).grants[0].reserved).toBe(2);
+
+      // The handler's timers (the grace, and a last-resort exit past it) are kept to be cleared at the end, so
+      // none outlives the test and ends this worker.
+      const handlerTimers: NodeJS.Timeout[] = [];
+      const realSetTimeout = setTimeout;
+      const timers = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((run: () => void, ms?: number) => {
+        const timer = realSetTimeout(run, ms);
+        handlerTimers.push(timer);
+        return timer;
+      }) as typeof setTimeout);
+      try {
+        process.emit('SIGTERM', 'SIGTERM');
+      } finally {
+        timers.mockRestore();
+      }
+      cleanup = () => handlerTimers.forEach((t) => clearTimeout(t));
+      expect(handlerTimers).toHaveLength(2);
+      // 100 ms into the drain, on a timer set in the same turn as the grace's: Node fires timers of one turn in
+      // the order they expire, so this one runs first exactly when the grace is longer than 100 ms (a grace of
+      // 0 cuts both calls before it). The call then ends by this test's hand, inside the grace.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect([quick.cut(), slow.cut()]).toEqual([false, false]);
+      quick.finish();
+      expect((await quickOutcome).kind).toBe('fulfilled');
+      expect([quick.cut(), slow.cut(), inFlightCalls()]).toEqual([false, false, 1]);
+      expect(rt.logs.filter((e) => e.event === 'shutdown-cut-short')).toEqual([]);
+
+      // The other one never ends by itself: the grace runs out, it is cut short and its call given back.
+      expect(await slowOutcome).toMatchObject({ kind: 'problem', problem: { type: `${PROBLEM_BASE}shutting-down`, status: 503 }, retryAfterSeconds: 5 });
+      expect(slow.cut()).toBe(true);
+      await exitCalled;
+      expect(exits).toEqual([143]);
+      expect(rt.logs.filter((e) => String(e.event).startsWith('shutdown-'))).toEqual([
+        { event: 'shutdown-started', inFlight: 2, graceMs: 1_000 },
+        { event: 'shutdown-cut-short', calls: 1, released: 1 },
+        { event: 'shutdown-drained', inFlight: 0 },
+      ]);
+      const after = await balance(rt.store, keyHash);
+      expect([after.callsLeft, after.grants[0].reserved, after.grants[0].used]).toEqual([24, 0, 1]);
+    } finally {
+      cleanup();
+      exit.mockRestore();
+      log.mockRestore();
+      purges.__pacPurge?.stop();
+      delete purges.__pacPurge;
+      for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+        process.removeAllListeners(signal);
+        for (const l of saved[signal]) process.on(signal, l);
+      }
+    }
   });
 });
 

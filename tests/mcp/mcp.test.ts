@@ -66,6 +66,16 @@ async function newKey(plan: 'bundle-25' = 'bundle-25') {
   return { key, callsLeft: async () => (await balance(srv.runtime.store, keyHash)).callsLeft };
 }
 
+/**
+ * Stops the paid-call pipeline's clock 10 s into a one-minute window (the next one, so no grant is dated after
+ * it), so calls meant for one rate window land in it whatever the machine's speed. Returns that time.
+ */
+function freezePipelineClock(): number {
+  const at = Date.now() - (Date.now() % 60_000) + 70_000;
+  Object.assign(srv.runtime, { now: () => new Date(at) });
+  return at;
+}
+
 async function usdc() {
   return { payer: await rails.usdcBalance(rails.payer.address), payTo: await rails.usdcBalance(rails.payTo) };
 }
@@ -333,27 +343,29 @@ describe('the rest of the gate', () => {
   it('the per-host budget holds over MCP too: a spent host is a tool error (rate-limited), and the key keeps its call', async () => {
     await srv.close();
     srv = await startMcpServer(rails, { VISIBILITY_CHECKS_PER_HOST_PER_MINUTE: '1' });
+    const at = freezePipelineClock();
     const { key, callsLeft } = await newKey();
     const c = await client({ authorization: `Bearer ${key}` });
     // Another caller's check of the same site a moment ago, in this minute's window.
-    await srv.runtime.store.hitRateLimit('target-host:site.test', 1, 60_000, Date.now());
+    await srv.runtime.store.hitRateLimit('target-host:site.test', 1, 60_000, at);
     const result = (await c.callTool({ name: 'ai_visibility_check', arguments: { url: 'https://site.test/' } })) as CallToolResult;
     expect(result.isError).toBe(true);
     expect((result._meta?.problem as { type: string }).type).toBe(`${PROBLEM_BASE}rate-limited`);
-    expect(result._meta?.retryAfterSeconds).toEqual(expect.any(Number));
+    expect(result._meta?.retryAfterSeconds).toBe(50);
     expect(await callsLeft()).toBe(25);
   });
 
   it('rate limits per client IP are a tool error with retryAfterSeconds', async () => {
     await srv.close();
     srv = await startMcpServer(rails, { RATE_LIMIT_PER_IP: '2' });
+    freezePipelineClock();
     const { key } = await newKey();
     const c = await client({ authorization: `Bearer ${key}` });
     const results: CallToolResult[] = [];
     for (let i = 0; i < 3; i++) results.push((await c.callTool({ name: 'agent_payment_readiness_assessment', arguments: validReadinessBody() })) as CallToolResult);
     expect(results.map((r) => Boolean(r.isError))).toEqual([false, false, true]);
     expect((results[2]!._meta?.problem as { type: string }).type).toBe(`${PROBLEM_BASE}rate-limited`);
-    expect(results[2]!._meta?.retryAfterSeconds).toEqual(expect.any(Number));
+    expect(results[2]!._meta?.retryAfterSeconds).toBe(50);
     // tools/list and the free catalogue are not counted against the paid-call limit.
     expect((await c.callTool({ name: 'list_paid_services', arguments: {} })).isError).toBeFalsy();
   });

@@ -1,10 +1,18 @@
 // Whole reports of fixture sites, compared byte for byte with the serialised copies in __snapshots__.
 // They pin what a refactor of the rubric or the analysis must not change: score, scoring, findings (ids,
 // order, texts), the published rubric and the free description. A deliberate change to any of them
-// changes RUBRIC_VERSION or CHECK_VERSION too, and the snapshot is then rewritten on purpose.
+// changes CHECK_VERSION (RUBRIC_VERSION too when the scoring changes): a report says which check made it,
+// so two reports with one version must mean the same. `__snapshots__/report-versions.json` records, for
+// each pair of versions, the SHA-256 of the snapshots made with it; the last test below fails when the
+// snapshots differ from the ones recorded for the current versions. After a deliberate change: bump the
+// version, rewrite the snapshots (`npx vitest run tests/visibility/report-snapshot.test.ts -u`) and append
+// the new pair with the hash the failure prints. Earlier entries are never edited.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkVisibility, visibilityCheckDescription } from '@/lib/checks/visibility/check';
-import { scoreReport, type ScoreInput } from '@/lib/checks/visibility/rubric';
+import { CHECK_VERSION, checkVisibility, visibilityCheckDescription } from '@/lib/checks/visibility/check';
+import { RUBRIC_VERSION, scoreReport, type ScoreInput } from '@/lib/checks/visibility/rubric';
 import { goodPage, goodRoutes, httpsOnly, text, xml } from './fixture-pages';
 import { startFixtureSite, type FixtureRoute, type FixtureSite } from './fixture-site';
 
@@ -132,6 +140,13 @@ const base: ScoreInput = {
   },
 };
 
+/** Each snapshot's text as this run made it (under -u, what the file is rewritten with at the end of the run). */
+const made = new Map<string, string>();
+function snapshotText(file: string, text: string): string {
+  made.set(file, text);
+  return text;
+}
+
 /** The serialised result, with the one measured number (ttfb) fixed so the bytes compare. */
 function serialise(value: unknown): string {
   return JSON.stringify(value, (key, v) => (key === 'ttfbMs' ? 0 : v), 2) + '\n';
@@ -143,11 +158,11 @@ describe('reports stay byte-identical', () => {
     sites.push(site);
     const result = await checkVisibility(url, { hostMap: site.hostMap(HOSTS) });
     const file = name.replace(/[^a-z0-9]+/gi, '-').replace(/-$/, '').toLowerCase();
-    await expect(serialise(result)).toMatchFileSnapshot(`./__snapshots__/reports/${file}.json`);
+    await expect(snapshotText(`${file}.json`, serialise(result))).toMatchFileSnapshot(`./__snapshots__/reports/${file}.json`);
   });
 
   it('the free description, published rubric included', async () => {
-    await expect(serialise(visibilityCheckDescription())).toMatchFileSnapshot('./__snapshots__/reports/description.json');
+    await expect(snapshotText('description.json', serialise(visibilityCheckDescription()))).toMatchFileSnapshot('./__snapshots__/reports/description.json');
   });
 
   it('scoring branches the fixture sites do not reach', async () => {
@@ -157,6 +172,28 @@ describe('reports stay byte-identical', () => {
       { ...base, headTruncated: true, page: { ...base.page, truncated: true, title: null, titleLength: 0, metaDescription: '', canonicalCount: 0, canonical: null, lang: null, h1Count: 0, wordCount: 10, jsonLd: { blocks: 0, invalid: 0, types: [], keyTypes: [], problems: [] }, openGraph: { title: false, description: false, image: false, url: false, type: false } } },
       { ...base, page: { ...base.page, truncated: true, canonical: null, jsonLd: { blocks: 2, invalid: 2, types: [], keyTypes: [], problems: [] } }, status: 204, https: { finalUrlHttps: true, httpRedirectsToHttps: null }, sitemapXml: { url: 'https://site.test/sitemap.xml', status: null, isSitemap: false } },
     ];
-    await expect(serialise(inputs.map(scoreReport))).toMatchFileSnapshot('./__snapshots__/reports/score-branches.json');
+    await expect(snapshotText('score-branches.json', serialise(inputs.map(scoreReport)))).toMatchFileSnapshot('./__snapshots__/reports/score-branches.json');
+  });
+
+  // Last in the file: it hashes the snapshots the tests above made, which are the files' contents (or, under
+  // -u, what the files are being rewritten with), so a rewrite under the same versions fails in that very run.
+  it('snapshots that changed come with a new CHECK_VERSION or RUBRIC_VERSION, recorded in report-versions.json', () => {
+    const dir = path.join(__dirname, '__snapshots__');
+    expect([...made.keys()].sort(), 'every snapshot made in this run (run the whole file)').toEqual(fs.readdirSync(path.join(dir, 'reports')).sort());
+    const hash = crypto.createHash('sha256');
+    for (const name of [...made.keys()].sort()) hash.update(`${name}\0${made.get(name)}\0`);
+    const sha256 = hash.digest('hex');
+    const { versions } = JSON.parse(fs.readFileSync(path.join(dir, 'report-versions.json'), 'utf8')) as {
+      versions: Array<{ checkVersion: string; rubricVersion: string; sha256: string }>;
+    };
+    const pairs = versions.map((v) => `${v.checkVersion} / ${v.rubricVersion}`);
+    expect(new Set(pairs).size, 'each pair of versions is recorded once').toBe(pairs.length);
+    const recorded = versions.find((v) => v.checkVersion === CHECK_VERSION && v.rubricVersion === RUBRIC_VERSION);
+    expect(recorded, `no entry for check ${CHECK_VERSION} / rubric ${RUBRIC_VERSION}: append one with sha256 ${sha256}`).toBeDefined();
+    expect(versions.at(-1), 'the current versions are the last entry').toBe(recorded);
+    expect(
+      recorded!.sha256,
+      `the report snapshots changed while CHECK_VERSION (${CHECK_VERSION}) and RUBRIC_VERSION (${RUBRIC_VERSION}) did not: bump CHECK_VERSION, rewrite the snapshots, and append the new versions with their sha256 (now ${sha256})`,
+    ).toBe(sha256);
   });
 });
