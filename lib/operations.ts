@@ -16,6 +16,11 @@ import { PRICE_USD } from '@/lib/price';
 export interface OperationContext {
   signal: AbortSignal;
   now: Date;
+  /**
+   * Who pays for this call: `key:<hash>` for a credits key, `payer:<hash>` for a verified payer, `ip:<address>`
+   * when a credential names no payer. Shared resources (the renderer) are shared fairly between owners.
+   */
+  owner?: string;
 }
 
 export interface PaidOperation<S extends z.ZodType = z.ZodType, D extends z.ZodObject = z.ZodObject> {
@@ -205,8 +210,8 @@ export const visibilityOperation: PaidOperation<typeof VisibilityRequest, typeof
   },
   targetHost: (input) => normalizeTargetUrl(input.url).hostname,
   workBeforeCharge: true,
-  async run(input, { signal, now }) {
-    const { report, limits } = await checkVisibility(input.url, { signal }).catch((error: unknown) => {
+  async run(input, { signal, now, owner }) {
+    const { report, limits } = await checkVisibility(input.url, { signal, ...(owner !== undefined ? { renderOwner: owner } : {}) }).catch((error: unknown) => {
       throw visibilityProblem(error);
     });
     return { checkedAt: now.toISOString(), report, limits, artifactHash: artifactHash(report) };

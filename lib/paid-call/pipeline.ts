@@ -158,6 +158,8 @@ interface Admitted {
   idempotencyKey: string;
   fingerprint: string;
   payment: { kind: 'credits'; usageId: string } | { kind: 'rail'; verified: ValidCredential };
+  /** Who pays, for sharing the renderer fairly (OperationContext.owner). */
+  owner: string;
 }
 
 /** The clock of one call: the deps' clock in tests, the wall clock otherwise. */
@@ -178,7 +180,7 @@ async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOut
   if (refused) return refused;
   let result: Record<string, unknown>;
   try {
-    result = await runOperation(call, input, now);
+    result = await runOperation(call, input, now, admitted.owner);
   } catch (error) {
     await abandon();
     throw error;
@@ -257,7 +259,7 @@ async function admitPrepaid(deps: PaidCallDeps, call: PaidCall, input: unknown, 
   if (!usageId) return creditsExhausted(deps, call);
   const heldId = usageId;
   call.onReserved?.(() => releaseCall(store, heldId));
-  const admitted: Admitted = { keyHash, scope, idempotencyKey, fingerprint, payment: { kind: 'credits', usageId } };
+  const admitted: Admitted = { keyHash, scope, idempotencyKey, fingerprint, payment: { kind: 'credits', usageId }, owner: `key:${keyHash}` };
   const claimed = await claimIdempotencyKey(deps, call, admitted, now);
   return claimed ? withBalance(store, keyHash, claimed, now()) : admitted;
 }
@@ -301,7 +303,8 @@ async function admitUnkeyed(deps: PaidCallDeps, call: PaidCall, input: unknown, 
     const existing = await store.getIdempotent(scope, now());
     if (existing) return idempotentAnswer(existing, fingerprint);
   }
-  const admitted: Admitted = { keyHash: null, scope, idempotencyKey, fingerprint, payment: { kind: 'rail', verified } };
+  const owner = payer ? `payer:${sha256Hex(payer)}` : `ip:${call.clientIp}`;
+  const admitted: Admitted = { keyHash: null, scope, idempotencyKey, fingerprint, payment: { kind: 'rail', verified }, owner };
   return (await claimIdempotencyKey(deps, call, admitted, now)) ?? admitted;
 }
 
@@ -348,10 +351,11 @@ async function releasePayment(store: Store, admitted: Admitted): Promise<void> {
 }
 
 /** Step 6: the operation's work; its signal is built only if the work reads it. */
-function runOperation(call: PaidCall, input: unknown, now: Clock): Promise<Record<string, unknown>> {
+function runOperation(call: PaidCall, input: unknown, now: Clock, owner: string): Promise<Record<string, unknown>> {
   let signal: AbortSignal | undefined;
   const context = {
     now: new Date(now()),
+    owner,
     get signal() {
       return (signal ??= call.signal?.() ?? AbortSignal.timeout(60_000));
     },

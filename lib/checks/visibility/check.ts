@@ -85,6 +85,11 @@ export interface CheckOptions {
   budgetMs?: number;
   /** Overrides ANALYSIS_DEADLINE_MS, the time the parsing and scoring of one step may take (tests). */
   analysisDeadlineMs?: number;
+  /**
+   * Who pays for the check (a credits key's hash, or the verified payer): the renderer gives each owner one
+   * rendering slot at a time and serves owners in turn. Unset: the check is an owner of its own.
+   */
+  renderOwner?: string;
 }
 
 export type PresenceState = 'found' | 'missing';
@@ -290,7 +295,7 @@ export async function checkVisibility(input: string, options: CheckOptions = {})
   };
 
   try {
-    return await runCheck(target, fetchOptions, analysis);
+    return await runCheck(target, fetchOptions, analysis, options.renderOwner);
   } catch (err) {
     throw analysisFailed(err, options.signal);
   } finally {
@@ -298,7 +303,7 @@ export async function checkVisibility(input: string, options: CheckOptions = {})
   }
 }
 
-async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: AnalysisOptions): Promise<VisibilityResult> {
+async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: AnalysisOptions, renderOwner: string | undefined): Promise<VisibilityResult> {
   const pagePromise = safeFetch(target, { ...fetchOptions, timeoutMs: PAGE_TIMEOUT_MS, maxBytes: PAGE_MAX_BYTES });
   const markdownPromise = fetchMarkdownAnswer(target, { ...fetchOptions, timeoutMs: PROBE_TIMEOUT_MS });
   const firstProbes = probeSite(new URL(target.origin), fetchOptions, analysis);
@@ -314,7 +319,13 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
   }
 
   // Only now: a page that cannot be fetched is never rendered. Runs beside the site files; never rejects.
-  const rendered = renderedView(page, { ...fetchOptions, signal: fetchOptions.signal!, hostMap: resolveHostMap(fetchOptions.hostMap), analysis });
+  const rendered = renderedView(page, {
+    ...fetchOptions,
+    signal: fetchOptions.signal!,
+    hostMap: resolveHostMap(fetchOptions.hostMap),
+    analysis,
+    ...(renderOwner !== undefined ? { owner: renderOwner } : {}),
+  });
   const finalUrl = new URL(page.url);
   const [files, probes] = await Promise.all([
     finalUrl.origin === target.origin ? firstProbes : probeSite(new URL(finalUrl.origin), fetchOptions, analysis),
