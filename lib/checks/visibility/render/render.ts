@@ -39,6 +39,7 @@ const DROPPED_HEADERS: ReadonlySet<string> = new Set([
 // Added to every response the browser is handed (beside the site's own policies, which still apply): no
 // WebSocket from the page, its frames or any worker they start, including those interception does not see.
 const NO_WEBSOCKETS_POLICY = "connect-src http: https: blob: data:";
+const NO_WEBRTC_SCRIPT = `for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel', 'RTCIceTransport', 'RTCRtpSender', 'RTCRtpReceiver']) { try { delete globalThis[name]; } catch {} }`;
 
 /** The page as the check fetched it: the browser is handed these bytes rather than fetching the page again. */
 export interface ServedDocument {
@@ -229,6 +230,9 @@ function withDeadline<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 
 
 /** Installs the first wall on a context: every request and WebSocket of every page in it goes through here. */
 async function guardContext(context: BrowserContext, served: ServedDocument, options: CaptureOptions, meter: Meter, deadline: AbortSignal): Promise<void> {
+  // WebRTC opens its own connections (STUN, TURN over TCP) that no route sees: its constructors are removed
+  // from every document before the document's own scripts run (iframes and popups included).
+  await context.addInitScript(NO_WEBRTC_SCRIPT);
   // A WebSocket is never connected: it is closed as soon as the page opens it.
   await context.routeWebSocket(/.*/, (ws) => {
     meter.refused++;
