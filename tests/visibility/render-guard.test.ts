@@ -12,6 +12,7 @@ import { parseHostMap } from '@/lib/checks/visibility/host-map';
 import type { RendererSettings } from '@/lib/checks/visibility/render/settings';
 import { chromiumSettings } from '../support/chromium';
 import { startFixtureSite, type FixtureRoute, type FixtureSite } from './fixture-site';
+import { hostileRoutes } from './render-site';
 
 const chromium = chromiumSettings();
 const sites: FixtureSite[] = [];
@@ -211,6 +212,33 @@ describe.skipIf(!chromium)('the first wall alone: interception, with the launch 
       expect(capture.state).toBe('rendered');
       expect(capture.html).toContain('<p id="out">{"shared":"undefined","worker":"error"}</p>');
       expect(await target.drained()).toEqual({ connections: 0, datagrams: 0 });
+    } finally {
+      await target.close();
+    }
+  }, 60_000);
+
+  it('lets the hostile page reach nothing on 127.0.0.1 by any route: 0 connections, 0 datagrams, 25 refused', async () => {
+    await closeRenderer();
+    LAUNCH.adjust = withoutNetworkWalls;
+    const target = await privateListener();
+    try {
+      const routes = hostileRoutes(target.port);
+      const { site: s, hostMap } = await site(routes);
+      const served: ServedDocument = { url: 'https://site.test/', status: 200, headers: [['content-type', 'text/html; charset=utf-8']], body: String((routes['/'] as { body: string }).body) };
+      // Every name resolves to 127.0.0.1 for safeFetch (the site itself is reached through the host map).
+      const lookup = async () => [{ address: '127.0.0.1', family: 4 as const }];
+      const capture = await capturePage(served, { signal: new AbortController().signal, hostMap, lookup, settings: settings() });
+      // The page's attempts (render-site.ts), each refused once: the iframes to 127.0.0.1 and localhost, object,
+      // embed, the popup and the form post (6 navigations); fetch to 127.0.0.1 and localhost, the worker's fetch,
+      // XHR, sendBeacon and EventSource (6); the image, the video, the stylesheet's background (3); the prefetch,
+      // the preload, the script from localhost, the stylesheet from 127.0.0.1 and the one it @imports (5); the two
+      // WebSockets (2); the site's own /redirect.js and /bounce, fetched and refused at their redirects (2); its
+      // /style.css is the one request handed over. The plain-http name's fetch and script are mixed content:
+      // Chromium never asks for them.
+      expect({ state: capture.state, requests: capture.requests, refused: capture.refused }).toEqual({ state: 'rendered', requests: 1, refused: 25 });
+      // The context is closed; a connection of our own, once accepted, marks that anything sent before it has arrived.
+      expect(await target.drained()).toEqual({ connections: 0, datagrams: 0 });
+      expect([...s.requests].sort()).toEqual(['/bounce', '/redirect.js', '/style.css']);
     } finally {
       await target.close();
     }

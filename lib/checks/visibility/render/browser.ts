@@ -1,8 +1,11 @@
-// One Chromium per process, shared by every rendering, each in a fresh context (its own cookies, storage and
-// cache, closed when the rendering ends). Launched on first use, replaced after RECYCLE.afterContexts
+// One Chromium per process, on a profile of its own with preloading off, shared by every rendering, each in a
+// fresh context (its own cookies, storage and cache, closed when the rendering ends). Launched on first use, replaced after RECYCLE.afterContexts
 // contexts or once its processes hold more than RECYCLE.pssBytes (a long-lived browser grows), and closed by
 // closeRenderer(). A small limiter bounds how many pages render at once and how many checks may wait.
 
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { chromium, type Browser, type LaunchOptions } from 'playwright-core';
 import { descendantsMemory } from './proc-rss';
 
@@ -65,6 +68,66 @@ export function launchOptions(executablePath: string, memoryMb = 512): LaunchOpt
   };
 }
 
+/**
+ * Part of the first wall, in the profile every rendering's context inherits: preloading off (the "preload
+ * pages" setting at "no preloading", which Chromium keeps in `net.network_prediction_options`). With it on,
+ * Chromium opens a socket to the address of every navigation the moment the navigation is created (the page
+ * itself, each iframe, object, embed, form submission and popup): `NavigationRequest` preconnects before its
+ * request exists, so no route ever sees it. Measured with the proxy and resolver rules removed: the hostile
+ * page made 3 such connections to 127.0.0.1, none with this setting. It also turns off the predictor's other
+ * preconnects and prefetches. Chromium has no switch for it, only this preference, read when the profile loads.
+ */
+export const PROFILE_PREFERENCES = { net: { network_prediction_options: 2 } };
+
+// The profiles of running browsers, removed when each browser goes away (and at exit, whatever is left).
+const profiles = new Set<string>();
+const shutdowns = new WeakMap<Browser, () => Promise<void>>();
+let removeAtExit = false;
+
+// Synchronous: a few small files, and a process about to exit would not wait for an asynchronous removal.
+function removeProfile(dir: string): void {
+  profiles.delete(dir);
+  try {
+    fs.rmSync(dir, { recursive: true, force: true });
+  } catch {
+    // Left for the operating system's temporary-file cleanup.
+  }
+}
+
+/** Launches Chromium on a fresh profile holding PROFILE_PREFERENCES; each rendering opens its own context in it. */
+async function startBrowser(executablePath: string, memoryMb: number): Promise<Browser> {
+  if (!removeAtExit) {
+    removeAtExit = true;
+    process.once('exit', () => {
+      for (const dir of profiles) removeProfile(dir);
+    });
+  }
+  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'pac-chromium-'));
+  profiles.add(dir);
+  try {
+    await fs.promises.mkdir(path.join(dir, 'Default'));
+    await fs.promises.writeFile(path.join(dir, 'Default', 'Preferences'), JSON.stringify(PROFILE_PREFERENCES));
+    // A persistent context is the only way Playwright launches Chromium on a profile we wrote; its own
+    // context stays empty, and the browser behind it opens a fresh context per rendering as any other would.
+    const context = await chromium.launchPersistentContext(dir, LAUNCH.adjust(launchOptions(executablePath, memoryMb)));
+    const browser = context.browser();
+    if (!browser) {
+      await context.close().catch(() => {});
+      throw new Error('Chromium started without a browser to open contexts in');
+    }
+    browser.on('disconnected', () => removeProfile(dir));
+    // Closing the persistent context is what waits for Chromium to exit: only then is its profile done with.
+    shutdowns.set(browser, async () => {
+      await context.close().catch(() => {});
+      removeProfile(dir);
+    });
+    return browser;
+  } catch (error) {
+    removeProfile(dir);
+    throw error;
+  }
+}
+
 interface Instance {
   browser: Promise<Browser>;
   contexts: number;
@@ -79,7 +142,7 @@ let launches = 0;
 
 function launch(executablePath: string, memoryMb: number): Instance {
   launches++;
-  const instance: Instance = { browser: chromium.launch(LAUNCH.adjust(launchOptions(executablePath, memoryMb))), contexts: 0, active: 0, retiring: false };
+  const instance: Instance = { browser: startBrowser(executablePath, memoryMb), contexts: 0, active: 0, retiring: false };
   instance.browser.then(
     (browser) => browser.on('disconnected', () => forget(instance)),
     () => forget(instance),
@@ -95,7 +158,7 @@ function forget(instance: Instance): void {
 async function closeInstance(instance: Instance): Promise<void> {
   forget(instance);
   const browser = await instance.browser.catch(() => null);
-  await browser?.close().catch(() => {});
+  if (browser) await (shutdowns.get(browser) ?? (() => browser.close()))().catch(() => {});
 }
 
 function retire(instance: Instance): void {

@@ -2,7 +2,9 @@
 // through safeFetch, the same SSRF guard as the check's own fetches. The first wall is interception: every
 // request of the context that Playwright sees (frames, popups, dedicated workers' fetches and scripts) is
 // answered by us, fulfilled from safeFetch or aborted, and every WebSocket a page opens is closed before it
-// connects. What interception cannot see is shut off: SharedWorker is disabled at launch, and every response
+// connects. What interception cannot see is shut off: preloading is off in the browser's profile (Chromium
+// would open a socket to each navigation's address before its request exists), SharedWorker is disabled at
+// launch, and every response
 // handed to the browser carries a policy refusing WebSocket connections (`connect-src` without ws:/wss:), which
 // Chromium applies to the workers those documents start too. The second wall is in the launch options
 // (browser.ts): a dead proxy and a resolver that knows no names, for anything that slips past.
