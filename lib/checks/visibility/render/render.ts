@@ -4,9 +4,8 @@
 // answered by us, fulfilled from safeFetch or aborted, and every WebSocket a page opens is closed before it
 // connects. What interception cannot see is shut off: preloading is off in the browser's profile (Chromium
 // would open a socket to each navigation's address before its request exists), SharedWorker is disabled at
-// launch, and every response
-// handed to the browser carries a policy refusing WebSocket connections (`connect-src` without ws:/wss:), which
-// Chromium applies to the workers those documents start too. The second wall is in the launch options
+// launch, and every response handed to the browser carries a policy refusing WebSocket connections
+// (`connect-src` without ws:/wss:), which Chromium applies to the workers those documents start too. The second wall is in the launch options
 // (browser.ts): a dead proxy and a resolver that knows no names, for anything that slips past.
 import type { BrowserContext, Route } from 'playwright-core';
 import type { HostMap } from '../host-map';
