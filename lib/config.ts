@@ -69,8 +69,9 @@ const EnvSchema = z.object({
   STRIPE_API_URL: optionalUrl,
   STRIPE_WEBHOOK_SECRET: optionalString,
   CHECK_HOST_MAP: optionalString,
-  // The rendered view of the visibility check (RENDERER, CHROMIUM_PATH, RENDER_CONCURRENCY, RENDER_QUEUE):
-  // defined beside the renderer, which reads them the same way in the service and in `npm run check`.
+  // The rendered view of the visibility check (RENDERER, CHROMIUM_PATH, RENDER_CONCURRENCY, RENDER_QUEUE,
+  // RENDER_MEMORY_MB): defined beside the renderer, which reads them the same way in the service and in
+  // `npm run check`.
   ...RENDER_ENV,
   // GET /api/metrics answers only `Authorization: Bearer <METRICS_TOKEN>`; unset, the route answers 404.
   METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),

@@ -22,6 +22,11 @@ export interface OperationContext {
    * minute (OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE, in the store); `allowed` false: do not send it.
    */
   spendOutbound?: (domain: string) => Promise<{ allowed: boolean; retryAfterMs: number }>;
+  /**
+   * Who pays for this call: `key:<hash>` for a credits key, `payer:<hash>` for a verified payer, `ip:<address>`
+   * when a credential names no payer. Shared resources (the renderer) are shared fairly between owners.
+   */
+  owner?: string;
 }
 
 export interface PaidOperation<S extends z.ZodType = z.ZodType, D extends z.ZodObject = z.ZodObject> {
@@ -234,8 +239,9 @@ export const visibilityOperation: PaidOperation<typeof VisibilityRequest, typeof
   },
   targetHost: (input) => registrableDomain(normalizeTargetUrl(input.url).hostname),
   workBeforeCharge: true,
-  async run(input, { signal, now, spendOutbound }) {
-    const { report, limits } = await checkVisibility(input.url, { signal, ...(spendOutbound ? { spendOutbound } : {}) }).catch((error: unknown) => {
+  async run(input, { signal, now, spendOutbound, owner }) {
+    const options = { signal, ...(spendOutbound ? { spendOutbound } : {}), ...(owner !== undefined ? { renderOwner: owner } : {}) };
+    const { report, limits } = await checkVisibility(input.url, options).catch((error: unknown) => {
       throw visibilityProblem(error);
     });
     return { checkedAt: now.toISOString(), report, limits, artifactHash: artifactHash(report) };

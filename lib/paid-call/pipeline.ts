@@ -159,6 +159,8 @@ interface Admitted {
   idempotencyKey: string;
   fingerprint: string;
   payment: { kind: 'credits'; usageId: string } | { kind: 'rail'; verified: ValidCredential };
+  /** Who pays, for sharing the renderer fairly (OperationContext.owner). */
+  owner: string;
 }
 
 /** The clock of one call: the deps' clock in tests, the wall clock otherwise. */
@@ -179,7 +181,7 @@ async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOut
   if (refused) return refused;
   let result: Record<string, unknown>;
   try {
-    result = await runOperation(deps, call, input, now);
+    result = await runOperation(deps, call, input, now, admitted.owner);
   } catch (error) {
     await abandon();
     throw error;
@@ -258,7 +260,7 @@ async function admitPrepaid(deps: PaidCallDeps, call: PaidCall, input: unknown, 
   if (!usageId) return creditsExhausted(deps, call);
   const heldId = usageId;
   call.onReserved?.(() => releaseCall(store, heldId));
-  const admitted: Admitted = { keyHash, scope, idempotencyKey, fingerprint, payment: { kind: 'credits', usageId } };
+  const admitted: Admitted = { keyHash, scope, idempotencyKey, fingerprint, payment: { kind: 'credits', usageId }, owner: `key:${keyHash}` };
   const claimed = await claimIdempotencyKey(deps, call, admitted, now);
   return claimed ? withBalance(store, keyHash, claimed, now()) : admitted;
 }
@@ -302,7 +304,8 @@ async function admitUnkeyed(deps: PaidCallDeps, call: PaidCall, input: unknown, 
     const existing = await store.getIdempotent(scope, now());
     if (existing) return idempotentAnswer(existing, fingerprint);
   }
-  const admitted: Admitted = { keyHash: null, scope, idempotencyKey, fingerprint, payment: { kind: 'rail', verified } };
+  const owner = payer ? `payer:${sha256Hex(payer)}` : `ip:${call.clientIp}`;
+  const admitted: Admitted = { keyHash: null, scope, idempotencyKey, fingerprint, payment: { kind: 'rail', verified }, owner };
   return (await claimIdempotencyKey(deps, call, admitted, now)) ?? admitted;
 }
 
@@ -352,13 +355,14 @@ async function releasePayment(store: Store, admitted: Admitted): Promise<void> {
 const DEFAULT_OUTBOUND_PER_MINUTE = 120;
 
 /** Step 6: the operation's work; its signal is built only if the work reads it. */
-function runOperation(deps: PaidCallDeps, call: PaidCall, input: unknown, now: Clock): Promise<Record<string, unknown>> {
+function runOperation(deps: PaidCallDeps, call: PaidCall, input: unknown, now: Clock, owner: string): Promise<Record<string, unknown>> {
   let signal: AbortSignal | undefined;
   const outboundLimit = deps.config.OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE ?? DEFAULT_OUTBOUND_PER_MINUTE;
   const context = {
     now: new Date(now()),
     // Every request a check sends is counted at its domain in the store, across checks and instances.
     spendOutbound: (domain: string) => spendOutbound(deps.store, domain, outboundLimit, now()),
+    owner,
     get signal() {
       return (signal ??= call.signal?.() ?? AbortSignal.timeout(60_000));
     },

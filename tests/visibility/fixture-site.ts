@@ -29,6 +29,8 @@ export interface FixtureResponse {
   drip?: { chunk: string; intervalMs: number; count?: number };
   /** Accept the request and never answer. */
   hang?: boolean;
+  /** Answer only once this promise settles (a test holds a page until it releases it). */
+  held?: Promise<unknown>;
   /** Reset the TCP connection instead of answering. */
   reset?: boolean;
   /** Stream `bytes` bytes of `chunk` repeated, honouring back-pressure (for pages far over the cap). */
@@ -93,6 +95,7 @@ function headerLines(headers: FixtureResponse['headers']): Array<[string, string
 async function respond(spec: FixtureResponse, req: IncomingMessage, res: ServerResponse, entry: FixtureRequest) {
   const socket = req.socket;
   if (spec.delayMs) await wait(spec.delayMs);
+  if (spec.held) await spec.held.catch(() => {});
   if (spec.hang) return;
   if (spec.reset) {
     socket.resetAndDestroy();

@@ -73,7 +73,7 @@ describe('renderer settings', () => {
   const yes = () => true;
   const no = () => false;
   it('is on when an executable is found, off with the reason otherwise', () => {
-    expect(resolveRendererSettings({}, yes)).toEqual({ mode: { on: true, executablePath: '/usr/bin/chromium' }, concurrency: 2, queue: 8 });
+    expect(resolveRendererSettings({}, yes)).toEqual({ mode: { on: true, executablePath: '/usr/bin/chromium' }, concurrency: 2, queue: 8, memoryMb: 512 });
     expect(resolveRendererSettings({}, no).mode).toEqual({ on: false, reason: 'Rendering is unavailable: no Chromium executable was found.' });
     expect(resolveRendererSettings({ RENDERER: 'chromium', CHROMIUM_PATH: '/opt/chrome' }, (f) => f === '/opt/chrome').mode).toEqual({ on: true, executablePath: '/opt/chrome' });
     expect(resolveRendererSettings({ CHROMIUM_PATH: '/nope' }, no).mode).toEqual({ on: false, reason: 'Rendering is unavailable: CHROMIUM_PATH (/nope) is not an executable file.' });
@@ -84,17 +84,62 @@ describe('renderer settings', () => {
   it('a limiter grants up to its limit, queues up to its queue, refuses past both, and frees a waiter whose signal aborts', async () => {
     const limiter = createLimiter(1, 1);
     const never = new AbortController().signal;
-    const first = await limiter.acquire(never);
+    const first = await limiter.acquire('a', never);
     const waiting = new AbortController();
-    const second = limiter.acquire(waiting.signal);
-    expect(await limiter.acquire(never)).toBeNull();
+    const second = limiter.acquire('b', waiting.signal);
+    expect(await limiter.acquire('c', never)).toBe('full');
     expect([limiter.running, limiter.waiting]).toEqual([1, 1]);
     waiting.abort(new Error('gone'));
     await expect(second).rejects.toThrow('gone');
-    const third = limiter.acquire(never);
-    first!();
+    const third = limiter.acquire('d', never);
+    (first as () => void)();
     expect(typeof (await third)).toBe('function');
     expect([limiter.running, limiter.waiting]).toEqual([1, 0]);
+  });
+
+  it('a limiter gives each owner one slot at a time and serves waiting owners round robin, least recently served first', async () => {
+    const limiter = createLimiter(2, 8);
+    const never = new AbortController().signal;
+    const order: string[] = [];
+    const take = (owner: string, n: number) =>
+      limiter.acquire(owner, never).then((slot) => {
+        order.push(`${owner}${n}`);
+        return slot as () => void;
+      });
+    const a1 = take('A', 1);
+    const a = [2, 3, 4].map((n) => take('A', n));
+    await a1;
+    // A holds one slot and its other pages wait although the second slot is free.
+    expect([limiter.running, limiter.waiting]).toEqual([1, 3]);
+    const b1 = await take('B', 1);
+    const b2 = take('B', 2);
+    expect(order).toEqual(['A1', 'B1']);
+    (await a1)();
+    // A was served before B: B's second page is not next, A's second is (B still holds its slot).
+    await a[0];
+    b1();
+    await b2;
+    expect(order).toEqual(['A1', 'B1', 'A2', 'B2']);
+    const c1 = take('C', 1);
+    (await a[0])();
+    // C has never been served: it goes before A's third page.
+    await c1;
+    expect(order).toEqual(['A1', 'B1', 'A2', 'B2', 'C1']);
+  });
+
+  it('a full queue gives the place of the newest waiter of the owner with most waiters to a new owner', async () => {
+    const limiter = createLimiter(1, 2);
+    const never = new AbortController().signal;
+    await limiter.acquire('A', never);
+    const a2 = limiter.acquire('A', never);
+    const a3 = limiter.acquire('A', never);
+    const b1 = limiter.acquire('B', never);
+    expect(await a3).toBe('displaced');
+    expect([limiter.running, limiter.waiting]).toEqual([1, 2]);
+    // Now A and B wait one each: a third owner finds no one with more waiting than it would have.
+    expect(await limiter.acquire('C', never)).toBe('full');
+    void a2;
+    void b1;
   });
 });
 

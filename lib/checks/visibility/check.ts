@@ -94,6 +94,11 @@ export interface CheckOptions {
    * operation passes one over the store; without it only the per-check cap for third parties applies.
    */
   spendOutbound?: OutboundSpend;
+  /**
+   * Who pays for the check (a credits key's hash, or the verified payer): the renderer gives each owner one
+   * rendering slot at a time and serves owners in turn. Unset: the check is an owner of its own.
+   */
+  renderOwner?: string;
 }
 
 export type PresenceState = 'found' | 'missing';
@@ -321,7 +326,7 @@ export async function checkVisibility(input: string, options: CheckOptions = {})
   };
 
   try {
-    return await runCheck(target, fetchOptions, gate, analysis);
+    return await runCheck(target, fetchOptions, gate, analysis, options.renderOwner);
   } catch (err) {
     throw analysisFailed(err, options.signal);
   } finally {
@@ -371,7 +376,13 @@ function refusedLimit(refusals: readonly OutboundRefused[]): string | null {
   return `${refusals.length} requests of this check were not sent (${parts.join('; ')}), to ${domains.slice(0, 5).join(', ')}${domains.length > 5 ? ' and others' : ''}: site.outbound counts them, and what they were for reads as not answered.`;
 }
 
-async function runCheck(target: URL, fetchOptions: FetchOptions, gate: OutboundGate, analysis: AnalysisOptions): Promise<VisibilityResult> {
+async function runCheck(
+  target: URL,
+  fetchOptions: FetchOptions,
+  gate: OutboundGate,
+  analysis: AnalysisOptions,
+  renderOwner: string | undefined,
+): Promise<VisibilityResult> {
   let page: FetchResult;
   try {
     page = await safeFetch(target, { ...fetchOptions, timeoutMs: PAGE_TIMEOUT_MS, maxBytes: PAGE_MAX_BYTES });
@@ -399,7 +410,13 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, gate: OutboundG
 
   // Only now: a page that cannot be fetched is never rendered (nor one that answered non-2xx). Runs beside the
   // site files; never rejects.
-  const rendered = renderedView(page, { ...fetchOptions, signal: fetchOptions.signal!, hostMap: resolveHostMap(fetchOptions.hostMap), analysis });
+  const rendered = renderedView(page, {
+    ...fetchOptions,
+    signal: fetchOptions.signal!,
+    hostMap: resolveHostMap(fetchOptions.hostMap),
+    analysis,
+    ...(renderOwner !== undefined ? { owner: renderOwner } : {}),
+  });
   const [files, markdown, probes] = answered
     ? await Promise.all([
         probeSite(new URL(finalUrl.origin), siteFetches, analysis),

@@ -31,6 +31,8 @@ export interface RenderedViewOptions {
   analysis?: { signal?: AbortSignal; deadlineMs?: number };
   /** Replaces the settings read from the environment (tests). */
   settings?: RendererSettings;
+  /** Who pays for the check: each owner renders one page at a time, owners in turn (render.ts). */
+  owner?: string;
 }
 
 /** Replaces the first limit (served HTML only) when the page was rendered. */

@@ -72,3 +72,23 @@ export function descendantsMemory(rootPid: number = process.pid): { rss: number;
   }
   return { rss, pss };
 }
+
+function isRenderer(pid: number): boolean {
+  try {
+    // Chromium rewrites its processes' titles: the arguments may be joined by spaces rather than NULs.
+    return /(?:^|[\0 ])--type=renderer(?:[\0 ]|$)/.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Chromium's renderer processes (one per page, frame of another site or worker host) below `rootPid`, each
+ * with its PSS in bytes; empty off Linux.
+ * @example rendererMemory().filter((r) => r.pss > budget) // the renderers to end
+ */
+export function rendererMemory(rootPid: number = process.pid): Array<{ pid: number; pss: number }> {
+  return descendantsOf(rootPid)
+    .filter(isRenderer)
+    .map((pid) => ({ pid, pss: pssOf(pid) }));
+}

@@ -1,15 +1,19 @@
 // Renders one page in the shared Chromium, in a fresh context, with every byte the browser fetches passing
-// through safeFetch, the same SSRF guard as the check's own fetches. The first wall is interception:
-// every request of the context (frames, popups, workers' fetches included) is answered by us, fulfilled from
-// safeFetch or aborted; nothing the browser asks for reaches the network by itself. The second wall is in the
-// launch options (browser.ts): a dead proxy and a resolver that knows no names, for anything that slips past.
-
+// through safeFetch, the same SSRF guard as the check's own fetches. The first wall is interception: every
+// request of the context that Playwright sees (frames, popups, dedicated workers' fetches and scripts) is
+// answered by us, fulfilled from safeFetch or aborted, and every WebSocket a page opens is closed before it
+// connects. What interception cannot see is shut off: preloading is off in the browser's profile (Chromium
+// would open a socket to each navigation's address before its request exists), SharedWorker is disabled at
+// launch, and every response handed to the browser carries a policy refusing WebSocket connections
+// (`connect-src` without ws:/wss:), which Chromium applies to the workers those documents start too. The second wall is in the launch options
+// (browser.ts): a dead proxy and a resolver that knows no names, for anything that slips past.
 import type { BrowserContext, Route } from 'playwright-core';
 import type { HostMap } from '../host-map';
 import type { OutboundGate } from '../outbound';
 import { FetchRefusedError, safeFetch, type LookupFn } from '../safe-fetch';
 import { createLimiter, leaseBrowser, type Limiter } from './browser';
 import type { RenderCapture } from './compare';
+import { watchRendererMemory } from './memory-watch';
 import { resolveRendererSettings, type RendererSettings } from './settings';
 
 /** The caps of one rendering: requests fetched for the page, bytes of those, and time once a slot is free. */
@@ -34,6 +38,10 @@ const SKIPPED_TYPES: ReadonlySet<string> = new Set(['image', 'media', 'font']);
 const DROPPED_HEADERS: ReadonlySet<string> = new Set([
   'content-encoding', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'set-cookie', 'set-cookie2',
 ]);
+// Added to every response the browser is handed (beside the site's own policies, which still apply): no
+// WebSocket from the page, its frames or any worker they start, including those interception does not see.
+const NO_WEBSOCKETS_POLICY = "connect-src http: https: blob: data:";
+const NO_WEBRTC_SCRIPT = `for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel', 'RTCIceTransport', 'RTCRtpSender', 'RTCRtpReceiver']) { try { delete globalThis[name]; } catch {} }`;
 
 /** The page as the check fetched it: the browser is handed these bytes rather than fetching the page again. */
 export interface ServedDocument {
@@ -52,6 +60,11 @@ export interface CaptureOptions {
   outbound?: OutboundGate;
   /** Replaces the settings read from the environment (tests). */
   settings?: RendererSettings;
+  /**
+   * Who pays for the check (a credits key's hash, or the verified payer): each owner renders one page at a
+   * time and owners take turns. Without it the rendering is its own owner.
+   */
+  owner?: string;
 }
 
 let limiter: { key: string; limiter: Limiter } | null = null;
@@ -85,27 +98,29 @@ export async function capturePage(served: ServedDocument, options: CaptureOption
   if (!isHtml(served.headers)) return { state: 'skipped', reason: 'The page is not HTML.', ...none, durationMs: 0 };
 
   const slots = limiterFor(settings);
-  let release: (() => void) | null;
+  const owner = options.owner ?? `anonymous:${crypto.randomUUID()}`;
+  let slot;
   try {
-    release = await slots.acquire(AbortSignal.any([options.signal, AbortSignal.timeout(RENDER_QUEUE_WAIT_MS)]));
+    slot = await slots.acquire(owner, AbortSignal.any([options.signal, AbortSignal.timeout(RENDER_QUEUE_WAIT_MS)]));
   } catch {
     const reason = options.signal.aborted
       ? 'The check ended before a rendering slot was free.'
-      : `No rendering slot was free within ${RENDER_QUEUE_WAIT_MS / 1000} s.`;
+      : slots.holds(owner)
+        ? `Not rendered: another of this caller's pages held its one rendering slot for ${RENDER_QUEUE_WAIT_MS / 1000} s (each caller renders one page at a time).`
+        : `Not rendered: no rendering slot was free within ${RENDER_QUEUE_WAIT_MS / 1000} s.`;
     return { state: 'skipped', reason, ...none, durationMs: since(started) };
   }
-  if (!release) {
-    return {
-      state: 'skipped',
-      reason: `The renderer is busy (${settings.concurrency} pages rendering, ${settings.queue} waiting); this page was not rendered.`,
-      ...none,
-      durationMs: since(started),
-    };
+  if (typeof slot !== 'function') {
+    const reason =
+      slot === 'displaced'
+        ? "Not rendered: this caller already had more pages waiting for the renderer than others, and gave this page's place to another caller."
+        : `Not rendered: the renderer is busy (${settings.concurrency} pages rendering, ${settings.queue} waiting).`;
+    return { state: 'skipped', reason, ...none, durationMs: since(started) };
   }
   try {
-    return { ...(await renderInBrowser(served, options, settings.mode.executablePath)), durationMs: since(started) };
+    return { ...(await renderInBrowser(served, options, settings.mode.executablePath, settings)), durationMs: since(started) };
   } finally {
-    release();
+    slot();
   }
 }
 
@@ -118,16 +133,19 @@ interface Meter {
   lastActivity: number;
 }
 
-async function renderInBrowser(served: ServedDocument, options: CaptureOptions, executablePath: string): Promise<Omit<RenderCapture, 'durationMs'>> {
+async function renderInBrowser(served: ServedDocument, options: CaptureOptions, executablePath: string, settings: RendererSettings): Promise<Omit<RenderCapture, 'durationMs'>> {
   const meter: Meter = { attempts: 0, requests: 0, refused: 0, bytes: 0, inFlight: 0, lastActivity: performance.now() };
   const failed = (reason: string) => ({ state: 'failed' as const, reason, html: null, requests: meter.requests, refused: meter.refused });
 
   let lease;
   try {
-    lease = await leaseBrowser(executablePath);
+    lease = await leaseBrowser(executablePath, settings.memoryMb);
   } catch {
     return failed('Chromium could not be started.');
   }
+  const budget = settings.memoryMb * 1024 * 1024;
+  const memory = watchRendererMemory(budget, budget * settings.concurrency);
+  const overBudget = () => failed(`The page used more than ${settings.memoryMb} MB of memory; the browser ended it.`);
   const timeUp = AbortSignal.timeout(RENDER_TIME_MS);
   const deadline = AbortSignal.any([options.signal, timeUp]);
   const startedAt = performance.now();
@@ -157,9 +175,9 @@ async function renderInBrowser(served: ServedDocument, options: CaptureOptions, 
       // A page whose load event never came still has a DOM worth reading, unless the check itself ended.
       if (options.signal.aborted) return failed('The check ended while the page was rendering.');
     }
-    await settled(meter, remaining, options.signal);
+    await settled(meter, remaining, options.signal, () => crashed);
     if (options.signal.aborted) return failed('The check ended while the page was rendering.');
-    if (crashed) return failed('The page crashed the browser tab.');
+    if (crashed) return memory.tripped() ? overBudget() : failed('The page crashed the browser tab.');
 
     const html = await withDeadline(
       page.evaluate((max) => {
@@ -169,13 +187,16 @@ async function renderInBrowser(served: ServedDocument, options: CaptureOptions, 
       }, RENDER_MAX_DOM_CHARS),
       deadline,
     );
+    if (crashed && memory.tripped()) return overBudget();
     if (html === null) {
       return failed(options.signal.aborted ? 'The check ended while the page was rendering.' : `The page's scripts kept the browser busy past ${RENDER_TIME_MS / 1000} s.`);
     }
     return { state: 'rendered', html, requests: meter.requests, refused: meter.refused };
   } catch {
-    return failed(options.signal.aborted ? 'The check ended while the page was rendering.' : 'The browser failed while rendering the page.');
+    if (options.signal.aborted) return failed('The check ended while the page was rendering.');
+    return memory.tripped() ? overBudget() : failed('The browser failed while rendering the page.');
   } finally {
+    memory.stop();
     const closing = context?.close().catch(() => {});
     // A context whose page is stuck in a script still closes (Chromium ends the renderer process); bounded anyway.
     await withDeadline(closing ?? Promise.resolve(), AbortSignal.timeout(5_000));
@@ -183,9 +204,9 @@ async function renderInBrowser(served: ServedDocument, options: CaptureOptions, 
   }
 }
 
-/** Waits until no request has been in flight for QUIET_MS, or the time is up. */
-async function settled(meter: Meter, remaining: () => number, signal: AbortSignal): Promise<void> {
-  while (remaining() > 0 && !signal.aborted) {
+/** Waits until no request has been in flight for QUIET_MS, the time is up, or the page is gone. */
+async function settled(meter: Meter, remaining: () => number, signal: AbortSignal, gone: () => boolean): Promise<void> {
+  while (remaining() > 0 && !signal.aborted && !gone()) {
     if (meter.inFlight === 0 && performance.now() - meter.lastActivity >= QUIET_MS) return;
     await new Promise((resolve) => setTimeout(resolve, Math.min(100, remaining())));
   }
@@ -213,6 +234,9 @@ function withDeadline<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 
 
 /** Installs the first wall on a context: every request and WebSocket of every page in it goes through here. */
 async function guardContext(context: BrowserContext, served: ServedDocument, options: CaptureOptions, meter: Meter, deadline: AbortSignal): Promise<void> {
+  // WebRTC opens its own connections (STUN, TURN over TCP) that no route sees: its constructors are removed
+  // from every document before the document's own scripts run (iframes and popups included).
+  await context.addInitScript(NO_WEBRTC_SCRIPT);
   // A WebSocket is never connected: it is closed as soon as the page opens it.
   await context.routeWebSocket(/.*/, (ws) => {
     meter.refused++;
@@ -283,17 +307,19 @@ async function guardRequest(route: Route, options: CaptureOptions, meter: Meter,
     return;
   }
   meter.requests++;
-  meter.bytes += res.bytesRead;
-  // A script or stylesheet cut at the byte cap would run half; the page goes without it instead.
-  if (res.truncated) {
+  // Requests run at once, each allowed what was left when it began: only what fits under the cap once it
+  // arrives is handed over. A script or stylesheet cut at the cap would run half; the page goes without it.
+  if (res.truncated || res.bytesRead > RENDER_MAX_BYTES - meter.bytes) {
     meter.refused++;
     await route.abort('blockedbyclient').catch(() => {});
     return;
   }
+  meter.bytes += res.bytesRead;
   const headers: Record<string, string> = {};
   for (const [name, value] of res.headers) {
     if (!DROPPED_HEADERS.has(name)) headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
   }
+  withPolicy(headers);
   await route.fulfill({ status: res.status, headers, body: res.bytes }).catch(() => {});
 }
 
@@ -305,5 +331,12 @@ async function fulfilDocument(route: Route, served: ServedDocument): Promise<voi
   // The check holds the page as decoded text: it is handed over as UTF-8 and labelled so.
   const type = served.headers.find(([n]) => n === 'content-type')?.[1] ?? 'text/html';
   headers['content-type'] = /charset=/i.test(type) ? type.replace(/charset=[^;\s]*/i, 'charset=utf-8') : `${type}; charset=utf-8`;
+  withPolicy(headers);
   await route.fulfill({ status: served.status, headers, body: Buffer.from(served.body, 'utf8') }).catch(() => {});
+}
+
+/** Adds NO_WEBSOCKETS_POLICY beside any policy the site sent (a list of policies: each one is enforced). */
+function withPolicy(headers: Record<string, string>): void {
+  const own = headers['content-security-policy'];
+  headers['content-security-policy'] = own === undefined ? NO_WEBSOCKETS_POLICY : `${own}, ${NO_WEBSOCKETS_POLICY}`;
 }

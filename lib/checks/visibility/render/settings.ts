@@ -30,6 +30,8 @@ export const RENDER_ENV = {
   RENDER_CONCURRENCY: positiveInt(2),
   // Checks that may wait for a rendering slot; past that a check's rendering is skipped, never failed.
   RENDER_QUEUE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(8)),
+  // Memory (PSS, MB) one page's renderer process may hold; past it the page is ended and its rendering fails.
+  RENDER_MEMORY_MB: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(64).default(512)),
 };
 
 const RenderEnvSchema = z.object(RENDER_ENV);
@@ -39,6 +41,8 @@ export interface RendererSettings {
   mode: { on: true; executablePath: string } | { on: false; reason: string };
   concurrency: number;
   queue: number;
+  /** The memory budget of one page's renderer process, in MB (RENDER_MEMORY_MB). */
+  memoryMb: number;
 }
 
 /**
@@ -53,10 +57,10 @@ export function resolveRendererSettings(
   const parsed = RenderEnvSchema.safeParse(env);
   if (!parsed.success) {
     const names = [...new Set(parsed.error.issues.map((i) => String(i.path[0])))].join(', ');
-    return { mode: { on: false, reason: `Rendering is off: invalid setting (${names}).` }, concurrency: 1, queue: 0 };
+    return { mode: { on: false, reason: `Rendering is off: invalid setting (${names}).` }, concurrency: 1, queue: 0, memoryMb: 512 };
   }
-  const { RENDERER, CHROMIUM_PATH, RENDER_CONCURRENCY, RENDER_QUEUE } = parsed.data;
-  const limits = { concurrency: RENDER_CONCURRENCY, queue: RENDER_QUEUE };
+  const { RENDERER, CHROMIUM_PATH, RENDER_CONCURRENCY, RENDER_QUEUE, RENDER_MEMORY_MB } = parsed.data;
+  const limits = { concurrency: RENDER_CONCURRENCY, queue: RENDER_QUEUE, memoryMb: RENDER_MEMORY_MB };
   if (RENDERER === 'off') return { mode: { on: false, reason: 'Rendering is turned off (RENDERER=off).' }, ...limits };
   const candidates = CHROMIUM_PATH ? [CHROMIUM_PATH] : CHROMIUM_CANDIDATES;
   const found = candidates.find((file) => exists(file));
