@@ -24,15 +24,16 @@ const secureCookies = (runtime: Runtime) => runtime.config.NODE_ENV === 'product
 /**
  * Refuses a request that changes a session from another site's page. SameSite=Strict already keeps the
  * cookie off such requests in current browsers; this is the second lock, for the rest: a browser sends
- * Origin on every cross-site POST and DELETE, so one that names another origin is refused (403).
+ * Origin on every cross-site POST and DELETE, so one that names any origin but APP_URL's is refused (403),
+ * `Origin: null` (sandboxed frames, some redirects) included. The request's own URL is no witness: its host
+ * is whatever name reached the server (a rebound DNS name, another port), so APP_URL alone says who we are.
  * Requests with no Origin (curl, server-side callers) carry no ambient cookie to abuse.
  * @example refuseForeignOrigin(request, runtime.config.APP_URL)
  */
 export function refuseForeignOrigin(request: Request, appUrl: string): void {
   const origin = request.headers.get('origin');
   if (origin === null) return;
-  const own = new Set([new URL(appUrl).origin, new URL(request.url).origin]);
-  if (!own.has(origin)) {
+  if (origin !== new URL(appUrl).origin) {
     throw new ProblemError('cross-origin-refused', 'This request came from another site. Sign-in, sign-out, checks and key rotation are accepted from this site\'s own pages only.');
   }
 }

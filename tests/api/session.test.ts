@@ -216,6 +216,28 @@ describe('requests from another site', () => {
     expect((await rt.store.getKey(keyHash))?.revokedAt).toBeNull();
   });
 
+  it("compare Origin with APP_URL's origin only: the request's own host, another localhost port and Origin: null are refused (403)", async () => {
+    const { cookie } = await signedIn();
+    // APP_URL is http://localhost:3000; a request reaching the server under another name (a rebound DNS name,
+    // another port) carries that name in its URL and its Origin alike.
+    const elsewhere = 'http://localhost:4000';
+    const viaOtherHost = await sessionReadiness(new Request(`${elsewhere}/api/session/checks/readiness`, {
+      method: 'POST', headers: { 'content-type': 'application/json', cookie, origin: elsewhere, 'idempotency-key': 'other-host-0001' }, body: JSON.stringify(validReadinessBody()),
+    }));
+    const attempts = [
+      viaOtherHost,
+      await runReadiness(cookie, 'origin-null-0001', { origin: 'null' }),
+      await rotate(request('/api/session/rotate', 'POST', withCookie(cookie, { origin: 'null' }))),
+      await signOut(request('/api/session', 'DELETE', withCookie(cookie, { origin: 'http://127.0.0.1:3000' }))),
+      await signIn(post(`${elsewhere}/api/session`, { key }, { origin: elsewhere })),
+    ];
+    expect(attempts.map((res) => res.status)).toEqual([403, 403, 403, 403, 403]);
+    for (const res of attempts) expect(await problemType(res)).toBe(`${PROBLEM_BASE}cross-origin-refused`);
+    expect(await callsLeft()).toBe(25);
+    expect((await whoAmI(request('/api/session', 'GET', withCookie(cookie)))).status).toBe(200);
+    expect((await rt.store.getKey(keyHash))?.revokedAt).toBeNull();
+  });
+
   it('are answered when the Origin is our own', async () => {
     const { cookie } = await signedIn(key, { origin: BASE });
     const res = await runReadiness(cookie, 'same-origin-0001', { origin: BASE });
