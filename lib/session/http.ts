@@ -11,7 +11,7 @@ import { authenticateKey } from '@/lib/credits/ledger';
 import { observedPaidCall } from '@/lib/paid-call/observe';
 import { outcomeResponse } from '@/lib/paid-call/http';
 import { ownReport, reportPage } from '@/lib/reports/store';
-import { SignInBody, notSignedIn, readSession, rotateSessionKey, sessionCookie, sessionIdFromHeaders, signIn, signOut } from './index';
+import { SignInBody, notSignedIn, readSession, rotateSessionKey, sessionCookie, sessionCookieSecure, sessionIdFromHeaders, signIn, signOut } from './index';
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
@@ -19,7 +19,9 @@ function route(name: string, handler: (runtime: Runtime) => Promise<Response>): 
   return answerWithProblems({ route: name, log: (event) => getRuntime().log(event) }, () => handler(getRuntime()));
 }
 
-const secureCookies = (runtime: Runtime) => runtime.config.NODE_ENV === 'production';
+const secureCookies = (runtime: Runtime) => sessionCookieSecure(runtime.config);
+/** The session id the request carries, under the cookie's name for this deployment. */
+const sessionIdOf = (request: Request, runtime: Runtime) => sessionIdFromHeaders(request.headers, secureCookies(runtime));
 
 /**
  * Refuses a request that changes a session from another site's page. SameSite=Strict already keeps the
@@ -54,8 +56,8 @@ export function signInPost(request: Request): Promise<Response> {
 
 /** GET /api/session: who is signed in (the masked key and the calls left), or 401. */
 export function sessionGet(request: Request): Promise<Response> {
-  return route('session-read', async ({ store }) => {
-    const session = await readSession(store, sessionIdFromHeaders(request.headers), Date.now());
+  return route('session-read', async (runtime) => {
+    const session = await readSession(runtime.store, sessionIdOf(request, runtime), Date.now());
     if (!session) throw notSignedIn();
     return Response.json({ signedIn: true, callsLeft: session.callsLeft, keyPrefix: session.keyPrefix }, { headers: NO_STORE });
   });
@@ -65,7 +67,7 @@ export function sessionGet(request: Request): Promise<Response> {
 export function signOutDelete(request: Request): Promise<Response> {
   return route('session-sign-out', async (runtime) => {
     refuseForeignOrigin(request, runtime.config.APP_URL);
-    await signOut(runtime.store, sessionIdFromHeaders(request.headers), Date.now());
+    await signOut(runtime.store, sessionIdOf(request, runtime), Date.now());
     return new Response(null, { status: 204, headers: { ...NO_STORE, 'Set-Cookie': sessionCookie(null, secureCookies(runtime)) } });
   });
 }
@@ -74,7 +76,7 @@ export function signOutDelete(request: Request): Promise<Response> {
 export function rotatePost(request: Request): Promise<Response> {
   return route('session-rotate', async (runtime) => {
     refuseForeignOrigin(request, runtime.config.APP_URL);
-    const rotated = await rotateSessionKey(runtime, sessionIdFromHeaders(request.headers), Date.now());
+    const rotated = await rotateSessionKey(runtime, sessionIdOf(request, runtime), Date.now());
     return Response.json(rotated, { headers: NO_STORE });
   });
 }
@@ -88,7 +90,7 @@ export function sessionCheckPost(operation: PaidOperation) {
   return function POST(request: Request): Promise<Response> {
     return route(`session-${operation.id}`, async (runtime) => {
       refuseForeignOrigin(request, runtime.config.APP_URL);
-      const session = await readSession(runtime.store, sessionIdFromHeaders(request.headers), Date.now());
+      const session = await readSession(runtime.store, sessionIdOf(request, runtime), Date.now());
       if (!session) throw notSignedIn();
       const body = await readJsonBody(request, runtime.config.MAX_BODY_BYTES);
       const idempotencyKey = request.headers.get('idempotency-key');
@@ -119,7 +121,7 @@ export function sessionCheckPost(operation: PaidOperation) {
 async function reportOwner(request: Request, runtime: Runtime): Promise<string> {
   const bearer = bearerToken(request.headers);
   if (bearer !== null) return authenticateKey(runtime.store, runtime.config.CREDITS_KEY_SECRET, bearer);
-  const session = await readSession(runtime.store, sessionIdFromHeaders(request.headers), Date.now());
+  const session = await readSession(runtime.store, sessionIdOf(request, runtime), Date.now());
   if (!session) throw notSignedIn();
   return session.keyHash;
 }

@@ -9,12 +9,20 @@ import { rotateCreditsKey } from '@/lib/billing/rotate';
 import { ProblemError } from '@/lib/problems';
 
 // Signing in on the site with a credits key. The browser holds only an opaque session id (192 random
-// bits) in an httpOnly, SameSite=Strict cookie (Secure in production); the store keeps, under the id's
+// bits) in an httpOnly, SameSite=Strict cookie (Secure and `__Host-` prefixed in production or behind an
+// https APP_URL; see sessionCookieSecure); the store keeps, under the id's
 // SHA-256, the key's HMAC hash and its masked form, never the key. A copy of the store cannot be replayed
 // as a cookie, and the cookie says nothing about the key. Sessions last SESSION_TTL_MS from sign-in (not
 // sliding); signing out deletes the record at once, and a revoked key ends its sessions at their next use.
 
+/** The cookie's name on plain-http development, where browsers refuse a Secure cookie (Chromium's localhost aside). */
 export const SESSION_COOKIE = 'pac_session';
+/**
+ * The cookie's name whenever it is Secure. The `__Host-` prefix makes the browser refuse the cookie unless it is
+ * Secure, Path=/ and has no Domain, so a subdomain or a plain-http page can neither plant nor overwrite it; and
+ * the server then reads this name only, never the plain one such a page could set.
+ */
+export const SECURE_SESSION_COOKIE = '__Host-pac_session';
 /** A session lasts this long from sign-in, whatever happens in between (fixed, not sliding). */
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{32}$/;
@@ -44,6 +52,23 @@ export const SignInBody = z.strictObject({ key: z.string({ error: 'is required' 
 export const RotatedKey = z.strictObject({ key: z.string(), keyPrefix: z.string(), callsLeft: z.number().int() });
 
 type SessionDeps = { store: Store; config: Pick<Config, 'CREDITS_KEY_SECRET' | 'NODE_ENV'> };
+
+/**
+ * Whether the session cookie is Secure (and so named `__Host-pac_session`): in production, and whenever APP_URL
+ * is https. Plain-http development keeps `pac_session` without Secure, which every browser stores over http.
+ * @example const secure = sessionCookieSecure(runtime.config); // false for NODE_ENV=development, APP_URL=http://localhost:3000
+ */
+export function sessionCookieSecure(config: Pick<Config, 'NODE_ENV' | 'APP_URL'>): boolean {
+  return config.NODE_ENV === 'production' || new URL(config.APP_URL).protocol === 'https:';
+}
+
+/**
+ * The session cookie's name: `__Host-pac_session` when it is Secure, else `pac_session`.
+ * @example sessionCookieName(sessionCookieSecure(config)) // '__Host-pac_session' in production
+ */
+export function sessionCookieName(secure: boolean): string {
+  return secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+}
 
 const recordName = (sessionId: string) => `session:${crypto.createHash('sha256').update(sessionId).digest('hex')}`;
 
@@ -107,25 +132,27 @@ export function notSignedIn(): ProblemError {
 }
 
 /**
- * The session id a request's Cookie header carries, or null.
- * @example const id = sessionIdFromHeaders(request.headers);
+ * The session id a request's Cookie header carries under the cookie's name for this setting, or null.
+ * @example const id = sessionIdFromHeaders(request.headers, sessionCookieSecure(config));
  */
-export function sessionIdFromHeaders(headers: Headers): string | null {
+export function sessionIdFromHeaders(headers: Headers, secure: boolean): string | null {
+  const name = sessionCookieName(secure);
   for (const part of (headers.get('cookie') ?? '').split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim() || null;
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim() || null;
   }
   return null;
 }
 
 /**
- * The Set-Cookie value that stores a session id (or, with null, clears it).
- * @example headers.append('Set-Cookie', sessionCookie(sessionId, config.NODE_ENV === 'production'));
+ * The Set-Cookie value that stores a session id (or, with null, clears it). Never a Domain: the cookie stays
+ * with APP_URL's host, as the `__Host-` prefix requires.
+ * @example headers.append('Set-Cookie', sessionCookie(sessionId, sessionCookieSecure(config)));
  */
 export function sessionCookie(sessionId: string | null, secure: boolean): string {
   const attributes = ['Path=/', 'HttpOnly', 'SameSite=Strict', `Max-Age=${sessionId === null ? 0 : SESSION_TTL_MS / 1000}`];
   if (secure) attributes.push('Secure');
-  return [`${SESSION_COOKIE}=${sessionId ?? ''}`, ...attributes].join('; ');
+  return [`${sessionCookieName(secure)}=${sessionId ?? ''}`, ...attributes].join('; ');
 }
 
 /**
@@ -136,8 +163,8 @@ export function sessionCookie(sessionId: string | null, secure: boolean): string
  */
 export async function sessionFromCookies(
   cookieStore: { get(name: string): { value: string } | undefined },
-  deps: { store: Store } = getRuntime(),
+  deps: { store: Store; config: Pick<Config, 'NODE_ENV' | 'APP_URL'> } = getRuntime(),
   now = Date.now(),
 ): Promise<SessionState | null> {
-  return readSession(deps.store, cookieStore.get(SESSION_COOKIE)?.value ?? null, now);
+  return readSession(deps.store, cookieStore.get(sessionCookieName(sessionCookieSecure(deps.config)))?.value ?? null, now);
 }

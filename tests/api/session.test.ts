@@ -10,7 +10,7 @@ import { POST as restReadiness } from '@/app/api/agent/readiness/route';
 import { GET as listReports } from '@/app/api/reports/route';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
-import { SESSION_COOKIE } from '@/lib/session';
+import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from '@/lib/session';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { installTestRuntime, post, validReadinessBody, type TestRuntime } from '../support/runtime';
 
@@ -78,12 +78,35 @@ describe('POST /api/session (sign in)', () => {
     expect(JSON.parse(rows[0].value)).toMatchObject({ keyHash });
   });
 
-  it('marks the cookie Secure in production', async () => {
+  it('marks the cookie Secure with the __Host- prefix in production and behind an https APP_URL, and then reads that name only', async () => {
+    const settings: Array<Record<string, string>> = [{ NODE_ENV: 'production' }, { NODE_ENV: 'development', APP_URL: 'https://checks.example' }];
+    for (const env of settings) {
+      await rt.dispose();
+      rt = installTestRuntime(env);
+      ({ key } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25'));
+      const origin = { origin: new URL(rt.config.APP_URL).origin };
+      const { cookie, setCookie } = await signedIn(key, origin);
+      // __Host-: Secure, Path=/ and no Domain, or the browser refuses it.
+      expect(setCookie.split('; ').slice(1)).toEqual(['Path=/', 'HttpOnly', 'SameSite=Strict', 'Max-Age=604800', 'Secure']);
+      expect(cookie).toMatch(new RegExp(`^${SECURE_SESSION_COOKIE}=[A-Za-z0-9_-]{32}$`));
+      expect(SECURE_SESSION_COOKIE).toBe('__Host-pac_session');
+      expect((await whoAmI(request('/api/session', 'GET', withCookie(cookie)))).status).toBe(200);
+      // The same id under the plain name (which a subdomain or an http page could plant) is not read.
+      const planted = `${SESSION_COOKIE}=${cookie.slice(cookie.indexOf('=') + 1)}`;
+      expect((await whoAmI(request('/api/session', 'GET', withCookie(planted)))).status).toBe(401);
+      const out = await signOut(request('/api/session', 'DELETE', withCookie(cookie, origin)));
+      expect(out.headers.get('set-cookie')).toBe(`${SECURE_SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0; Secure`);
+    }
+  });
+
+  it('keeps the plain pac_session name without Secure on plain-http development, where browsers refuse Secure cookies', async () => {
     await rt.dispose();
-    rt = installTestRuntime({ NODE_ENV: 'production' });
+    rt = installTestRuntime({ NODE_ENV: 'development', APP_URL: 'http://localhost:3000' });
     ({ key } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25'));
-    const { setCookie } = await signedIn();
-    expect(setCookie.split('; ').slice(1)).toEqual(['Path=/', 'HttpOnly', 'SameSite=Strict', 'Max-Age=604800', 'Secure']);
+    const { cookie, setCookie } = await signedIn();
+    expect(setCookie.split('; ').slice(1)).toEqual(['Path=/', 'HttpOnly', 'SameSite=Strict', 'Max-Age=604800']);
+    expect(cookie).toMatch(/^pac_session=[A-Za-z0-9_-]{32}$/);
+    expect((await whoAmI(request('/api/session', 'GET', withCookie(cookie)))).status).toBe(200);
   });
 
   it('refuses an unknown or revoked key (401) and a bad body (400), setting no cookie', async () => {
