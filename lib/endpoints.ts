@@ -10,7 +10,7 @@ import { ReadyAnswer } from '@/lib/http/readiness';
 import { METRICS_CONTENT_TYPE } from '@/lib/http/metrics-endpoint';
 import { AccountSummary, SessionStatus } from '@/lib/billing/account';
 import { LIST_PAID_SERVICES } from '@/lib/mcp/tools';
-import { RotatedKey, SECURE_SESSION_COOKIE, SESSION_COOKIE, SessionAnswer, SignInBody } from '@/lib/session';
+import { RECENT_SIGN_IN_MS, RotateBody, RotatedKey, SECURE_SESSION_COOKIE, SESSION_COOKIE, SessionAnswer, SignInBody } from '@/lib/session';
 import { REPORT_PAGE_MAX, ReportList } from '@/lib/reports/store';
 import { CREDENTIAL_META_KEY, IDEMPOTENCY_META_KEY, PAYMENT_REQUIRED_CODE } from '@/lib/mcp/payment';
 
@@ -344,11 +344,14 @@ const SESSION_AND_REPORT_ROUTES: FreeEndpoint[] = [
     summary: 'A new key with the same grants and reports; the old key is refused at once',
     description:
       'Mints a new credits key for the signed-in one and moves to it every grant (the balance, held calls included), the stored reports and the billing records; the old key is revoked in the same step ' +
-      '(a Bearer call with it answers 401). The new key is in this answer only. The session follows the new key. A request whose Origin is another site is refused with 403.',
-    price: 'free', auth: sessionAuth,
+      '(a Bearer call with it answers 401). The new key is in this answer only. The session follows the new key. ' +
+      `The session proves its owner: within ${RECENT_SIGN_IN_MS / 60_000} minutes of signing in the body may be empty; later it must carry the current key ({ "key": "pac_live_…" }), ` +
+      'or the answer is 403 current-key-required and nothing changes. A request whose Origin is another site is refused with 403.',
+    price: 'free', auth: `${sessionAuth}; after ${RECENT_SIGN_IN_MS / 60_000} minutes, also the current key in the body`,
+    request: { contentTypes: ['application/json'], schema: RotateBody, example: { key: keyExample } },
     ok: { description: 'The new key, shown this once', contentType: 'application/json', schema: RotatedKey },
     examples: () => [{ status: 200, description: 'The new key, shown this once.', body: { key: keyExample, keyPrefix: maskedKey, callsLeft: 24 } }],
-    errors: ['not-signed-in', 'invalid-credits-key', 'cross-origin-refused', 'store-unavailable'],
+    errors: ['invalid-request', 'not-signed-in', 'invalid-credits-key', 'current-key-required', 'cross-origin-refused', 'payload-too-large', 'store-unavailable'],
   },
   ...OPERATIONS.map(sessionCheckEndpoint),
   {

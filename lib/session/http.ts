@@ -3,7 +3,7 @@
 import type { PaidOperation } from '@/lib/operations';
 import { getRuntime, type Runtime } from '@/lib/runtime';
 import { ProblemError, answerWithProblems } from '@/lib/problems';
-import { bearerToken, readJsonBody } from '@/lib/http/request';
+import { bearerToken, readJsonBody, readOptionalJsonBody } from '@/lib/http/request';
 import { clientIp } from '@/lib/http/client-ip';
 import { enforceRateLimit } from '@/lib/http/rate-limit';
 import { parseBody } from '@/lib/http/validation';
@@ -11,7 +11,7 @@ import { authenticateKey } from '@/lib/credits/ledger';
 import { observedPaidCall } from '@/lib/paid-call/observe';
 import { outcomeResponse } from '@/lib/paid-call/http';
 import { ownReport, reportPage } from '@/lib/reports/store';
-import { SignInBody, notSignedIn, readSession, rotateSessionKey, sessionCookie, sessionCookieSecure, sessionIdFromHeaders, signIn, signOut } from './index';
+import { RotateBody, SignInBody, notSignedIn, readSession, rotateSessionKey, sessionCookie, sessionCookieSecure, sessionIdFromHeaders, signIn, signOut } from './index';
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
@@ -72,11 +72,15 @@ export function signOutDelete(request: Request): Promise<Response> {
   });
 }
 
-/** POST /api/session/rotate: a new key for the signed-in one (shown once); the session follows it. */
+/**
+ * POST /api/session/rotate: a new key for the signed-in one (shown once); the session follows it. An empty
+ * body is enough within RECENT_SIGN_IN_MS of signing in; later the body must carry `{ "key": <current key> }`.
+ */
 export function rotatePost(request: Request): Promise<Response> {
   return route('session-rotate', async (runtime) => {
     refuseForeignOrigin(request, runtime.config.APP_URL);
-    const rotated = await rotateSessionKey(runtime, sessionIdOf(request, runtime), Date.now());
+    const body = parseBody(RotateBody, await readOptionalJsonBody(request, runtime.config.MAX_BODY_BYTES));
+    const rotated = await rotateSessionKey(runtime, sessionIdOf(request, runtime), Date.now(), body.key ?? null);
     return Response.json(rotated, { headers: NO_STORE });
   });
 }

@@ -1,7 +1,7 @@
 // Signing in on the site with a credits key: the session cookie, sign-out, checks run from a session
 // through the paid pipeline, key rotation and the refusal of requests from other sites. In-process route
 // handlers on a real SQLite store; the visibility check reaches a fixture site through CHECK_HOST_MAP.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DELETE as signOut, GET as whoAmI, POST as signIn } from '@/app/api/session/route';
 import { POST as rotate } from '@/app/api/session/rotate/route';
 import { POST as sessionReadiness } from '@/app/api/session/checks/readiness/route';
@@ -29,6 +29,7 @@ beforeEach(async () => {
   ({ key, keyHash } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25'));
 });
 afterEach(async () => {
+  vi.useRealTimers();
   delete process.env.CHECK_HOST_MAP;
   await rt.dispose();
   await site.close();
@@ -303,6 +304,59 @@ describe('POST /api/session/rotate', () => {
 
     const session2 = await runReadiness(cookie, 'after-rotation-1');
     expect(session2.headers.get('credits-remaining')).toBe('22');
+  });
+
+  it('needs the current key once the sign-in is over 5 minutes old: a cookie alone gets 403 current-key-required and rotates nothing', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const t0 = new Date('2026-11-01T10:00:00.000Z').getTime();
+    vi.setSystemTime(t0);
+    const { cookie } = await signedIn();
+    const other = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
+    vi.setSystemTime(t0 + 5 * 60 * 1000 + 1);
+    const rotateWith = (body: unknown) =>
+      rotate(new Request(`${BASE}/api/session/rotate`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+
+    const refused = [
+      await rotate(request('/api/session/rotate', 'POST', withCookie(cookie))),
+      await rotateWith({}),
+      await rotateWith({ key: other.key }),
+      await rotateWith({ key: `pac_live_${'C'.repeat(40)}` }),
+      await rotateWith({ key: 'not a key' }),
+    ];
+    expect(refused.map((res) => res.status)).toEqual([403, 403, 403, 403, 403]);
+    for (const res of refused) {
+      expect(await problemType(res)).toBe(`${PROBLEM_BASE}current-key-required`);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    }
+    // Nothing rotated: the key is live with its calls, the other key untouched, the session still on the key.
+    expect((await rt.store.getKey(keyHash))?.revokedAt).toBeNull();
+    expect((await rt.store.getKey(other.keyHash))?.revokedAt).toBeNull();
+    expect(await rt.store.countKeys()).toBe(2);
+    expect(await callsLeft()).toBe(25);
+    expect(await (await whoAmI(request('/api/session', 'GET', withCookie(cookie)))).json()).toEqual({ signedIn: true, callsLeft: 25, keyPrefix: `pac_live_…${key.slice(-4)}` });
+
+    // The current key in the body proves the owner: rotated, and the session follows the new key.
+    const proven = await rotateWith({ key });
+    expect(proven.status).toBe(200);
+    const rotated = (await proven.json()) as { key: string; keyPrefix: string; callsLeft: number };
+    expect(rotated).toEqual({ key: rotated.key, keyPrefix: `pac_live_…${rotated.key.slice(-4)}`, callsLeft: 25 });
+    expect((await rt.store.getKey(keyHash))?.revokedAt).toBe(t0 + 5 * 60 * 1000 + 1);
+    expect(await (await whoAmI(request('/api/session', 'GET', withCookie(cookie)))).json()).toEqual({ signedIn: true, callsLeft: 25, keyPrefix: rotated.keyPrefix });
+    // Rotating moved the session, never renewed its sign-in: the next rotation needs the (new) key again.
+    const again = await rotate(request('/api/session/rotate', 'POST', withCookie(cookie)));
+    expect(again.status).toBe(403);
+    expect(await problemType(again)).toBe(`${PROBLEM_BASE}current-key-required`);
+  });
+
+  it('rotates with the cookie alone within 5 minutes of signing in', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const t0 = new Date('2026-11-01T10:00:00.000Z').getTime();
+    vi.setSystemTime(t0);
+    const { cookie } = await signedIn();
+    vi.setSystemTime(t0 + 5 * 60 * 1000);
+    const res = await rotate(request('/api/session/rotate', 'POST', withCookie(cookie)));
+    expect(res.status).toBe(200);
+    expect((await rt.store.getKey(keyHash))?.revokedAt).toBe(t0 + 5 * 60 * 1000);
   });
 
   it('answers 401 without a session', async () => {
