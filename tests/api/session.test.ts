@@ -8,6 +8,7 @@ import { POST as sessionReadiness } from '@/app/api/session/checks/readiness/rou
 import { POST as sessionVisibility } from '@/app/api/session/checks/ai-visibility/route';
 import { POST as restReadiness } from '@/app/api/agent/readiness/route';
 import { GET as listReports } from '@/app/api/reports/route';
+import { GET as readReport } from '@/app/api/reports/[id]/route';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from '@/lib/session';
@@ -151,6 +152,30 @@ describe('GET and DELETE /api/session', () => {
     expect(await problemType(after)).toBe(`${PROBLEM_BASE}not-signed-in`);
     expect((await runReadiness(cookie, 'after-sign-out-1')).status).toBe(401);
     expect(await callsLeft()).toBe(25);
+  });
+
+  it('ends every use of a session once its key is revoked (keys revoke): who am I, reports, one report and a check all answer 401', async () => {
+    const { cookie } = await signedIn();
+    const paid = await runReadiness(cookie, 'before-revoke-1');
+    expect(paid.status).toBe(200);
+    const id = /^<\/api\/reports\/(rep_[A-Za-z0-9_-]{32})>/.exec(paid.headers.get('link') ?? '')?.[1] ?? 'no-link';
+    const getReport = () => readReport(request(`/api/reports/${id}`, 'GET', withCookie(cookie)), { params: Promise.resolve({ id }) });
+    // Live before the revocation: the same four requests work with this cookie.
+    expect((await whoAmI(request('/api/session', 'GET', withCookie(cookie)))).status).toBe(200);
+    expect((await listReports(request('/api/reports', 'GET', withCookie(cookie)))).status).toBe(200);
+    expect((await getReport()).status).toBe(200);
+
+    // What `npm run keys -- revoke <key>` does.
+    expect(await rt.store.revokeKey(keyHash, Date.now())).toBe(true);
+    const answers = [
+      await whoAmI(request('/api/session', 'GET', withCookie(cookie))),
+      await listReports(request('/api/reports', 'GET', withCookie(cookie))),
+      await getReport(),
+      await runReadiness(cookie, 'after-revoke-1'),
+    ];
+    expect(answers.map((res) => res.status)).toEqual([401, 401, 401, 401]);
+    for (const res of answers) expect(await problemType(res)).toBe(`${PROBLEM_BASE}not-signed-in`);
+    expect(await callsLeft()).toBe(24);
   });
 
   it('answers 401 without a cookie or with one that names no session', async () => {
