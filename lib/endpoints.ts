@@ -10,7 +10,7 @@ import { ReadyAnswer } from '@/lib/http/readiness';
 import { METRICS_CONTENT_TYPE } from '@/lib/http/metrics-endpoint';
 import { AccountSummary, SessionStatus } from '@/lib/billing/account';
 import { LIST_PAID_SERVICES } from '@/lib/mcp/tools';
-import { RotatedKey, SESSION_COOKIE, SessionAnswer, SignInBody } from '@/lib/session';
+import { RECENT_SIGN_IN_MS, RotateBody, RotatedKey, SECURE_SESSION_COOKIE, SESSION_COOKIE, SessionAnswer, SignInBody } from '@/lib/session';
 import { REPORT_PAGE_MAX, ReportList } from '@/lib/reports/store';
 import { CREDENTIAL_META_KEY, IDEMPOTENCY_META_KEY, PAYMENT_REQUIRED_CODE } from '@/lib/mcp/payment';
 
@@ -280,9 +280,9 @@ export const PREPAID_RESPONSE_HEADERS: Record<string, string> = {
   Link: 'The stored report of this call: </api/reports/rep_…>; rel="related" (kept REPORT_RETENTION_DAYS, readable with the same key). Only when a credits key paid.',
 };
 
-const sessionAuth = `the ${SESSION_COOKIE} cookie set by POST /api/session`;
+const sessionAuth = `the ${SECURE_SESSION_COOKIE} cookie set by POST /api/session (${SESSION_COOKIE} on plain-http development)`;
 const ownerAuth = `Authorization: Bearer <credits key>, or ${sessionAuth}`;
-const sessionCookieHeader = `Set-Cookie: ${SESSION_COOKIE}=<opaque id>; Path=/; HttpOnly; SameSite=Strict; Max-Age=604800 (and Secure in production)`;
+const sessionCookieHeader = `Set-Cookie: ${SECURE_SESSION_COOKIE}=<opaque id>; Path=/; HttpOnly; SameSite=Strict; Max-Age=604800; Secure (in production or behind an https APP_URL; on plain-http development ${SESSION_COOKIE}=<opaque id> without Secure)`;
 const reportIdExample = 'rep_3q2mVZ0Lr8Yc1xN4T7bKpWsA9eHfJdUg';
 
 function sessionCheckEndpoint(op: PaidOperation): FreeEndpoint {
@@ -297,7 +297,7 @@ function sessionCheckEndpoint(op: PaidOperation): FreeEndpoint {
       'A request whose Origin is another site is refused with 403.',
     price: `${PRICE_USD} USD: one prepaid call`,
     auth: sessionAuth,
-    request: { contentTypes: ['application/json'], schema: op.input, headers: ['Content-Type: application/json', 'Idempotency-Key: <fresh per submission>', `Cookie: ${SESSION_COOKIE}=…`], example: op.example },
+    request: { contentTypes: ['application/json'], schema: op.input, headers: ['Content-Type: application/json', 'Idempotency-Key: <fresh per submission>', `Cookie: ${SECURE_SESSION_COOKIE}=…`], example: op.example },
     ok: { description: 'The result, as the paid REST route answers it', contentType: 'application/json', schema: op.output, headers: PREPAID_RESPONSE_HEADERS },
     // The 200 is the paid route's, shown in that route's section with its headers.
     examples: () => [],
@@ -313,12 +313,12 @@ const SESSION_AND_REPORT_ROUTES: FreeEndpoint[] = [
     kind: 'free', method: 'POST', path: '/api/session', operationId: 'signIn', title: 'Sign in (site session)',
     summary: 'Sign in on the site with a credits key: sets the session cookie',
     description:
-      `For the site's pages. Checks the key and sets ${SESSION_COOKIE}: an opaque random id, never the key; the server keeps only the key\'s hash behind it. ` +
+      `For the site's pages. Checks the key and sets ${SECURE_SESSION_COOKIE} (${SESSION_COOKIE} on plain-http development): an opaque random id, never the key; the server keeps only the key\'s hash behind it. ` +
       'The session lasts 7 days from sign-in (not sliding). Sign-ins are rate limited per client address (RATE_LIMIT_SESSION_PER_IP); a request whose Origin is another site is refused with 403.',
     price: 'free', auth: 'the credits key, in the body',
     request: { contentTypes: ['application/json'], schema: SignInBody, example: { key: keyExample } },
     ok: { description: 'Signed in; Set-Cookie carries the session', contentType: 'application/json', schema: SessionAnswer, headers: { 'Set-Cookie': sessionCookieHeader } },
-    examples: () => [{ status: 200, description: 'Signed in.', headers: { 'Set-Cookie': `${SESSION_COOKIE}=…; Path=/; HttpOnly; SameSite=Strict; Max-Age=604800; Secure` }, body: { signedIn: true, callsLeft: 24, keyPrefix: maskedKey } }],
+    examples: () => [{ status: 200, description: 'Signed in.', headers: { 'Set-Cookie': `${SECURE_SESSION_COOKIE}=…; Path=/; HttpOnly; SameSite=Strict; Max-Age=604800; Secure` }, body: { signedIn: true, callsLeft: 24, keyPrefix: maskedKey } }],
     errors: ['invalid-request', 'invalid-credits-key', 'cross-origin-refused', 'payload-too-large', 'rate-limited', 'store-unavailable'],
   },
   {
@@ -335,8 +335,8 @@ const SESSION_AND_REPORT_ROUTES: FreeEndpoint[] = [
     summary: 'Sign out: the session is deleted on the server and the cookie cleared',
     description: 'Deletes the session from the store at once (the cookie\'s id is worthless from then on) and clears the cookie. Answers 204 whether or not a session was there.',
     price: 'free', auth: sessionAuth,
-    ok: { description: 'Signed out; Set-Cookie clears the cookie', contentType: 'application/json', schema: z.null(), status: 204, headers: { 'Set-Cookie': `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0` } },
-    examples: () => [{ status: 204, description: 'Signed out.', headers: { 'Set-Cookie': `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0` } }],
+    ok: { description: 'Signed out; Set-Cookie clears the cookie', contentType: 'application/json', schema: z.null(), status: 204, headers: { 'Set-Cookie': `${SECURE_SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0; Secure` } },
+    examples: () => [{ status: 204, description: 'Signed out.', headers: { 'Set-Cookie': `${SECURE_SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0; Secure` } }],
     errors: ['cross-origin-refused', 'store-unavailable'],
   },
   {
@@ -344,11 +344,14 @@ const SESSION_AND_REPORT_ROUTES: FreeEndpoint[] = [
     summary: 'A new key with the same grants and reports; the old key is refused at once',
     description:
       'Mints a new credits key for the signed-in one and moves to it every grant (the balance, held calls included), the stored reports and the billing records; the old key is revoked in the same step ' +
-      '(a Bearer call with it answers 401). The new key is in this answer only. The session follows the new key. A request whose Origin is another site is refused with 403.',
-    price: 'free', auth: sessionAuth,
+      '(a Bearer call with it answers 401). The new key is in this answer only. The session follows the new key. ' +
+      `The session proves its owner: within ${RECENT_SIGN_IN_MS / 60_000} minutes of signing in the body may be empty; later it must carry the current key ({ "key": "pac_live_…" }), ` +
+      'or the answer is 403 current-key-required and nothing changes. A request whose Origin is another site is refused with 403.',
+    price: 'free', auth: `${sessionAuth}; after ${RECENT_SIGN_IN_MS / 60_000} minutes, also the current key in the body`,
+    request: { contentTypes: ['application/json'], schema: RotateBody, example: { key: keyExample } },
     ok: { description: 'The new key, shown this once', contentType: 'application/json', schema: RotatedKey },
     examples: () => [{ status: 200, description: 'The new key, shown this once.', body: { key: keyExample, keyPrefix: maskedKey, callsLeft: 24 } }],
-    errors: ['not-signed-in', 'invalid-credits-key', 'cross-origin-refused', 'store-unavailable'],
+    errors: ['invalid-request', 'not-signed-in', 'invalid-credits-key', 'current-key-required', 'cross-origin-refused', 'payload-too-large', 'store-unavailable'],
   },
   ...OPERATIONS.map(sessionCheckEndpoint),
   {

@@ -15,6 +15,7 @@ export const PROBLEMS = {
   'unauthorized': { status: 401, title: 'Authorization required' },
   'not-signed-in': { status: 401, title: 'Not signed in' },
   'cross-origin-refused': { status: 403, title: 'Requests from another site are refused' },
+  'current-key-required': { status: 403, title: 'Confirm the current credits key' },
   'payment-required': { status: 402, title: 'Payment required' },
   'payment-failed': { status: 402, title: 'The payment credential was not accepted' },
   'credits-exhausted': { status: 402, title: 'The credits key has no calls left' },

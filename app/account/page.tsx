@@ -100,7 +100,7 @@ export default async function Account({ searchParams }: { searchParams: Promise<
       ) : null}
 
       <h2 id="rotate">Replace your key</h2>
-      <RotateKey />
+      <RotateKey askForKey={!session.recentSignIn} />
 
       <h2 id="grants">Grants and billing</h2>
       <p>To see each grant and its expiry, or to manage a subscription, paste the key (it is sent only in the request body).</p>

@@ -1,6 +1,6 @@
 'use client';
 
-import { useState } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useRouter } from 'next/navigation';
 import { CopyButton } from '../CopyButton';
 import { SignInForm } from '../check/SignInForm';
@@ -32,23 +32,45 @@ export function SignOutButton() {
 
 /**
  * Replaces the key: a new key with the same calls and plans, the old one refused from that moment. The
- * new key is shown here once; the session follows it, so nobody is signed out.
+ * new key is shown here once; the session follows it, so nobody is signed out. Within a few minutes of
+ * signing in a confirmation is enough; later (`askForKey`, or when the server says so) the current key is
+ * asked for, so a borrowed or stolen session cannot swap the key out from under its owner.
  */
-export function RotateKey() {
+export function RotateKey({ askForKey }: { askForKey: boolean }) {
   const router = useRouter();
+  return <RotateKeyForm askForKey={askForKey} onRotated={() => router.refresh()} />;
+}
+
+/** The form behind RotateKey, without the router (rendered on its own in tests). */
+export function RotateKeyForm({ askForKey, onRotated }: { askForKey: boolean; onRotated: () => void }) {
   const [stage, setStage] = useState<'idle' | 'confirm' | 'busy'>('idle');
+  const [needsKey, setNeedsKey] = useState(askForKey);
+  const [current, setCurrent] = useState('');
   const [key, setKey] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
-  async function rotate() {
+  async function rotate(event?: FormEvent<HTMLFormElement>) {
+    event?.preventDefault();
+    const sent = current.trim();
+    if (needsKey && !sent) {
+      setError('Required: paste your current credits key.');
+      return;
+    }
     setStage('busy');
     setError(null);
     try {
-      const res = await fetch('/api/session/rotate', { method: 'POST', cache: 'no-store' });
-      const body = (await res.json()) as { key?: string; detail?: string };
+      const res = await fetch('/api/session/rotate', {
+        method: 'POST', cache: 'no-store',
+        ...(needsKey ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: sent }) } : {}),
+      });
+      const body = (await res.json()) as { key?: string; detail?: string; type?: string };
       if (res.ok && body.key) {
+        setCurrent('');
         setKey(body.key);
-        router.refresh();
+        onRotated();
+      } else if (res.status === 403 && body.type?.endsWith('/current-key-required')) {
+        setNeedsKey(true);
+        setError(needsKey ? 'That is not the key you are signed in with. Nothing changed.' : 'Enter your current key to replace it. Nothing changed.');
       } else setError(body.detail ?? 'The key could not be replaced. Nothing changed.');
     } catch {
       setError('The server could not be reached. Nothing changed.');
@@ -70,15 +92,47 @@ export function RotateKey() {
       </div>
     );
   }
+  const intro = (
+    <p>
+      If the key may have leaked, or someone who had it should no longer use it, replace it. The new key keeps every call, plan,
+      subscription and stored report; the old key is refused at once, everywhere (API, MCP and this site).
+    </p>
+  );
+  if (needsKey) {
+    const errorId = 'rotate-key-error';
+    return (
+      <>
+        {intro}
+        <form className="stack" onSubmit={rotate} noValidate aria-label="Replace your key">
+          <div>
+            <label htmlFor="rotate-current-key">
+              Your current credits key <span className="hint">(you signed in more than a few minutes ago, so replacing the key needs it)</span>
+            </label>
+            <input
+              id="rotate-current-key" name="key" type="password" autoComplete="off" spellCheck={false} value={current}
+              onChange={(e) => setCurrent(e.target.value)} aria-invalid={error ? true : undefined} aria-describedby={error ? errorId : undefined}
+            />
+            {error ? (
+              <p id={errorId} className="field-error" role="alert">
+                {error}
+              </p>
+            ) : null}
+          </div>
+          <div className="actions">
+            <button type="submit" className="button" disabled={stage === 'busy'}>
+              {stage === 'busy' ? 'Replacing…' : 'Replace this key'}
+            </button>
+          </div>
+        </form>
+      </>
+    );
+  }
   return (
     <>
-      <p>
-        If the key may have leaked, or someone who had it should no longer use it, replace it. The new key keeps every call, plan,
-        subscription and stored report; the old key is refused at once, everywhere (API, MCP and this site).
-      </p>
+      {intro}
       {stage === 'confirm' ? (
         <div className="actions">
-          <button type="button" className="button" onClick={rotate}>
+          <button type="button" className="button" onClick={() => rotate()}>
             Yes, replace my key
           </button>
           <button type="button" className="button secondary" onClick={() => setStage('idle')}>

@@ -6,6 +6,19 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   // body that does not parse is answered with 400 either way.
   const text = await readTextCapped(request, maxBytes);
   if (text.trim() === '') throw new ProblemError('invalid-request', 'The request body is empty; send a JSON object.', { errors: [{ path: '$', message: 'is required' }] });
+  return parseJsonText(text);
+}
+
+/**
+ * Like readJsonBody, for a POST whose fields are all optional: an empty body reads as `{}`.
+ * @example const body = parseBody(RotateBody, await readOptionalJsonBody(request, config.MAX_BODY_BYTES));
+ */
+export async function readOptionalJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  const text = await readTextCapped(request, maxBytes);
+  return text.trim() === '' ? {} : parseJsonText(text);
+}
+
+function parseJsonText(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

@@ -59,7 +59,8 @@ export function reportFacts(operation: ReportOperation, body: unknown): { target
 }
 
 /**
- * Keeps a fulfilled prepaid call's 200 body for its key and returns the new report's id.
+ * Keeps a fulfilled prepaid call's 200 body for its key and returns the new report's id. The store files it
+ * under whoever holds the call (`creditsUsage`) at that moment, so a key rotated while the check ran keeps it.
  * @example const id = await saveReport(store, { keyHash, operation: 'readiness', creditsUsage, body, bodyText }, Date.now(), 30);
  */
 export async function saveReport(

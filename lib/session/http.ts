@@ -3,7 +3,7 @@
 import type { PaidOperation } from '@/lib/operations';
 import { getRuntime, type Runtime } from '@/lib/runtime';
 import { ProblemError, answerWithProblems } from '@/lib/problems';
-import { bearerToken, readJsonBody } from '@/lib/http/request';
+import { bearerToken, readJsonBody, readOptionalJsonBody } from '@/lib/http/request';
 import { clientIp } from '@/lib/http/client-ip';
 import { enforceRateLimit } from '@/lib/http/rate-limit';
 import { parseBody } from '@/lib/http/validation';
@@ -11,7 +11,7 @@ import { authenticateKey } from '@/lib/credits/ledger';
 import { observedPaidCall } from '@/lib/paid-call/observe';
 import { outcomeResponse } from '@/lib/paid-call/http';
 import { ownReport, reportPage } from '@/lib/reports/store';
-import { SignInBody, notSignedIn, readSession, rotateSessionKey, sessionCookie, sessionIdFromHeaders, signIn, signOut } from './index';
+import { RotateBody, SignInBody, notSignedIn, readSession, rotateSessionKey, sessionCookie, sessionCookieSecure, sessionIdFromHeaders, signIn, signOut } from './index';
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
@@ -19,20 +19,23 @@ function route(name: string, handler: (runtime: Runtime) => Promise<Response>): 
   return answerWithProblems({ route: name, log: (event) => getRuntime().log(event) }, () => handler(getRuntime()));
 }
 
-const secureCookies = (runtime: Runtime) => runtime.config.NODE_ENV === 'production';
+const secureCookies = (runtime: Runtime) => sessionCookieSecure(runtime.config);
+/** The session id the request carries, under the cookie's name for this deployment. */
+const sessionIdOf = (request: Request, runtime: Runtime) => sessionIdFromHeaders(request.headers, secureCookies(runtime));
 
 /**
  * Refuses a request that changes a session from another site's page. SameSite=Strict already keeps the
  * cookie off such requests in current browsers; this is the second lock, for the rest: a browser sends
- * Origin on every cross-site POST and DELETE, so one that names another origin is refused (403).
+ * Origin on every cross-site POST and DELETE, so one that names any origin but APP_URL's is refused (403),
+ * `Origin: null` (sandboxed frames, some redirects) included. The request's own URL is no witness: its host
+ * is whatever name reached the server (a rebound DNS name, another port), so APP_URL alone says who we are.
  * Requests with no Origin (curl, server-side callers) carry no ambient cookie to abuse.
  * @example refuseForeignOrigin(request, runtime.config.APP_URL)
  */
 export function refuseForeignOrigin(request: Request, appUrl: string): void {
   const origin = request.headers.get('origin');
   if (origin === null) return;
-  const own = new Set([new URL(appUrl).origin, new URL(request.url).origin]);
-  if (!own.has(origin)) {
+  if (origin !== new URL(appUrl).origin) {
     throw new ProblemError('cross-origin-refused', 'This request came from another site. Sign-in, sign-out, checks and key rotation are accepted from this site\'s own pages only.');
   }
 }
@@ -53,8 +56,8 @@ export function signInPost(request: Request): Promise<Response> {
 
 /** GET /api/session: who is signed in (the masked key and the calls left), or 401. */
 export function sessionGet(request: Request): Promise<Response> {
-  return route('session-read', async ({ store }) => {
-    const session = await readSession(store, sessionIdFromHeaders(request.headers), Date.now());
+  return route('session-read', async (runtime) => {
+    const session = await readSession(runtime.store, sessionIdOf(request, runtime), Date.now());
     if (!session) throw notSignedIn();
     return Response.json({ signedIn: true, callsLeft: session.callsLeft, keyPrefix: session.keyPrefix }, { headers: NO_STORE });
   });
@@ -64,16 +67,20 @@ export function sessionGet(request: Request): Promise<Response> {
 export function signOutDelete(request: Request): Promise<Response> {
   return route('session-sign-out', async (runtime) => {
     refuseForeignOrigin(request, runtime.config.APP_URL);
-    await signOut(runtime.store, sessionIdFromHeaders(request.headers), Date.now());
+    await signOut(runtime.store, sessionIdOf(request, runtime), Date.now());
     return new Response(null, { status: 204, headers: { ...NO_STORE, 'Set-Cookie': sessionCookie(null, secureCookies(runtime)) } });
   });
 }
 
-/** POST /api/session/rotate: a new key for the signed-in one (shown once); the session follows it. */
+/**
+ * POST /api/session/rotate: a new key for the signed-in one (shown once); the session follows it. An empty
+ * body is enough within RECENT_SIGN_IN_MS of signing in; later the body must carry `{ "key": <current key> }`.
+ */
 export function rotatePost(request: Request): Promise<Response> {
   return route('session-rotate', async (runtime) => {
     refuseForeignOrigin(request, runtime.config.APP_URL);
-    const rotated = await rotateSessionKey(runtime, sessionIdFromHeaders(request.headers), Date.now());
+    const body = parseBody(RotateBody, await readOptionalJsonBody(request, runtime.config.MAX_BODY_BYTES));
+    const rotated = await rotateSessionKey(runtime, sessionIdOf(request, runtime), Date.now(), body.key ?? null);
     return Response.json(rotated, { headers: NO_STORE });
   });
 }
@@ -87,7 +94,7 @@ export function sessionCheckPost(operation: PaidOperation) {
   return function POST(request: Request): Promise<Response> {
     return route(`session-${operation.id}`, async (runtime) => {
       refuseForeignOrigin(request, runtime.config.APP_URL);
-      const session = await readSession(runtime.store, sessionIdFromHeaders(request.headers), Date.now());
+      const session = await readSession(runtime.store, sessionIdOf(request, runtime), Date.now());
       if (!session) throw notSignedIn();
       const body = await readJsonBody(request, runtime.config.MAX_BODY_BYTES);
       const idempotencyKey = request.headers.get('idempotency-key');
@@ -118,7 +125,7 @@ export function sessionCheckPost(operation: PaidOperation) {
 async function reportOwner(request: Request, runtime: Runtime): Promise<string> {
   const bearer = bearerToken(request.headers);
   if (bearer !== null) return authenticateKey(runtime.store, runtime.config.CREDITS_KEY_SECRET, bearer);
-  const session = await readSession(runtime.store, sessionIdFromHeaders(request.headers), Date.now());
+  const session = await readSession(runtime.store, sessionIdOf(request, runtime), Date.now());
   if (!session) throw notSignedIn();
   return session.keyHash;
 }

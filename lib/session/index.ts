@@ -4,19 +4,34 @@ import type { Config } from '@/lib/config';
 import type { Store } from '@/lib/store';
 import { getRuntime } from '@/lib/runtime';
 import { authenticateKey, balance } from '@/lib/credits/ledger';
-import { maskKey } from '@/lib/credits/keys';
+import { digestsEqual, hashKey, isWellFormedKey, maskKey } from '@/lib/credits/keys';
 import { rotateCreditsKey } from '@/lib/billing/rotate';
 import { ProblemError } from '@/lib/problems';
 
 // Signing in on the site with a credits key. The browser holds only an opaque session id (192 random
-// bits) in an httpOnly, SameSite=Strict cookie (Secure in production); the store keeps, under the id's
+// bits) in an httpOnly, SameSite=Strict cookie (Secure and `__Host-` prefixed in production or behind an
+// https APP_URL; see sessionCookieSecure); the store keeps, under the id's
 // SHA-256, the key's HMAC hash and its masked form, never the key. A copy of the store cannot be replayed
 // as a cookie, and the cookie says nothing about the key. Sessions last SESSION_TTL_MS from sign-in (not
 // sliding); signing out deletes the record at once, and a revoked key ends its sessions at their next use.
+// Rotating the key hands out a new key and locks out every other holder, so a cookie alone is not enough
+// for it: the session must have signed in within RECENT_SIGN_IN_MS, or the request carries the current key.
 
+/** The cookie's name on plain-http development, where browsers refuse a Secure cookie (Chromium's localhost aside). */
 export const SESSION_COOKIE = 'pac_session';
+/**
+ * The cookie's name whenever it is Secure. The `__Host-` prefix makes the browser refuse the cookie unless it is
+ * Secure, Path=/ and has no Domain, so a subdomain or a plain-http page can neither plant nor overwrite it; and
+ * the server then reads this name only, never the plain one such a page could set.
+ */
+export const SECURE_SESSION_COOKIE = '__Host-pac_session';
 /** A session lasts this long from sign-in, whatever happens in between (fixed, not sliding). */
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+/**
+ * How long after signing in a session may rotate its key on the cookie alone. Later, the request must carry
+ * the current key: a stolen cookie then cannot trade itself for the key, its calls and its reports.
+ */
+export const RECENT_SIGN_IN_MS = 5 * 60 * 1000;
 const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{32}$/;
 
 /** What a signed-in session knows: the key's hash (to pay and to own reports) and how to show the key. */
@@ -25,11 +40,16 @@ export interface SessionState {
   /** The key as it may be shown: `pac_live_…` and its last 4 characters. */
   keyPrefix: string;
   callsLeft: number;
+  /** When this session signed in (epoch ms); rotating the key moves the session and keeps this time. */
+  signedInAt: number;
+  /** Whether the sign-in is within RECENT_SIGN_IN_MS, so the key can be rotated without sending it. */
+  recentSignIn: boolean;
 }
 
 interface SessionRecord {
   keyHash: string;
   keyPrefix: string;
+  /** The sign-in time: the session's expiry counts from it, and so does the rotation window. */
   createdAt: number;
 }
 
@@ -40,10 +60,30 @@ export type SessionAnswer = z.infer<typeof SessionAnswer>;
 /** The body of POST /api/session. */
 export const SignInBody = z.strictObject({ key: z.string({ error: 'is required' }).trim().min(1, 'is required').max(200, 'is too long') });
 
+/** The body of POST /api/session/rotate: the current key, required once the sign-in is older than RECENT_SIGN_IN_MS. */
+export const RotateBody = z.strictObject({ key: z.string().trim().min(1, 'is required').max(200, 'is too long').optional() });
+
 /** The 200 body of POST /api/session/rotate: the new key, shown this once. */
 export const RotatedKey = z.strictObject({ key: z.string(), keyPrefix: z.string(), callsLeft: z.number().int() });
 
 type SessionDeps = { store: Store; config: Pick<Config, 'CREDITS_KEY_SECRET' | 'NODE_ENV'> };
+
+/**
+ * Whether the session cookie is Secure (and so named `__Host-pac_session`): in production, and whenever APP_URL
+ * is https. Plain-http development keeps `pac_session` without Secure, which every browser stores over http.
+ * @example const secure = sessionCookieSecure(runtime.config); // false for NODE_ENV=development, APP_URL=http://localhost:3000
+ */
+export function sessionCookieSecure(config: Pick<Config, 'NODE_ENV' | 'APP_URL'>): boolean {
+  return config.NODE_ENV === 'production' || new URL(config.APP_URL).protocol === 'https:';
+}
+
+/**
+ * The session cookie's name: `__Host-pac_session` when it is Secure, else `pac_session`.
+ * @example sessionCookieName(sessionCookieSecure(config)) // '__Host-pac_session' in production
+ */
+export function sessionCookieName(secure: boolean): string {
+  return secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+}
 
 const recordName = (sessionId: string) => `session:${crypto.createHash('sha256').update(sessionId).digest('hex')}`;
 
@@ -72,7 +112,7 @@ export async function readSession(store: Store, sessionId: string | null, now: n
   const key = await store.getKey(record.keyHash);
   if (!key || key.revokedAt !== null) return null;
   const { callsLeft } = await balance(store, record.keyHash, now);
-  return { keyHash: record.keyHash, keyPrefix: record.keyPrefix, callsLeft };
+  return { keyHash: record.keyHash, keyPrefix: record.keyPrefix, callsLeft, signedInAt: record.createdAt, recentSignIn: now - record.createdAt <= RECENT_SIGN_IN_MS };
 }
 
 /**
@@ -85,20 +125,38 @@ export async function signOut(store: Store, sessionId: string | null, now: numbe
 
 /**
  * Rotates the session's key (lib/billing/rotate.ts) and moves the session to the new key; returns the
- * new key, to be shown once. 401 when there is no live session.
- * @example const { key } = await rotateSessionKey(getRuntime(), sessionId, Date.now());
+ * new key, to be shown once. The session must prove its owner: a sign-in within RECENT_SIGN_IN_MS, or the
+ * current key in `currentKey`; otherwise 403 `current-key-required` and nothing changes. 401 when there is
+ * no live session.
+ * @example const { key } = await rotateSessionKey(getRuntime(), sessionId, Date.now(), body.key ?? null);
  */
-export async function rotateSessionKey(deps: SessionDeps, sessionId: string | null, now: number): Promise<z.infer<typeof RotatedKey>> {
+export async function rotateSessionKey(
+  deps: SessionDeps,
+  sessionId: string | null,
+  now: number,
+  currentKey: string | null = null,
+): Promise<z.infer<typeof RotatedKey>> {
   const session = await readSession(deps.store, sessionId, now);
   if (!session || !sessionId) throw notSignedIn();
-  const raw = await deps.store.getRecord(recordName(sessionId), now);
-  const record = raw === null ? null : (JSON.parse(raw) as SessionRecord);
+  if (currentKey !== null) {
+    // The session's key is live (readSession checked it), so a matching hash proves the current key.
+    const matches = isWellFormedKey(currentKey) && digestsEqual(hashKey(currentKey, deps.config.CREDITS_KEY_SECRET), session.keyHash);
+    if (!matches) throw currentKeyRequired('The key sent is not the key this session is signed in with. Nothing was changed.');
+  } else if (!session.recentSignIn) {
+    throw currentKeyRequired(
+      `You signed in more than ${RECENT_SIGN_IN_MS / 60_000} minutes ago: send the current key as { "key": "pac_live_…" } to replace it, or sign in again. Nothing was changed.`,
+    );
+  }
   const rotated = await rotateCreditsKey({ store: deps.store, secret: deps.config.CREDITS_KEY_SECRET }, session.keyHash, now);
-  // The session keeps its own expiry: rotating never extends a sign-in.
-  const left = record ? Math.max(1, record.createdAt + SESSION_TTL_MS - now) : SESSION_TTL_MS;
-  const moved: SessionRecord = { keyHash: rotated.keyHash, keyPrefix: rotated.keyPrefix, createdAt: record?.createdAt ?? now };
+  // The session keeps its sign-in time and its expiry: rotating never extends a sign-in.
+  const left = Math.max(1, session.signedInAt + SESSION_TTL_MS - now);
+  const moved: SessionRecord = { keyHash: rotated.keyHash, keyPrefix: rotated.keyPrefix, createdAt: session.signedInAt };
   await deps.store.setRecord(recordName(sessionId), JSON.stringify(moved), now, left);
   return { key: rotated.key, keyPrefix: rotated.keyPrefix, callsLeft: session.callsLeft };
+}
+
+function currentKeyRequired(detail: string): ProblemError {
+  return new ProblemError('current-key-required', detail);
 }
 
 /** The 401 for a request that needs a signed-in session (or a credits key) and has neither. */
@@ -107,25 +165,27 @@ export function notSignedIn(): ProblemError {
 }
 
 /**
- * The session id a request's Cookie header carries, or null.
- * @example const id = sessionIdFromHeaders(request.headers);
+ * The session id a request's Cookie header carries under the cookie's name for this setting, or null.
+ * @example const id = sessionIdFromHeaders(request.headers, sessionCookieSecure(config));
  */
-export function sessionIdFromHeaders(headers: Headers): string | null {
+export function sessionIdFromHeaders(headers: Headers, secure: boolean): string | null {
+  const name = sessionCookieName(secure);
   for (const part of (headers.get('cookie') ?? '').split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim() || null;
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim() || null;
   }
   return null;
 }
 
 /**
- * The Set-Cookie value that stores a session id (or, with null, clears it).
- * @example headers.append('Set-Cookie', sessionCookie(sessionId, config.NODE_ENV === 'production'));
+ * The Set-Cookie value that stores a session id (or, with null, clears it). Never a Domain: the cookie stays
+ * with APP_URL's host, as the `__Host-` prefix requires.
+ * @example headers.append('Set-Cookie', sessionCookie(sessionId, sessionCookieSecure(config)));
  */
 export function sessionCookie(sessionId: string | null, secure: boolean): string {
   const attributes = ['Path=/', 'HttpOnly', 'SameSite=Strict', `Max-Age=${sessionId === null ? 0 : SESSION_TTL_MS / 1000}`];
   if (secure) attributes.push('Secure');
-  return [`${SESSION_COOKIE}=${sessionId ?? ''}`, ...attributes].join('; ');
+  return [`${sessionCookieName(secure)}=${sessionId ?? ''}`, ...attributes].join('; ');
 }
 
 /**
@@ -136,8 +196,8 @@ export function sessionCookie(sessionId: string | null, secure: boolean): string
  */
 export async function sessionFromCookies(
   cookieStore: { get(name: string): { value: string } | undefined },
-  deps: { store: Store } = getRuntime(),
+  deps: { store: Store; config: Pick<Config, 'NODE_ENV' | 'APP_URL'> } = getRuntime(),
   now = Date.now(),
 ): Promise<SessionState | null> {
-  return readSession(deps.store, cookieStore.get(SESSION_COOKIE)?.value ?? null, now);
+  return readSession(deps.store, cookieStore.get(sessionCookieName(sessionCookieSecure(deps.config)))?.value ?? null, now);
 }

@@ -287,13 +287,16 @@ local p = ARGV[1]
 local k = p .. 'report:' .. ARGV[2]
 local now = tonumber(ARGV[10])
 local ttl = tonumber(ARGV[11])
+-- The owner is whoever holds the call that paid for the report now (a rotation moves held calls), else the key given.
+local owner = redis.call('HGET', p .. 'res:' .. ARGV[6], 'keyHash')
+if not owner then owner = ARGV[3] end
 local old = redis.call('HGET', k, 'keyHash')
-if old and old ~= ARGV[3] then redis.call('ZREM', p .. 'key:' .. old .. ':reports', ARGV[2]) end
+if old and old ~= owner then redis.call('ZREM', p .. 'key:' .. old .. ':reports', ARGV[2]) end
 redis.call('DEL', k)
-redis.call('HSET', k, 'keyHash', ARGV[3], 'operation', ARGV[4], 'createdAt', ARGV[5], 'creditsUsage', ARGV[6], 'target', ARGV[7],
+redis.call('HSET', k, 'keyHash', owner, 'operation', ARGV[4], 'createdAt', ARGV[5], 'creditsUsage', ARGV[6], 'target', ARGV[7],
   'score', ARGV[8], 'body', ARGV[9], 'expiresAt', string.format('%.0f', now + ttl))
 redis.call('PEXPIRE', k, ttl + ${NATIVE_TTL_SLACK_MS})
-local idx = p .. 'key:' .. ARGV[3] .. ':reports'
+local idx = p .. 'key:' .. owner .. ':reports'
 redis.call('ZADD', idx, ARGV[5], ARGV[2])
 -- The index lives as long as the longest-lived report in it.
 if redis.call('PTTL', idx) < ttl + ${NATIVE_TTL_SLACK_MS} then redis.call('PEXPIRE', idx, ttl + ${NATIVE_TTL_SLACK_MS}) end

@@ -175,7 +175,9 @@ export function openSqliteStore(dataDir: string): Store {
       'INSERT INTO claims (claim, expires_at) VALUES (?, ?) ON CONFLICT(claim) DO UPDATE SET expires_at = excluded.expires_at',
     ),
     putReport: db.prepare(
-      'INSERT INTO reports (id, key_hash, operation, created_at, credits_usage, target, score, body, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ' +
+      // The owner is whoever holds the call that paid for the report now (a rotation moves held calls), else the key given.
+      'INSERT INTO reports (id, key_hash, operation, created_at, credits_usage, target, score, body, expires_at) ' +
+        'VALUES (@id, COALESCE((SELECT key_hash FROM reservations WHERE id = @creditsUsage), @keyHash), @operation, @createdAt, @creditsUsage, @target, @score, @body, @expiresAt) ' +
         'ON CONFLICT(id) DO UPDATE SET key_hash = excluded.key_hash, operation = excluded.operation, created_at = excluded.created_at, ' +
         'credits_usage = excluded.credits_usage, target = excluded.target, score = excluded.score, body = excluded.body, expires_at = excluded.expires_at',
     ),
@@ -460,7 +462,7 @@ export function openSqliteStore(dataDir: string): Store {
     getRecord: (name, now) => guard(() => (q.getRecord.get(name, now) as { value: string } | undefined)?.value ?? null),
     takeRecord: (name, now) => guard(() => takeRecord.immediate(name, now)),
     putReport: (r: StoredReport, now, ttlMs) =>
-      guard(() => void q.putReport.run(r.id, r.keyHash, r.operation, r.createdAt, r.creditsUsage, r.target, r.score, r.body, now + ttlMs)),
+      guard(() => void q.putReport.run({ id: r.id, keyHash: r.keyHash, operation: r.operation, createdAt: r.createdAt, creditsUsage: r.creditsUsage, target: r.target, score: r.score, body: r.body, expiresAt: now + ttlMs })),
     getReport: (id, now) =>
       guard((): StoredReport | null => {
         const row = q.getReport.get(id, now) as (ReportRow & { body: string }) | undefined;

@@ -314,8 +314,10 @@ export interface Store {
   listRecords(prefix: string, now: number, limit: number): Promise<Array<{ name: string; value: string }>>;
 
   /**
-   * Keeps a report until `now + ttlMs` (caller's clock) and indexes it under its key. A second put with the
-   * same id replaces it.
+   * Keeps a report until `now + ttlMs` (caller's clock) and indexes it under its owner. A second put with the
+   * same id replaces it. The owner is the key holding the reservation `creditsUsage` names, read in the same
+   * atomic step, else `keyHash`: a key rotated while its call ran moved that held call, and its report follows,
+   * whichever of the two steps comes first (`rotateKey` moves the reports already stored).
    * @example await store.putReport({ id, keyHash, operation: 'readiness', createdAt: now, creditsUsage, target, score, body }, now, 30 * DAY);
    */
   putReport(report: StoredReport, now: number, ttlMs: number): Promise<void>;

@@ -12,7 +12,9 @@ import { GET as reportRoute } from '@/app/api/reports/[id]/route';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { getReport, listReports } from '@/lib/reports';
+import { rotateCreditsKey } from '@/lib/billing/rotate';
 import { openSqliteStore } from '@/lib/store/sqlite';
+import type { Store } from '@/lib/store';
 import { StoreUnavailableError } from '@/lib/store/types';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { installTestRuntime, post, validReadinessBody, type TestRuntime } from '../support/runtime';
@@ -120,6 +122,46 @@ describe('a report the store cannot keep', () => {
     const replay = await runReadiness(a.key, 'report-fail-1');
     expect([replay.headers.get('idempotent-replayed'), replay.headers.get('link')]).toEqual(['true', null]);
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('a key rotated while a check runs', () => {
+  it('keeps the report with the new key: listed and readable with it, not readable with the old', async () => {
+    await rt.dispose();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pac-rotate-in-flight-'));
+    const real = openSqliteStore(dir);
+    let rotated: { key: string; keyHash: string } | null = null;
+    // The rotation lands once the call is held and before the check's work runs: a rotation from another tab,
+    // the CLI or an operator while the check is in flight.
+    const reserveCall: Store['reserveCall'] = async (...args) => {
+      const held = await real.reserveCall(...args);
+      if (rotated === null) rotated = await rotateCreditsKey({ store: real, secret: rt.config.CREDITS_KEY_SECRET }, a.keyHash, Date.now());
+      return held;
+    };
+    rt = installTestRuntime({}, { store: { ...real, kind: real.kind, reserveCall } });
+    a = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
+
+    const res = await runReadiness(a.key, 'rotate-in-flight-1');
+    expect(res.status).toBe(200);
+    const now = rotated as { key: string; keyHash: string } | null;
+    expect(now).not.toBeNull();
+    const successor = now!;
+    // The call was charged to the key holding the grant now.
+    expect(res.headers.get('credits-remaining')).toBe('24');
+    expect((await balance(rt.store, successor.keyHash)).callsLeft).toBe(24);
+    const id = idFromLink(res);
+    const body = (await res.json()) as unknown;
+
+    const listed = (await (await getList('', bearer(successor.key))).json()) as ListBody;
+    expect(listed.reports.map((r) => r.id)).toEqual([id]);
+    const viaNew = await getOne(id, bearer(successor.key));
+    expect(viaNew.status).toBe(200);
+    expect(await viaNew.json()).toEqual(body);
+    expect((await rt.store.getReport(id, Date.now()))?.keyHash).toBe(successor.keyHash);
+    // The old key is revoked, and nothing is left under its hash.
+    expect((await getOne(id, bearer(a.key))).status).toBe(401);
+    expect(await getReport(a.keyHash, id, rt)).toBeNull();
+    expect(await rt.store.listReports(a.keyHash, Date.now(), { limit: 10 })).toEqual([]);
   });
 });
 

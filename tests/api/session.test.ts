@@ -1,16 +1,17 @@
 // Signing in on the site with a credits key: the session cookie, sign-out, checks run from a session
 // through the paid pipeline, key rotation and the refusal of requests from other sites. In-process route
 // handlers on a real SQLite store; the visibility check reaches a fixture site through CHECK_HOST_MAP.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DELETE as signOut, GET as whoAmI, POST as signIn } from '@/app/api/session/route';
 import { POST as rotate } from '@/app/api/session/rotate/route';
 import { POST as sessionReadiness } from '@/app/api/session/checks/readiness/route';
 import { POST as sessionVisibility } from '@/app/api/session/checks/ai-visibility/route';
 import { POST as restReadiness } from '@/app/api/agent/readiness/route';
 import { GET as listReports } from '@/app/api/reports/route';
+import { GET as readReport } from '@/app/api/reports/[id]/route';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
-import { SESSION_COOKIE } from '@/lib/session';
+import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from '@/lib/session';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { installTestRuntime, post, validReadinessBody, type TestRuntime } from '../support/runtime';
 
@@ -29,6 +30,7 @@ beforeEach(async () => {
   ({ key, keyHash } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25'));
 });
 afterEach(async () => {
+  vi.useRealTimers();
   delete process.env.CHECK_HOST_MAP;
   await rt.dispose();
   await site.close();
@@ -78,12 +80,35 @@ describe('POST /api/session (sign in)', () => {
     expect(JSON.parse(rows[0].value)).toMatchObject({ keyHash });
   });
 
-  it('marks the cookie Secure in production', async () => {
+  it('marks the cookie Secure with the __Host- prefix in production and behind an https APP_URL, and then reads that name only', async () => {
+    const settings: Array<Record<string, string>> = [{ NODE_ENV: 'production' }, { NODE_ENV: 'development', APP_URL: 'https://checks.example' }];
+    for (const env of settings) {
+      await rt.dispose();
+      rt = installTestRuntime(env);
+      ({ key } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25'));
+      const origin = { origin: new URL(rt.config.APP_URL).origin };
+      const { cookie, setCookie } = await signedIn(key, origin);
+      // __Host-: Secure, Path=/ and no Domain, or the browser refuses it.
+      expect(setCookie.split('; ').slice(1)).toEqual(['Path=/', 'HttpOnly', 'SameSite=Strict', 'Max-Age=604800', 'Secure']);
+      expect(cookie).toMatch(new RegExp(`^${SECURE_SESSION_COOKIE}=[A-Za-z0-9_-]{32}$`));
+      expect(SECURE_SESSION_COOKIE).toBe('__Host-pac_session');
+      expect((await whoAmI(request('/api/session', 'GET', withCookie(cookie)))).status).toBe(200);
+      // The same id under the plain name (which a subdomain or an http page could plant) is not read.
+      const planted = `${SESSION_COOKIE}=${cookie.slice(cookie.indexOf('=') + 1)}`;
+      expect((await whoAmI(request('/api/session', 'GET', withCookie(planted)))).status).toBe(401);
+      const out = await signOut(request('/api/session', 'DELETE', withCookie(cookie, origin)));
+      expect(out.headers.get('set-cookie')).toBe(`${SECURE_SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0; Secure`);
+    }
+  });
+
+  it('keeps the plain pac_session name without Secure on plain-http development, where browsers refuse Secure cookies', async () => {
     await rt.dispose();
-    rt = installTestRuntime({ NODE_ENV: 'production' });
+    rt = installTestRuntime({ NODE_ENV: 'development', APP_URL: 'http://localhost:3000' });
     ({ key } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25'));
-    const { setCookie } = await signedIn();
-    expect(setCookie.split('; ').slice(1)).toEqual(['Path=/', 'HttpOnly', 'SameSite=Strict', 'Max-Age=604800', 'Secure']);
+    const { cookie, setCookie } = await signedIn();
+    expect(setCookie.split('; ').slice(1)).toEqual(['Path=/', 'HttpOnly', 'SameSite=Strict', 'Max-Age=604800']);
+    expect(cookie).toMatch(/^pac_session=[A-Za-z0-9_-]{32}$/);
+    expect((await whoAmI(request('/api/session', 'GET', withCookie(cookie)))).status).toBe(200);
   });
 
   it('refuses an unknown or revoked key (401) and a bad body (400), setting no cookie', async () => {
@@ -127,6 +152,30 @@ describe('GET and DELETE /api/session', () => {
     expect(await problemType(after)).toBe(`${PROBLEM_BASE}not-signed-in`);
     expect((await runReadiness(cookie, 'after-sign-out-1')).status).toBe(401);
     expect(await callsLeft()).toBe(25);
+  });
+
+  it('ends every use of a session once its key is revoked (keys revoke): who am I, reports, one report and a check all answer 401', async () => {
+    const { cookie } = await signedIn();
+    const paid = await runReadiness(cookie, 'before-revoke-1');
+    expect(paid.status).toBe(200);
+    const id = /^<\/api\/reports\/(rep_[A-Za-z0-9_-]{32})>/.exec(paid.headers.get('link') ?? '')?.[1] ?? 'no-link';
+    const getReport = () => readReport(request(`/api/reports/${id}`, 'GET', withCookie(cookie)), { params: Promise.resolve({ id }) });
+    // Live before the revocation: the same four requests work with this cookie.
+    expect((await whoAmI(request('/api/session', 'GET', withCookie(cookie)))).status).toBe(200);
+    expect((await listReports(request('/api/reports', 'GET', withCookie(cookie)))).status).toBe(200);
+    expect((await getReport()).status).toBe(200);
+
+    // What `npm run keys -- revoke <key>` does.
+    expect(await rt.store.revokeKey(keyHash, Date.now())).toBe(true);
+    const answers = [
+      await whoAmI(request('/api/session', 'GET', withCookie(cookie))),
+      await listReports(request('/api/reports', 'GET', withCookie(cookie))),
+      await getReport(),
+      await runReadiness(cookie, 'after-revoke-1'),
+    ];
+    expect(answers.map((res) => res.status)).toEqual([401, 401, 401, 401]);
+    for (const res of answers) expect(await problemType(res)).toBe(`${PROBLEM_BASE}not-signed-in`);
+    expect(await callsLeft()).toBe(24);
   });
 
   it('answers 401 without a cookie or with one that names no session', async () => {
@@ -216,6 +265,28 @@ describe('requests from another site', () => {
     expect((await rt.store.getKey(keyHash))?.revokedAt).toBeNull();
   });
 
+  it("compare Origin with APP_URL's origin only: the request's own host, another localhost port and Origin: null are refused (403)", async () => {
+    const { cookie } = await signedIn();
+    // APP_URL is http://localhost:3000; a request reaching the server under another name (a rebound DNS name,
+    // another port) carries that name in its URL and its Origin alike.
+    const elsewhere = 'http://localhost:4000';
+    const viaOtherHost = await sessionReadiness(new Request(`${elsewhere}/api/session/checks/readiness`, {
+      method: 'POST', headers: { 'content-type': 'application/json', cookie, origin: elsewhere, 'idempotency-key': 'other-host-0001' }, body: JSON.stringify(validReadinessBody()),
+    }));
+    const attempts = [
+      viaOtherHost,
+      await runReadiness(cookie, 'origin-null-0001', { origin: 'null' }),
+      await rotate(request('/api/session/rotate', 'POST', withCookie(cookie, { origin: 'null' }))),
+      await signOut(request('/api/session', 'DELETE', withCookie(cookie, { origin: 'http://127.0.0.1:3000' }))),
+      await signIn(post(`${elsewhere}/api/session`, { key }, { origin: elsewhere })),
+    ];
+    expect(attempts.map((res) => res.status)).toEqual([403, 403, 403, 403, 403]);
+    for (const res of attempts) expect(await problemType(res)).toBe(`${PROBLEM_BASE}cross-origin-refused`);
+    expect(await callsLeft()).toBe(25);
+    expect((await whoAmI(request('/api/session', 'GET', withCookie(cookie)))).status).toBe(200);
+    expect((await rt.store.getKey(keyHash))?.revokedAt).toBeNull();
+  });
+
   it('are answered when the Origin is our own', async () => {
     const { cookie } = await signedIn(key, { origin: BASE });
     const res = await runReadiness(cookie, 'same-origin-0001', { origin: BASE });
@@ -258,6 +329,59 @@ describe('POST /api/session/rotate', () => {
 
     const session2 = await runReadiness(cookie, 'after-rotation-1');
     expect(session2.headers.get('credits-remaining')).toBe('22');
+  });
+
+  it('needs the current key once the sign-in is over 5 minutes old: a cookie alone gets 403 current-key-required and rotates nothing', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const t0 = new Date('2026-11-01T10:00:00.000Z').getTime();
+    vi.setSystemTime(t0);
+    const { cookie } = await signedIn();
+    const other = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
+    vi.setSystemTime(t0 + 5 * 60 * 1000 + 1);
+    const rotateWith = (body: unknown) =>
+      rotate(new Request(`${BASE}/api/session/rotate`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+
+    const refused = [
+      await rotate(request('/api/session/rotate', 'POST', withCookie(cookie))),
+      await rotateWith({}),
+      await rotateWith({ key: other.key }),
+      await rotateWith({ key: `pac_live_${'C'.repeat(40)}` }),
+      await rotateWith({ key: 'not a key' }),
+    ];
+    expect(refused.map((res) => res.status)).toEqual([403, 403, 403, 403, 403]);
+    for (const res of refused) {
+      expect(await problemType(res)).toBe(`${PROBLEM_BASE}current-key-required`);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    }
+    // Nothing rotated: the key is live with its calls, the other key untouched, the session still on the key.
+    expect((await rt.store.getKey(keyHash))?.revokedAt).toBeNull();
+    expect((await rt.store.getKey(other.keyHash))?.revokedAt).toBeNull();
+    expect(await rt.store.countKeys()).toBe(2);
+    expect(await callsLeft()).toBe(25);
+    expect(await (await whoAmI(request('/api/session', 'GET', withCookie(cookie)))).json()).toEqual({ signedIn: true, callsLeft: 25, keyPrefix: `pac_live_…${key.slice(-4)}` });
+
+    // The current key in the body proves the owner: rotated, and the session follows the new key.
+    const proven = await rotateWith({ key });
+    expect(proven.status).toBe(200);
+    const rotated = (await proven.json()) as { key: string; keyPrefix: string; callsLeft: number };
+    expect(rotated).toEqual({ key: rotated.key, keyPrefix: `pac_live_…${rotated.key.slice(-4)}`, callsLeft: 25 });
+    expect((await rt.store.getKey(keyHash))?.revokedAt).toBe(t0 + 5 * 60 * 1000 + 1);
+    expect(await (await whoAmI(request('/api/session', 'GET', withCookie(cookie)))).json()).toEqual({ signedIn: true, callsLeft: 25, keyPrefix: rotated.keyPrefix });
+    // Rotating moved the session, never renewed its sign-in: the next rotation needs the (new) key again.
+    const again = await rotate(request('/api/session/rotate', 'POST', withCookie(cookie)));
+    expect(again.status).toBe(403);
+    expect(await problemType(again)).toBe(`${PROBLEM_BASE}current-key-required`);
+  });
+
+  it('rotates with the cookie alone within 5 minutes of signing in', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const t0 = new Date('2026-11-01T10:00:00.000Z').getTime();
+    vi.setSystemTime(t0);
+    const { cookie } = await signedIn();
+    vi.setSystemTime(t0 + 5 * 60 * 1000);
+    const res = await rotate(request('/api/session/rotate', 'POST', withCookie(cookie)));
+    expect(res.status).toBe(200);
+    expect((await rt.store.getKey(keyHash))?.revokedAt).toBe(t0 + 5 * 60 * 1000);
   });
 
   it('answers 401 without a session', async () => {

@@ -112,8 +112,9 @@ test('buy, sign in, check a site, read the report, find it in the history, sign 
   await expect(page.getByTestId('calls-left')).toHaveText('25');
   // The cookie holds an opaque session id, never the key, and scripts cannot read it.
   const cookies = await page.context().cookies();
-  const session = cookies.find((c) => c.name === 'pac_session')!;
-  expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+  // The server runs as in production: the cookie is Secure, so it carries the __Host- prefix.
+  const session = cookies.find((c) => c.name === '__Host-pac_session')!;
+  expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', secure: true, path: '/' });
   expect(session.value).not.toContain(key.slice(9));
   expect(await page.evaluate(() => document.cookie)).toBe('');
   await reviewBothWidths(page, 'check-signed-in');
@@ -200,7 +201,7 @@ test('buy, sign in, check a site, read the report, find it in the history, sign 
 
   // Signed out, the report is closed.
   await signOutOnAccount(page);
-  expect((await page.context().cookies()).find((c) => c.name === 'pac_session')).toBeUndefined();
+  expect((await page.context().cookies()).find((c) => c.name === '__Host-pac_session')).toBeUndefined();
   await page.goto(`${BASE()}${reportPath}`);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sign in to see this report');
   await expect(page.getByTestId('report')).toHaveCount(0);

@@ -29,14 +29,14 @@ const send = (path: string, init: { method: string; headers?: Record<string, str
   });
 
 describe('a site session on next start', () => {
-  it('signs in with a Secure cookie, runs a check for one call, reads its report, and signs out for good', async () => {
+  it('signs in with a Secure __Host- cookie, runs a check for one call, reads its report, and signs out for good', async () => {
     const signIn = await send('/api/session', { method: 'POST', headers: { origin: server.url }, body: { key } });
     expect(signIn.status).toBe(200);
     const setCookie = signIn.headers.getSetCookie();
     expect(setCookie).toHaveLength(1);
     const [pair, ...attributes] = setCookie[0].split('; ');
     expect(attributes).toEqual(['Path=/', 'HttpOnly', 'SameSite=Strict', 'Max-Age=604800', 'Secure']);
-    expect(pair).toMatch(/^pac_session=[A-Za-z0-9_-]{32}$/);
+    expect(pair).toMatch(/^__Host-pac_session=[A-Za-z0-9_-]{32}$/);
     const cookie = pair;
 
     const check = await send('/api/session/checks/readiness', {
@@ -63,7 +63,7 @@ describe('a site session on next start', () => {
 
     const out = await send('/api/session', { method: 'DELETE', headers: { cookie, origin: server.url } });
     expect(out.status).toBe(204);
-    expect(out.headers.getSetCookie()).toEqual(['pac_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0; Secure']);
+    expect(out.headers.getSetCookie()).toEqual(['__Host-pac_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0; Secure']);
     expect((await send('/api/session', { method: 'GET', headers: { cookie } })).status).toBe(401);
     expect((await send(link.slice(1, link.indexOf('>')), { method: 'GET', headers: { cookie } })).status).toBe(401);
   });

@@ -357,6 +357,22 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
       expect(await s.getKey('again')).toBeNull();
     });
 
+    it('stores a report under the key holding the call it paid with: a rotation while the call was held sends it to the new key', async () => {
+      const s = harness.fresh();
+      await s.putKey({ keyHash: 'old', createdAt: T0, revokedAt: null, label: null });
+      await s.addGrant(grant({ id: 'g1', keyHash: 'old', calls: 5 }));
+      await s.reserveCall('old', 'cu_in_flight', T0, T0 + 60_000);
+      expect(await s.rotateKey('old', { keyHash: 'new', createdAt: T0 + 10, revokedAt: null, label: null }, T0 + 10)).toBe(true);
+      // The pipeline names the key that paid when the call was admitted; the store files it with the holder.
+      await s.putReport(report({ id: 'rep_late', keyHash: 'old', createdAt: T0 + 20, creditsUsage: 'cu_in_flight' }), T0 + 20, 30 * DAY);
+      expect(await s.getReport('rep_late', T0 + 30)).toMatchObject({ keyHash: 'new', creditsUsage: 'cu_in_flight' });
+      expect((await s.listReports('new', T0 + 30, { limit: 5 })).map((r) => r.id)).toEqual(['rep_late']);
+      expect(await s.listReports('old', T0 + 30, { limit: 5 })).toEqual([]);
+      // A report whose call the store does not know stays with the key given.
+      await s.putReport(report({ id: 'rep_plain', keyHash: 'other', createdAt: T0 + 40, creditsUsage: 'cu_unknown' }), T0 + 40, 30 * DAY);
+      expect(await s.getReport('rep_plain', T0 + 50)).toMatchObject({ keyHash: 'other' });
+    });
+
     it('never spends below zero under concurrent reservations', async () => {
       const s = harness.fresh();
       await s.addGrant(grant({ id: 'g', keyHash: 'k', calls: 7 }));
