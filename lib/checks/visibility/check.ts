@@ -41,6 +41,7 @@ import { fetchLlmsLinks, fetchMarkdownAnswer, fetchTdmrep, SIGNAL_REQUESTS_PER_C
 import { InvalidTargetUrl, normalizeTargetUrl } from './target-url';
 import { renderedView, withRenderedFindings, type PageRendering } from './render';
 import { RENDER_MAX_REDIRECTS, RENDER_MAX_REQUESTS } from './render/render';
+import { capReport } from './report-caps';
 
 export { isSitemapDocument } from './analysis';
 
@@ -358,7 +359,8 @@ async function runCheck(target: URL, fetchOptions: FetchOptions, analysis: Analy
     scoring: result.scoring,
     findings: withRenderedFindings(result.findings, view.findings),
   };
-  return { report, limits: view.limits };
+  // Much of the report is the site's own text: cut to the published bounds before it is stored or sent.
+  return { report: capReport(report), limits: view.limits };
 }
 
 /**
