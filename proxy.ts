@@ -4,6 +4,7 @@ import { requestIdFrom } from '@/lib/request-context';
 import { getConfig } from '@/lib/config';
 import { clientIp } from '@/lib/http/client-ip';
 import { pageRateLimiter } from '@/lib/http/page-rate-limit';
+import { problem, problemResponse } from '@/lib/problems';
 
 /** The pages that read stored reports: each view is a store read and a render, free to anyone who asks. */
 const REPORT_PAGE = /^\/(?:reports\/[^/]+|account)\/?$/;
@@ -30,7 +31,30 @@ function tooManyRequests(retryAfterMs: number): NextResponse {
 // must be rendered per request (app/layout.tsx is force-dynamic). The response header set here
 // replaces the nonce-less policy next.config.ts sets on every path (Next applies config headers
 // first, then the proxy's: router-utils/resolve-routes.js).
+/**
+ * Whether the path has a segment that does not percent-decode (`/reports/%E0%A4%A`). Next's router fails on
+ * such a segment with a 500 when it fills a page's or a route's `[id]`; here it is a 400 first.
+ */
+function undecodablePath(pathname: string): boolean {
+  try {
+    decodeURIComponent(pathname);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+function badPath(pathname: string): Response {
+  if (pathname.startsWith('/api/')) return problemResponse(problem('invalid-request', 'The address has invalid percent-encoding.'));
+  return new NextResponse('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bad request</title></head><body><h1>Bad request</h1><p>The address has invalid percent-encoding.</p></body></html>', {
+    status: 400,
+    headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': "default-src 'none'; frame-ancestors 'none'", 'x-content-type-options': 'nosniff' },
+  });
+}
+
 export function proxy(request: NextRequest) {
+  if (undecodablePath(request.nextUrl.pathname)) return badPath(request.nextUrl.pathname);
+  if (request.nextUrl.pathname.startsWith('/api/')) return NextResponse.next();
   if (REPORT_PAGE.test(request.nextUrl.pathname)) {
     // Counted before anything renders, prefetches included (they render the page's data too).
     const config = getConfig();
@@ -79,5 +103,7 @@ export const config = {
     // The report pages, prefetches included: each is counted against RATE_LIMIT_REPORTS_PER_IP.
     '/reports/:id',
     '/account',
+    // The API route with an `[id]`, for its path's encoding only.
+    '/api/reports/:id',
   ],
 };
