@@ -359,7 +359,7 @@ const SESSION_AND_REPORT_ROUTES: FreeEndpoint[] = [
     summary: 'The key\'s stored reports, newest first (paginated)',
     description:
       'Every fulfilled call paid with a credits key (site, REST or MCP) keeps its 200 body for REPORT_RETENTION_DAYS (30 by default). This lists the key\'s reports, newest first: ' +
-      'target is the checked URL (visibility) or the workflow\'s name (readiness), score the report\'s score. Pass nextCursor as cursor for the next page (null: no more).',
+      'target is the checked URL (visibility) or the workflow\'s name (readiness), score the report\'s score. Pass nextCursor as cursor for the next page (null: no more). Reads are rate limited per client address (RATE_LIMIT_REPORTS_PER_IP).',
     price: 'free', auth: ownerAuth, optionalCreditsKey: true,
     query: [
       { name: 'limit', required: false, description: `Reports per page, 1-${REPORT_PAGE_MAX} (default 20)`, schema: z.string(), example: '20' },
@@ -370,19 +370,19 @@ const SESSION_AND_REPORT_ROUTES: FreeEndpoint[] = [
       status: 200, description: 'One page.',
       body: { reports: [{ id: reportIdExample, operation: 'ai-visibility', createdAt: '2026-11-23T12:00:00.000Z', creditsUsage: 'cu_…', target: 'https://example.com/', score: 77 }], nextCursor: null },
     }],
-    errors: ['invalid-request', 'invalid-credits-key', 'not-signed-in', 'store-unavailable'],
+    errors: ['invalid-request', 'invalid-credits-key', 'not-signed-in', 'rate-limited', 'store-unavailable'],
     llms: { section: 'Prepaid credits', label: 'Stored reports', text: 'with Authorization: Bearer <key>, the key\'s paid results of the last 30 days, newest first; GET /api/reports/{id} returns one' },
   },
   {
     kind: 'free', method: 'GET', path: '/api/reports/{id}', operationId: 'getReport', title: 'One stored report',
     summary: 'A stored report: the 200 body of a paid call, to the key that paid for it',
-    description: 'The 200 body exactly as the paid call answered it. Only the key that paid for it (or its session) may read it: any other key, and an unknown or expired id, get the same 404.',
+    description: 'The 200 body exactly as the paid call answered it. Only the key that paid for it (or its session) may read it: any other key, and an unknown or expired id, get the same 404. Reads are rate limited per client address (RATE_LIMIT_REPORTS_PER_IP).',
     price: 'free', auth: ownerAuth, optionalCreditsKey: true,
     pathParams: [{ name: 'id', description: 'The report id (from the Link header, _meta.reportUrl or GET /api/reports)', schema: z.string(), example: reportIdExample }],
     ok: { description: 'The stored 200 body of a paid check', contentType: 'application/json', schema: z.union(OPERATIONS.map((o) => o.output)) },
     // The body is a paid route's 200, shown in that route's section.
     examples: () => [],
-    errors: ['invalid-credits-key', 'not-signed-in', 'not-found', 'store-unavailable'],
+    errors: ['invalid-credits-key', 'not-signed-in', 'not-found', 'rate-limited', 'store-unavailable'],
   },
 ];
 

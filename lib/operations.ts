@@ -6,7 +6,7 @@ import { artifactHash } from '@/lib/canonical-json';
 import { MAX_REQUESTS_PER_CHECK, OutboundBudgetSpent, SiteUnreachable, checkVisibility, visibilityCheckDescription } from '@/lib/checks/visibility/check';
 import { registrableDomain, THIRD_PARTY_REQUESTS_PER_DOMAIN } from '@/lib/checks/visibility/outbound';
 import { InvalidTargetUrl, normalizeTargetUrl } from '@/lib/checks/visibility/target-url';
-import { ACCESS_OUTCOMES } from '@/lib/checks/visibility/access-types';
+import { VisibilityReportSchema } from '@/lib/checks/visibility/report-caps';
 import { ProblemError } from '@/lib/problems';
 import { PRICE_USD } from '@/lib/price';
 
@@ -95,40 +95,11 @@ export const ReadinessAssessmentResult = z.looseObject({
   }),
 });
 
-/** What the server answered one crawler's own request (lib/checks/visibility/access-types.ts). */
-const CrawlerAccess = z.looseObject({ outcome: z.enum(ACCESS_OUTCOMES), status: z.number().int().nullable(), userAgent: z.string().nullable() });
-
-const RefusedCounts = z.looseObject({ budget: z.number().int().min(0), thirdPartyCap: z.number().int().min(0) });
-/** Where one check's requests went (lib/checks/visibility/outbound.ts OutboundSummary). */
-const OutboundSummary = z.looseObject({
-  requests: z.number().int().min(0),
-  refused: RefusedCounts,
-  domains: z.number().int().min(0),
-  byDomain: z.array(z.looseObject({ domain: z.string(), sent: z.number().int().min(0), refused: RefusedCounts })).max(20),
-});
-
 export const VisibilityCheckResult = z.looseObject({
   ...paidEnvelope,
   checkedAt: z.string(),
-  report: z.looseObject({
-    checkVersion: z.string(),
-    checkedUrl: z.string(),
-    status: z.number().int(),
-    robotsTxt: z.string(),
-    crawlers: z.array(z.looseObject({ token: z.string(), allowed: z.boolean(), rule: z.string().nullable(), group: z.string().nullable(), access: CrawlerAccess })),
-    llmsTxt: z.string(),
-    page: z.looseObject({}),
-    site: z.looseObject({
-      access: z.looseObject({ browserStatus: z.number().int().nullable(), browserUserAgent: z.string(), probes: z.number().int() }),
-      outbound: OutboundSummary,
-    }),
-    score: z.number().int().min(0),
-    scoreMax: z.number().int(),
-    rubricVersion: z.string(),
-    rubric: z.array(z.looseObject({ id: z.string(), points: z.number() })),
-    scoring: z.array(z.looseObject({})),
-    findings: z.array(Finding),
-  }),
+  // Every string and list the site can fill is bounded (lib/checks/visibility/report-caps.ts); the check cuts to these bounds.
+  report: VisibilityReportSchema,
 });
 
 const ReadinessDescribed = z.strictObject({

@@ -3,7 +3,7 @@ import { cookies } from 'next/headers';
 import { AccountLookup } from '@/components/AccountLookup';
 import { RotateKey, SignInAndRefresh, SignOutButton } from '@/components/account/AccountSession';
 import { getConfig } from '@/lib/config';
-import { listReports, type ReportListItem } from '@/lib/reports';
+import { isReportCursor, listReports, type ReportListItem } from '@/lib/reports';
 import { sessionFromCookies } from '@/lib/session';
 import { pageMetadata } from '@/lib/site/metadata';
 import { TableWrap } from '@/components/TableWrap';
@@ -71,7 +71,8 @@ export default async function Account({ searchParams }: { searchParams: Promise<
     );
   }
   const raw = (await searchParams).cursor;
-  const cursor = typeof raw === 'string' && raw ? raw : null;
+  // A cursor this site did not give out (edited, truncated, repeated) shows the newest reports.
+  const cursor = typeof raw === 'string' && isReportCursor(raw) ? raw : null;
   const page = await listReports(session.keyHash, { limit: 20, cursor });
   return (
     <>

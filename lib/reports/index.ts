@@ -6,7 +6,7 @@ import { ownReport, reportPage, type ReportList, type ReportOperation } from './
 // GET /api/reports/<id>, on the process's store. The keyHash comes from sessionFromCookies (lib/session).
 
 export { reportMarkdown } from './markdown';
-export { REPORT_ID_PATTERN, reportFacts, reportPath, type ReportList, type ReportListItem, type ReportOperation } from './store';
+export { REPORT_ID_PATTERN, isReportCursor, reportFacts, reportPath, type ReportList, type ReportListItem, type ReportOperation } from './store';
 
 /**
  * One page of the key's stored reports, newest first; pass `nextCursor` back for the next page.
@@ -35,4 +35,16 @@ export function getReport(
   now = Date.now(),
 ): Promise<{ operation: ReportOperation; createdAt: string; body: unknown } | null> {
   return ownReport(deps.store, keyHash, id, now);
+}
+
+/**
+ * The `[id]` segment of a report address, or '' when it cannot be decoded (invalid percent-encoding makes Next's
+ * params reject): no report has that id, so the caller answers as for any unknown id.
+ * @example const id = await reportIdParam(context.params); // '' for /api/reports/%E0%A4%A
+ */
+export function reportIdParam(params: Promise<{ id: string }>): Promise<string> {
+  return params.then(
+    (p) => p.id,
+    () => '',
+  );
 }

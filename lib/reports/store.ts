@@ -96,6 +96,19 @@ function decodeCursor(cursor: string): ReportCursor {
 }
 
 /**
+ * Whether `cursor` is one this API gave out (a page that gets another shows its first view instead).
+ * @example isReportCursor('zzz') // false
+ */
+export function isReportCursor(cursor: string): boolean {
+  try {
+    decodeCursor(cursor);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Reads `limit` and `cursor` as they come in a query string (strings or absent): 400 problems for bad values.
  * @example parsePage({ limit: url.searchParams.get('limit'), cursor: url.searchParams.get('cursor') })
  */

@@ -121,6 +121,15 @@ export function sessionCheckPost(operation: PaidOperation) {
   };
 }
 
+/**
+ * Counts one read of stored reports for the client address (RATE_LIMIT_REPORTS_PER_IP), before the key or the
+ * session is looked up: each read is a store lookup and up to a whole report sent, to anyone who asks.
+ */
+async function countReportRead(request: Request, { config, store }: Runtime): Promise<void> {
+  const ip = clientIp(request.headers, config.TRUSTED_PROXY);
+  await enforceRateLimit(store, `reports-ip:${ip}`, config.RATE_LIMIT_REPORTS_PER_IP, config.RATE_LIMIT_WINDOW_SECONDS * 1000, Date.now());
+}
+
 /** The key a reports request speaks for: its Bearer key (checked), else its session; 401 with neither. */
 async function reportOwner(request: Request, runtime: Runtime): Promise<string> {
   const bearer = bearerToken(request.headers);
@@ -133,6 +142,7 @@ async function reportOwner(request: Request, runtime: Runtime): Promise<string> 
 /** GET /api/reports?limit=&cursor=: the key's stored reports, newest first. */
 export function reportsGet(request: Request): Promise<Response> {
   return route('reports-list', async (runtime) => {
+    await countReportRead(request, runtime);
     const keyHash = await reportOwner(request, runtime);
     const query = new URL(request.url).searchParams;
     const page = await reportPage(runtime.store, keyHash, { limit: limitOf(query.get('limit')), cursor: query.get('cursor') }, Date.now());
@@ -149,6 +159,7 @@ function limitOf(raw: string | null): number | undefined {
 /** GET /api/reports/<id>: the stored 200 body, to the key that paid for it only (404 for anyone else). */
 export function reportGet(request: Request, id: string): Promise<Response> {
   return route('report-read', async (runtime) => {
+    await countReportRead(request, runtime);
     const keyHash = await reportOwner(request, runtime);
     const report = await ownReport(runtime.store, keyHash, id, Date.now());
     if (!report) throw new ProblemError('not-found', 'No report with this id belongs to this key (reports are kept 30 days by default).');

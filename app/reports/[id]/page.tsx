@@ -3,20 +3,20 @@ import { notFound } from 'next/navigation';
 import Link from 'next/link';
 import { ReportView } from '@/components/report-view/ReportView';
 import { SignInAndRefresh } from '@/components/account/AccountSession';
-import { getReport, REPORT_ID_PATTERN } from '@/lib/reports';
+import { getReport, REPORT_ID_PATTERN, reportIdParam } from '@/lib/reports';
 import { sessionFromCookies } from '@/lib/session';
 import { pageMetadata } from '@/lib/site/metadata';
 
 type Params = { params: Promise<{ id: string }> };
 
 export async function generateMetadata({ params }: Params) {
-  const { id } = await params;
+  const id = await reportIdParam(params);
   // A report is private: never indexed, and its title names no site.
   return pageMetadata({ path: `/reports/${encodeURIComponent(id)}`, title: 'Report', description: 'A stored report, visible only to the key that paid for it.', index: false });
 }
 
 export default async function StoredReport({ params }: Params) {
-  const { id } = await params;
+  const id = await reportIdParam(params);
   const session = await sessionFromCookies(await cookies());
   if (!session) {
     return (

@@ -44,6 +44,7 @@ import { fetchLlmsLinks, fetchMarkdownAnswer, fetchTdmrep, SIGNAL_REQUESTS_PER_C
 import { InvalidTargetUrl, normalizeTargetUrl } from './target-url';
 import { renderedView, withRenderedFindings, type PageRendering } from './render';
 import { RENDER_MAX_REDIRECTS, RENDER_MAX_REQUESTS } from './render/render';
+import { capReport } from './report-caps';
 
 export { isSitemapDocument } from './analysis';
 
@@ -470,7 +471,8 @@ async function runCheck(
     findings: withRenderedFindings(answered ? result.findings : result.findings.filter((f) => !isSiteFileFinding(f.id)), view.findings),
   };
   const extra = [answered ? null : notFetchedLimit(page.status), refusedLimit(gate.refusals())].filter((l): l is string => l !== null);
-  return { report, limits: [...view.limits, ...extra] };
+  // Much of the report is the site's own text: cut to the published bounds before it is stored or sent.
+  return { report: capReport(report), limits: [...view.limits, ...extra] };
 }
 
 /**
