@@ -3,10 +3,11 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { LAUNCH } from '@/lib/checks/visibility/render/browser';
+import fs from 'node:fs';
+import { LAUNCH, leaseBrowser } from '@/lib/checks/visibility/render/browser';
 import { closeRenderer } from '@/lib/checks/visibility/render';
 import { capturePage, RENDER_MAX_BYTES, RENDER_MAX_REQUESTS, type ServedDocument } from '@/lib/checks/visibility/render/render';
-import { descendantsMemory } from '@/lib/checks/visibility/render/proc-rss';
+import { descendantsMemory, descendantsOf } from '@/lib/checks/visibility/render/proc-rss';
 import { MEMORY_WATCH_STATS } from '@/lib/checks/visibility/render/memory-watch';
 import { parseHostMap } from '@/lib/checks/visibility/host-map';
 import type { RendererSettings } from '@/lib/checks/visibility/render/settings';
@@ -60,6 +61,31 @@ function gate() {
 }
 
 describe.skipIf(!chromium)('the renderer under a hostile page (Chromium)', () => {
+  it("keeps every feature Playwright disables disabled: Chromium reads only the last --disable-features", async () => {
+    const { release } = await leaseBrowser(chromium!.mode.on ? chromium!.mode.executablePath : '', 512);
+    try {
+      const commandLines = descendantsOf()
+        .map((pid) => {
+          try {
+            return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+          } catch {
+            return [];
+          }
+        })
+        .filter((args) => args.some((a) => a === '--remote-debugging-pipe') && !args.some((a) => a.startsWith('--type=')));
+      expect(commandLines).toHaveLength(1);
+      const lists = commandLines[0].filter((a) => a.startsWith('--disable-features=')).map((a) => a.slice('--disable-features='.length).split(','));
+      // Playwright's own switch comes first, ours last; the last one is the one Chromium applies.
+      expect(lists).toHaveLength(2);
+      const applied = new Set(lists[1]);
+      expect(lists[0].filter((feature) => !applied.has(feature))).toEqual([]);
+      expect(applied.has('HttpsUpgrades')).toBe(true);
+      expect(applied.has('AvoidCorsURLLoaderRestartOnRedirect')).toBe(true);
+    } finally {
+      release();
+    }
+  });
+
   it('ends a page allocating 3 GB: failed for memory, the processes grow by less than twice the budget', async () => {
     const { hostMap } = await site({ '/ok.js': { headers: { 'content-type': 'text/javascript' }, body: '1' } });
     const budgetMb = 512;

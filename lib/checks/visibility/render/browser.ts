@@ -60,13 +60,42 @@ export function launchOptions(executablePath: string, memoryMb = 512): LaunchOpt
       '--host-resolver-rules=MAP * ~NOTFOUND',
       '--webrtc-ip-handling-policy=disable_non_proxied_udp',
       '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
-      // HttpsUpgrades: Chromium would load an http:// page of a public-looking name over https instead, a page
-      // the check never fetched (seen on next start: the https attempt failed and the report held Chromium's
-      // error page). The rendered page must be the one served.
-      '--disable-features=NetworkPrediction,InterestFeedContentSuggestions,OptimizationHints,MediaRouter,HttpsUpgrades,HttpsFirstBalancedModeAutoEnable',
+      `--disable-features=${DISABLED_FEATURES.join(',')}`,
     ],
   };
 }
+
+/**
+ * Chromium features turned off. Chromium reads only the last `--disable-features` switch, and Playwright passes
+ * one of its own before ours, so ours must repeat Playwright's list (playwright-core's chromiumSwitches) or those
+ * features come back on: among them the restart of preflighted redirects that interception breaks, and the
+ * start-up requests to Google's hosts. tests/visibility/render-guard.test.ts reads the running browser's command
+ * line and fails when a feature Playwright disables is missing here.
+ */
+const DISABLED_FEATURES = [
+  // Ours. HttpsUpgrades: Chromium would load an http:// page of a public-looking name over https instead, a page
+  // the check never fetched (seen on next start: the https attempt failed and the report held Chromium's error
+  // page). The rendered page must be the one served. The others are background traffic no rendering needs.
+  'NetworkPrediction',
+  'InterestFeedContentSuggestions',
+  'OptimizationHints',
+  'MediaRouter',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  // Playwright's.
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'LensOverlay',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+];
 
 /**
  * Part of the first wall, in the profile every rendering's context inherits: preloading off (the "preload
