@@ -14,7 +14,7 @@ import { PROBLEM_BASE } from '@/lib/problems';
 import { createWorkerPool, TaskDeadlineError } from '@/lib/worker-pool';
 import { installTestRuntime, post } from '../support/runtime';
 import { startFixtureSite, type FixtureSite } from './fixture-site';
-import { HOSTILE_LLMS, HOSTILE_PAGE_PATH, HOSTILE_ROBOTS, HOSTILE_SITEMAP, hostileRoutes } from './hostile-site';
+import { HOSTILE_LLMS, HOSTILE_PAGE_PATH, HOSTILE_ROBOTS, HOSTILE_SITEMAP, hostileRoutes, NESTED_TABLES_PAGE, unclosedFormattingPage } from './hostile-site';
 
 /** Counts how often the event loop turns while `work` runs: zero means it was blocked throughout. */
 async function loopTurnsDuring<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
@@ -105,6 +105,56 @@ describe('a hostile site behind the check (items 1, 3, 4)', () => {
     expect(report.site.sitemapXml).toEqual({ url: 'https://site.test/sitemap.xml', status: 200, isSitemap: false });
     expect(report.llmsTxt).toBe('found');
     expect(report.scoring.find((s) => s.id === 'site.llms-txt')).toEqual({ id: 'site.llms-txt', points: 2, earned: 1 });
+  });
+});
+
+describe('a page whose markup makes the parser build far more than the page (unclosed formatting, deep nesting)', () => {
+  let site: FixtureSite;
+  const html = (body: string) => ({ headers: { 'content-type': 'text/html' }, body });
+  const PAGES: Record<string, string> = {
+    '/b': unclosedFormattingPage('b'),
+    '/a': unclosedFormattingPage('a'),
+    '/i': unclosedFormattingPage('i'),
+    '/font': unclosedFormattingPage('font'),
+    '/tables': NESTED_TABLES_PAGE,
+  };
+  beforeAll(async () => {
+    site = await startFixtureSite({
+      ...Object.fromEntries(Object.entries(PAGES).map(([path, body]) => [path, html(body)])),
+      '/robots.txt': { headers: { 'content-type': 'text/plain' }, body: 'User-agent: *\nAllow: /\n' },
+    });
+  });
+  afterEach(() => {
+    delete process.env.CHECK_HOST_MAP;
+  });
+  afterAll(async () => {
+    await site.close();
+  });
+
+  it.each(Object.keys(PAGES))('%s: the check answers a report, the page truncated with the finding that names the parse limit', async (path) => {
+    const { report } = await checkVisibility(`https://site.test${path}`, { hostMap: site.hostMap(['site.test']) });
+    expect(report.status).toBe(200);
+    expect(report.page.truncated).toBe(true);
+    expect(report.page.title).toBe('Hostile markup');
+    const ids = report.findings.map((f) => f.id);
+    expect(ids).toContain('page-markup-too-complex');
+    expect(ids).not.toContain('page-truncated');
+  });
+
+  it('behind the paid endpoint: 200 and charged one call, like any page that produced a report', async () => {
+    process.env.CHECK_HOST_MAP = site.hostMap(['site.test']);
+    const rt = installTestRuntime();
+    try {
+      const { key, keyHash } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
+      const res = await POST(post('http://localhost:3000/api/agent/ai-visibility', { url: 'https://site.test/b' }, { authorization: `Bearer ${key}` }));
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { report: { page: { truncated: boolean }; findings: Array<{ id: string }> } };
+      expect(body.report.page.truncated).toBe(true);
+      expect(body.report.findings.map((f) => f.id)).toContain('page-markup-too-complex');
+      expect((await balance(rt.store, keyHash)).callsLeft).toBe(24);
+    } finally {
+      await rt.dispose();
+    }
   });
 });
 
