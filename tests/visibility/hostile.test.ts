@@ -1,17 +1,17 @@
 // Hostile site files (issue 11 items 1, 3 and 4): each is answered with a report in linear time, and a
 // parse that runs away anyway is stopped on its worker thread, not on the server's event loop.
 import { Worker } from 'node:worker_threads';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { POST } from '@/app/api/agent/ai-visibility/route';
 import { isSitemapDocument } from '@/lib/checks/visibility/analysis';
 import { replaceAnalysisPool } from '@/lib/checks/visibility/analysis-pool';
-import { checkVisibility } from '@/lib/checks/visibility/check';
+import { checkVisibility, SiteUnreachable } from '@/lib/checks/visibility/check';
 import { decideCrawlers } from '@/lib/checks/visibility/crawlers';
 import { parseRobotsTxt, robotsFromResponse, ROBOTS_MATCH_BUDGET, type RobotsAccess } from '@/lib/checks/visibility/robots';
 import { assessLlmsTxt } from '@/lib/checks/visibility/rubric';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
-import { createWorkerPool, TaskDeadlineError } from '@/lib/worker-pool';
+import { createWorkerPool, TaskDeadlineError, TaskQueueTimeoutError } from '@/lib/worker-pool';
 import { installTestRuntime, post } from '../support/runtime';
 import { startFixtureSite, type FixtureSite } from './fixture-site';
 import { HOSTILE_LLMS, HOSTILE_PAGE_PATH, HOSTILE_ROBOTS, HOSTILE_SITEMAP, hostileRoutes, NESTED_TABLES_PAGE, unclosedFormattingPage } from './hostile-site';
@@ -185,6 +185,30 @@ describe('the analysis pool (item 4)', () => {
     }
   });
 
+  it('gives up a task that waits for a thread past its queue deadline, unrun, before the running task ends, and runs the next', async () => {
+    const pool = createWorkerPool<string, string>({ start: () => new Worker(SPINNER, { eval: true }), size: 1, deadlineMs: 2_000, queueDeadlineMs: 100 });
+    try {
+      const settled: string[] = [];
+      const first = pool.run('spin').then(
+        () => 'finished',
+        (e: unknown) => (settled.push('spin'), e),
+      );
+      const waiting = pool.run('waits').then(
+        () => 'ran',
+        (e: unknown) => (settled.push('waits'), e),
+      );
+      const waited = await waiting;
+      expect(waited).toBeInstanceOf(TaskQueueTimeoutError);
+      expect(waited).toMatchObject({ waitedMs: 100 });
+      expect(await first).toBeInstanceOf(TaskDeadlineError);
+      expect(settled).toEqual(['waits', 'spin']);
+      // A task that finds a thread free does not wait, and so never meets the queue deadline.
+      expect(await pool.run('next')).toBe('next');
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('takes a queued task out when its caller gives up, and runs the others in turn', async () => {
     const pool = spinningPool(300);
     try {
@@ -212,8 +236,10 @@ describe('a check whose analysis runs away (item 4)', () => {
   });
   beforeAll(async () => {
     site = await startFixtureSite({ '/': { headers: { 'content-type': 'text/html' }, body: '<title>ok</title>' } });
-    process.env.CHECK_HOST_MAP = site.hostMap(['site.test']);
     real = replaceAnalysisPool(runaway as never);
+  });
+  beforeEach(() => {
+    process.env.CHECK_HOST_MAP = site.hostMap(['site.test']);
   });
   afterEach(() => {
     delete process.env.CHECK_HOST_MAP;
@@ -222,6 +248,55 @@ describe('a check whose analysis runs away (item 4)', () => {
     replaceAnalysisPool(real);
     await runaway.close();
     await site.close();
+  });
+
+  it('fails a check cleanly, as costly, when its analysis waits past the queue deadline behind a busy thread', async () => {
+    const busy = createWorkerPool<unknown, unknown>({
+      start: () => new Worker(`require('node:worker_threads').parentPort.on('message', () => { for (;;) {} });`, { eval: true }),
+      size: 1,
+      deadlineMs: 5_000,
+      queueDeadlineMs: 100,
+    });
+    const previous = replaceAnalysisPool(busy as never);
+    try {
+      // The check's first two analysis steps start together: one takes the only thread, the other waits.
+      const failure = await checkVisibility('https://site.test/', { hostMap: site.hostMap(['site.test']) }).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(SiteUnreachable);
+      expect(failure).toMatchObject({ message: "The service is busy: the site's files waited more than 0.1 s for analysis. Retry shortly.", costly: true });
+    } finally {
+      replaceAnalysisPool(previous);
+      await busy.close();
+    }
+  });
+
+  it('answers a key that loops such checks 429 after RATE_LIMIT_COSTLY_FAILURES (3) failures, before any work, nothing charged', async () => {
+    const rt = installTestRuntime();
+    try {
+      expect(rt.config.RATE_LIMIT_COSTLY_FAILURES).toBe(3);
+      const { key, keyHash } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
+      const check = (bearer: string, ip = '203.0.113.7') =>
+        POST(post('http://localhost:3000/api/agent/ai-visibility', { url: 'https://site.test/' }, { authorization: `Bearer ${bearer}`, 'x-forwarded-for': ip }));
+      for (let i = 0; i < 3; i++) expect((await check(key)).status).toBe(422);
+      const threads = runaway.started;
+      const refused = await check(key);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      const problem = (await refused.json()) as { type: string; detail: string };
+      expect(problem.type).toBe(`${PROBLEM_BASE}rate-limited`);
+      expect(problem.detail).toMatch(/^3 checks from this caller failed in the last 60 s after using up their analysis time, the most allowed in that window\. Retry in \d+ s\. Nothing was charged\.$/);
+      // Refused before the work: no analysis ran, so no thread was stopped and replaced.
+      expect(runaway.started).toBe(threads);
+      expect((await balance(rt.store, keyHash)).callsLeft).toBe(25);
+      // The same key from another address is still refused (its key's budget), and so is another key from this
+      // address (the address's budget); another caller is not.
+      const other = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
+      expect((await check(key, '198.51.100.9')).status).toBe(429);
+      expect((await check(other.key)).status).toBe(429);
+      expect((await check(other.key, '198.51.100.9')).status).toBe(422);
+      expect(rt.logs.filter((l) => l.event === 'costly-failure')).toHaveLength(4);
+    } finally {
+      await rt.dispose();
+    }
   });
 
   it('answers 422 site-unreachable, charges nothing, and the server keeps answering', async () => {

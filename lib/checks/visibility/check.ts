@@ -16,7 +16,7 @@
 // page that stays on its origin, 15 when it redirects to another one.
 // Everything shares one AbortSignal carrying the whole-check budget.
 
-import { TaskDeadlineError, TaskThreadError } from '@/lib/worker-pool';
+import { TaskDeadlineError, TaskQueueTimeoutError, TaskThreadError } from '@/lib/worker-pool';
 import { CRAWLERS, type CrawlerVerdict } from './crawlers';
 import type { FetchedFile, FetchedPage, SiteFiles, SiteSignals } from './analysis';
 import { ACCESS_PROBE_MAX_BYTES } from './access';
@@ -235,10 +235,14 @@ async function followSitemap(
 
 /**
  * The site could not be checked: the page could not be fetched, or its files could not be analysed.
- * `message` is a reason fit to show the user (no addresses or internals).
+ * `message` is a reason fit to show the user (no addresses or internals). `costly` when the failure held an
+ * analysis thread to its deadline or waited out the queue for one: the caller's costly-failure budget counts it.
  */
 export class SiteUnreachable extends Error {
-  constructor(reason: string) {
+  constructor(
+    reason: string,
+    readonly costly = false,
+  ) {
     super(reason);
     this.name = 'SiteUnreachable';
   }
@@ -257,9 +261,13 @@ function analysisFailed(err: unknown, caller: AbortSignal | undefined): unknown 
   // The caller went away while a step queued: the same outcome as a page whose fetch it cut short.
   if (caller?.aborted && err === caller.reason) return new SiteUnreachable('The check was stopped before it finished.');
   if (err instanceof TaskDeadlineError) {
-    return new SiteUnreachable(`The site's files took more than ${err.deadlineMs / 1000} s to analyse and were abandoned.`);
+    return new SiteUnreachable(`The site's files took more than ${err.deadlineMs / 1000} s to analyse and were abandoned.`, true);
   }
-  if (err instanceof TaskThreadError) return new SiteUnreachable("The site's files could not be analysed.");
+  if (err instanceof TaskQueueTimeoutError) {
+    return new SiteUnreachable(`The service is busy: the site's files waited more than ${err.waitedMs / 1000} s for analysis. Retry shortly.`, true);
+  }
+  // A thread that dies under a task has usually run out of memory on what the site sent.
+  if (err instanceof TaskThreadError) return new SiteUnreachable("The site's files could not be analysed.", true);
   return err;
 }
 
