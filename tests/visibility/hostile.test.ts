@@ -1,31 +1,77 @@
 // Hostile site files (issue 11 items 1, 3 and 4): each is answered with a report in linear time, and a
 // parse that runs away anyway is stopped on its worker thread, not on the server's event loop.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { POST } from '@/app/api/agent/ai-visibility/route';
-import { isSitemapDocument } from '@/lib/checks/visibility/analysis';
-import { replaceAnalysisPool } from '@/lib/checks/visibility/analysis-pool';
+import { isSitemapDocument, runAnalysisTask, type AnalysisResult, type AnalysisTask } from '@/lib/checks/visibility/analysis';
+import { analysisPool, replaceAnalysisPool } from '@/lib/checks/visibility/analysis-pool';
 import { checkVisibility, SiteUnreachable } from '@/lib/checks/visibility/check';
 import { decideCrawlers } from '@/lib/checks/visibility/crawlers';
 import { parseRobotsTxt, robotsFromResponse, ROBOTS_MATCH_BUDGET, type RobotsAccess } from '@/lib/checks/visibility/robots';
 import { assessLlmsTxt } from '@/lib/checks/visibility/rubric';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
-import { createWorkerPool, TaskDeadlineError, TaskQueueTimeoutError } from '@/lib/worker-pool';
+import { createWorkerPool, TaskDeadlineError, TaskQueueTimeoutError, type WorkerPool } from '@/lib/worker-pool';
 import { installTestRuntime, post } from '../support/runtime';
 import { startFixtureSite, type FixtureSite } from './fixture-site';
 import { HOSTILE_LLMS, HOSTILE_PAGE_PATH, HOSTILE_ROBOTS, HOSTILE_SITEMAP, hostileRoutes, NESTED_TABLES_PAGE, unclosedFormattingPage } from './hostile-site';
 
-/** Counts how often the event loop turns while `work` runs: zero means it was blocked throughout. */
-async function loopTurnsDuring<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
-  let turns = 0;
-  const timer = setInterval(() => turns++, 5);
-  try {
-    const result = await work();
-    return { result, turns };
-  } finally {
-    clearInterval(timer);
-  }
+// Whether the event loop stays free while analysis runs is shown by ordering, not by timing: an ordinary HTTP
+// request to a tiny local server is sent as a task starts, and must be answered before that task settles. With the
+// loop blocked while the task runs, the answer could only arrive after.
+let probeServer: http.Server;
+let probeUrl: string;
+beforeAll(async () => {
+  probeServer = http.createServer((_req, res) => res.end('pong'));
+  await new Promise<void>((resolve) => probeServer.listen(0, '127.0.0.1', resolve));
+  probeUrl = `http://127.0.0.1:${(probeServer.address() as AddressInfo).port}/`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => probeServer.close(resolve));
+});
+
+/** Starts `work`, sends one ordinary request at once, and says whether it was answered before `work` settled. */
+async function probedWhile<T>(work: () => Promise<T>): Promise<{ result: T; answeredFirst: boolean }> {
+  const running = work();
+  let answered = false;
+  const probe = fetch(probeUrl).then(async (res) => {
+    expect(await res.text()).toBe('pong');
+    answered = true;
+  });
+  let answeredFirst = false;
+  const result = await running.finally(() => {
+    answeredFirst = answered;
+  });
+  await probe;
+  return { result, answeredFirst };
+}
+
+type AnyPool = WorkerPool<AnalysisTask, AnalysisResult>;
+
+/**
+ * Puts a pool in front of `pool` that probes the event loop as it runs each task (probedWhile), and returns what
+ * each task kind showed: `{ kind, answeredFirst }` in the order the tasks settled.
+ */
+function probingPool(pool: AnyPool): { pool: AnyPool; seen: Array<{ kind: string; answeredFirst: boolean }> } {
+  const seen: Array<{ kind: string; answeredFirst: boolean }> = [];
+  return {
+    seen,
+    pool: {
+      async run(task, options) {
+        let failure: unknown = null;
+        const { result, answeredFirst } = await probedWhile(() => pool.run(task, options).catch((e: unknown) => ((failure = e), null)));
+        seen.push({ kind: task.kind, answeredFirst });
+        if (failure) throw failure;
+        return result!;
+      },
+      get started() {
+        return pool.started;
+      },
+      close: () => pool.close(),
+    },
+  };
 }
 
 describe('sitemap root (item 1)', () => {
@@ -95,10 +141,20 @@ describe('a hostile site behind the check (items 1, 3, 4)', () => {
     await site.close();
   });
 
-  it('gets a report that names each hostile file, while the event loop keeps turning', async () => {
-    const { result, turns } = await loopTurnsDuring(() => checkVisibility(`https://site.test${HOSTILE_PAGE_PATH}`, { hostMap: site.hostMap(['site.test']) }));
-    const { report } = result;
-    expect(turns).toBeGreaterThan(0);
+  it('gets a report that names each hostile file, an ordinary request answered while each file is analysed', async () => {
+    const probing = probingPool(analysisPool());
+    const real = replaceAnalysisPool(probing.pool);
+    let report;
+    try {
+      ({ report } = await checkVisibility(`https://site.test${HOSTILE_PAGE_PATH}`, { hostMap: site.hostMap(['site.test']) }));
+    } finally {
+      replaceAnalysisPool(real);
+    }
+    // The robots.txt is read in the sitemap plan and matched in the site's analysis, the two longest tasks.
+    expect(probing.seen.filter((t) => t.kind === 'sitemap-plan' || t.kind === 'site')).toEqual([
+      { kind: 'sitemap-plan', answeredFirst: true },
+      { kind: 'site', answeredFirst: true },
+    ]);
     expect(report.robotsTxt).toBe('unreachable');
     expect(report.site.robotsTxt).toMatchObject({ state: 'unreachable', status: 200 });
     expect(report.findings.map((f) => f.id)).toContain('robots-too-complex');
@@ -158,6 +214,22 @@ describe('a page whose markup makes the parser build far more than the page (unc
   });
 });
 
+describe('the probe of the event loop', () => {
+  it('sees a loop blocked by analysis run on it: the answer comes only after the analysis', async () => {
+    const onTheLoop: AnyPool = {
+      run: async (task) => runAnalysisTask(task),
+      started: 0,
+      close: async () => {},
+    };
+    const probing = probingPool(onTheLoop);
+    const page = { url: 'https://site.test/', status: 200, headers: [], body: unclosedFormattingPage('b'), truncated: false, redirects: 0 };
+    const notFetched = { status: null, contentType: null, body: null, bytesRead: 0, truncated: false };
+    const files = { robots: notFetched, sitemap: { ...notFetched, url: null }, sitemapChild: null, llms: notFetched, llmsFull: notFetched, llmsLinks: [], tdmrep: notFetched, httpRedirectsToHttps: null };
+    await probing.pool.run({ kind: 'site', page, files }, {});
+    expect(probing.seen).toEqual([{ kind: 'site', answeredFirst: false }]);
+  });
+});
+
 describe('the analysis pool (item 4)', () => {
   // A thread that answers every task at once, except `spin`, which it never finishes.
   const SPINNER = `
@@ -172,9 +244,9 @@ describe('the analysis pool (item 4)', () => {
   it('terminates a task at its deadline, replaces the thread, and runs the next task, the event loop free throughout', async () => {
     const pool = spinningPool(300);
     try {
-      const { result, turns } = await loopTurnsDuring(() => pool.run('spin').then(() => 'finished', (e: unknown) => e));
+      const { result, answeredFirst } = await probedWhile(() => pool.run('spin').then(() => 'finished', (e: unknown) => e));
       expect(result).toBeInstanceOf(TaskDeadlineError);
-      expect(turns).toBeGreaterThan(0);
+      expect(answeredFirst).toBe(true);
       expect(pool.started).toBe(1);
       expect(await pool.run('next')).toBe('next');
       expect(pool.started).toBe(2);
@@ -303,10 +375,10 @@ describe('a check whose analysis runs away (item 4)', () => {
     const rt = installTestRuntime();
     try {
       const { key, keyHash } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
-      const { result: res, turns } = await loopTurnsDuring(() =>
+      const { result: res, answeredFirst } = await probedWhile(() =>
         POST(post('http://localhost:3000/api/agent/ai-visibility', { url: 'https://site.test/' }, { authorization: `Bearer ${key}` })),
       );
-      expect(turns).toBeGreaterThan(0);
+      expect(answeredFirst).toBe(true);
       expect(res.status).toBe(422);
       expect(res.headers.get('content-type')).toBe('application/problem+json');
       const problem = (await res.json()) as { type: string; detail: string };
