@@ -29,6 +29,10 @@ const EnvSchema = z.object({
   // Each Checkout creation costs a Stripe API call (shared with the card rail) and a stored record.
   RATE_LIMIT_CHECKOUT_PER_IP: positiveInt(10),
   RATE_LIMIT_WINDOW_SECONDS: positiveInt(60),
+  // Checks one key, and one client address, may have fail per window after holding an analysis thread to its
+  // deadline (or killing it): such a failure is not charged, so past this the caller is
+  // answered 429 before any charge until the window ends (lib/paid-call/costly-failures.ts).
+  RATE_LIMIT_COSTLY_FAILURES: positiveInt(3),
   // Visibility checks per registrable domain of the checked address per minute, across all callers (REST and
   // MCP), so the service cannot be used to load a site; past it the call is answered 429 before anything is charged.
   VISIBILITY_CHECKS_PER_HOST_PER_MINUTE: positiveInt(6),

@@ -51,6 +51,12 @@ export interface PaidOperation<S extends z.ZodType = z.ZodType, D extends z.ZodO
   targetHost?(input: z.infer<S>): string;
   /** True when the work can fail for reasons outside the buyer's request body (it then runs before any charge). */
   workBeforeCharge: boolean;
+  /**
+   * True for an error `run` threw after holding shared capacity to its deadline (an analysis thread that ran
+   * away, a queue for one that never freed): the pipeline counts it against the caller's costly-failure budget
+   * (RATE_LIMIT_COSTLY_FAILURES), since a failed run is never charged. Absent: no failure is costly.
+   */
+  costlyFailure?(error: unknown): boolean;
   /** The operation-specific members of the 200 body; the gate adds service, idempotencyKey and the payment reference. */
   run(input: z.infer<S>, context: OperationContext): Promise<Record<string, unknown>>;
   /** The members `describe` adds to the free GET's 200 body (its schema in OpenAPI and the docs). */
@@ -210,6 +216,7 @@ export const visibilityOperation: PaidOperation<typeof VisibilityRequest, typeof
   },
   targetHost: (input) => registrableDomain(normalizeTargetUrl(input.url).hostname),
   workBeforeCharge: true,
+  costlyFailure: (error) => costlyProblems.has(error as object),
   async run(input, { signal, now, spendOutbound, owner }) {
     const options = { signal, ...(spendOutbound ? { spendOutbound } : {}), ...(owner !== undefined ? { renderOwner: owner } : {}) };
     const { report, limits } = await checkVisibility(input.url, options).catch((error: unknown) => {
@@ -242,9 +249,16 @@ export const OPERATIONS: readonly PaidOperation[] = [readinessOperation as unkno
  */
 export function visibilityProblem(error: unknown): unknown {
   if (error instanceof InvalidTargetUrl) return new ProblemError('invalid-url', error.message);
-  if (error instanceof SiteUnreachable) return new ProblemError('site-unreachable', error.message);
+  if (error instanceof SiteUnreachable) {
+    const mapped = new ProblemError('site-unreachable', error.message);
+    if (error.costly) costlyProblems.add(mapped);
+    return mapped;
+  }
   if (error instanceof OutboundBudgetSpent) {
     return new ProblemError('rate-limited', error.message, { retryAfterSeconds: error.retryAfterSeconds, domain: error.domain }, { 'Retry-After': String(error.retryAfterSeconds) });
   }
   return error;
 }
+
+// The 422s made from costly failures (SiteUnreachable.costly), for visibilityOperation.costlyFailure.
+const costlyProblems = new WeakSet<object>();

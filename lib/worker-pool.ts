@@ -13,6 +13,14 @@ export class TaskDeadlineError extends Error {
   }
 }
 
+/** The task waited for a free thread longer than its queue deadline and was taken out of the queue unrun. */
+export class TaskQueueTimeoutError extends Error {
+  constructor(readonly waitedMs: number) {
+    super(`the task waited ${waitedMs} ms for a free thread`);
+    this.name = 'TaskQueueTimeoutError';
+  }
+}
+
 /** The thread died under the task (out of memory, a crash), or could not start. */
 export class TaskThreadError extends Error {
   constructor(cause: unknown) {
@@ -30,10 +38,12 @@ export interface WorkerPoolOptions {
   size: number;
   /** Time a task may run on its thread, queueing excluded. */
   deadlineMs: number;
+  /** Time a task may wait for a free thread; past it, TaskQueueTimeoutError. Unset: it waits as long as it takes. */
+  queueDeadlineMs?: number;
 }
 
 export interface WorkerPool<Task, Result> {
-  run(task: Task, options?: { signal?: AbortSignal; deadlineMs?: number }): Promise<Result>;
+  run(task: Task, options?: { signal?: AbortSignal; deadlineMs?: number; queueDeadlineMs?: number }): Promise<Result>;
   /** Threads started so far, replacements included (tests). */
   readonly started: number;
   close(): Promise<void>;
@@ -44,6 +54,8 @@ interface Job {
   task: unknown;
   deadlineMs: number;
   signal: AbortSignal | undefined;
+  /** Fires TaskQueueTimeoutError while the job still queues; cleared once a thread takes it. */
+  queueTimer: ReturnType<typeof setTimeout> | undefined;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -54,10 +66,10 @@ interface Slot {
 }
 
 /**
- * A pool of `size` threads with a per-task deadline.
+ * A pool of `size` threads with a per-task deadline, and optionally a deadline on the wait for a thread.
  * @example
- *   const pool = createWorkerPool<Task, Result>({ start: () => new Worker(script), size: 2, deadlineMs: 5_000 });
- *   const result = await pool.run(task, { signal }); // TaskDeadlineError when it runs away
+ *   const pool = createWorkerPool<Task, Result>({ start: () => new Worker(script), size: 2, deadlineMs: 5_000, queueDeadlineMs: 10_000 });
+ *   const result = await pool.run(task, { signal }); // TaskDeadlineError when it runs away, TaskQueueTimeoutError when it waits too long
  */
 export function createWorkerPool<Task, Result>(options: WorkerPoolOptions): WorkerPool<Task, Result> {
   const slots: Slot[] = Array.from({ length: options.size }, () => ({ worker: null, job: null }));
@@ -92,6 +104,7 @@ export function createWorkerPool<Task, Result>(options: WorkerPoolOptions): Work
       if (closed || queue.length === 0) return;
       if (slot.job) continue;
       const job = queue.shift()!;
+      clearTimeout(job.queueTimer);
       slot.job = job;
       void runOn(slot, job);
     }
@@ -141,22 +154,27 @@ export function createWorkerPool<Task, Result>(options: WorkerPoolOptions): Work
           task,
           deadlineMs: runOptions.deadlineMs ?? options.deadlineMs,
           signal,
+          queueTimer: undefined,
           resolve: resolve as (v: unknown) => void,
           reject,
         };
+        const dequeue = (reason: unknown) => {
+          const at = queue.indexOf(job);
+          if (at < 0) return;
+          queue.splice(at, 1);
+          clearTimeout(job.queueTimer);
+          reject(reason);
+        };
         // A caller that gives up while its task still queues takes it out; a running task finishes or
         // meets its deadline, since stopping it would cost a thread.
-        signal?.addEventListener(
-          'abort',
-          () => {
-            const at = queue.indexOf(job);
-            if (at < 0) return;
-            queue.splice(at, 1);
-            reject(signal.reason);
-          },
-          { once: true },
-        );
+        signal?.addEventListener('abort', () => dequeue(signal.reason), { once: true });
         queue.push(job);
+        // Behind threads busy with tasks that run to their deadlines, a queued task would wait for all of
+        // them: past its queue deadline it gives up unrun, so its caller fails cleanly instead of hanging.
+        const queueDeadlineMs = runOptions.queueDeadlineMs ?? options.queueDeadlineMs;
+        if (queueDeadlineMs !== undefined) {
+          job.queueTimer = setTimeout(() => dequeue(new TaskQueueTimeoutError(queueDeadlineMs)), queueDeadlineMs);
+        }
         dispatch();
       });
     },
@@ -165,7 +183,10 @@ export function createWorkerPool<Task, Result>(options: WorkerPoolOptions): Work
     },
     async close() {
       closed = true;
-      for (const job of queue.splice(0)) job.reject(new TaskThreadError(new Error('pool closed')));
+      for (const job of queue.splice(0)) {
+        clearTimeout(job.queueTimer);
+        job.reject(new TaskThreadError(new Error('pool closed')));
+      }
       await Promise.all(
         slots.map(async (slot) => {
           const worker = await slot.worker?.catch(() => null);

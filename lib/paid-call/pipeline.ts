@@ -17,13 +17,15 @@ import type { PaymentChallenge } from '@/lib/payments/challenge';
 import type { PaymentCredential, PaymentFailure, ValidCredential } from '@/lib/payments/verify';
 import { findUnconfirmed, paidBody, reconcileOne, recordUnconfirmed } from '@/lib/payments/settlements';
 import { hostBudgetSpent, spendHostBudget, spendOutbound } from './host-budget';
+import { costlyFailureBuckets, costlyFailuresSpent, countCostlyFailure } from './costly-failures';
 
 // The paid-call pipeline: one for every paid operation, over REST and MCP. It speaks neither HTTP nor
 // JSON-RPC: it takes the call as data and returns an outcome; lib/paid-call/http.ts and mcp.ts render it.
 //   1. validate the body            → problem 400, no challenge
 //   2. validate the Idempotency-Key → problem 400, no challenge
 //   3. rate limits (IP, then key)   → problem 429 with a retry delay; for an operation that fetches a
-//      site, that site's budget for this minute (host-budget.ts) → problem 429, before anything is paid
+//      site, that site's budget for this minute (host-budget.ts), and for an operation whose failures can be
+//      costly, the caller's costly-failure budget (costly-failures.ts) → problem 429, before anything is paid
 //   4. pay: hold a prepaid call (in step 3's store step when nothing is looked up in between), or verify a
 //      payment credential without settling it, or answer payment-required with the challenges (problem 503
 //      when no rail is live)
@@ -32,7 +34,7 @@ import { hostBudgetSpent, spendHostBudget, spendOutbound } from './host-budget';
 //      before its reservation; a credential's only after it verified, and the credential is then claimed
 //      but never settled.
 //   6. count the check against its site's budget (over it: released, 429), then run the operation
-//      (work that can fail runs here, before any charge)
+//      (work that can fail runs here, before any charge; a costly failure counts against the caller's budget)
 //   7. commit the call (with its report kept, its answer stored and the calls left counted: two store steps) /
 //      settle the payment and store the response for replays: fulfilled. A settlement
 //      that ends without an answer is recorded for the reconciler (gap G1, lib/payments/settlements.ts).
@@ -75,6 +77,7 @@ export interface PaidCallDeps {
     | 'RATE_LIMIT_PER_IP'
     | 'RATE_LIMIT_PER_KEY'
     | 'RATE_LIMIT_WINDOW_SECONDS'
+    | 'RATE_LIMIT_COSTLY_FAILURES'
     | 'CREDITS_RESERVATION_HOLD_SECONDS'
     | 'VISIBILITY_CHECKS_PER_HOST_PER_MINUTE'
     | 'REPORT_RETENTION_DAYS'
@@ -184,6 +187,7 @@ async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOut
     result = await runOperation(deps, call, input, now, admitted.owner);
   } catch (error) {
     await abandon();
+    if (call.operation.costlyFailure?.(error)) await countCostly(deps, call, admitted.keyHash, now);
     throw error;
   }
   return admitted.payment.kind === 'credits'
@@ -231,7 +235,7 @@ async function admitPrepaid(deps: PaidCallDeps, call: PaidCall, input: unknown, 
     throw invalidCreditsKey();
   }
   const keyHash = call.keyHash || hashKey(bearerKey, config.CREDITS_KEY_SECRET);
-  const holdAtOnce = call.idempotencyKey === null && (call.operation.targetHost?.(input) ?? null) === null;
+  const holdAtOnce = call.idempotencyKey === null && (call.operation.targetHost?.(input) ?? null) === null && !call.operation.costlyFailure;
   const admittedAt = now();
   const hold = holdAtOnce ? { reservationId: newUsageId(), holdUntil: admittedAt + holdMs, operation: call.operation.id } : undefined;
   const admission = await store.admitCall({
@@ -249,7 +253,7 @@ async function admitPrepaid(deps: PaidCallDeps, call: PaidCall, input: unknown, 
   if (hold) {
     usageId = admission.held ? hold.reservationId : null;
   } else {
-    const spent = await siteBudgetSpent(deps, call, input, now);
+    const spent = await budgetsSpent(deps, call, input, keyHash, now);
     if (spent) return spent;
     if (call.idempotencyKey !== null) {
       const existing = await store.getIdempotent(scope, now());
@@ -273,7 +277,7 @@ async function admitUnkeyed(deps: PaidCallDeps, call: PaidCall, input: unknown, 
   const { store, config, rails } = deps;
   const { operation } = call;
   await enforceRateLimit(store, `ip:${call.clientIp}`, config.RATE_LIMIT_PER_IP, config.RATE_LIMIT_WINDOW_SECONDS * 1000, now());
-  const spent = await siteBudgetSpent(deps, call, input, now);
+  const spent = await budgetsSpent(deps, call, input, null, now);
   if (spent) return spent;
   if (!rails) {
     return problemOutcome(
@@ -318,6 +322,31 @@ async function siteBudgetSpent(deps: PaidCallDeps, call: PaidCall, input: unknow
   if (targetHost === null) return null;
   const refused = await hostBudgetSpent(deps.store, targetHost, deps.config.VISIBILITY_CHECKS_PER_HOST_PER_MINUTE, now());
   return refused ? problemOutcome(refused.problem, refused.retryAfterSeconds) : null;
+}
+
+/**
+ * Step 3's reads beyond the rate limits, side by side: the site's budget, and the caller's costly-failure budget
+ * for an operation whose failures can be costly.
+ */
+async function budgetsSpent(deps: PaidCallDeps, call: PaidCall, input: unknown, keyHash: string | null, now: Clock): Promise<PaidCallOutcome | null> {
+  const { config } = deps;
+  const [site, costly] = await Promise.all([
+    siteBudgetSpent(deps, call, input, now),
+    call.operation.costlyFailure
+      ? costlyFailuresSpent(deps.store, costlyFailureBuckets(keyHash, call.clientIp), config.RATE_LIMIT_COSTLY_FAILURES, config.RATE_LIMIT_WINDOW_SECONDS * 1000, now())
+      : null,
+  ]);
+  if (site) return site;
+  return costly ? problemOutcome(costly.problem, costly.retryAfterSeconds) : null;
+}
+
+/** Step 6, on a costly failure: counted against the caller's budgets. The failure's own answer goes out whatever the store says. */
+async function countCostly(deps: PaidCallDeps, call: PaidCall, keyHash: string | null, now: Clock): Promise<void> {
+  const { config } = deps;
+  deps.log?.({ event: 'costly-failure', operation: call.operation.id });
+  await countCostlyFailure(deps.store, costlyFailureBuckets(keyHash, call.clientIp), config.RATE_LIMIT_COSTLY_FAILURES, config.RATE_LIMIT_WINDOW_SECONDS * 1000, now()).catch(
+    (e: unknown) => deps.log?.({ event: 'costly-failure-count-failed', operation: call.operation.id, error: String(e) }),
+  );
 }
 
 /** Step 6's first half: an admitted, paid-for check counts against its site's budget; over it, released and 429. */

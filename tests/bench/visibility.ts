@@ -12,7 +12,7 @@ import { analyseSite } from '@/lib/checks/visibility/analysis';
 import { analyse } from '@/lib/checks/visibility/analysis-pool';
 import { decideCrawlers } from '@/lib/checks/visibility/crawlers';
 import { parseRobotsTxt, robotsFromResponse, ROBOTS_MATCH_BUDGET } from '@/lib/checks/visibility/robots';
-import { HOSTILE_PAGE_PATH, HOSTILE_ROBOTS, hostileRoutes } from '../visibility/hostile-site';
+import { HOSTILE_PAGE_PATH, HOSTILE_ROBOTS, hostileRoutes, unclosedFormattingPage } from '../visibility/hostile-site';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -237,4 +237,79 @@ export async function benchAnalysisPool() {
   console.log(`[bench] analysis of a 512 KB page: on the calling thread ${median(local).toFixed(1)} ms (baseline), on the worker pool ${median(pooled).toFixed(1)} ms`);
   console.log(`[bench] worker pool / calling thread analysis ratio: ${ratio.toFixed(2)} (target <= 1.50)`);
   return { local: median(local), pooled: median(pooled), ratio };
+}
+
+/**
+ * (7) A page whose markup would make the parser build millions of elements (50 unclosed <b> reopened in every
+ * paragraph, bounded-parse.ts). The ratio: an ordinary check's time while 20 such pages are analysed at once on the
+ * analysis pool, over its time alone. Beside it, for scale: the same check while 20 whole checks of the hostile page
+ * run, and while 20 whole checks of an ordinary page of the same size run (the fetching of 20 large pages, which
+ * costs the same whatever their markup); and the hostile page's analysis on an idle thread.
+ */
+export async function benchHostileMarkup() {
+  const AT_ONCE = 20;
+  const chunk = '<div class="card"><h2>Item</h2><p>Some words of text here, and a <a href="/x">link</a>.</p></div>';
+  const ordinaryBody = `<!doctype html><html lang="en"><head><title>T</title></head><body>${chunk.repeat(Math.floor((500 * 1024) / chunk.length))}</body></html>`;
+  const hostileBody = unclosedFormattingPage('b');
+  const site = await startFixtureSite({
+    '/': { headers: { 'content-type': 'text/html' }, body: html(300) },
+    '/hostile': { headers: { 'content-type': 'text/html' }, body: hostileBody },
+    '/large': { headers: { 'content-type': 'text/html' }, body: ordinaryBody },
+    '/robots.txt': { headers: { 'content-type': 'text/plain' }, body: 'User-agent: *\nAllow: /\n' },
+  });
+  const hostMap = site.hostMap(HOSTS);
+  const check = (path: string) => checkVisibility(`https://site.test${path}`, { hostMap });
+  const page = (body: string) => ({ url: 'https://site.test/', status: 200, headers: [['content-type', 'text/html']] as Array<[string, string]>, body, truncated: false, redirects: 0 });
+  const notFetched = { status: null, contentType: null, body: null, bytesRead: 0, truncated: false };
+  const files = { robots: notFetched, sitemap: { ...notFetched, url: null }, sitemapChild: null, llms: notFetched, llmsFull: notFetched, llmsLinks: [], tdmrep: notFetched, httpRedirectsToHttps: null };
+  /** The median time of 7 ordinary checks one after another (a failed one counts its time to failure), and how many failed. */
+  const ordinaryChecks = async () => {
+    const times: number[] = [];
+    let failed = 0;
+    for (let i = 0; i < 7; i++) times.push(await timed(() => check('/').catch(() => failed++)));
+    return { time: median(times), failed };
+  };
+  /** The ordinary check's median time while AT_ONCE copies of `one` are kept in flight; and how many of them ended truncated. */
+  const underLoad = async (one: () => Promise<boolean>) => {
+    let loading = true;
+    let truncated = 0;
+    let other = 0;
+    const loop = async () => {
+      while (loading) {
+        if (await one().catch(() => false)) truncated++;
+        else other++;
+      }
+    };
+    const load = Array.from({ length: AT_ONCE }, loop);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // let the load fill the threads
+    const { time, failed } = await ordinaryChecks();
+    loading = false;
+    await Promise.all(load);
+    return { time, failed, truncated, other };
+  };
+  try {
+    await check('/'); // starts the analysis threads
+    const { time: alone } = await ordinaryChecks();
+    const analyses = await underLoad(async () => (await analyse({ kind: 'site', page: page(hostileBody), files })).page.truncated);
+    const hostileChecks = await underLoad(async () => (await check('/hostile')).report.page.truncated);
+    const largeChecks = await underLoad(async () => (await check('/large')).report.page.truncated);
+
+    // The analysis alone, one task at a time on an idle thread: the thread time of each page.
+    const hostileThread: number[] = [];
+    const ordinaryThread: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      hostileThread.push(await timed(() => analyse({ kind: 'site', page: page(hostileBody), files })));
+      ordinaryThread.push(await timed(() => analyse({ kind: 'site', page: page(ordinaryBody), files })));
+    }
+    const ratio = analyses.time / alone;
+    const kb = (body: string) => Math.round(body.length / 1024);
+    const failures = (l: { failed: number }) => (l.failed ? `, ${l.failed} of 7 failed` : '');
+    console.log(`[bench] ordinary check alone (baseline): ${alone.toFixed(0)} ms; while ${AT_ONCE} hostile-markup pages (${kb(hostileBody)} KiB) are analysed at once: ${analyses.time.toFixed(0)} ms${failures(analyses)} (${analyses.truncated} analyses reported truncated meanwhile, ${analyses.other} not)`);
+    console.log(`[bench] ordinary check while ${AT_ONCE} hostile pages are analysed / alone ratio: ${ratio.toFixed(2)} (target <= 2.00)`);
+    console.log(`[bench] for scale, the ordinary check while ${AT_ONCE} whole checks run: of the hostile page ${hostileChecks.time.toFixed(0)} ms (${(hostileChecks.time / alone).toFixed(2)}x alone${failures(hostileChecks)}), of an ordinary ${kb(ordinaryBody)} KB page ${largeChecks.time.toFixed(0)} ms (${(largeChecks.time / alone).toFixed(2)}x alone${failures(largeChecks)})`);
+    console.log(`[bench] analysis thread time on an idle thread: hostile-markup page ${median(hostileThread).toFixed(1)} ms, ordinary ${kb(ordinaryBody)} KB page (baseline) ${median(ordinaryThread).toFixed(1)} ms, ratio ${(median(hostileThread) / median(ordinaryThread)).toFixed(2)} (the hostile page must stay under 1 s; unbounded, it ran to the 5 s deadline)`);
+    return { alone, analyses, hostileChecks, largeChecks, ratio, hostileThread: median(hostileThread), ordinaryThread: median(ordinaryThread) };
+  } finally {
+    await site.close();
+  }
 }

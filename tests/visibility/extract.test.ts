@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractPage, extractPageWithExtras, parseXRobotsTag, sameUrl } from '@/lib/checks/visibility/extract';
+import { PARSE_MAX_DEPTH } from '@/lib/checks/visibility/bounded-parse';
 
 const PAGE_URL = 'https://www.example.com/blog/post?x=1';
 
@@ -249,10 +250,11 @@ describe('extractPage: truncated', () => {
 });
 
 describe('extractPage: robustness', () => {
-  it('walks deeply nested markup without overflowing the stack', () => {
-    const depth = 20_000;
-    const html = `<html><body>${'<div>'.repeat(depth)}deep words${'</div>'.repeat(depth)}</body></html>`;
-    expect(extractPage(html, PAGE_URL, headers(), false).wordCount).toBe(2);
+  it('walks markup nested down to the depth limit, and reads deeper markup only down to it, as truncated', () => {
+    const nested = (depth: number) => `<html><body>${'<div>'.repeat(depth)}deep words${'</div>'.repeat(depth)}</body></html>`;
+    // <html> and <body> are open too.
+    expect(extractPage(nested(PARSE_MAX_DEPTH - 2), PAGE_URL, headers(), false)).toMatchObject({ wordCount: 2, truncated: false });
+    expect(extractPage(nested(20_000), PAGE_URL, headers(), false)).toMatchObject({ wordCount: 0, truncated: true });
   });
 });
 

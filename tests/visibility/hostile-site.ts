@@ -26,3 +26,25 @@ export function hostileRoutes(): Record<string, FixtureRoute> {
     '/llms-full.txt': { status: 404, body: '' },
   };
 }
+
+/** The page cap the check reads (safe-fetch.ts DEFAULT_MAX_BYTES): the hostile pages below stay just under it. */
+const PAGE_BYTES = 512 * 1024;
+
+/** `head`, then `unit` repeated as often as fits under the page cap with `tail`. */
+function filled(head: string, unit: string, tail: string): string {
+  return head + unit.repeat(Math.floor((PAGE_BYTES - 1 - head.length - tail.length) / unit.length)) + tail;
+}
+
+const DOC_HEAD = '<!doctype html><html lang="en"><head><title>Hostile markup</title></head><body>';
+
+/**
+ * 50 distinct unclosed formatting elements (`<b id=1>…<b id=50>`) closed by `</p>`, then `<p>x</p>` up to
+ * 512 KiB: HTML parsers reopen all 50 inside every paragraph, so the tree grows with the square of the page.
+ */
+export function unclosedFormattingPage(tag: 'b' | 'a' | 'i' | 'font'): string {
+  const open = Array.from({ length: 50 }, (_, i) => `<${tag} id=${i + 1}>`).join('');
+  return filled(`${DOC_HEAD}<p>${open}</p>`, '<p>x</p>', '</body></html>');
+}
+
+/** Tables nested in cells of tables, as deep as 512 KiB allows (about 35,000 levels). */
+export const NESTED_TABLES_PAGE = filled(DOC_HEAD, '<table><tr><td>x', '');

@@ -10,6 +10,12 @@ import type { AnalysisResult, AnalysisResults, AnalysisTask } from './analysis';
 
 /** A task that runs longer than this is stopped; a 512 KB page takes well under a second on a busy machine. */
 export const ANALYSIS_DEADLINE_MS = 5_000;
+/**
+ * A task that waits longer than this for a free thread is given up unrun (TaskQueueTimeoutError): two tasks
+ * running to their deadlines take 5 s, so a wait of 10 s means the threads are swamped, and the check fails
+ * cleanly rather than waiting behind every queued task.
+ */
+export const ANALYSIS_QUEUE_DEADLINE_MS = 10_000;
 /** Two threads: enough for checks to overlap, few enough that a stuck one leaves most cores alone. */
 export const ANALYSIS_THREADS = 2;
 // A runaway allocation ends the thread (and fails the task) rather than growing the server's heap.
@@ -27,7 +33,12 @@ let pool: AnalysisPool | null = null;
 
 /** The process's analysis pool, started on first use. */
 export function analysisPool(): AnalysisPool {
-  pool ??= createWorkerPool({ start: startAnalysisThread, size: ANALYSIS_THREADS, deadlineMs: ANALYSIS_DEADLINE_MS });
+  pool ??= createWorkerPool({
+    start: startAnalysisThread,
+    size: ANALYSIS_THREADS,
+    deadlineMs: ANALYSIS_DEADLINE_MS,
+    queueDeadlineMs: ANALYSIS_QUEUE_DEADLINE_MS,
+  });
   return pool;
 }
 
@@ -44,8 +55,9 @@ export function replaceAnalysisPool(next: AnalysisPool | null): AnalysisPool | n
 
 /**
  * Runs one analysis task off the event loop.
- * @throws TaskDeadlineError when it runs past its deadline (its thread is replaced), TaskThreadError
- *   when its thread dies, the signal's reason when the caller gives up while it queues.
+ * @throws TaskDeadlineError when it runs past its deadline (its thread is replaced), TaskQueueTimeoutError
+ *   when it waits past ANALYSIS_QUEUE_DEADLINE_MS for a thread, TaskThreadError when its thread dies, the
+ *   signal's reason when the caller gives up while it queues.
  * @example const plan = await analyse({ kind: 'sitemap-plan', robots, sitemap }, { signal });
  */
 export function analyse<T extends AnalysisTask>(

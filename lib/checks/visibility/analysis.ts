@@ -253,6 +253,8 @@ export function analyseSite(
     redirects: page.redirects,
     page: facts,
     headTruncated,
+    bytesTruncated: page.truncated,
+    parseLimit: extras.parseLimit,
     crawlers: crawlers.map(({ verdict, line }) => ({ ...verdict, line })),
     robots: { ...robotsTxt, ...(robots.state === 'unreachable' && robots.tooComplex ? { tooComplex: robots.tooComplex } : {}) },
     https,

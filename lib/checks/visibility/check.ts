@@ -18,7 +18,7 @@
 // The site signals (signal-fetches.ts) add at most 1 request per check and 7 per origin probed.
 // Everything shares one AbortSignal carrying the whole-check budget.
 
-import { TaskDeadlineError, TaskThreadError } from '@/lib/worker-pool';
+import { TaskDeadlineError, TaskQueueTimeoutError, TaskThreadError } from '@/lib/worker-pool';
 import { CRAWLERS, type CrawlerVerdict } from './crawlers';
 import type { FetchedFile, FetchedPage, SiteFiles, SiteSignals } from './analysis';
 import { ACCESS_PROBE_MAX_BYTES } from './access';
@@ -252,10 +252,16 @@ async function followSitemap(
 
 /**
  * The site could not be checked: the page could not be fetched, or its files could not be analysed.
- * `message` is a reason fit to show the user (no addresses or internals).
+ * `message` is a reason fit to show the user (no addresses or internals). `costly` when what the site sent held
+ * an analysis thread to its deadline or killed it: the caller's costly-failure budget counts it. A wait in the
+ * queue is not costly: it says the service is busy, not that this caller's site is hostile, and counting it
+ * would turn away ordinary callers whenever the service is loaded.
  */
 export class SiteUnreachable extends Error {
-  constructor(reason: string) {
+  constructor(
+    reason: string,
+    readonly costly = false,
+  ) {
     super(reason);
     this.name = 'SiteUnreachable';
   }
@@ -292,9 +298,13 @@ function analysisFailed(err: unknown, caller: AbortSignal | undefined): unknown 
   // The caller went away while a step queued: the same outcome as a page whose fetch it cut short.
   if (caller?.aborted && err === caller.reason) return new SiteUnreachable('The check was stopped before it finished.');
   if (err instanceof TaskDeadlineError) {
-    return new SiteUnreachable(`The site's files took more than ${err.deadlineMs / 1000} s to analyse and were abandoned.`);
+    return new SiteUnreachable(`The site's files took more than ${err.deadlineMs / 1000} s to analyse and were abandoned.`, true);
   }
-  if (err instanceof TaskThreadError) return new SiteUnreachable("The site's files could not be analysed.");
+  if (err instanceof TaskQueueTimeoutError) {
+    return new SiteUnreachable(`The service is busy: the site's files waited more than ${err.waitedMs / 1000} s for analysis. Retry shortly.`);
+  }
+  // A thread that dies under a task has usually run out of memory on what the site sent.
+  if (err instanceof TaskThreadError) return new SiteUnreachable("The site's files could not be analysed.", true);
   return err;
 }
 

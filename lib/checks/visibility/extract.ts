@@ -1,8 +1,8 @@
-// Page extraction for the AI Visibility Check: one parse5 parse and one iterative walk over the tree
-// collect every `page` member of the report (SPEC 2.3). Nothing here fetches or scores.
+// Page extraction for the AI Visibility Check: one bounded parse5 parse (bounded-parse.ts) and one iterative
+// walk over the tree collect every `page` member of the report (SPEC 2.3). Nothing here fetches or scores.
 
-import { parse } from 'parse5';
 import type { DefaultTreeAdapterTypes } from 'parse5';
+import { parseBounded, type ParseLimitHit } from './bounded-parse';
 import { jsonLdProblems, type JsonLdProblem } from './jsonld-requirements';
 
 type Node = DefaultTreeAdapterTypes.Node;
@@ -73,6 +73,7 @@ export interface PageFacts {
   wordCount: number;
   /** Visible text bytes (UTF-8, whitespace collapsed) over the HTML bytes read, 0-1, four decimals. */
   textToHtmlRatio: number;
+  /** Not read to its end: cut at the byte limit, or its markup reached a parse limit (bounded-parse.ts). */
   truncated: boolean;
 }
 
@@ -82,6 +83,8 @@ export interface PageExtras {
   markdownAlternate: string | null;
   /** TDMRep meta tags (`<meta name="tdm-reservation">`, `<meta name="tdm-policy">`), content as written. */
   tdmMeta: { reservation: string | null; policy: string | null };
+  /** The parse limit the markup reached (the page is then `truncated`: only what came before was read); null when none. */
+  parseLimit: ParseLimitHit | null;
 }
 
 export interface HeaderSource {
@@ -389,7 +392,8 @@ const TEXT_OFF = { nodeName: '#text-off' } as unknown as Node;
  * @param html the body as read (possibly cut at the byte limit)
  * @param pageUrl the final URL the page answered at; relative canonicals resolve against it (or `<base href>`)
  * @param headers raw response headers; repeated X-Robots-Tag lines must be kept apart
- * @param truncated whether the body was cut at the byte limit
+ * @param truncated whether the body was cut at the byte limit (the facts are also truncated when the markup
+ *   reaches a parse limit, bounded-parse.ts)
  * @param textOut when given, receives the page's text chunks, the ones textLength and wordCount measure (for wordsOf)
  */
 export function extractPage(html: string, pageUrl: string, headers: HeaderSource, truncated: boolean, textOut?: string[]): PageFacts {
@@ -407,7 +411,7 @@ export function extractPageWithExtras(
   truncated: boolean,
   textOut?: string[],
 ): { facts: PageFacts; extras: PageExtras } {
-  const doc = parse(html);
+  const { document: doc, limitHit } = parseBounded(html);
 
   let title: string | null = null;
   let metaDescription: string | null = null;
@@ -589,10 +593,10 @@ export function extractPageWithExtras(
     textLength: measured.length,
     wordCount: measured.words,
     textToHtmlRatio: textToHtmlRatio(measured.bytes, html),
-    truncated,
+    truncated: truncated || limitHit !== null,
   };
   const markdownAlternate = markdownHref === null || !markdownHref.trim() ? null : resolveHttpUrl(markdownHref, base);
-  return { facts, extras: { markdownAlternate, tdmMeta } };
+  return { facts, extras: { markdownAlternate, tdmMeta, parseLimit: limitHit } };
 }
 
 /** Text bytes over HTML bytes, to four decimals so the report's bytes do not depend on float noise. */

@@ -7,6 +7,7 @@
 // order, and the source of truth for the published rubric (RUBRIC), the scoring and the docs.
 
 import { SEVERITY_ORDER, type Severity } from '@/lib/checks/severity';
+import { PARSE_MAX_DEPTH, PARSE_MAX_NODES, PARSE_MAX_REOPENED_FORMATTING } from './bounded-parse';
 import { ACCESS_ITEMS } from './rubric-items/access';
 import { AGENT_ITEMS } from './rubric-items/agents';
 import { CONTENT_ITEMS } from './rubric-items/content';
@@ -68,6 +69,7 @@ export const VISIBILITY_LIMITS: readonly string[] = [
   'Licensing or legal signals other than robots.txt, Content-Signal, TDMRep (tdmrep.json, header, meta tag), the RSL License: line of robots.txt, robots meta tags and X-Robots-Tag are not read: not the terms inside an RSL or TDM policy document, ai.txt, or contracts. Content-Signal is read per robots.txt group; the newer Content-Signal response header is not.',
   'Response time is one sample from our location and varies; it is reported but not scored.',
   'Pages larger than 512 KB are read only up to 512 KB; content after that point is not seen.',
+  `Markup is read only until it builds ${PARSE_MAX_NODES.toLocaleString('en-US')} nodes, nests elements ${PARSE_MAX_DEPTH} deep, or makes the parser reopen unclosed formatting elements (<b>, <i>, <a>, <font>…) ${PARSE_MAX_REOPENED_FORMATTING.toLocaleString('en-US')} times; content after that point is not seen and the page is reported as truncated.`,
 ];
 
 const USER_TRIGGERED_TOKENS = ['ChatGPT-User', 'Claude-User', 'Perplexity-User'];
@@ -160,7 +162,7 @@ function informationalFindings(input: ScoreInput): Finding[] {
       fix: 'No change needed. Keep it in step with the pages it copies.',
     });
   }
-  if (input.page.truncated) {
+  if (input.bytesTruncated ?? input.page.truncated) {
     info(
       {
         id: 'page-truncated',
@@ -171,6 +173,30 @@ function informationalFindings(input: ScoreInput): Finding[] {
         fix: 'Move metadata to the top of the <head>, and reduce inline scripts, styles and data so the page is smaller.',
       },
       input.headTruncated ? 'medium' : 'info',
+    );
+  }
+  if (input.parseLimit) {
+    const { limit, max } = input.parseLimit;
+    const count = max.toLocaleString('en-US');
+    info(
+      {
+        id: 'page-markup-too-complex',
+        observed:
+          limit === 'depth'
+            ? `the page's markup nests elements more than ${count} deep; it was read only up to that point`
+            : limit === 'nodes'
+              ? `the page's markup builds more than ${count} nodes; it was read only up to that point`
+              : `the page's markup makes HTML parsers reopen unclosed formatting elements (<b>, <i>, <a>, <font>…) more than ${count} times; it was read only up to that point`,
+        why:
+          limit === 'reopened-formatting'
+            ? 'An HTML parser recreates every formatting element left open inside each block that follows, so a few unclosed tags make browsers and crawlers build a tree far larger than the page. Content after the point where reading stopped was not examined; crawlers with limits of their own may stop early too.'
+            : 'Content after the point where reading stopped was not examined; crawlers with limits of their own may stop early too.',
+        fix:
+          limit === 'depth'
+            ? 'Close elements where they end and flatten deeply nested layout (tables inside tables, wrappers inside wrappers).'
+            : 'Close formatting elements (</b>, </i>, </a>, </font>) where they end, and remove repeated or generated markup so the page builds fewer elements.',
+      },
+      'medium',
     );
   }
   const googlebot = crawler(input, 'Googlebot');

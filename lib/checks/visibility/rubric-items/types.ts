@@ -3,6 +3,7 @@
 
 import type { Severity } from '@/lib/checks/severity';
 import type { CrawlerAccess } from '../access-types';
+import type { ParseLimitHit } from '../bounded-parse';
 import type { PageFacts } from '../extract';
 import type { LlmsTxtAssessment } from '../llms-txt';
 import type { ContentSignalConflict, Licensing, LlmsTxtLinks, MarkdownOffer } from '../site-signals';
@@ -41,6 +42,10 @@ export interface ScoreInput {
   page: PageFacts;
   /** True when the 512 KB cut fell before </head> closed, so head metadata may be missing. */
   headTruncated: boolean;
+  /** Whether the body was cut at 512 KB; `page.truncated` when absent. */
+  bytesTruncated?: boolean;
+  /** The parse limit the page's markup reached (bounded-parse.ts), when it reached one. */
+  parseLimit?: ParseLimitHit | null;
   crawlers: readonly ScoredCrawler[];
   robots: {
     state: 'found' | 'missing' | 'unreachable';
