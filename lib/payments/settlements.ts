@@ -16,7 +16,7 @@ import { sha256Hex } from '@/lib/canonical-json';
 import type { Store } from '@/lib/store';
 import type { SettlementTrace } from './scope';
 
-export const SETTLEMENT_RECORD_PREFIX = 'settlement:';
+const SETTLEMENT_RECORD_PREFIX = 'settlement:';
 /** Long enough for any processor to finish, and to serve as the audit trail afterwards. */
 const SETTLEMENT_RECORD_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /** How long a stored result stays replayable once the charge is known (as any idempotent result). */
@@ -45,7 +45,7 @@ export interface SettlementProbe {
 }
 
 /** The store name of a scope's unconfirmed settlement (hashed: a scope holds the caller's Idempotency-Key). */
-export function settlementRecordName(scope: string): string {
+function settlementRecordName(scope: string): string {
   return `${SETTLEMENT_RECORD_PREFIX}${sha256Hex(scope)}`;
 }
 

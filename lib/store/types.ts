@@ -154,7 +154,7 @@ export type RefundResult =
   | { outcome: 'unknown' };
 
 /** One page of a walk over the whole ledger; `next` null when the walk is over. Pages may repeat an item (Redis SCAN). */
-export interface LedgerPage<T> {
+interface LedgerPage<T> {
   items: T[];
   next: string | null;
 }

@@ -12,7 +12,7 @@ export const ACCESS_PROBE_MAX_BYTES = 64 * 1024;
  * A 2xx probe counts as `different` when it has fewer than this share of the words the browser baseline
  * got (both counted the same way over the same 64 KB cap), or another title.
  */
-export const DIFFERENT_TEXT_SHARE = 0.5;
+const DIFFERENT_TEXT_SHARE = 0.5;
 
 /** The response headers a probe keeps: the ones the classification and the findings read. */
 export const PROBE_HEADERS = [

@@ -9,9 +9,9 @@ import type { AnalysisResult, AnalysisResults, AnalysisTask } from './analysis';
 // and the check then fails uncharged.
 
 /** A task that runs longer than this is stopped; a 512 KB page takes well under a second on a busy machine. */
-export const ANALYSIS_DEADLINE_MS = 5_000;
+const ANALYSIS_DEADLINE_MS = 5_000;
 /** Two threads: enough for checks to overlap, few enough that a stuck one leaves most cores alone. */
-export const ANALYSIS_THREADS = 2;
+const ANALYSIS_THREADS = 2;
 // A runaway allocation ends the thread (and fails the task) rather than growing the server's heap.
 const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 256 };
 
@@ -26,7 +26,7 @@ type AnalysisPool = WorkerPool<AnalysisTask, AnalysisResult>;
 let pool: AnalysisPool | null = null;
 
 /** The process's analysis pool, started on first use. */
-export function analysisPool(): AnalysisPool {
+function analysisPool(): AnalysisPool {
   pool ??= createWorkerPool({ start: startAnalysisThread, size: ANALYSIS_THREADS, deadlineMs: ANALYSIS_DEADLINE_MS });
   return pool;
 }

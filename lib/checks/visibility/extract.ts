@@ -20,7 +20,7 @@ export interface RobotsDirectives {
   raw: string;
 }
 
-export interface PageRobots {
+interface PageRobots {
   meta: RobotsDirectives[];
   header: RobotsDirectives[];
   nosnippet: boolean;
@@ -33,9 +33,9 @@ export interface PageRobots {
 }
 
 export const KEY_JSON_LD_TYPES = ['Organization', 'WebSite', 'FAQPage', 'Article', 'Product', 'Service'] as const;
-export type KeyJsonLdType = (typeof KEY_JSON_LD_TYPES)[number];
+type KeyJsonLdType = (typeof KEY_JSON_LD_TYPES)[number];
 
-export interface PageJsonLd {
+interface PageJsonLd {
   blocks: number;
   invalid: number;
   /** Every schema.org @type found (top level, arrays, @graph, nested), sorted, without the schema.org prefix. */
@@ -46,7 +46,7 @@ export interface PageJsonLd {
   problems: JsonLdProblem[];
 }
 
-export interface PageOpenGraph {
+interface PageOpenGraph {
   title: boolean;
   description: boolean;
   image: boolean;

@@ -5,7 +5,7 @@ import type { AccessOutcome } from '../access-types';
 import type { Finding, ScoredCrawler, ScoreInput } from './types';
 
 /** Outcomes that mean the crawler did not get the page a browser gets. */
-export const REFUSED_OUTCOMES: ReadonlySet<AccessOutcome> = new Set(['blocked', 'challenge', 'payment-required', 'rate-limited', 'different']);
+const REFUSED_OUTCOMES: ReadonlySet<AccessOutcome> = new Set(['blocked', 'challenge', 'payment-required', 'rate-limited', 'different']);
 
 type Refused = ScoredCrawler & { access: NonNullable<ScoredCrawler['access']> };
 
