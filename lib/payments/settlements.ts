@@ -13,14 +13,13 @@
 import type Stripe from 'stripe';
 import { createPublicClient, http, parseAbi, parseAbiItem, type Hex } from 'viem';
 import { sha256Hex } from '@/lib/canonical-json';
+import { receiptOf, REPLAY_TTL_MS, writeReplayRecord } from '@/lib/replay-record';
 import type { Store } from '@/lib/store';
 import type { SettlementTrace } from './scope';
 
 const SETTLEMENT_RECORD_PREFIX = 'settlement:';
 /** Long enough for any processor to finish, and to serve as the audit trail afterwards. */
 const SETTLEMENT_RECORD_TTL_MS = 30 * 24 * 60 * 60 * 1000;
-/** How long a stored result stays replayable once the charge is known (as any idempotent result). */
-const REPLAY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export type SettlementOutcome = { status: 'charged'; reference: string } | { status: 'not-charged' } | { status: 'pending' };
 
@@ -91,7 +90,8 @@ export async function reconcileOne(
   if (outcome.status === 'pending') return outcome;
   if (outcome.status === 'charged') {
     const body = paidBody(settlement.response.service, settlement.idempotencyKey, { paymentIntent: outcome.reference }, settlement.response.result);
-    const stored = `{"headers":${JSON.stringify(settlement.response.headers)},"body":${JSON.stringify(body)}}`;
+    // Replayable as long as any paid answer, from the moment the charge is known.
+    const stored = writeReplayRecord(JSON.stringify(body), receiptOf(settlement.response.headers), null);
     await store.completeIdempotent(settlement.scope, settlement.fingerprint, stored, now, REPLAY_TTL_MS);
   }
   const resolved: UnconfirmedSettlement = {
