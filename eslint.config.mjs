@@ -15,7 +15,7 @@ const config = [
   },
   {
     // Expressions run over fetched pages and site files: one that backtracks super-linearly lets a
-    // hostile site freeze the event loop (issue 11 item 1: a 125-byte sitemap stalled it for 31 s).
+    // hostile site freeze the event loop (a 125-byte sitemap can stall one such expression for 31 s).
     plugins: { regexp },
     rules: {
       'regexp/no-super-linear-backtracking': 'error',

@@ -299,7 +299,7 @@ async function reconcileSubscription(deps: WebhookDeps, subscriptionId: string, 
   const calls = findPlan('subscription')!.calls;
 
   // One atomic store step decides "new period?" and resets `used`: a spend committed meanwhile, or a
-  // second reconciliation of the same period, can no longer be wiped by a reset computed from an older read.
+  // second reconciliation of the same period, is never wiped by a reset computed from an older read.
   const applied = await store.renewGrant(
     owner.grantId,
     { appliedRecord: names.subApplied(subscriptionId), appliedFallback: owner.initialPeriodEnd, periodEnd, samePeriodSlackMs: SAME_PERIOD_SLACK_MS, calls, expiresAt },

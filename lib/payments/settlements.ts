@@ -1,4 +1,4 @@
-// Settlements that ended without an answer (gap G1). When the facilitator or Stripe does not answer the
+// Settlements that ended without an answer. When the facilitator or Stripe does not answer the
 // settle call in time, the charge may still complete after we gave up. The gate then records the call here
 // (its payer-bound idempotency scope, the result it computed, and how to find the payment: SettlementTrace),
 // and answers 503 `settlement-unconfirmed`. A reconciler (a timer in the server, and `npm run ledger --

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createWorkerPool, type WorkerPool } from '@/lib/worker-pool';
 import type { AnalysisResult, AnalysisResults, AnalysisTask } from './analysis';
 
-// The visibility check's parsing and scoring of what a site sent runs on these threads (issue 11 item 4).
+// The visibility check's parsing and scoring of what a site sent runs on these threads.
 // Each expression and loop over fetched content is meant to be linear, but a mistake there would let one
 // site freeze every request the server handles; on a pool thread it costs at most ANALYSIS_DEADLINE_MS,
 // and the check then fails uncharged.

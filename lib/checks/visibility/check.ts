@@ -1,5 +1,5 @@
 // The AI Visibility Check: fetch one page and the few site files that decide its visibility, then
-// assemble the SPEC 2.3 report. All network access goes through safeFetch (SSRF guards, size caps), and every
+// assemble the published report. All network access goes through safeFetch (SSRF guards, size caps), and every
 // request asks the check's outbound gate first (outbound.ts: a budget per domain and minute, a cap per check for
 // any domain that is not the page's own).
 //

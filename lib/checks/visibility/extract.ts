@@ -1,5 +1,5 @@
 // Page extraction for the AI Visibility Check: one parse5 parse and one iterative walk over the tree
-// collect every `page` member of the report (SPEC 2.3). Nothing here fetches or scores.
+// collect every `page` member of the report. Nothing here fetches or scores.
 
 import { parse } from 'parse5';
 import type { DefaultTreeAdapterTypes } from 'parse5';
@@ -110,7 +110,7 @@ const VALUED_DIRECTIVES: ReadonlySet<string> = new Set([
   'max-snippet', 'max-image-preview', 'max-video-preview', 'unavailable_after',
 ]);
 
-// Text of these elements is never shown as page text (SPEC 2.3 textLength). `title` is head metadata.
+// Text of these elements is never shown as page text (nor counted in `textLength`). `title` is head metadata.
 const NO_TEXT = new Set(['script', 'style', 'noscript', 'template', 'svg', 'title', 'head']);
 
 // Elements that do not break a word: text on either side runs together ("foo<b>bar</b>" is one word).

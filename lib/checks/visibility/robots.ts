@@ -70,7 +70,7 @@ export interface RobotsTxt {
   groups: RobotsGroup[];
   /** Values of `Sitemap:` lines, in file order, as written. */
   sitemaps: string[];
-  /** Raw text of each `Content-Signal:` line, in file order (SPEC 2.3 site.robotsTxt). */
+  /** Raw text of each `Content-Signal:` line, in file order (the report's site.robotsTxt). */
   contentSignals: string[];
   /** The same lines with their position and group, for findings that need the scope. */
   contentSignalLines: ContentSignalLine[];
@@ -577,7 +577,7 @@ export function verdictFor(access: RobotsAccess, productToken: string, pathAndQu
   return { allowed: access.state === 'missing', rule: statusExplanation(access), line: null, group: null };
 }
 
-/** The `site.robotsTxt` object of SPEC 2.3. */
+/** The report's `site.robotsTxt` object. */
 export function robotsSummary(access: RobotsAccess): {
   state: RobotsState;
   status: number | null;

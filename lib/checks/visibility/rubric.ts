@@ -56,7 +56,7 @@ const RUBRIC_ITEMS: readonly RubricItem[] = [
  */
 export const RUBRIC: readonly PublishedRubricItem[] = RUBRIC_ITEMS.map(({ id, category, points, criterion }) => ({ id, category, points, criterion }));
 
-/** What a fetch-only check cannot see; returned with every report (SPEC 1 item 7). */
+/** What a fetch-only check cannot see; returned with every report as `limits`. */
 export const VISIBILITY_LIMITS: readonly string[] = [
   'Only the HTML as served is read. Content that JavaScript renders in the browser is not seen; Google renders pages, most AI fetchers do not.',
   'The page is requested once more as each crawler, with its published user agent, and once as a desktop browser, but from our server, not the vendor\'s network. Rules that go by IP address, network or verified-bot signatures (reverse DNS, published IP ranges, signed requests) are not seen: a site may let our probe in and still refuse the real GPTBot, or the reverse.',
