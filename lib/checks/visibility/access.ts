@@ -120,8 +120,9 @@ const SKIPPED_ELEMENTS = ['script', 'style', 'noscript', 'template'];
 
 /**
  * The title and visible-word count of an HTML body, in one forward pass: comments, tags and the content
- * of script, style, noscript and template are skipped by jumping to their ends with indexOf.
- * @example digestHtml('<title> Hi </title><p>two words</p>') // { title: 'hi', words: 3 }
+ * of script, style, noscript and template are skipped by jumping to their ends with indexOf. The title's
+ * words are not page text.
+ * @example digestHtml('<title> Hi </title><p>two words</p>') // { title: 'hi', words: 2 }
  */
 export function digestHtml(html: string): Digest {
   const lower = html.toLowerCase();

@@ -475,7 +475,7 @@ async function runCheck(
 
 /**
  * The free GET description of the check: what is fetched, the crawler table, the rubric and the limits.
- * @example visibilityCheckDescription().rubric.length // 18
+ * @example visibilityCheckDescription().rubric.length // 23
  */
 export function visibilityCheckDescription() {
   return {
