@@ -8,7 +8,7 @@
 export const REPLAY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** The headers every record carries besides the payment's receipt. */
-export const REPLAY_JSON_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+const REPLAY_JSON_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 
 /** A record as read back: the body, the receipt alone (no JSON headers), the stored report's id. */
 export interface ReplayRecord {
