@@ -165,7 +165,7 @@ export function isSitemapDocument(status: number | null, body: string | null): b
 
 /**
  * Whether /sitemap.xml is a sitemap and, when it is not, which sitemap robots.txt declares instead.
- * @example planSitemap(robotsFile, sitemapFile) // { isSitemap: false, declared: 'https://site.test/map.xml' }
+ * @example planSitemap(robotsFile, sitemapFile) // { isSitemap: false, declared: 'https://site.test/map.xml', child: null }
  */
 function planSitemap(robots: FetchedFile, sitemap: FetchedFile & { url?: string | null }): SitemapPlan {
   const isSitemap = isSitemapDocument(sitemap.status, sitemap.body);
