@@ -93,7 +93,7 @@ const EnvSchema = z.object({
 /** Every variable the configuration reads (tests/config/env-documented.test.ts holds .env.example and the README to it). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape);
 
-export type Env = z.infer<typeof EnvSchema>;
+type Env = z.infer<typeof EnvSchema>;
 
 export interface Config extends Omit<Env, 'CREDITS_KEY_SECRET'> {
   CREDITS_KEY_SECRET: string;
@@ -103,7 +103,7 @@ export interface Config extends Omit<Env, 'CREDITS_KEY_SECRET'> {
 export class ConfigError extends Error {}
 
 /** Why SQLite is refused on Vercel, said the way startup prints it. */
-export const VERCEL_NEEDS_SHARED_STORE =
+const VERCEL_NEEDS_SHARED_STORE =
   '  VERCEL is set but no shared store is: set KV_REST_API_URL and KV_REST_API_TOKEN (Vercel KV / Upstash Redis) or REDIS_URL. ' +
   'SQLite is refused on Vercel: each function instance has its own short-lived disk, so keys, balances, reservations and ' +
   'idempotency records would be split between instances and lost when one is recycled.';

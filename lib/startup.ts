@@ -16,7 +16,7 @@ export function startup(): void {
     onShutdown('renderer', closeRenderer);
     const live = rails?.live.length ? rails.live.join(', ') : 'none (prepaid credits keys only)';
     console.log(`[paid-agent-checks] store: ${config.storeKind}; payment rails live: ${live}; APP_URL ${config.APP_URL}`);
-    // Settlements that ended without an answer are asked about until the processors say what happened (G1).
+    // Settlements that ended without an answer are asked about until the processors say what happened.
     if (rails) startReconciler({ store, probe: rails.settlements, intervalMs: config.SETTLEMENT_RECONCILE_SECONDS * 1000, log });
     // After `next start` installed its own SIGTERM/SIGINT handlers (they run once our drain is over): a deploy
     // lets paid calls in flight finish, or gives their held calls back, before the process exits.

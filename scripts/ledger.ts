@@ -1,4 +1,4 @@
-// Operator CLI for payments that ended without an answer (docs/SECURITY.md, G1):
+// Operator CLI for payments that ended without an answer (docs/SECURITY.md, section 3):
 //   npm run ledger -- reconcile     asks the chain and Stripe about every pending settlement, once
 //   npm run ledger -- settlements   the audit trail: every recorded settlement and its outcome
 //   npm run ledger -- audit [--keys] every key's calls balance against its spent usages; exit 1 on a discrepancy

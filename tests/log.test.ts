@@ -34,7 +34,7 @@ function expectNoPartOf(secret: string, line: string) {
 
 afterEach(() => vi.unstubAllEnvs());
 
-describe('log scrubbing (G7)', () => {
+describe('log scrubbing', () => {
   // Each secret with the public prefix that names its kind: the prefix may stay in the line (it says what was
   // masked), nothing after it may.
   const secrets: Record<string, { prefix: string; secret: string }> = {

@@ -48,13 +48,13 @@ export async function checkoutSessionStatus(deps: Pick<BillingDeps, 'store' | 'n
   return { status: 'fulfilled', kind: 'new-key', plan: fulfilment.plan, key, callsLeft, revealed: true };
 }
 
-export const SubscriptionState = z.strictObject({
+const SubscriptionState = z.strictObject({
   id: z.string(),
   status: z.enum(['active', 'ended']),
   currentPeriodEnd: z.string(),
   endedAt: z.string().nullable(),
 });
-export type SubscriptionState = z.infer<typeof SubscriptionState>;
+type SubscriptionState = z.infer<typeof SubscriptionState>;
 
 /** The 200 body of POST /api/billing/account. */
 export const AccountSummary = Balance.extend({ key: z.string(), subscriptions: z.array(SubscriptionState), billingPortal: z.boolean() });
@@ -100,5 +100,3 @@ export async function billingPortalUrl(deps: BillingDeps & { stripe?: Stripe }, 
     throw stripeUnavailable(error);
   }
 }
-
-export { readCheckout };

@@ -21,7 +21,7 @@ export interface CheckoutResult {
   url: string;
 }
 
-export function requirePlan(planId: unknown): Plan {
+function requirePlan(planId: unknown): Plan {
   const plan = typeof planId === 'string' ? findPlan(planId) : undefined;
   if (!plan) {
     const message = `must be one of ${PURCHASABLE_PLAN_IDS.join(', ')}`;

@@ -286,7 +286,7 @@ async function onChargeRefunded(deps: WebhookDeps, charge: Obj, now: number): Pr
 }
 
 /** Brings a subscription's grant in line with every fact known about it. Safe to run any number of times. */
-export async function reconcileSubscription(deps: WebhookDeps, subscriptionId: string, now: number): Promise<string> {
+async function reconcileSubscription(deps: WebhookDeps, subscriptionId: string, now: number): Promise<string> {
   const { store } = deps;
   const owner = await readJson<SubscriptionOwner>(store, names.subOwner(subscriptionId), now);
   if (!owner) return 'recorded: waiting for the checkout of this subscription';
@@ -299,7 +299,7 @@ export async function reconcileSubscription(deps: WebhookDeps, subscriptionId: s
   const calls = findPlan('subscription')!.calls;
 
   // One atomic store step decides "new period?" and resets `used`: a spend committed meanwhile, or a
-  // second reconciliation of the same period, can no longer be wiped by a reset computed from an older read.
+  // second reconciliation of the same period, is never wiped by a reset computed from an older read.
   const applied = await store.renewGrant(
     owner.grantId,
     { appliedRecord: names.subApplied(subscriptionId), appliedFallback: owner.initialPeriodEnd, periodEnd, samePeriodSlackMs: SAME_PERIOD_SLACK_MS, calls, expiresAt },
@@ -312,7 +312,7 @@ export async function reconcileSubscription(deps: WebhookDeps, subscriptionId: s
 }
 
 /** Removes the refunded share of a purchase's calls, once per refunded amount. Safe to run any number of times. */
-export async function reconcileRefund(deps: WebhookDeps, paymentIntentId: string, now: number): Promise<string> {
+async function reconcileRefund(deps: WebhookDeps, paymentIntentId: string, now: number): Promise<string> {
   const { store } = deps;
   const fact = await readJson<RefundFact>(store, names.refund(paymentIntentId), now);
   if (!fact) return 'no refund';

@@ -18,7 +18,7 @@ import type { Store } from '@/lib/store';
 import type { LedgerGrant, RefundResult, UsageRecord } from '@/lib/store/types';
 import { RESERVATION_HOLD_MS } from './ledger';
 
-export interface KeyAudit {
+interface KeyAudit {
   keyHash: string;
   granted: number;
   committed: number;
@@ -27,7 +27,7 @@ export interface KeyAudit {
   left: number;
 }
 
-export interface Discrepancy {
+interface Discrepancy {
   kind: 'balance' | 'usage' | 'hold';
   keyHash: string | null;
   grantId: string | null;

@@ -75,7 +75,7 @@ export function invalidCreditsKey(): ProblemError {
 }
 
 /** One grant as its key's holder sees it (credits endpoint, account page). */
-export const GrantBalance = z.strictObject({
+const GrantBalance = z.strictObject({
   id: z.string(), plan: z.enum(PLAN_IDS), calls: z.number().int(), used: z.number().int(), reserved: z.number().int(),
   callsLeft: z.number().int(), expiresAt: z.string(), expired: z.boolean(),
 });
@@ -84,7 +84,7 @@ export const GrantBalance = z.strictObject({
 export const Balance = z.strictObject({ callsLeft: z.number().int(), grants: z.array(GrantBalance) });
 export type Balance = z.infer<typeof Balance>;
 
-export function summariseGrants(grants: GrantState[]): Balance {
+function summariseGrants(grants: GrantState[]): Balance {
   return {
     callsLeft: grants.reduce((n, g) => n + g.remaining, 0),
     grants: grants.map((g) => ({

@@ -11,7 +11,7 @@ import { assessReadiness } from '@/lib/checks/readiness/assess';
 // operations' examples are validated against the operation's own schema below, so an example the API
 // would refuse fails the build instead of misleading a reader.
 
-export const EXAMPLE_READINESS_REQUEST: ReadinessRequest = ReadinessRequest.parse(readinessOperation.example);
+const EXAMPLE_READINESS_REQUEST: ReadinessRequest = ReadinessRequest.parse(readinessOperation.example);
 
 export function exampleAssessment() {
   return assessReadiness(EXAMPLE_READINESS_REQUEST);
@@ -124,7 +124,7 @@ export function problemTable() {
 }
 
 /** Shortens deep or long values so an example shows the shape without pages of rubric. */
-export function abbreviate(value: unknown, depth = 0): unknown {
+function abbreviate(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) {
     if (depth >= 2) return value.length ? ['…'] : [];
     const head = value.slice(0, 2).map((v) => abbreviate(v, depth + 1));

@@ -1,4 +1,4 @@
-// createPaymentRails(): one mppx instance offering every configured rail, as DESIGN.md describes:
+// createPaymentRails(): one mppx instance offering every configured rail:
 //   Mppx.create({ secretKey, realm, methods: [stripe.charge(...), evm.charge({ ..., x402: { facilitator } })] })
 //   mppx.charge({ amount: '1' })  -> card 100 (usd cents), evm 1000000 (USDC units), plus PAYMENT-REQUIRED.
 // Each method's terminal step is wrapped by deferSettlement() (scope.ts) so the paid-call pipeline can

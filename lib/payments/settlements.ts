@@ -1,4 +1,4 @@
-// Settlements that ended without an answer (gap G1). When the facilitator or Stripe does not answer the
+// Settlements that ended without an answer. When the facilitator or Stripe does not answer the
 // settle call in time, the charge may still complete after we gave up. The gate then records the call here
 // (its payer-bound idempotency scope, the result it computed, and how to find the payment: SettlementTrace),
 // and answers 503 `settlement-unconfirmed`. A reconciler (a timer in the server, and `npm run ledger --
@@ -13,14 +13,13 @@
 import type Stripe from 'stripe';
 import { createPublicClient, http, parseAbi, parseAbiItem, type Hex } from 'viem';
 import { sha256Hex } from '@/lib/canonical-json';
+import { receiptOf, REPLAY_TTL_MS, writeReplayRecord } from '@/lib/replay-record';
 import type { Store } from '@/lib/store';
 import type { SettlementTrace } from './scope';
 
-export const SETTLEMENT_RECORD_PREFIX = 'settlement:';
+const SETTLEMENT_RECORD_PREFIX = 'settlement:';
 /** Long enough for any processor to finish, and to serve as the audit trail afterwards. */
 const SETTLEMENT_RECORD_TTL_MS = 30 * 24 * 60 * 60 * 1000;
-/** How long a stored result stays replayable once the charge is known (as any idempotent result). */
-const REPLAY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export type SettlementOutcome = { status: 'charged'; reference: string } | { status: 'not-charged' } | { status: 'pending' };
 
@@ -45,7 +44,7 @@ export interface SettlementProbe {
 }
 
 /** The store name of a scope's unconfirmed settlement (hashed: a scope holds the caller's Idempotency-Key). */
-export function settlementRecordName(scope: string): string {
+function settlementRecordName(scope: string): string {
   return `${SETTLEMENT_RECORD_PREFIX}${sha256Hex(scope)}`;
 }
 
@@ -91,7 +90,8 @@ export async function reconcileOne(
   if (outcome.status === 'pending') return outcome;
   if (outcome.status === 'charged') {
     const body = paidBody(settlement.response.service, settlement.idempotencyKey, { paymentIntent: outcome.reference }, settlement.response.result);
-    const stored = `{"headers":${JSON.stringify(settlement.response.headers)},"body":${JSON.stringify(body)}}`;
+    // Replayable as long as any paid answer, from the moment the charge is known.
+    const stored = writeReplayRecord(JSON.stringify(body), receiptOf(settlement.response.headers), null);
     await store.completeIdempotent(settlement.scope, settlement.fingerprint, stored, now, REPLAY_TTL_MS);
   }
   const resolved: UnconfirmedSettlement = {

@@ -154,7 +154,7 @@ export type RefundResult =
   | { outcome: 'unknown' };
 
 /** One page of a walk over the whole ledger; `next` null when the walk is over. Pages may repeat an item (Redis SCAN). */
-export interface LedgerPage<T> {
+interface LedgerPage<T> {
   items: T[];
   next: string | null;
 }
@@ -225,7 +225,7 @@ export interface Store {
   /**
    * Applies a paid subscription period in one atomic step with every spend: a period later than the
    * applied one resets the allowance (`calls`, `used` = 0) and records it as applied; the same period
-   * again only moves the expiry. Two reconciliations can no longer both reset and wipe a spend between them.
+   * again only moves the expiry. Two reconciliations cannot both reset and wipe a spend between them.
    * @example await store.renewGrant(grantId, { appliedRecord: 'sub-applied:sub_1', appliedFallback: end0, periodEnd, samePeriodSlackMs: DAY, calls: 50, expiresAt }, now, FACT_TTL_MS)
    */
   renewGrant(grantId: string, renewal: GrantRenewal, now: number, recordTtlMs: number | null): Promise<'renewed' | 'extended' | 'missing'>;

@@ -20,7 +20,7 @@ export interface AnvilHandle {
 }
 
 /** The platform binary from @foundry-rs/anvil's optional package; the package's node wrapper otherwise. */
-export function anvilBinary(root = process.cwd()): string {
+function anvilBinary(root = process.cwd()): string {
   if (process.env.ANVIL_BIN) return process.env.ANVIL_BIN;
   const require = createRequire(path.join(root, 'package.json'));
   const arch = process.arch === 'x64' ? 'amd64' : process.arch;

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Abi, Hex } from 'viem';
 
-export interface ContractArtifact {
+interface ContractArtifact {
   abi: Abi;
   /** Runtime (deployed) bytecode: what anvil_setCode places at an address. */
   runtimeBytecode: Hex;

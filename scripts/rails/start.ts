@@ -26,9 +26,9 @@ import { startStripeFake, type FakePaymentIntent, type FakeSharedPaymentToken, t
 
 export const BASE_CHAIN_ID = 8453;
 export const BASE_USDC_ADDRESS = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' as const;
-export const MULTICALL3_ADDRESS = '0xcA11bde05977b3631167028862bE2a173976CA11' as const;
+const MULTICALL3_ADDRESS = '0xcA11bde05977b3631167028862bE2a173976CA11' as const;
 /** anvil's well-known test mnemonic: every key derived from it is public and worthless. */
-export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
+const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
 
 export interface StartRailsOptions {
   /** Project root (contracts/, .rails/, node_modules/). Default: process.cwd(). */

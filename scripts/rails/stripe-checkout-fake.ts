@@ -25,7 +25,7 @@ import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { nowSeconds, parseForm, prefixed, type Params } from './form';
 
-export const FAKE_API_VERSION = '2026-10-28.endive';
+const FAKE_API_VERSION = '2026-10-28.endive';
 
 export interface CheckoutFakeOptions {
   /** The API key clients must present (the card-rail fake passes its own). */
@@ -36,7 +36,7 @@ export interface CheckoutFakeOptions {
   webhookUrl?: string;
 }
 
-export interface FakeCheckoutSession {
+interface FakeCheckoutSession {
   id: string;
   object: 'checkout.session';
   mode: 'payment' | 'subscription';
@@ -58,7 +58,7 @@ export interface FakeCheckoutSession {
   line_items_summary: { name: string; description: string | null; unit_amount: number; interval: string | null };
 }
 
-export interface FakeSubscription {
+interface FakeSubscription {
   id: string;
   object: 'subscription';
   customer: string;
@@ -72,7 +72,7 @@ export interface FakeSubscription {
   latest_invoice: string | null;
 }
 
-export interface FakeCharge {
+interface FakeCharge {
   id: string;
   object: 'charge';
   amount: number;
@@ -86,7 +86,7 @@ export interface FakeCharge {
   created: number;
 }
 
-export interface FakeEvent {
+interface FakeEvent {
   id: string;
   object: 'event';
   api_version: string;
@@ -98,7 +98,7 @@ export interface FakeEvent {
   data: { object: unknown };
 }
 
-export interface Delivery {
+interface Delivery {
   eventId: string;
   type: string;
   /** HTTP status the service answered; 0 when it could not be reached. */

@@ -6,7 +6,7 @@ import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { goodRoutes } from '../visibility/fixture-pages';
 import { installTestRuntime, post, type TestRuntime } from '../support/runtime';
 
-// The per-target-host budget on the paid route (docs/SECURITY.md, G5): one site is checked at most
+// The per-target-host budget on the paid route (docs/SECURITY.md, section 5): one site is checked at most
 // VISIBILITY_CHECKS_PER_HOST_PER_MINUTE times a minute whoever asks, and a call over it is refused 429
 // before anything is reserved or asked for.
 

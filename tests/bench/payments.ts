@@ -1,4 +1,4 @@
-// Machine-payment benchmarks (issue 3), against `next start` on the local rails, each figure relative to
+// Machine-payment benchmarks, against `next start` on the local rails, each figure relative to
 // something measured in the same run:
 //   (a) the unpaid 402 path (both MPP challenges + PAYMENT-REQUIRED) vs the trivial JSON route, same server;
 //   (b) a paid MPP evm request's latency minus the facilitator's own /verify + /settle time, measured by a

@@ -1,4 +1,4 @@
-// The rendered view's cost (issue 14): the wall time rendering adds to a check of the fixture single-page app,
+// The rendered view's cost: the wall time rendering adds to a check of the fixture single-page app,
 // as a ratio against the same check unrendered, and the memory 10 concurrent rendered checks take: this
 // process plus every Chromium process it started (summed from /proc), peak above idle.
 import { checkVisibility } from '@/lib/checks/visibility/check';

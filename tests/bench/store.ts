@@ -1,6 +1,6 @@
 // How free the event loop stays while the SQLite store waits for another process's write lock: timer
-// ticks during the wait, as a ratio of the ticks an idle loop gets in the same run. (Moved here from
-// tests/store/unavailable.test.ts, which now asserts the behaviour only.)
+// ticks during the wait, as a ratio of the ticks an idle loop gets in the same run. (Timing belongs here:
+// tests/store/unavailable.test.ts asserts the behaviour only.)
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';

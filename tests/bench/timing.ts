@@ -1,5 +1,5 @@
-// The robots.txt matcher's speed on adversarial patterns, which used to be a timed assertion in a unit test:
-// the test now asserts verdicts only, and this section measures time as a ratio against a literal pattern.
+// The robots.txt matcher's speed on adversarial patterns, measured here as a ratio against a literal pattern
+// (timing has no place in a unit test: tests/visibility/robots.test.ts asserts the verdicts only).
 import { parseRobotsTxt, robotsVerdict } from '@/lib/checks/visibility/robots';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

@@ -8,11 +8,11 @@ import type { Store } from '@/lib/store';
 import { redisHarness, sqliteHarness, vercelKvHarness } from '../store/adapters';
 import { sessionCompleted } from './events';
 
-// Gap G10: two fulfilment events of one Checkout Session (checkout.session.completed and
-// checkout.session.async_payment_succeeded) processed at the same moment both granted the purchase, and a
-// fulfilment that failed midway granted again when Stripe retried it; a process killed mid-event lost the
-// event (its retry was taken for a replay). Each race is made to happen deterministically: the other
-// delivery runs whole right before this one's first key or grant write, on every adapter.
+// Two fulfilment events of one Checkout Session (checkout.session.completed and
+// checkout.session.async_payment_succeeded) processed at the same moment must grant the purchase once; a
+// fulfilment that failed midway must not grant again when Stripe retries it; and a process killed mid-event
+// must not lose the event (its retry is not a replay). Each race is made to happen deterministically: the
+// other delivery runs whole right before this one's first key or grant write, on every adapter.
 
 const config = { CREDITS_KEY_SECRET: 'x'.repeat(40) };
 const KEY_OR_GRANT_WRITES = new Set<string>(['putKey', 'addGrant']);

@@ -6,9 +6,9 @@ import type { Store } from '@/lib/store';
 import { redisHarness, sqliteHarness, vercelKvHarness } from '../store/adapters';
 import { addMonths, chargeRefunded, invoicePaid, nowS, sessionCompleted } from './events';
 
-// Issue 11 item 8: a refund or a renewal computed `used` from an earlier read and wrote it back, so a
-// call committed in between was overwritten (given back for free). Each test makes the race happen
-// deterministically: the interleaved work runs right before the webhook's grant write, on every adapter.
+// A refund or a renewal that computed `used` from an earlier read and wrote it back would overwrite a call
+// committed in between (give it back for free). Each test makes the race happen deterministically: the
+// interleaved work runs right before the webhook's grant write, on every adapter.
 
 const config = { CREDITS_KEY_SECRET: 'x'.repeat(40) };
 const GRANT_WRITES = new Set<string>(['updateGrant', 'renewGrant', 'removeGrantCalls']);

@@ -102,7 +102,7 @@ describe('every variable the service reads is documented', () => {
     expect(missing).toEqual([]);
   });
 
-  it('documents nothing that is no longer read', () => {
+  it('documents nothing that is not read', () => {
     const stale = [...new Set([...envExampleNames(), ...readmeTableNames()])].filter((name) => !read.has(name));
     expect(stale).toEqual([]);
   });

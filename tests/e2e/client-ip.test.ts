@@ -5,7 +5,7 @@ import { validReadinessBody } from '../support/runtime';
 import { startServer, TEST_SECRET, type RunningServer } from '../support/server';
 
 // Per-IP rate limits on the real service (`next start` on a production build): which bucket a request
-// lands in, when the client writes whatever address headers it likes (G4). Every request here comes
+// lands in, when the client writes whatever address headers it likes. Every request here comes
 // from 127.0.0.1; the limit is 3 per window, so a fourth request in one bucket is 429.
 
 const LIMIT = { RATE_LIMIT_PER_IP: '3', RATE_LIMIT_WINDOW_SECONDS: '600' };
@@ -40,7 +40,7 @@ async function statuses(server: RunningServer, headerSets: Array<Record<string, 
   return answers;
 }
 
-describe('client address under next start (G4)', () => {
+describe('client address under next start', () => {
   it('with the default TRUSTED_PROXY, X-Real-IP / X-Forwarded-For / CF-Connecting-IP pick no bucket: the peer is the bucket', async () => {
     const spoofs = [1, 2, 3, 4, 5].map((i) => ({
       'x-real-ip': `198.51.100.${i}`,

@@ -1,5 +1,5 @@
 // The visibility check on the real service (`next start`, a production build) against a site whose robots.txt,
-// sitemap and llms.txt are the worst inputs found (issue 11 items 1, 3, 4): the analysis runs on the compiled
+// sitemap and llms.txt are the worst inputs found (tests/visibility/hostile-site.ts): the analysis runs on the compiled
 // worker thread and answers a report, charged once, while the server keeps answering. Production refuses
 // CHECK_HOST_MAP, so tests/support/fake-internet.mjs, preloaded into the server, stands in for DNS and the
 // network: the site's name resolves to a public address and its sockets reach the local fixture.

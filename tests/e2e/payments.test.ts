@@ -363,7 +363,7 @@ describe('paying the running service', () => {
 // ---------- idempotency ----------
 
 describe('idempotency with payments', () => {
-  it('same key + same body replays to the same payer without a second charge; without a credential it is the plain 402 (G3); another body is 409 for that payer and charges nothing', async () => {
+  it('same key + same body replays to the same payer without a second charge; without a credential it is the plain 402; another body is 409 for that payer and charges nothing', async () => {
     const key = `pay-idem-${Date.now()}`;
     const body = readinessBody('Idempotent workflow');
     const first = await send(READINESS, body, { 'idempotency-key': key, authorization: await evmCredential() });

@@ -10,7 +10,7 @@ const seen = (sent: Record<string, string>, peer = PEER) => {
   return headers;
 };
 
-describe('clientIp (G4)', () => {
+describe('clientIp', () => {
   it('with no trusted proxy (the default) is the peer, whatever X-Real-IP, X-Forwarded-For or CF-Connecting-IP say', () => {
     const headers = seen({ 'x-real-ip': '198.51.100.1', 'x-forwarded-for': '198.51.100.2, 198.51.100.3', 'cf-connecting-ip': '198.51.100.4', 'x-vercel-forwarded-for': '198.51.100.5' });
     expect(clientIp(headers, 'none')).toBe(PEER);

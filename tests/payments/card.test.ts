@@ -109,7 +109,7 @@ describe('MPP card (Stripe SPT)', () => {
     const count = succeeded().length;
     rails.faults.stripe('error500');
     const res = await postJson(server.resource, { n: 6 }, { authorization: credential });
-    // Stripe documents a 500 as indeterminate: the PaymentIntent may exist, so the charge is unconfirmed (G1).
+    // Stripe documents a 500 as indeterminate: the PaymentIntent may exist, so the charge is unconfirmed.
     await expectPaymentProblem(res, { status: 503, type: 'payments-unavailable', reason: 'settlement-unconfirmed' });
     rails.faults.stripe(null);
     expect(succeeded()).toHaveLength(count);

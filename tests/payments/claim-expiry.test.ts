@@ -1,4 +1,4 @@
-// Issue 11 item 14: a credential's single-use marker (claimOnce) expires on the store, on every adapter;
+// A credential's single-use marker (claimOnce) expires on the store, on every adapter;
 // by then the credential itself has expired, so it stays unusable. Real mppx evm credentials against the
 // local chain and facilitator; the process clock is moved forward (Date only) instead of sleeping.
 import { Mppx, evm } from 'mppx/client';

@@ -207,7 +207,7 @@ describe('facilitator faults', () => {
     server.beforeSettle = async () => rails.faults.facilitator('down');
     const res = await postJson(server.resource, { n: 11 }, { authorization: credential });
     expect(res.status).toBe(503);
-    // The connection dropped after the settle request went out: from our side the charge is unknown (G1).
+    // The connection dropped after the settle request went out: from our side the charge is unknown.
     expect(((await res.json()) as { reason: string }).reason).toBe('settlement-unconfirmed');
     expect(await balances()).toEqual(before);
   });

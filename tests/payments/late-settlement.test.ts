@@ -1,4 +1,4 @@
-// Gap G1: a charge that completes after our deadline. Through the real gate (the readiness route
+// A charge that completes after our deadline. Through the real gate (the readiness route
 // in-process) on the local rails, with the processor deadlines shortened to 1 s and processors that do the
 // work only LATE_ANSWER_MS (3 s) after the request arrived: the x402 facilitator settles the USDC transfer on
 // chain, the Stripe stand-in confirms the PaymentIntent. The call is answered 503 `settlement-unconfirmed`
@@ -107,7 +107,7 @@ async function expectUnconfirmed(res: Response, idempotencyKey: string) {
   expect(problem.idempotencyKey).toBe(idempotencyKey);
 }
 
-describe('G1: a charge that completes after our deadline', () => {
+describe('a charge that completes after our deadline', () => {
   it('evm: a facilitator that settles after the deadline; the retry with the same key and a new credential from the same payer gets the stored result, charged once, and the audit shows it', async () => {
     const payer = await fundedPayer();
     const key = `g1-evm-${Date.now()}`;

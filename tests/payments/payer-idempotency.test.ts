@@ -1,4 +1,4 @@
-// Gap G3: the Idempotency-Key of a call paid with a credential belongs to the payer who paid it. Through the
+// The Idempotency-Key of a call paid with a credential belongs to the payer who paid it. Through the
 // real gate (the readiness route in-process) on the local rails: a replay needs a new credential, verified,
 // from the same payer (an EIP-3009 signer, or the Customer behind a shared payment token), and that credential
 // is never settled; a request without one gets the ordinary 402 and learns nothing about the key; another
@@ -44,7 +44,7 @@ async function fundedPayer(): Promise<Hex> {
 
 const succeededIntents = () => rails.stripe.paymentIntents().filter((pi) => pi.status === 'succeeded');
 
-describe('G3: an Idempotency-Key paid with a credential replays only to the same payer', () => {
+describe('an Idempotency-Key paid with a credential replays only to the same payer', () => {
   it('evm: no credential gets the ordinary 402 (same key and body, or another body: never a replay, never a 409); another payer is charged for its own call; the same payer gets the replay and its new credential is never settled', async () => {
     const alice = await fundedPayer();
     const bob = await fundedPayer();

@@ -8,7 +8,7 @@ import { outcomeResponse } from '@/lib/paid-call/http';
 import { validReadinessBody } from '../support/runtime';
 import { redisHarness, sqliteHarness, vercelKvHarness } from './adapters';
 
-// Issue 11 item 14: a request that dies mid-run leaves its Idempotency-Key in flight. On every adapter the
+// A request that dies mid-run leaves its Idempotency-Key in flight. On every adapter the
 // marker must free itself after its ttl on the caller's clock, and the pipeline must then accept the retry
 // (run it and charge it once). The clock is the gate's `now`, moved forward instead of sleeping.
 

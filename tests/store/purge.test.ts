@@ -14,9 +14,9 @@ import { setRuntimeForTests } from '@/lib/runtime';
 import { startup } from '@/lib/startup';
 import { redisHarness, vercelKvHarness } from './adapters';
 
-// Issue 11 item 6: every unpaid request wrote a rate-limit row that nothing ever deleted (3,000 requests
-// from made-up addresses grew the SQLite file to 48.7 MiB). SQLite now purges on a timer in the server;
-// Redis and KV must give every expiring key a native TTL so they delete it themselves.
+// Every unpaid request writes a rate-limit row; if nothing deleted them, 3,000 requests from made-up
+// addresses would grow the SQLite file by 48.7 MiB. SQLite purges on a timer in the server; Redis and KV
+// must give every expiring key a native TTL so they delete it themselves.
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;

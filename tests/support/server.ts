@@ -134,7 +134,3 @@ export async function startServer(env: Record<string, string> = {}, options: { p
   };
   return { url: `http://127.0.0.1:${port}`, port, dataDir, env: envFor(port), output: () => output(), stop, restart };
 }
-
-export function nextAvailable(): boolean {
-  return spawnSync(process.execPath, [NEXT_BIN, '--version'], { stdio: 'ignore' }).status === 0;
-}

@@ -39,7 +39,7 @@ export async function serveWebHandler(handle: (request: Request) => Response | P
   };
 }
 
-export async function toWebRequest(req: IncomingMessage, origin: string): Promise<Request> {
+async function toWebRequest(req: IncomingMessage, origin: string): Promise<Request> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const headers = new Headers();

@@ -15,7 +15,7 @@ import { Pool } from 'undici';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
-export interface Sent {
+interface Sent {
   method: 'GET' | 'POST';
   path: string;
   headers: Record<string, string>;

@@ -125,7 +125,7 @@ async function assertClearRefusal(res: Response, expected: 402 | 503, unconfirme
   expect(problem.status).toBe(expected);
   if (expected === 503) {
     expect(problem.type).toBe(`${PROBLEM_BASE}payments-unavailable`);
-    // A settle request that got no usable answer may have been acted on: the 503 says so (G1) instead of
+    // A settle request that got no usable answer may have been acted on: the 503 says so instead of
     // "nothing was charged", and the call is recorded for the reconciler.
     expect(problem.reason).toBe(unconfirmedSettlement ? 'settlement-unconfirmed' : 'processor-unavailable');
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);

@@ -88,7 +88,7 @@ describe('the user agents of the access probes', () => {
 });
 
 describe('crawlerVerdicts', () => {
-  it('returns one row per crawler in table order, with the SPEC 2.3 members', () => {
+  it('returns one row per crawler in table order, with the members the report publishes', () => {
     const rows = verdicts('User-agent: *\nAllow: /\n');
     expect(rows.map((r) => r.token)).toEqual(CRAWLERS.map((c) => c.token));
     for (const r of rows) {

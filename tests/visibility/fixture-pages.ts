@@ -23,7 +23,7 @@ export function goodPage(url: string): string {
 
 export const text = (body: string): FixtureResponse => ({ headers: { 'content-type': 'text/plain; charset=utf-8' }, body });
 export const xml = (body: string): FixtureResponse => ({ headers: { 'content-type': 'application/xml' }, body });
-export const SITEMAP = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://site.test/</loc></url><url><loc>https://site.test/guide</loc></url></urlset>';
+const SITEMAP = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://site.test/</loc></url><url><loc>https://site.test/guide</loc></url></urlset>';
 export const LLMS = '# Site\n\n> Widgets and guides.\n\n## Docs\n\n- [Guide](https://site.test/guide): the guide\n';
 export const ROBOTS = 'User-agent: *\nAllow: /\n\nUser-agent: GPTBot\nDisallow: /\nContent-Signal: ai-train=no, search=yes\n\nSitemap: https://site.test/sitemap.xml\n';
 
@@ -36,7 +36,7 @@ export function httpsOnly(page: FixtureRoute): FixtureRoute {
 }
 
 /** Answers `Accept: text/markdown` with a Markdown copy (as Cloudflare's Markdown for Agents does), anything else with `page`. */
-export function negotiated(page: FixtureResponse, markdown = '# Widgets\n\nAll about widgets.\n'): FixtureRoute {
+function negotiated(page: FixtureResponse, markdown = '# Widgets\n\nAll about widgets.\n'): FixtureRoute {
   return (req: IncomingMessage) =>
     /text\/markdown/.test(req.headers.accept ?? '')
       ? { headers: [['content-type', 'text/markdown; charset=utf-8'], ['vary', 'accept']], body: markdown }

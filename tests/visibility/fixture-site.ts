@@ -39,7 +39,7 @@ export interface FixtureResponse {
 
 export type FixtureRoute = FixtureResponse | ((req: IncomingMessage) => FixtureResponse);
 
-export interface FixtureRequest {
+interface FixtureRequest {
   method: string;
   path: string;
   host: string | undefined;

@@ -1,7 +1,7 @@
-// The worst site files found for the visibility check (issue 11 items 1 and 3), for tests and `npm run bench`.
-// Before the fixes each one alone stalled the server's event loop: the sitemap for hours (the prolog
-// expression doubled its work per comment), the llms.txt line for minutes (a cubic link expression), the
-// robots.txt for about 13 s per check (every rule scanned the long path, twice per crawler).
+// The worst site files found for the visibility check, for tests and `npm run bench`. Each one alone stalls
+// the server's event loop under a careless parser: the sitemap for hours (a prolog expression that doubles
+// its work per comment), the llms.txt line for minutes (a cubic link expression), the robots.txt for about
+// 13 s per check (every rule scanning the long path, twice per crawler).
 import type { FixtureRoute } from './fixture-site';
 
 /** A page path of 1,900 characters: every `Disallow: /*ab` rule scans all of it, comparing at each `a`. */

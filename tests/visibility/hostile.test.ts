@@ -1,4 +1,4 @@
-// Hostile site files (issue 11 items 1, 3 and 4): each is answered with a report in linear time, and a
+// Hostile site files: each is answered with a report in linear time, and a
 // parse that runs away anyway is stopped on its worker thread, not on the server's event loop.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -74,7 +74,7 @@ function probingPool(pool: AnyPool): { pool: AnyPool; seen: Array<{ kind: string
   };
 }
 
-describe('sitemap root (item 1)', () => {
+describe('sitemap root', () => {
   it('reads a prolog of 48 comments without a root in linear time, and still finds roots after any prolog', () => {
     expect(isSitemapDocument(200, HOSTILE_SITEMAP)).toBe(false);
     expect(isSitemapDocument(200, '<?a?> '.repeat(5_000))).toBe(false);
@@ -87,14 +87,14 @@ describe('sitemap root (item 1)', () => {
   });
 });
 
-describe('llms.txt links (item 1)', () => {
+describe('llms.txt links', () => {
   it('searches a 16 KB line of unclosed links in linear time, and still finds a link', () => {
     expect(assessLlmsTxt(200, 'text/plain', HOSTILE_LLMS)).toMatchObject({ level: 'partial', problems: ['no H2 section with a [name](url) link list'] });
     expect(assessLlmsTxt(200, 'text/plain', HOSTILE_LLMS.replace(/\n$/, '[docs](https://site.test/docs)\n')).level).toBe('valid');
   });
 });
 
-describe('robots.txt matching work (item 3)', () => {
+describe('robots.txt matching work', () => {
   it('treats 500 KiB of "Disallow: /*ab" against a 1,900-character path as too costly: unreachable, with the measure', () => {
     const { access, crawlers } = decideCrawlers(robotsFromResponse(200, HOSTILE_ROBOTS), HOSTILE_PAGE_PATH);
     expect(access).toMatchObject({ state: 'unreachable', status: 200, robots: null, tooComplex: { rules: 34_000, pathLength: 1_900 } });
@@ -132,7 +132,7 @@ describe('robots.txt matching work (item 3)', () => {
   });
 });
 
-describe('a hostile site behind the check (items 1, 3, 4)', () => {
+describe('a hostile site behind the check', () => {
   let site: FixtureSite;
   beforeAll(async () => {
     site = await startFixtureSite(hostileRoutes());
@@ -230,7 +230,7 @@ describe('the probe of the event loop', () => {
   });
 });
 
-describe('the analysis pool (item 4)', () => {
+describe('the analysis pool', () => {
   // A thread that answers every task at once, except `spin`, which it never finishes.
   const SPINNER = `
     const { parentPort } = require('node:worker_threads');
@@ -298,7 +298,7 @@ describe('the analysis pool (item 4)', () => {
   });
 });
 
-describe('a check whose analysis runs away (item 4)', () => {
+describe('a check whose analysis runs away', () => {
   let site: FixtureSite;
   let real: ReturnType<typeof replaceAnalysisPool>;
   const runaway = createWorkerPool<unknown, unknown>({

@@ -4,7 +4,7 @@ import type { FixtureRoute } from './fixture-site';
 import { ROBOTS, text } from './fixture-pages';
 
 /** 150 distinct words, none of them in the served shell. */
-export const SPA_WORDS = Array.from({ length: 150 }, (_, i) => `widget${i}`).join(' ');
+const SPA_WORDS = Array.from({ length: 150 }, (_, i) => `widget${i}`).join(' ');
 
 const js = (body: string) => ({ headers: { 'content-type': 'text/javascript; charset=utf-8' }, body });
 const page = (body: string) => ({ headers: { 'content-type': 'text/html; charset=utf-8' }, body });

@@ -1,4 +1,4 @@
-// The rendered view (issue 14) in a real Chromium: what only exists after JavaScript, findings where scripts
+// The rendered view in a real Chromium: what only exists after JavaScript, findings where scripts
 // change what crawlers read, and a browser that cannot be turned against the network it runs in.
 import { execFile, spawn } from 'node:child_process';
 import dgram from 'node:dgram';

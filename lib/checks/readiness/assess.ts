@@ -4,9 +4,7 @@ import { SEVERITY_ORDER, type Severity } from '@/lib/checks/severity';
 
 // Pure and deterministic: the same request gives the same assessment, byte for byte.
 
-export { SEVERITY_ORDER, type Severity };
-
-export interface ReadinessFinding {
+interface ReadinessFinding {
   id: string;
   capability: CapabilityKey;
   severity: Severity;
@@ -14,7 +12,7 @@ export interface ReadinessFinding {
   fix: string;
 }
 
-export interface CapabilityResult {
+interface CapabilityResult {
   key: CapabilityKey;
   status: Capability['status'];
   requirement: 'required' | 'recommended';
@@ -38,7 +36,7 @@ export interface Assessment {
   statement: string;
 }
 
-export const READINESS_STATEMENT =
+const READINESS_STATEMENT =
   'Declared capabilities were classified, not verified: this assessment checks nothing independently and does not authorize execution of any payment workflow.';
 
 /** Splits `total` over `weights` in whole points by largest remainder; ties go to the earlier item. */

@@ -12,7 +12,7 @@ import { FetchFailedError, FetchRefusedError, OutboundRefusedError, safeFetch, t
 export const ACCESS_PROBE_CONCURRENCY = 4;
 /** A crawler sent elsewhere is followed this far; the page's own redirects were already followed. */
 export const ACCESS_PROBE_MAX_REDIRECTS = 2;
-export const ACCESS_PROBE_TIMEOUT_MS = 10_000;
+const ACCESS_PROBE_TIMEOUT_MS = 10_000;
 
 /** The crawlers that are probed: every one that sends requests of its own, in CRAWLERS order. */
 export const PROBED_CRAWLERS = CRAWLERS.filter((c): c is typeof c & { userAgent: string } => !c.tokenOnly && c.userAgent !== undefined);

@@ -12,7 +12,7 @@ export const ACCESS_PROBE_MAX_BYTES = 64 * 1024;
  * A 2xx probe counts as `different` when it has fewer than this share of the words the browser baseline
  * got (both counted the same way over the same 64 KB cap), or another title.
  */
-export const DIFFERENT_TEXT_SHARE = 0.5;
+const DIFFERENT_TEXT_SHARE = 0.5;
 
 /** The response headers a probe keeps: the ones the classification and the findings read. */
 export const PROBE_HEADERS = [
@@ -120,8 +120,9 @@ const SKIPPED_ELEMENTS = ['script', 'style', 'noscript', 'template'];
 
 /**
  * The title and visible-word count of an HTML body, in one forward pass: comments, tags and the content
- * of script, style, noscript and template are skipped by jumping to their ends with indexOf.
- * @example digestHtml('<title> Hi </title><p>two words</p>') // { title: 'hi', words: 3 }
+ * of script, style, noscript and template are skipped by jumping to their ends with indexOf. The title's
+ * words are not page text.
+ * @example digestHtml('<title> Hi </title><p>two words</p>') // { title: 'hi', words: 2 }
  */
 export function digestHtml(html: string): Digest {
   const lower = html.toLowerCase();

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createWorkerPool, type WorkerPool } from '@/lib/worker-pool';
 import type { AnalysisResult, AnalysisResults, AnalysisTask } from './analysis';
 
-// The visibility check's parsing and scoring of what a site sent runs on these threads (issue 11 item 4).
+// The visibility check's parsing and scoring of what a site sent runs on these threads.
 // Each expression and loop over fetched content is meant to be linear, but a mistake there would let one
 // site freeze every request the server handles; on a pool thread it costs at most ANALYSIS_DEADLINE_MS,
 // and the check then fails uncharged.
@@ -17,7 +17,7 @@ export const ANALYSIS_DEADLINE_MS = 5_000;
  */
 export const ANALYSIS_QUEUE_DEADLINE_MS = 10_000;
 /** Two threads: enough for checks to overlap, few enough that a stuck one leaves most cores alone. */
-export const ANALYSIS_THREADS = 2;
+const ANALYSIS_THREADS = 2;
 // A runaway allocation ends the thread (and fails the task) rather than growing the server's heap.
 const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 256 };
 

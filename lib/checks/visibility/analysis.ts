@@ -70,7 +70,7 @@ export interface MarkdownAnswer {
   contentType: string | null;
 }
 
-export interface SitemapPlan {
+interface SitemapPlan {
   isSitemap: boolean;
   /** The first `Sitemap:` of robots.txt, to fetch when /sitemap.xml is not a sitemap; else null. */
   declared: string | null;
@@ -165,9 +165,9 @@ export function isSitemapDocument(status: number | null, body: string | null): b
 
 /**
  * Whether /sitemap.xml is a sitemap and, when it is not, which sitemap robots.txt declares instead.
- * @example planSitemap(robotsFile, sitemapFile) // { isSitemap: false, declared: 'https://site.test/map.xml' }
+ * @example planSitemap(robotsFile, sitemapFile) // { isSitemap: false, declared: 'https://site.test/map.xml', child: null }
  */
-export function planSitemap(robots: FetchedFile, sitemap: FetchedFile & { url?: string | null }): SitemapPlan {
+function planSitemap(robots: FetchedFile, sitemap: FetchedFile & { url?: string | null }): SitemapPlan {
   const isSitemap = isSitemapDocument(sitemap.status, sitemap.body);
   if (isSitemap) return { isSitemap, declared: null, child: firstSitemapChild(sitemap.body, sitemap.url ?? null) };
   const access = robotsFromResponse(robots.status, robots.body);
@@ -179,7 +179,7 @@ export function planSitemap(robots: FetchedFile, sitemap: FetchedFile & { url?: 
  * it is not an index.
  * @example sitemapChildOf(declaredSitemap) // 'https://site.test/sitemap-1.xml'
  */
-export function sitemapChildOf(sitemap: FetchedFile & { url: string | null }): string | null {
+function sitemapChildOf(sitemap: FetchedFile & { url: string | null }): string | null {
   return isSitemapDocument(sitemap.status, sitemap.body) ? firstSitemapChild(sitemap.body, sitemap.url) : null;
 }
 
@@ -187,7 +187,7 @@ export function sitemapChildOf(sitemap: FetchedFile & { url: string | null }): s
  * The links of /llms.txt to follow: none unless it answered 2xx with something other than an HTML page.
  * @example llmsLinksOf(llmsFile, 'https://site.test/llms.txt') // ['https://site.test/guide.md', …]
  */
-export function llmsLinksOf(llms: FetchedFile, url: string): string[] {
+function llmsLinksOf(llms: FetchedFile, url: string): string[] {
   if (llms.status === null || llms.status < 200 || llms.status > 299 || !llms.body || isHtml(llms.contentType, llms.body)) return [];
   return llmsTxtLinkTargets(llms.body, url);
 }

@@ -1,5 +1,5 @@
 // The AI Visibility Check: fetch one page and the few site files that decide its visibility, then
-// assemble the SPEC 2.3 report. All network access goes through safeFetch (SSRF guards, size caps), and every
+// assemble the published report. All network access goes through safeFetch (SSRF guards, size caps), and every
 // request asks the check's outbound gate first (outbound.ts: a budget per domain and minute, a cap per check for
 // any domain that is not the page's own).
 //
@@ -46,14 +46,12 @@ import { renderedView, withRenderedFindings, type PageRendering } from './render
 import { RENDER_MAX_REDIRECTS, RENDER_MAX_REQUESTS } from './render/render';
 import { capReport } from './report-caps';
 
-export { isSitemapDocument } from './analysis';
-
 export const CHECK_VERSION = '2.1.0';
 /** Whole-check budget: every request of one check shares it. */
 export const CHECK_BUDGET_MS = 20_000;
 /** The page may use most of the budget; the site files are small and get less. */
 export const PAGE_TIMEOUT_MS = 15_000;
-export const PROBE_TIMEOUT_MS = 10_000;
+const PROBE_TIMEOUT_MS = 10_000;
 export const PAGE_MAX_BYTES = DEFAULT_MAX_BYTES;
 // Only the root element of a sitemap is looked at, and only presence and shape of llms-full.txt.
 const SITEMAP_MAX_BYTES = 64 * 1024;
@@ -102,9 +100,9 @@ export interface CheckOptions {
   renderOwner?: string;
 }
 
-export type PresenceState = 'found' | 'missing';
+type PresenceState = 'found' | 'missing';
 
-export interface VisibilitySite {
+interface VisibilitySite {
   requestedUrl: string;
   redirects: Array<{ url: string; status: number }>;
   https: { finalUrlHttps: boolean; httpRedirectsToHttps: boolean | null };
@@ -370,7 +368,7 @@ const SITE_FILE_FINDINGS: ReadonlySet<string> = new Set([
 const isSiteFileFinding = (id: string) => SITE_FILE_FINDINGS.has(id) || id.startsWith('llms-txt') || id.startsWith('llms-full-txt');
 
 /** The limit line of a report whose page did not answer 2xx. */
-export function notFetchedLimit(status: number): string {
+function notFetchedLimit(status: number): string {
   return `The page answered ${status}, so nothing else was requested: robots.txt, the sitemap, llms.txt, llms-full.txt, tdmrep.json, http://, the Markdown variant and the crawler probes were not fetched, and the report makes no finding about them (their states read unreachable, missing or not-probed only because they were not asked for).`;
 }
 
@@ -487,7 +485,7 @@ async function runCheck(
 
 /**
  * The free GET description of the check: what is fetched, the crawler table, the rubric and the limits.
- * @example visibilityCheckDescription().rubric.length // 18
+ * @example visibilityCheckDescription().rubric.length // 23
  */
 export function visibilityCheckDescription() {
   return {

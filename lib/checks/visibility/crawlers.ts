@@ -1,5 +1,5 @@
 /**
- * The 15 search and AI crawlers the AI Visibility Check reports on (SPEC 2.3, crawlers item),
+ * The 15 search and AI crawlers the AI Visibility Check reports on (the report's `crawlers`),
  * and their robots.txt verdicts for one page.
  *
  * Purposes are condensed from each vendor's own page (source). Where the research could only find
@@ -316,7 +316,7 @@ export const CRAWLERS: readonly Crawler[] = [
   },
 ];
 
-/** A crawlers item of SPEC 2.3, plus honorsRobots. */
+/** One item of the report's `crawlers`, plus honorsRobots. */
 export interface CrawlerVerdict extends Pick<Crawler, 'token' | 'vendor' | 'role' | 'purpose' | 'source' | 'fallback' | 'honorsRobots'> {
   allowed: boolean;
   /** The robots.txt line that decided, or why the robots.txt status decided; null when no rule matched. */

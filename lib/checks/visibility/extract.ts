@@ -1,5 +1,5 @@
 // Page extraction for the AI Visibility Check: one bounded parse5 parse (bounded-parse.ts) and one iterative
-// walk over the tree collect every `page` member of the report (SPEC 2.3). Nothing here fetches or scores.
+// walk over the tree collect every `page` member of the report. Nothing here fetches or scores.
 
 import type { DefaultTreeAdapterTypes } from 'parse5';
 import { parseBounded, type ParseLimitHit } from './bounded-parse';
@@ -20,7 +20,7 @@ export interface RobotsDirectives {
   raw: string;
 }
 
-export interface PageRobots {
+interface PageRobots {
   meta: RobotsDirectives[];
   header: RobotsDirectives[];
   nosnippet: boolean;
@@ -33,9 +33,9 @@ export interface PageRobots {
 }
 
 export const KEY_JSON_LD_TYPES = ['Organization', 'WebSite', 'FAQPage', 'Article', 'Product', 'Service'] as const;
-export type KeyJsonLdType = (typeof KEY_JSON_LD_TYPES)[number];
+type KeyJsonLdType = (typeof KEY_JSON_LD_TYPES)[number];
 
-export interface PageJsonLd {
+interface PageJsonLd {
   blocks: number;
   invalid: number;
   /** Every schema.org @type found (top level, arrays, @graph, nested), sorted, without the schema.org prefix. */
@@ -46,7 +46,7 @@ export interface PageJsonLd {
   problems: JsonLdProblem[];
 }
 
-export interface PageOpenGraph {
+interface PageOpenGraph {
   title: boolean;
   description: boolean;
   image: boolean;
@@ -113,7 +113,7 @@ const VALUED_DIRECTIVES: ReadonlySet<string> = new Set([
   'max-snippet', 'max-image-preview', 'max-video-preview', 'unavailable_after',
 ]);
 
-// Text of these elements is never shown as page text (SPEC 2.3 textLength). `title` is head metadata.
+// Text of these elements is never shown as page text (nor counted in `textLength`). `title` is head metadata.
 const NO_TEXT = new Set(['script', 'style', 'noscript', 'template', 'svg', 'title', 'head']);
 
 // Elements that do not break a word: text on either side runs together ("foo<b>bar</b>" is one word).

@@ -1,7 +1,7 @@
 // /llms.txt as the check reads it (llmstxt.org): a Markdown file with an H1 title first, a > summary,
 // and H2 sections of [name](url) links. A 2xx HTML page at that address is a soft 404, not the file.
 
-export type LlmsTxtLevel = 'valid' | 'partial' | 'invalid' | 'missing' | 'error';
+type LlmsTxtLevel = 'valid' | 'partial' | 'invalid' | 'missing' | 'error';
 
 export interface LlmsTxtAssessment {
   /** What the report shows: a non-HTML 2xx body is "found", anything else "missing". */

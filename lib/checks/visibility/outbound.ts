@@ -17,7 +17,7 @@ export const THIRD_PARTY_REQUESTS_PER_DOMAIN = 8;
 export const OUTBOUND_REPORT_MAX_DOMAINS = 20;
 
 /** Why a request was not sent: the domain's budget for the minute is spent, or the check's cap for a third party. */
-export type OutboundRefusal = 'budget' | 'third-party-cap';
+type OutboundRefusal = 'budget' | 'third-party-cap';
 
 /**
  * Counts one request to `domain` against its budget for the minute, across checks and instances; `allowed`
@@ -33,7 +33,7 @@ export interface OutboundRefused {
 }
 
 /** What one domain got from one check. */
-export interface OutboundDomain {
+interface OutboundDomain {
   domain: string;
   sent: number;
   refused: { budget: number; thirdPartyCap: number };

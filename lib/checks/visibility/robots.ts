@@ -20,11 +20,11 @@ export const ROBOTS_MAX_BYTES = 500 * 1024;
  * so an over-long rule is cut rather than discarded. We mirror it so our verdicts agree with
  * Googlebot's on pathological files.
  */
-export const ROBOTS_MAX_LINE_BYTES = 2083 * 8 - 1;
+const ROBOTS_MAX_LINE_BYTES = 2083 * 8 - 1;
 
-export type RobotsRuleKind = 'allow' | 'disallow';
+type RobotsRuleKind = 'allow' | 'disallow';
 
-export interface RobotsRule {
+interface RobotsRule {
   kind: RobotsRuleKind;
   /** The value as written (comment and surrounding whitespace removed). */
   value: string;
@@ -41,7 +41,7 @@ export interface RobotsRule {
   line: number;
 }
 
-export interface RobotsUserAgentLine {
+interface RobotsUserAgentLine {
   /**
    * The product token as written (`Googlebot` from `User-agent: Googlebot/2.1 # x`), `*` for the
    * global group, or `''` when the value starts with no token characters (it then names nobody).
@@ -51,14 +51,14 @@ export interface RobotsUserAgentLine {
   line: number;
 }
 
-export interface RobotsGroup {
+interface RobotsGroup {
   userAgents: RobotsUserAgentLine[];
   rules: RobotsRule[];
   /** Line of the group's first user-agent line. */
   line: number;
 }
 
-export interface ContentSignalLine {
+interface ContentSignalLine {
   /** The original line, trimmed, e.g. `Content-Signal: ai-train=no, search=yes`. */
   text: string;
   line: number;
@@ -70,7 +70,7 @@ export interface RobotsTxt {
   groups: RobotsGroup[];
   /** Values of `Sitemap:` lines, in file order, as written. */
   sitemaps: string[];
-  /** Raw text of each `Content-Signal:` line, in file order (SPEC 2.3 site.robotsTxt). */
+  /** Raw text of each `Content-Signal:` line, in file order (the report's site.robotsTxt). */
   contentSignals: string[];
   /** The same lines with their position and group, for findings that need the scope. */
   contentSignalLines: ContentSignalLine[];
@@ -577,7 +577,7 @@ export function verdictFor(access: RobotsAccess, productToken: string, pathAndQu
   return { allowed: access.state === 'missing', rule: statusExplanation(access), line: null, group: null };
 }
 
-/** The `site.robotsTxt` object of SPEC 2.3. */
+/** The report's `site.robotsTxt` object. */
 export function robotsSummary(access: RobotsAccess): {
   state: RobotsState;
   status: number | null;

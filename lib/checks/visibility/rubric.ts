@@ -18,8 +18,8 @@ import { SITE_ITEMS } from './rubric-items/site';
 import { STRUCTURED_DATA_ITEMS } from './rubric-items/structured-data';
 import type { Finding, PublishedRubricItem, RubricItem, ScoredCrawler, ScoredSignals, ScoreInput, ScoreResult, ScoringLine } from './rubric-items/types';
 
-export { assessLlmsTxt, type LlmsTxtAssessment, type LlmsTxtLevel } from './llms-txt';
-export type { Finding, PublishedRubricItem, RubricItem, ScoredCrawler, ScoredSignals, ScoreInput, ScoreResult, ScoringLine };
+export { assessLlmsTxt } from './llms-txt';
+export type { Finding, PublishedRubricItem, ScoredCrawler, ScoredSignals, ScoreInput, ScoreResult, ScoringLine };
 
 export const RUBRIC_VERSION = '2.0.0';
 export const SCORE_MAX = 100;
@@ -35,13 +35,13 @@ export const SCORE_MAX = 100;
  */
 export const BLOCKING_SCORE_CAP = 40;
 
-export { SEVERITY_ORDER, type Severity };
+export { SEVERITY_ORDER };
 
 /**
  * Every rubric item, in published order: the one list the published rubric, the scoring and the docs read.
  * @example RUBRIC_ITEMS.reduce((sum, item) => sum + item.points, 0) // 100
  */
-export const RUBRIC_ITEMS: readonly RubricItem[] = [
+const RUBRIC_ITEMS: readonly RubricItem[] = [
   ...ACCESS_ITEMS,
   ...INDEXABILITY_ITEMS,
   ...CONTENT_ITEMS,
@@ -57,7 +57,7 @@ export const RUBRIC_ITEMS: readonly RubricItem[] = [
  */
 export const RUBRIC: readonly PublishedRubricItem[] = RUBRIC_ITEMS.map(({ id, category, points, criterion }) => ({ id, category, points, criterion }));
 
-/** What a fetch-only check cannot see; returned with every report (SPEC 1 item 7). */
+/** What a fetch-only check cannot see; returned with every report as `limits`. */
 export const VISIBILITY_LIMITS: readonly string[] = [
   'Only the HTML as served is read. Content that JavaScript renders in the browser is not seen; Google renders pages, most AI fetchers do not.',
   'The page is requested once more as each crawler, with its published user agent, and once as a desktop browser, but from our server, not the vendor\'s network. Rules that go by IP address, network or verified-bot signatures (reverse DNS, published IP ranges, signed requests) are not seen: a site may let our probe in and still refuse the real GPTBot, or the reverse.',
@@ -78,7 +78,7 @@ const USER_TRIGGERED_TOKENS = ['ChatGPT-User', 'Claude-User', 'Perplexity-User']
  * Which blocking failures apply; any one caps the score at BLOCKING_SCORE_CAP.
  * @example blockingFailures(input) // ['the page carries noindex']
  */
-export function blockingFailures(input: ScoreInput): string[] {
+function blockingFailures(input: ScoreInput): string[] {
   const out: string[] = [];
   if (input.status < 200 || input.status > 299) out.push(`the page answered ${input.status}`);
   if (input.page.noindexMeta || input.page.noindexHeader) out.push('the page carries noindex');

@@ -257,7 +257,7 @@ async function planHop(url: URL, hostMap: HostMap, lookup: LookupFn, signal: Abo
  * byte cap still yields what it holds.
  * @example contentDecoder(['gzip'], url) // a Gunzip stream; ['gzip, br'] throws FetchFailedError('bad-response')
  */
-export function contentDecoder(contentEncoding: string[], url: string): Transform | null {
+function contentDecoder(contentEncoding: string[], url: string): Transform | null {
   const codings = contentEncoding
     .flatMap((value) => value.split(','))
     .map((c) => c.trim().toLowerCase())

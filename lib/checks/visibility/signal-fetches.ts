@@ -8,11 +8,11 @@ import { FetchRefusedError, OutboundRefusedError, safeFetch, type FetchResult, t
 import { LLMS_LINKS_MAX, type LlmsLinkFetch } from './site-signals';
 
 /** Only the headers matter for the Markdown question; a few bytes of body are read and dropped. */
-export const MARKDOWN_MAX_BYTES = 1024;
+const MARKDOWN_MAX_BYTES = 1024;
 /** Enough of a linked file to tell an HTML page from Markdown (isHtml reads the first 1 KiB). */
-export const LLMS_LINK_MAX_BYTES = 2048;
+const LLMS_LINK_MAX_BYTES = 2048;
 /** A TDMRep file is a short JSON list of path rules. */
-export const TDMREP_MAX_BYTES = 16 * 1024;
+const TDMREP_MAX_BYTES = 16 * 1024;
 /** Requests the site signals add to one check, whatever the site: the Markdown request. */
 export const SIGNAL_REQUESTS_PER_CHECK = 1;
 /** Requests the site signals add per origin probed, at most: tdmrep.json, a sitemap index's first child, the llms.txt links. */

@@ -23,7 +23,7 @@ export interface MarkdownOffer {
 }
 
 /** The media type of a Content-Type value, lowercased, parameters dropped. */
-export function mediaType(contentType: string | null): string | null {
+function mediaType(contentType: string | null): string | null {
   if (contentType === null) return null;
   const t = contentType.split(';')[0].trim().toLowerCase();
   return t === '' ? null : t;
@@ -91,7 +91,7 @@ export interface LlmsLinkFetch {
 
 export type LlmsLinkOutcome = 'ok' | 'http-error' | 'html-not-markdown' | 'no-answer' | 'refused' | 'not-sent';
 
-export interface LlmsLinkResult {
+interface LlmsLinkResult {
   url: string;
   status: number | null;
   outcome: LlmsLinkOutcome;
@@ -308,10 +308,10 @@ export function sitemapListsPage(pageUrl: string, sitemap: SitemapBody, child: S
 // Content-Signal (contentsignals.org) per robots.txt group
 // ---------------------------------------------------------------------------------------------
 
-export const CONTENT_SIGNAL_KEYS = ['search', 'ai-input', 'ai-train'] as const;
-export type ContentSignalKey = (typeof CONTENT_SIGNAL_KEYS)[number];
-export type ContentSignalValue = 'yes' | 'no' | null;
-export type ContentSignals = Record<ContentSignalKey, ContentSignalValue>;
+const CONTENT_SIGNAL_KEYS = ['search', 'ai-input', 'ai-train'] as const;
+type ContentSignalKey = (typeof CONTENT_SIGNAL_KEYS)[number];
+type ContentSignalValue = 'yes' | 'no' | null;
+type ContentSignals = Record<ContentSignalKey, ContentSignalValue>;
 
 /** One entry of `site.contentUsage`: the signals that apply to one user-agent of robots.txt. */
 export interface ContentUsage {

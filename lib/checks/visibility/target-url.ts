@@ -14,7 +14,7 @@ export const MAX_URL_LENGTH = 2000;
  * RFC 8375, RFC 9476), names ICANN set aside because of name collision (.corp, .home, .mail) and
  * the conventions of private networks. A host equal to one of them or ending in `.<suffix>` is refused.
  */
-export const INTERNAL_SUFFIXES: readonly string[] = [
+const INTERNAL_SUFFIXES: readonly string[] = [
   'localhost',
   'localdomain',
   'local',

@@ -106,7 +106,7 @@ const DISABLED_FEATURES = [
  * page made 3 such connections to 127.0.0.1, none with this setting. It also turns off the predictor's other
  * preconnects and prefetches. Chromium has no switch for it, only this preference, read when the profile loads.
  */
-export const PROFILE_PREFERENCES = { net: { network_prediction_options: 2 } };
+const PROFILE_PREFERENCES = { net: { network_prediction_options: 2 } };
 
 // The profiles of running browsers, removed when each browser goes away (and at exit, whatever is left).
 const profiles = new Set<string>();
@@ -252,7 +252,7 @@ export async function closeBrowsers(): Promise<void> {
 }
 
 /** What `acquire` gives: a release for the slot, or why no slot is coming (the queue is full, or this waiter gave its place to another caller). */
-export type Admission = (() => void) | 'full' | 'displaced';
+type Admission = (() => void) | 'full' | 'displaced';
 
 /**
  * Rendering slots shared fairly between callers. Each owner (whoever pays for the check) holds at most one

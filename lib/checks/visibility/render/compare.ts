@@ -6,7 +6,7 @@ import { CRAWLERS } from '../crawlers';
 import { extractPage, sameUrl, wordsOf, type PageFacts, type RobotsDirectives } from '../extract';
 import type { Finding } from '../rubric-items/types';
 
-export type RenderingState = 'rendered' | 'unavailable' | 'failed' | 'skipped';
+type RenderingState = 'rendered' | 'unavailable' | 'failed' | 'skipped';
 
 /** What the browser produced, as render.ts hands it over. */
 export interface RenderCapture {
@@ -51,7 +51,7 @@ export interface RenderComparison {
 }
 
 /** Both thresholds of content-needs-javascript: a page mostly, and substantially, made by its scripts. */
-export const JS_ONLY_SHARE_THRESHOLD = 0.5;
+const JS_ONLY_SHARE_THRESHOLD = 0.5;
 export const JS_ONLY_MIN_WORDS = 100;
 
 /** Agents that read only the HTML as served (crawlers.ts `rendersJavaScript`), named by the finding. */

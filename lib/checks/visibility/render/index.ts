@@ -11,8 +11,7 @@ import type { PageRendering, RenderCapture } from './compare';
 import { capturePage, RENDER_MAX_BYTES, RENDER_MAX_REQUESTS, RENDER_TIME_MS, type ServedDocument } from './render';
 import type { RendererSettings } from './settings';
 
-export type { PageRendering, RenderingState } from './compare';
-export { resolveRendererSettings, type RendererSettings } from './settings';
+export type { PageRendering } from './compare';
 
 /** What the rendering adds to a report. */
 export interface RenderedView {
@@ -43,7 +42,7 @@ export const RENDERED_LIMIT =
  * The limits of a report: today's list, with its first sentence replaced when the page was rendered.
  * @example renderedLimits('rendered')[0] === RENDERED_LIMIT
  */
-export function renderedLimits(state: PageRendering['state']): string[] {
+function renderedLimits(state: PageRendering['state']): string[] {
   const limits = [...VISIBILITY_LIMITS];
   if (state === 'rendered') limits[0] = RENDERED_LIMIT;
   return limits;

@@ -23,9 +23,9 @@ export const RENDER_MAX_BYTES = 5 * 1024 * 1024;
 export const RENDER_MAX_REDIRECTS = 2;
 export const RENDER_TIME_MS = 8_000;
 /** The longest a check waits for a rendering slot before its rendering is skipped. */
-export const RENDER_QUEUE_WAIT_MS = 10_000;
+const RENDER_QUEUE_WAIT_MS = 10_000;
 /** The rendered DOM read back, at most (characters of outerHTML). */
-export const RENDER_MAX_DOM_CHARS = 2 * 1024 * 1024;
+const RENDER_MAX_DOM_CHARS = 2 * 1024 * 1024;
 // Part of RENDER_TIME_MS kept for reading the DOM back once the page has had its time.
 const CAPTURE_RESERVE_MS = 1_000;
 // The network counts as settled once nothing was in flight for this long.

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { z } from 'zod';
 
 /** Debian's package first; the others are where other distributions and Google's packages put it. */
-export const CHROMIUM_CANDIDATES: readonly string[] = [
+const CHROMIUM_CANDIDATES: readonly string[] = [
   '/usr/bin/chromium',
   '/usr/bin/chromium-browser',
   '/usr/bin/google-chrome-stable',

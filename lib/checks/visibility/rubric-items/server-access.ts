@@ -5,7 +5,7 @@ import type { AccessOutcome } from '../access-types';
 import type { Finding, ScoredCrawler, ScoreInput } from './types';
 
 /** Outcomes that mean the crawler did not get the page a browser gets. */
-export const REFUSED_OUTCOMES: ReadonlySet<AccessOutcome> = new Set(['blocked', 'challenge', 'payment-required', 'rate-limited', 'different']);
+const REFUSED_OUTCOMES: ReadonlySet<AccessOutcome> = new Set(['blocked', 'challenge', 'payment-required', 'rate-limited', 'different']);
 
 type Refused = ScoredCrawler & { access: NonNullable<ScoredCrawler['access']> };
 
@@ -19,7 +19,8 @@ function describe(input: ScoreInput, c: Refused): string {
  * browser baseline got the page. High when a search or AI-answer crawler is hit, medium for training only;
  * crawlers that robots.txt also disallows are consistent and make it info at most. Nothing when the
  * browser baseline did not get a 2xx either: then the server did not treat crawlers differently from us.
- * @example serverAccessFindings(input)[0]?.observed // 'GPTBot: blocked, answered 403 with server: cloudflare; …'
+ * @example serverAccessFindings(input)[0]?.observed
+ *   // 'The browser baseline got 200, but robots.txt allows and the server refused: GPTBot: blocked, answered 403 with server: cloudflare; …'
  */
 export function serverAccessFindings(input: ScoreInput): Finding[] {
   const browserStatus = input.access?.browserStatus ?? null;

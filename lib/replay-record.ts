@@ -1,0 +1,55 @@
+// The record a paid call's answer is kept under for replays, under its Idempotency-Key scope: the body as it
+// was sent, the headers a replay sends with it (the JSON headers and the payment's receipt), and the id of
+// the report a prepaid call stored. Two writers share it: the pipeline, for a call it fulfilled, and the
+// settlement reconciler, for a charge that completed after the call was answered; the pipeline reads it when
+// the same key comes back. Records outlive a deploy, so the shape stays what stored records already hold.
+
+/** How long a paid answer stays replayable under its Idempotency-Key. */
+export const REPLAY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** The headers every record carries besides the payment's receipt. */
+const REPLAY_JSON_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+
+/** A record as read back: the body, the receipt alone (no JSON headers), the stored report's id. */
+export interface ReplayRecord {
+  body: unknown;
+  receipt: Record<string, string>;
+  reportId: string | null;
+}
+
+/**
+ * The stored text of a replay record. `bodyText` is the body exactly as sent, so it is spliced in rather
+ * than parsed and serialised again.
+ *
+ * @example
+ *   writeReplayRecord('{"ok":true}', {}, 'rep_1')
+ *   // '{"headers":{"Content-Type":"application/json","Cache-Control":"no-store"},"body":{"ok":true},"report":"rep_1"}'
+ */
+export function writeReplayRecord(bodyText: string, receipt: Record<string, string>, reportId: string | null): string {
+  const headers = JSON.stringify({ ...REPLAY_JSON_HEADERS, ...receipt });
+  const report = reportId ? `,"report":${JSON.stringify(reportId)}` : '';
+  return `{"headers":${headers},"body":${bodyText}${report}}`;
+}
+
+/**
+ * A stored replay record read back; the JSON headers are dropped, since only the receipt belongs to the outcome.
+ *
+ * @example
+ *   readReplayRecord('{"headers":{"Content-Type":"application/json","Payment-Receipt":"r"},"body":{"ok":true}}')
+ *   // { body: { ok: true }, receipt: { 'Payment-Receipt': 'r' }, reportId: null }
+ */
+export function readReplayRecord(text: string): ReplayRecord {
+  const stored = JSON.parse(text) as { headers: Record<string, string>; body: unknown; report?: string };
+  return { body: stored.body, receipt: receiptOf(stored.headers), reportId: stored.report || null };
+}
+
+/**
+ * The receipt among a set of stored headers: everything but the JSON headers.
+ *
+ * @example
+ *   receiptOf({ 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Payment-Receipt': 'r' })   // { 'Payment-Receipt': 'r' }
+ */
+export function receiptOf(headers: Record<string, string>): Record<string, string> {
+  const { 'Content-Type': _type, 'Cache-Control': _cache, ...receipt } = headers;
+  return receipt;
+}
