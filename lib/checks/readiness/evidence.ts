@@ -53,7 +53,7 @@ export const EVIDENCE_RULES: readonly EvidenceRule[] = [
       'names a test file (*.test.*, *.spec.*, *_test.go, test_*.py, *Test.java, *Spec.rb, …), a test in code (it(…), test(…), describe(…)), ' +
       `or is a name of three or more words ending in "test", "tests" or "spec" (not when it has the word ${display(NOT_A_TEST_NAME)})`,
     patterns: [
-      /[\w./-]*\.(?:test|spec)\.[a-z]+\b/i,
+      /\.(?:test|spec)\.[a-z]+\b/i,
       /\b[\w/-]*_test\.go\b/,
       /\btest_\w+\.py\b/,
       /\b\w+(?:Test|Tests|Spec)\.(?:java|kt|rb|cs|swift|php)\b/,
@@ -90,7 +90,7 @@ export const EVIDENCE_RULES: readonly EvidenceRule[] = [
       /\b(?:PR|MR|pull request|issue)\s*#?\d+\b/i,
       /\b(?:evt|pi|ch|re|cus|in|po|txn|dp|cs|seti|pm)_[A-Za-z0-9]{6,}\b/,
       /\b0x[0-9a-fA-F]{64}\b/,
-      /\b(?:runbook|dashboard|log|ticket|incident|record|alert|adr)s?\b[\s:#-]*(?:[\w.-]*\d[\w.-]*|["'“][^"'”]+["'”])/i,
+      /\b(?:runbook|dashboard|log|ticket|incident|record|alert|adr)s?\b[\s:#]*(?:[A-Za-z._-]*\d|["'“][^"'”]+["'”])/i,
     ],
     examples: ['PAY-412', 'PR #88', 'evt_1PqR2sT3uV4wX5yZ', 'runbook "stuck settlements"'],
   },
