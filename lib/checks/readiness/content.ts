@@ -91,7 +91,7 @@ export const CAPABILITY_TEXTS: Record<CapabilityKey, CapabilityText> = {
     },
     steps: [
       'Answer an unpaid request to a paid operation with 402, Cache-Control: no-store and an RFC 9457 problem body, carrying the terms: an MPP challenge in WWW-Authenticate: Payment (id, realm, method, intent, request, expires) and/or an x402 v2 PAYMENT-REQUIRED header (base64 JSON with x402Version 2, resource and accepts).',
-      'Make every challenge verifiable by the server alone and short-lived: an id it can check (for example an HMAC over the challenge parameters), an expiry, and for requests with a body the digest parameter, so a credential paid for one body cannot buy another.',
+      'Make every challenge verifiable by the server alone and short-lived: an id it can check (for example an HMAC over the challenge parameters), an expiry, and for requests with a body the digest parameter (an RFC 9530 content digest), so a credential paid for one body cannot buy another.',
       'Verify the credential (Authorization: Payment, or PAYMENT-SIGNATURE for x402) before doing any work, let each one settle once, and answer a malformed, expired, used or failed one with 402 and a fresh challenge.',
       'On success answer 200 with Payment-Receipt (MPP: status "success", method, timestamp, reference) or PAYMENT-RESPONSE (x402: success, transaction, network, payer) and Cache-Control: private; never send a receipt on an error.',
       'Change nothing for an unpaid request beyond recording the challenge, and let concurrent requests with one credential settle and deliver at most once.',
@@ -107,7 +107,7 @@ export const CAPABILITY_TEXTS: Record<CapabilityKey, CapabilityText> = {
       },
       { how: 'A test that sends the same paid credential twice', expect: 'The second request gets 402 with a fresh challenge and no second settlement.' },
     ],
-    references: ['mpp-core', 'x402-http', 'x402-v2', 'rfc-9110-402', 'rfc-9457', 'mppx'],
+    references: ['mpp-core', 'x402-http', 'x402-v2', 'rfc-9110-402', 'rfc-9457', 'rfc-9530', 'mppx'],
   },
 
   idempotency: {

@@ -3,6 +3,9 @@
 // a file, a test, a command or a record), not that it was checked.
 
 export const EVIDENCE_KINDS = ['url', 'path', 'test', 'command', 'reference', 'statement'] as const;
+
+// The order of EVIDENCE_RULES is part of the rules: a command that names an address is a command, a test file is a
+// test before it is a path.
 export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
 
 export interface EvidenceItem {
@@ -34,18 +37,18 @@ const display = (alternation: string) => alternation.replace(/\?/g, '').replace(
 
 export const EVIDENCE_RULES: readonly EvidenceRule[] = [
   {
-    kind: 'url',
-    rule: 'contains an http:// or https:// address',
-    patterns: [/\bhttps?:\/\/[^\s/$.?#][^\s]*/i],
-    examples: ['https://api.example.com/openapi.json', 'dashboard at https://grafana.example.com/d/payments'],
-  },
-  {
     kind: 'command',
     rule:
       `starts with a shell prompt ($ or >) and a word, or with a command in backticks, or with a tool (${display(TOOLS)}) and an argument, ` +
       'or with stripe listen|trigger|events|logs|…, go test|run|vet, git log|show|grep|blame, cargo test|run, node <file>.js, python -m or python <file>.py',
     patterns: [/^\s*[$>]\s+\S/, /^\s*`[^`]+`/, new RegExp(`^\\s*(?:${TOOLS})\\s+\\S`, 'i'), new RegExp(`^\\s*(?:${TOOL_SUBCOMMANDS})\\b`, 'i')],
     examples: ['npx mppx validate https://api.example.com --endpoint POST:/v1/orders', '$ stripe trigger payment_intent.succeeded', '`make reconcile`'],
+  },
+  {
+    kind: 'url',
+    rule: 'contains an http:// or https:// address',
+    patterns: [/\bhttps?:\/\/[^\s/$.?#][^\s]*/i],
+    examples: ['https://api.example.com/openapi.json', 'dashboard at https://grafana.example.com/d/payments'],
   },
   {
     kind: 'test',

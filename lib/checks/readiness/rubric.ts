@@ -162,7 +162,7 @@ export function readinessRubric() {
     },
     evidence: {
       rule:
-        'Each evidence string gets a kind by the first rule below that matches (url, command, test, path, reference); no rule matching makes it a statement. ' +
+        'Each evidence string gets a kind by the first rule below that matches (command, url, test, path, reference); no rule matching makes it a statement. ' +
         'Only a statement is not checkable. Nothing is fetched or opened: checkable means a reader could check it, not that it was checked.',
       rules: EVIDENCE_RULES.map(({ kind, rule, examples }) => ({ kind, rule, examples: [...examples] })),
       statement: { rule: 'no rule matches: free text naming nothing checkable', examples: ['402 with MPP challenges', 'orders table', 'we verify signatures'] },
