@@ -378,3 +378,18 @@ describe('the Markdown report', () => {
     expect(md).toContain('**References:** bad; [ok](https://e.com/a)');
   });
 });
+
+describe('the README walk-through', () => {
+  it('shows the v2 answer the walk-through request really gets', async () => {
+    const { readFileSync } = await import('node:fs');
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const { readinessOperation } = await import('@/lib/operations');
+    const a = assessReadiness(ReadinessRequest.parse(readinessOperation.example));
+    const c = a.capabilities.find((x) => x.key === 'payment_challenge_and_receipt')!;
+    expect(readme).toContain(`"verdict":"${a.verdict}","score":${a.score},`);
+    expect(readme).toContain(JSON.stringify(a.summary));
+    expect(readme).toContain(`"pointsPossible":${c.pointsPossible},"pointsEarned":${c.pointsEarned},`);
+    expect(readme).toContain(`"rubricVersion":"${a.rubricVersion}"`);
+    expect(readme).toContain(`"hazards":[{"id":"${a.hazards[0].id}","severity":"${a.hazards[0].severity}"`);
+  });
+});

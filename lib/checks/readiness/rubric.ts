@@ -36,7 +36,7 @@ export const CAPABILITY_RULES: readonly CapabilityRule[] = [
   {
     key: 'idempotency', title: 'Idempotency', weight: 3, requiredWhen: 'agents use the workflow',
     why: 'Agents retry on timeouts; without idempotency keys a retry charges twice or runs the work twice.',
-    fix: 'Accept an Idempotency-Key, replay the stored result for the same key and body, and refuse the key with a different body (409).',
+    fix: 'Accept an Idempotency-Key, replay the stored result for the same key and body, and refuse the key with a different body (422 in the IETF draft, 409 in x402 payment-identifier).',
   },
   {
     key: 'webhook_verification', title: 'Webhook verification', weight: 2, requiredWhen: 'the target is production',
