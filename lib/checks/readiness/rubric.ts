@@ -120,6 +120,7 @@ export const READINESS_CHANGES = {
     'New plan member: every finding once, in phases before-first-payment, before-production and after-launch, ordered by a published dependency graph and severity.',
     'New productionDelta member for sandbox workflows: what the same declaration would get in production.',
     'New summary member: one sentence with the verdict, the blockers and the first step.',
+    "The idempotency fix names the status for a reused key with a different body as the sources give it: 422 in the IETF draft, 409 in x402's payment-identifier.",
   ],
 };
 
