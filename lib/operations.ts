@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ReadinessRequest } from '@/lib/checks/readiness/schema';
+import { ReadinessAssessmentSchema, ReadinessRequest } from '@/lib/checks/readiness/schema';
 import { assessReadiness } from '@/lib/checks/readiness/assess';
 import { readinessRubric } from '@/lib/checks/readiness/rubric';
 import { artifactHash } from '@/lib/canonical-json';
@@ -80,25 +80,11 @@ const paidEnvelope = {
 
 // Nested objects are loose: the schema names what a client can rely on without freezing every detail
 // of the reports (their own versions, checkVersion / rubricVersion, say when those change).
-const Severity = z.enum(['critical', 'high', 'medium', 'low', 'info']);
-const Finding = z.looseObject({ id: z.string(), severity: Severity });
 
 export const ReadinessAssessmentResult = z.looseObject({
   ...paidEnvelope,
   assessedAt: z.string(),
-  assessment: z.looseObject({
-    assessmentVersion: z.string(),
-    rubricVersion: z.string(),
-    workflow: z.looseObject({ name: z.string() }),
-    verdict: z.enum(['ready', 'ready-with-gaps', 'not-ready']),
-    score: z.number().int().min(0).max(100),
-    scoreMax: z.literal(100),
-    capabilities: z.array(z.looseObject({ key: z.string(), status: z.string(), pointsPossible: z.number(), pointsEarned: z.number() })),
-    blockers: z.array(z.string()),
-    findings: z.array(Finding),
-    authorizesExecution: z.literal(false),
-    statement: z.string(),
-  }),
+  assessment: ReadinessAssessmentSchema,
 });
 
 export const VisibilityCheckResult = z.looseObject({
@@ -116,7 +102,7 @@ const ReadinessDescribed = z.strictObject({
 export const READINESS_LIMITS = [
   'Capabilities are classified as declared; nothing is fetched, tested or verified.',
   'The assessment never authorizes execution of a payment workflow.',
-  'Evidence strings are counted, not read for truth.',
+  'Evidence strings are classified by published patterns (address, path, test, command, record or statement); none is opened or checked for truth.',
 ];
 
 export const readinessOperation: PaidOperation<typeof ReadinessRequest, typeof ReadinessDescribed> = {
@@ -127,7 +113,8 @@ export const readinessOperation: PaidOperation<typeof ReadinessRequest, typeof R
   summary: `Classify the payment capabilities declared for a workflow (${PRICE_USD} USD)`,
   description:
     'Classifies the ten payment capabilities a buyer declares about a workflow against a published rubric: a verdict for the target environment, ' +
-    'a 0-100 score, blockers and findings with fixes. Deterministic; verifies nothing and never authorizes execution.',
+    'a 0-100 score, blockers, findings with the concrete risk, ordered fix steps, ways to verify and primary-source references, hazards (gaps dangerous together), ' +
+    'a phased plan, and for a sandbox workflow what production would add. Deterministic; verifies nothing and never authorizes execution.',
   input: ReadinessRequest,
   output: ReadinessAssessmentResult,
   example: {

@@ -78,6 +78,136 @@ export function ReadinessRubric() {
           </tbody>
         </table>
       </TableWrap>
+      <h3 id="readiness-evidence">How evidence is read</h3>
+      <p>{r.evidence.rule}</p>
+      <TableWrap label="Evidence rules">
+        <table>
+          <caption>Evidence kinds, in the order the rules are tried</caption>
+          <thead>
+            <tr>
+              <th scope="col">Kind</th>
+              <th scope="col">Rule</th>
+              <th scope="col">Examples</th>
+            </tr>
+          </thead>
+          <tbody>
+            {[...r.evidence.rules, { kind: 'statement', ...r.evidence.statement }].map((e) => (
+              <tr key={e.kind}>
+                <th scope="row">
+                  <code>{e.kind}</code>
+                </th>
+                <td>{e.rule}</td>
+                <td>
+                  {e.examples.map((x) => (
+                    <div key={x}>
+                      <code>{x}</code>
+                    </div>
+                  ))}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableWrap>
+      <p>{r.evidence.findings}.</p>
+      <h3 id="readiness-findings">What each finding says, and the effort scale</h3>
+      <p>
+        {r.findings.members}. {r.findings.effort.rule}.
+      </p>
+      <ul>
+        {Object.entries(r.findings.effort.scale).map(([k, v]) => (
+          <li key={k}>
+            <code>{k}</code>: {v}
+          </li>
+        ))}
+      </ul>
+      <h3 id="readiness-hazards">Hazards: gaps that are dangerous together</h3>
+      <p>{r.hazards.rule}</p>
+      <TableWrap label="Hazard rules">
+        <table>
+          <caption>The {r.hazards.table.length} hazard rules</caption>
+          <thead>
+            <tr>
+              <th scope="col">Hazard</th>
+              <th scope="col">Severity</th>
+              <th scope="col">Fires when</th>
+              <th scope="col">Why</th>
+              <th scope="col">Fix</th>
+            </tr>
+          </thead>
+          <tbody>
+            {r.hazards.table.map((h) => (
+              <tr key={h.id}>
+                <th scope="row">
+                  <code>{h.id}</code>
+                </th>
+                <td>
+                  <span className={`badge ${h.severity}`}>{h.severity}</span>
+                </td>
+                <td>{h.when}</td>
+                <td>{h.why}</td>
+                <td>{h.fix}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableWrap>
+      <h3 id="readiness-plan">The plan</h3>
+      <p>{r.plan.rule}</p>
+      <ul>
+        {r.plan.phases.map((p) => (
+          <li key={p.phase}>
+            <code>{p.phase}</code> ({p.title}): {p.holds}
+          </li>
+        ))}
+      </ul>
+      <TableWrap label="Dependency graph">
+        <table>
+          <caption>Dependency graph: fix the first before the second</caption>
+          <thead>
+            <tr>
+              <th scope="col">First</th>
+              <th scope="col">Then</th>
+              <th scope="col">Because</th>
+            </tr>
+          </thead>
+          <tbody>
+            {r.plan.dependencies.map((d) => (
+              <tr key={`${d.before}-${d.after}`}>
+                <td>
+                  <code>{d.before}</code>
+                </td>
+                <td>
+                  <code>{d.after}</code>
+                </td>
+                <td>{d.why}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableWrap>
+      <p>
+        <code>productionDelta</code>: {r.productionDelta}. <code>summary</code>: {r.summary}.
+      </p>
+      <h3 id="readiness-sources">Sources the findings cite</h3>
+      <ul>
+        {r.references.map((ref) => (
+          <li key={ref.url}>
+            <a href={ref.url} rel="noopener noreferrer">
+              {ref.title}
+            </a>
+          </li>
+        ))}
+      </ul>
+      <h3 id="readiness-changes">
+        Assessment {r.changes.to.assessmentVersion} (rubric {r.changes.to.rubricVersion}): what changed from {r.changes.from.assessmentVersion}
+      </h3>
+      <p>{r.changes.kept}</p>
+      <ul>
+        {r.changes.changes.map((c) => (
+          <li key={c}>{c}</li>
+        ))}
+      </ul>
     </>
   );
 }

@@ -1,4 +1,5 @@
 import type { ReportOperation } from './store';
+import { readinessMarkdown } from '@/lib/checks/readiness/markdown';
 
 // A paid answer as Markdown: the MCP tool's text content (many chat clients show the model only the text,
 // never structuredContent) and the site's "Copy as Markdown". It reads the 200 body defensively, member
@@ -51,22 +52,6 @@ function visibilityMarkdown(body: Record<string, unknown>): string[] {
   return lines;
 }
 
-function readinessMarkdown(body: Record<string, unknown>): string[] {
-  const a = obj(body.assessment);
-  const blockers = Array.isArray(a.blockers) ? a.blockers.map(inline) : [];
-  const lines = [
-    `# Agent payment readiness: ${inline(obj(a.workflow).name)}`,
-    '',
-    `**Verdict: ${inline(a.verdict)}**, score ${inline(a.score)}/${inline(a.scoreMax) || '100'}`,
-    '',
-    ...(blockers.length ? [`## Blockers (${blockers.length})`, '', ...blockers.map((b) => `- ${b}`)] : ['## Blockers', '', 'None.']),
-    '',
-    ...topFindings(list(a.findings), (f) => `${inline(f.capability) ? `${inline(f.capability)}: ` : ''}${inline(f.why) || inline(f.id)}`),
-  ];
-  if (text(a.statement)) lines.push('', `_${inline(a.statement)}_`);
-  return lines;
-}
-
 /**
  * A paid check's 200 body as a short Markdown summary: the score or verdict, blockers, the top findings
  * with their fixes, and the crawlers refused.
@@ -74,7 +59,7 @@ function readinessMarkdown(body: Record<string, unknown>): string[] {
  */
 export function reportMarkdown(operation: ReportOperation, body: unknown): string {
   const b = obj(body);
-  const lines = operation === 'readiness' ? readinessMarkdown(b) : visibilityMarkdown(b);
+  const lines = operation === 'readiness' ? readinessMarkdown(b).split('\n') : visibilityMarkdown(b);
   lines.push('', 'The full result is the JSON body (MCP: structuredContent).');
   return lines.join('\n');
 }

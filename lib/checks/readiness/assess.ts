@@ -1,15 +1,30 @@
 import { CAPABILITY_RULES, REQUIRED_SHARE, STATUS_CREDIT, ASSESSMENT_VERSION, READINESS_RUBRIC_VERSION, isRequired, type CapabilityRule } from './rubric';
 import type { Capability, CapabilityKey, ReadinessRequest } from './schema';
 import { SEVERITY_ORDER, type Severity } from '@/lib/checks/severity';
+import { classifyEvidence, type EvidenceItem } from './evidence';
+import { CAPABILITY_TEXTS, EFFORTS, evidenceAction, evidenceSteps, type Audience, type Effort, type Verify } from './content';
+import { references, type Reference } from './references';
+import { findHazards, type Hazard } from './hazards';
+import { buildPlan, type PlanPhase } from './plan';
 
-// Pure and deterministic: the same request gives the same assessment, byte for byte.
+// Pure and deterministic: the same request gives the same assessment, byte for byte. No clock, no randomness,
+// no network: everything below is derived from the declaration and the published rubric.
 
-interface ReadinessFinding {
+export { SEVERITY_ORDER, type Severity };
+
+export type FindingKind = 'missing' | 'unknown' | 'partial' | 'no-evidence' | 'evidence-unverifiable';
+
+export interface ReadinessFinding {
   id: string;
   capability: CapabilityKey;
   severity: Severity;
   why: string;
   fix: string;
+  risk: string;
+  steps: string[];
+  verify: Verify[];
+  references: Reference[];
+  effort: Effort;
 }
 
 interface CapabilityResult {
@@ -19,19 +34,33 @@ interface CapabilityResult {
   pointsPossible: number;
   pointsEarned: number;
   evidenceCount: number;
+  evidence: EvidenceItem[];
   finding: ReadinessFinding | null;
+}
+
+export type Verdict = 'ready' | 'ready-with-gaps' | 'not-ready';
+
+export interface ProductionDelta {
+  score: number;
+  verdict: Verdict;
+  newlyRequired: CapabilityKey[];
+  blockers: CapabilityKey[];
 }
 
 export interface Assessment {
   assessmentVersion: string;
   rubricVersion: string;
   workflow: ReadinessRequest['workflow'];
-  verdict: 'ready' | 'ready-with-gaps' | 'not-ready';
+  verdict: Verdict;
   score: number;
   scoreMax: 100;
+  summary: string;
   capabilities: CapabilityResult[];
   blockers: CapabilityKey[];
   findings: ReadinessFinding[];
+  hazards: Hazard[];
+  plan: PlanPhase[];
+  productionDelta?: ProductionDelta;
   authorizesExecution: false;
   statement: string;
 }
@@ -54,10 +83,14 @@ export function allocatePoints(weights: number[], total: number): number[] {
   return points;
 }
 
-function credit(c: Capability): number {
+function credit(c: Capability, evidence: readonly EvidenceItem[]): number {
   switch (c.status) {
     case 'implemented':
-      return c.evidence?.length ? STATUS_CREDIT.implementedWithEvidence : STATUS_CREDIT.implementedWithoutEvidence;
+      return !evidence.length
+        ? STATUS_CREDIT.implementedWithoutEvidence
+        : evidence.some((e) => e.checkable)
+          ? STATUS_CREDIT.implementedWithEvidence
+          : STATUS_CREDIT.implementedWithStatementsOnly;
     case 'partial':
       return STATUS_CREDIT.partial;
     default:
@@ -65,32 +98,68 @@ function credit(c: Capability): number {
   }
 }
 
-function findingFor(rule: CapabilityRule, c: Capability, required: boolean): ReadinessFinding | null {
-  const noEvidence = c.status === 'implemented' && !c.evidence?.length;
-  if (c.status === 'implemented' && !noEvidence) return null;
-  const kind = noEvidence ? 'no-evidence' : c.status;
-  const severity: Severity = required
-    ? c.status === 'partial' ? 'high' : noEvidence ? 'medium' : 'critical'
-    : noEvidence ? 'info' : 'low';
+function findingKind(c: Capability, evidence: readonly EvidenceItem[]): FindingKind | null {
+  if (c.status !== 'implemented') return c.status;
+  if (!evidence.length) return 'no-evidence';
+  return evidence.some((e) => e.checkable) ? null : 'evidence-unverifiable';
+}
+
+const SEVERITY: Record<FindingKind, { required: Severity; recommended: Severity }> = {
+  missing: { required: 'critical', recommended: 'low' },
+  unknown: { required: 'critical', recommended: 'low' },
+  partial: { required: 'high', recommended: 'low' },
+  'no-evidence': { required: 'medium', recommended: 'info' },
+  'evidence-unverifiable': { required: 'low', recommended: 'info' },
+};
+
+function smaller(e: Effort): Effort {
+  return EFFORTS[Math.max(0, EFFORTS.indexOf(e) - 1)];
+}
+
+function findingFor(rule: CapabilityRule, kind: FindingKind, required: boolean, audience: Audience, requiredInProduction: boolean): ReadinessFinding {
+  const text = CAPABILITY_TEXTS[rule.key];
   const lead =
     kind === 'no-evidence'
       ? `${rule.title} is declared implemented with no evidence, so the claim cannot be traced.`
-      : kind === 'unknown'
-        ? `${rule.title} is unknown, which counts as missing.`
-        : `${rule.title} is ${kind}.`;
-  const fix = kind === 'no-evidence' ? `List evidence for it (a doc link, test name or log reference). ${rule.fix}` : rule.fix;
-  return { id: `${rule.key}.${kind}`, capability: rule.key, severity, why: `${lead} ${rule.why}`, fix };
+      : kind === 'evidence-unverifiable'
+        ? `${rule.title} is declared implemented, but its evidence names nothing checkable (no address, path, test, command or record).`
+        : kind === 'unknown'
+          ? `${rule.title} is unknown, which counts as missing.`
+          : `${rule.title} is ${kind}.`;
+  const fix =
+    kind === 'no-evidence'
+      ? `List evidence for it (a doc link, test name or log reference). ${rule.fix}`
+      : kind === 'evidence-unverifiable'
+        ? `Name checkable evidence for it (an address, a repository path, a test, a command or a record id). ${rule.fix}`
+        : rule.fix;
+  const evidenceKind = kind === 'no-evidence' || kind === 'evidence-unverifiable';
+  let risk = evidenceKind ? text.risk.unproven : kind === 'partial' ? text.risk.partial(audience) : text.risk.missing(audience);
+  if (!required && requiredInProduction) risk += ' No real money moves in this sandbox yet; in production this capability is required.';
+  return {
+    id: `${rule.key}.${kind}`,
+    capability: rule.key,
+    severity: SEVERITY[kind][required ? 'required' : 'recommended'],
+    why: `${lead} ${rule.why}`,
+    fix,
+    risk,
+    steps: evidenceKind ? evidenceSteps(rule.title) : [...text.steps],
+    verify: text.verify.map((v) => ({ ...v })),
+    references: references(text.references),
+    effort: evidenceKind ? 'small' : kind === 'partial' ? smaller(text.effort) : text.effort,
+  };
 }
 
-/**
- * Classifies the declared capabilities of one workflow against the published rubric: pure and deterministic
- * (the same request always gives the same assessment); it verifies nothing and never authorizes execution.
- * @example
- * const a = assessReadiness(ReadinessRequest.parse(body));
- * console.log(a.verdict, a.score, a.blockers); // 'not-ready' 62 ['user_authentication']
- */
-export function assessReadiness(request: ReadinessRequest): Assessment {
+const VERDICT_WORDS: Record<Verdict, string> = { ready: 'Ready', 'ready-with-gaps': 'Ready with gaps', 'not-ready': 'Not ready' };
+
+/** Everything but the production delta: the delta is this same function run for production. */
+function assessCore(request: ReadinessRequest): Omit<Assessment, 'productionDelta'> {
   const { workflow, capabilities } = request;
+  const audience: Audience = {
+    agents: workflow.intendedUsers !== 'humans',
+    humans: workflow.intendedUsers !== 'agents',
+    production: workflow.targetEnvironment === 'production',
+  };
+  const inProduction = { ...workflow, targetEnvironment: 'production' as const };
   const required = CAPABILITY_RULES.map((r) => isRequired(r.key, workflow));
   const requiredIdx = CAPABILITY_RULES.flatMap((_, i) => (required[i] ? [i] : []));
   const recommendedIdx = CAPABILITY_RULES.flatMap((_, i) => (required[i] ? [] : [i]));
@@ -102,14 +171,17 @@ export function assessReadiness(request: ReadinessRequest): Assessment {
 
   const results: CapabilityResult[] = CAPABILITY_RULES.map((rule, i) => {
     const c = capabilities[rule.key];
+    const evidence = (c.evidence ?? []).map(classifyEvidence);
+    const kind = findingKind(c, evidence);
     return {
       key: rule.key,
       status: c.status,
       requirement: required[i] ? 'required' : 'recommended',
       pointsPossible: possible[i],
-      pointsEarned: Math.floor(possible[i] * credit(c)),
-      evidenceCount: c.evidence?.length ?? 0,
-      finding: findingFor(rule, c, required[i]),
+      pointsEarned: Math.floor(possible[i] * credit(c, evidence)),
+      evidenceCount: evidence.length,
+      evidence,
+      finding: kind ? findingFor(rule, kind, required[i], audience, isRequired(rule.key, inProduction)) : null,
     };
   });
 
@@ -119,19 +191,62 @@ export function assessReadiness(request: ReadinessRequest): Assessment {
     .map((f, order) => ({ f, order }))
     .sort((a, b) => SEVERITY_ORDER.indexOf(a.f.severity) - SEVERITY_ORDER.indexOf(b.f.severity) || a.order - b.order)
     .map(({ f }) => f);
-  const verdict = blockers.length ? 'not-ready' : findings.some((f) => f.severity !== 'info') ? 'ready-with-gaps' : 'ready';
+  const verdict: Verdict = blockers.length ? 'not-ready' : findings.some((f) => f.severity !== 'info') ? 'ready-with-gaps' : 'ready';
+  const score = results.reduce((n, r) => n + r.pointsEarned, 0);
+  const hazards = findHazards(request, (key) => required[CAPABILITY_RULES.findIndex((r) => r.key === key)]);
+  const newlyRequired = new Set(CAPABILITY_RULES.filter((r, i) => !required[i] && isRequired(r.key, inProduction)).map((r) => r.key));
+  const plan = buildPlan(
+    findings.map((f) => {
+      const gap = capabilities[f.capability].status !== 'implemented';
+      const title = CAPABILITY_RULES.find((r) => r.key === f.capability)!.title;
+      return { id: f.id, capability: f.capability, severity: f.severity, gap, action: gap ? CAPABILITY_TEXTS[f.capability].action : evidenceAction(title) };
+    }),
+    hazards,
+    newlyRequired,
+  );
+  const first = plan[0]?.steps[0];
+  const summary =
+    `${VERDICT_WORDS[verdict]} (score ${score}/100): ` +
+    (blockers.length ? `${blockers.length} blocker${blockers.length > 1 ? 's' : ''} (${blockers.join(', ')})` : 'no blockers') +
+    (first ? `; first step: ${first.action[0].toLowerCase()}${first.action.slice(1)} (${first.capability}).` : '; nothing to fix.');
 
   return {
     assessmentVersion: ASSESSMENT_VERSION,
     rubricVersion: READINESS_RUBRIC_VERSION,
     workflow: { name: workflow.name, intendedUsers: workflow.intendedUsers, targetEnvironment: workflow.targetEnvironment },
     verdict,
-    score: results.reduce((n, r) => n + r.pointsEarned, 0),
+    score,
     scoreMax: 100,
+    summary,
     capabilities: results,
     blockers,
     findings,
+    hazards,
+    plan,
     authorizesExecution: false,
     statement: READINESS_STATEMENT,
   };
+}
+
+/**
+ * Classifies the declared capabilities of one workflow against the published rubric: pure and deterministic
+ * (the same request always gives the same assessment); it verifies nothing and never authorizes execution.
+ * A sandbox workflow also gets `productionDelta`: what the same declaration would get in production.
+ * @example
+ * const a = assessReadiness(ReadinessRequest.parse(body));
+ * console.log(a.verdict, a.score, a.blockers, a.plan[0]?.phase); // 'not-ready' 62 ['user_authentication'] 'before-first-payment'
+ */
+export function assessReadiness(request: ReadinessRequest): Assessment {
+  const core = assessCore(request);
+  if (request.workflow.targetEnvironment === 'production') return core;
+  const production = assessCore({ ...request, workflow: { ...request.workflow, targetEnvironment: 'production' } });
+  const productionDelta: ProductionDelta = {
+    score: production.score,
+    verdict: production.verdict,
+    newlyRequired: production.capabilities.filter((c, i) => c.requirement === 'required' && core.capabilities[i].requirement !== 'required').map((c) => c.key),
+    blockers: production.blockers,
+  };
+  // The delta sits before the closing statement, so a reader meets it next to the plan.
+  const { authorizesExecution, statement, ...rest } = core;
+  return { ...rest, productionDelta, authorizesExecution, statement };
 }
