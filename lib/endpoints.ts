@@ -250,7 +250,7 @@ const FREE_ROUTES: FreeEndpoint[] = [
       'Answers Authorization: Bearer <METRICS_TOKEN> only; 404 when METRICS_TOKEN is not set.',
     price: 'free', auth: 'Authorization: Bearer <METRICS_TOKEN>',
     ok: { description: 'Prometheus text exposition format 0.0.4', contentType: METRICS_CONTENT_TYPE, schema: z.string().regex(/^# HELP /) },
-    examples: () => [{ status: 200, description: 'Abbreviated.', body: '# HELP pac_paid_calls_total Paid calls by operation, payment rail and outcome\n# TYPE pac_paid_calls_total counter\npac_paid_calls_total{operation="readiness",rail="credits",outcome="fulfilled"} 3' }],
+    examples: () => [{ status: 200, description: 'Abbreviated.', body: '# HELP pac_paid_calls_total Paid calls by operation, payment rail and outcome\n# TYPE pac_paid_calls_total counter\npac_paid_calls_total{operation="createAgentReadinessAssessment",rail="credits",outcome="fulfilled"} 3' }],
     errors: ['unauthorized', 'not-found'],
   },
   {

@@ -4,7 +4,8 @@ import { OPERATIONS, READINESS_LIMITS, readinessOperation } from '@/lib/operatio
 import { PLANS } from '@/lib/credits/plans';
 import { PRICE_CENTS, PRICE_USD, PRICE_USDC_UNITS, USDC_DECIMALS, formatUsd } from '@/lib/price';
 import { RESERVATION_HOLD_MS } from '@/lib/credits/ledger';
-import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_TTL_MS } from '@/lib/paid-call/pipeline';
+import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/paid-call/pipeline';
+import { REPLAY_TTL_MS } from '@/lib/replay-record';
 import { MAX_URL_LENGTH } from '@/lib/checks/visibility/target-url';
 import { PAGE_MAX_BYTES } from '@/lib/checks/visibility/check';
 import { CRAWLERS } from '@/lib/checks/visibility/crawlers';
@@ -192,7 +193,7 @@ const res = await pay(\`\${process.env.BASE}${readinessOperation.path}\`, {
           <tbody>
             <tr><td>Price</td><td>{PRICE_USD} USD per fulfilled request</td></tr>
             <tr><td>Request body</td><td>{config.MAX_BODY_BYTES} bytes</td></tr>
-            <tr><td>Idempotency-Key</td><td><code>{IDEMPOTENCY_KEY_PATTERN.source}</code>; results kept {hours(IDEMPOTENCY_TTL_MS)} hours</td></tr>
+            <tr><td>Idempotency-Key</td><td><code>{IDEMPOTENCY_KEY_PATTERN.source}</code>; results kept {hours(REPLAY_TTL_MS)} hours</td></tr>
             <tr><td>Rate limit</td><td>{config.RATE_LIMIT_PER_IP} requests per client IP and {config.RATE_LIMIT_PER_KEY} per credits key, every {config.RATE_LIMIT_WINDOW_SECONDS} seconds</td></tr>
             <tr><td>Readiness: workflow.name</td><td>1-120 characters; evidence at most 5 items of 1-240 characters per capability</td></tr>
             <tr><td>Visibility: url</td><td>1-{MAX_URL_LENGTH} characters; default ports only; IP addresses and internal names refused</td></tr>

@@ -16,6 +16,7 @@ import type { PaymentRails } from '@/lib/payments/rails';
 import type { PaymentChallenge } from '@/lib/payments/challenge';
 import type { PaymentCredential, PaymentFailure, ValidCredential } from '@/lib/payments/verify';
 import { findUnconfirmed, paidBody, reconcileOne, recordUnconfirmed } from '@/lib/payments/settlements';
+import { readReplayRecord, REPLAY_TTL_MS, writeReplayRecord } from '@/lib/replay-record';
 import { hostBudgetSpent, spendHostBudget, spendOutbound } from './host-budget';
 import { costlyFailureBuckets, costlyFailuresSpent, countCostlyFailure } from './costly-failures';
 
@@ -29,18 +30,17 @@ import { costlyFailureBuckets, costlyFailuresSpent, countCostlyFailure } from '.
 //   4. pay: hold a prepaid call (in step 3's store step when nothing is looked up in between), or verify a
 //      payment credential without settling it, or answer payment-required with the challenges (problem 503
 //      when no rail is live)
-//   5. idempotent replay / conflict → replayed, or problem 409. Records are scoped to whoever pays: the
-//      credits key, or the verified payer of a credential (gap G3). A key holder's replay is looked up
+//   5. idempotent replay / conflict → replayed, or problem 409. Records are scoped to whoever pays (the
+//      credits key, or the verified payer of a credential), so nobody else's key replays them. A key holder's replay is looked up
 //      before its reservation; a credential's only after it verified, and the credential is then claimed
 //      but never settled.
 //   6. count the check against its site's budget (over it: released, 429), then run the operation
 //      (work that can fail runs here, before any charge; a costly failure counts against the caller's budget)
 //   7. commit the call (with its report kept, its answer stored and the calls left counted: two store steps) /
-//      settle the payment and store the response for replays: fulfilled. A settlement
-//      that ends without an answer is recorded for the reconciler (gap G1, lib/payments/settlements.ts).
+//      settle the payment and store the response for replays: fulfilled. A settlement that ends without an
+//      answer is recorded for the reconciler (lib/payments/settlements.ts), which finds out later whether it charged.
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$/;
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** An in-flight marker outlives the longest run; a crashed request frees its key after this. */
 const IN_FLIGHT_TTL_MS = 3 * 60 * 1000;
 
@@ -114,9 +114,6 @@ export interface PaidCall {
   /** Told of a prepaid call held for this call, with how to give it back (a shutdown that cannot wait releases it). */
   onReserved?: (release: () => Promise<unknown>) => void;
 }
-
-/** The headers stored with a result for replays (the stored record keeps the shape earlier releases wrote). */
-const STORED_JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 
 function problemOutcome(p: Problem, retryAfterSeconds?: number): PaidCallOutcome {
   return retryAfterSeconds === undefined ? { kind: 'problem', problem: p } : { kind: 'problem', problem: p, retryAfterSeconds };
@@ -406,13 +403,6 @@ function fulfilledBody(call: PaidCall, admitted: Admitted, reference: Record<str
   return { body, bodyText: JSON.stringify(body) };
 }
 
-/** The record kept for replays; the report id rides with it, so a replay links the same report and never stores a second. */
-function replayRecord(bodyText: string, receipt: Record<string, string>, reportId: string | null): string {
-  const stored = JSON.stringify({ ...STORED_JSON_HEADERS, ...receipt });
-  const report = reportId ? `,"report":${JSON.stringify(reportId)}` : '';
-  return `{"headers":${stored},"body":${bodyText}${report}}`;
-}
-
 /** Step 7 for a prepaid call: its report stored, then the held call committed with its answer kept for replays and the calls left counted, in one store step. */
 async function chargeCredits(deps: PaidCallDeps, call: PaidCall, admitted: Admitted, usageId: string, result: Record<string, unknown>, now: Clock): Promise<PaidCallOutcome> {
   const { operation } = call;
@@ -427,8 +417,9 @@ async function chargeCredits(deps: PaidCallDeps, call: PaidCall, admitted: Admit
       return null;
     },
   );
-  const record = replayRecord(bodyText, {}, reportId);
-  const answer = { scope: admitted.scope, fingerprint: admitted.fingerprint, response: record, ttlMs: IDEMPOTENCY_TTL_MS };
+  // The report id rides in the replay record, so a replay links the same report and never stores a second.
+  const record = writeReplayRecord(bodyText, {}, reportId);
+  const answer = { scope: admitted.scope, fingerprint: admitted.fingerprint, response: record, ttlMs: REPLAY_TTL_MS };
   const finished = await finishThroughOutage(deps.store, usageId, now, answer);
   if (finished === 'unconfirmed') {
     // The store never confirmed the commit: deliver the finished work. If the commit did land, the caller got what
@@ -483,7 +474,7 @@ async function settleCredential(
         fingerprint: admitted.fingerprint,
         idempotencyKey: admitted.idempotencyKey,
         trace: settled.unconfirmed,
-        response: { headers: { ...STORED_JSON_HEADERS }, service: operation.service, result },
+        response: { headers: {}, service: operation.service, result },
         recordedAt: now(),
         status: 'pending',
       }).catch((e) => deps.log?.({ event: 'settlement-record-failed', operation: operation.id, error: String(e) }));
@@ -496,7 +487,7 @@ async function settleCredential(
   }
   const reference = { paymentIntent: settled.reference };
   const { body, bodyText } = fulfilledBody(call, admitted, reference, result);
-  await storeAnswer(deps, call, admitted, replayRecord(bodyText, settled.headers, null), now);
+  await storeAnswer(deps, call, admitted, writeReplayRecord(bodyText, settled.headers, null), now);
   deps.log?.({ event: 'fulfilled', operation: operation.id, ...reference });
   return { kind: 'fulfilled', body, bodyText, receipt: settled.headers };
 }
@@ -504,7 +495,7 @@ async function settleCredential(
 /** Keeps a fulfilled call's answer for replays; a store that fails here costs the replay, never the answer. */
 async function storeAnswer(deps: PaidCallDeps, call: PaidCall, admitted: Admitted, record: string, now: Clock): Promise<void> {
   await deps.store
-    .completeIdempotent(admitted.scope, admitted.fingerprint, record, now(), IDEMPOTENCY_TTL_MS)
+    .completeIdempotent(admitted.scope, admitted.fingerprint, record, now(), REPLAY_TTL_MS)
     .catch((e) => deps.log?.({ event: 'idempotency-store-failed', operation: call.operation.id, error: String(e) }));
 }
 
@@ -535,12 +526,8 @@ function idempotentAnswer(record: { state: 'in-flight' | 'done'; fingerprint: st
   if (record.state === 'in-flight' || !record.response) {
     return problemOutcome(problem('idempotency-in-flight', 'A request with this Idempotency-Key is still running. Retry once it has finished.'), 2);
   }
-  const stored = JSON.parse(record.response) as { headers: Record<string, string>; body: unknown; report?: string };
-  // Stored records carry the JSON headers too; only the payment's receipt is part of the outcome.
-  const { 'Content-Type': _type, 'Cache-Control': _cache, ...receipt } = stored.headers;
-  return stored.report
-    ? { kind: 'replayed', body: stored.body, receipt, prepaid: { creditsRemaining: null, reportId: stored.report } }
-    : { kind: 'replayed', body: stored.body, receipt };
+  const { body, receipt, reportId } = readReplayRecord(record.response);
+  return reportId ? { kind: 'replayed', body, receipt, prepaid: { creditsRemaining: null, reportId } } : { kind: 'replayed', body, receipt };
 }
 
 function processorUnavailable(): PaidCallOutcome {

@@ -30,8 +30,8 @@ export interface PaymentChallenge {
 }
 
 export const DEFAULT_CHALLENGE_DETAIL =
-  `Pay ${PRICE_USD} USD per request: by card (MPP method stripe), in USDC on Base (MPP method evm, or x402 v2 with ' +
-  'PAYMENT-SIGNATURE), or send a prepaid credits key as Authorization: Bearer.`;
+  `Pay ${PRICE_USD} USD per request: by card (MPP method stripe), in USDC on Base (MPP method evm, or x402 v2 with ` +
+  'PAYMENT-SIGNATURE), or send a prepaid credits key as Authorization: Bearer.';
 
 /** An mppx charge handler: a 402 for a request without credential, else a 200 with its receipt writer. */
 export type ChargeHandler = (input: Request) => Promise<
