@@ -117,7 +117,7 @@ export async function handleWebhookEvent(deps: WebhookDeps, event: WebhookEvent)
 
 /** 409: Stripe delivers the event again later, by when the delivery in progress has finished or lapsed. */
 function inProgress(detail: string): ProblemError {
-  return new ProblemError('webhook-in-progress', detail, {}, { 'Retry-After': String(WEBHOOK_LEASE_MS / 1000) });
+  return new ProblemError('webhook-in-progress', detail, {}, WEBHOOK_LEASE_MS / 1000);
 }
 
 async function dispatch(deps: WebhookDeps, event: WebhookEvent, now: number): Promise<string> {

@@ -2,12 +2,12 @@
 // operation id (lib/paid-call/observe.ts), so the example names one.
 import { expect, it } from 'vitest';
 import { ENDPOINTS } from '@/lib/endpoints';
-import { OPERATIONS } from '@/lib/operations';
+import { checks } from '@/lib/checks/registry';
 
 it('the metrics example labels paid calls with an operation id the registry has', () => {
   const metrics = ENDPOINTS.find((e) => e.path === '/api/metrics');
   expect(metrics?.kind).toBe('free');
   const text = String(metrics?.kind === 'free' ? metrics.examples('https://checks.example')[0]?.body : '');
   const label = /pac_paid_calls_total\{operation="([^"]+)"/.exec(text)?.[1];
-  expect(OPERATIONS.map((o) => o.id)).toContain(label);
+  expect(checks().map((o) => o.operationId)).toContain(label);
 });

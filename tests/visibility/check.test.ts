@@ -4,7 +4,7 @@ import { checkVisibility, visibilityCheckDescription, type VisibilityResult } fr
 import { CRAWLERS } from '@/lib/checks/visibility/crawlers';
 import { RUBRIC, RUBRIC_VERSION, BLOCKING_SCORE_CAP, VISIBILITY_LIMITS } from '@/lib/checks/visibility/rubric';
 import { ProblemError } from '@/lib/problems';
-import { visibilityProblem } from '@/lib/operations';
+import { visibilityProblem } from '@/lib/checks/visibility/entry';
 import { startFixtureSite, type FixtureResponse, type FixtureRoute, type FixtureSite } from './fixture-site';
 import { goodPage, goodRoutes, httpsOnly, text, xml } from './fixture-pages';
 
