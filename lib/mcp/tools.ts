@@ -58,7 +58,7 @@ function paidTool(op: CheckEntry): Tool {
       title: op.service,
       readOnlyHint: true,
       destructiveHint: false,
-      // The visibility check fetches a third-party site; the readiness check reads only its arguments.
+      // A check whose work can fail for reasons outside its arguments reaches beyond them (a third-party site).
       openWorldHint: op.workBeforeCharge,
     },
   };
