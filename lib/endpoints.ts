@@ -35,7 +35,7 @@ export interface ExampleResponse {
 }
 
 /** A paid POST: everything about it is in its operation (lib/operations.ts). */
-export interface PaidEndpoint {
+interface PaidEndpoint {
   kind: 'paid';
   method: 'POST';
   path: string;

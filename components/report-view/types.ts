@@ -15,7 +15,7 @@ export interface ViewFinding {
   capability?: string;
 }
 
-export interface ViewCrawler {
+interface ViewCrawler {
   token: string;
   vendor?: string;
   role?: string;

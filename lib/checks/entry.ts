@@ -8,7 +8,7 @@ import { z } from 'zod';
 // imports no component and the browser's bundle never pulls in a check's `run`.
 
 /** What the pipeline hands a check's `run` besides its input. */
-export interface CheckContext {
+interface CheckContext {
   signal: AbortSignal;
   now: Date;
   /**

@@ -9,7 +9,7 @@ import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/paid-call/pipeline';
 // drift from the routes. Each paid operation carries `x-payment-info` with one offer per live rail, which is
 // what `mppx discover validate` and `mppx validate` read.
 
-export const INTERFACE_VERSION = '1.0.0';
+const INTERFACE_VERSION = '1.0.0';
 const USDC_UNITS = String(PRICE_USDC_UNITS);
 
 export interface DiscoveryContext {
@@ -18,7 +18,7 @@ export interface DiscoveryContext {
   usdcAddress: string;
 }
 
-export function paymentOffers(ctx: DiscoveryContext) {
+function paymentOffers(ctx: DiscoveryContext) {
   const offers: Array<Record<string, string>> = [];
   if (ctx.rails.includes('stripe')) {
     offers.push({ method: 'stripe', intent: 'charge', amount: String(PRICE_CENTS), currency: 'usd', description: `${PRICE_USD} USD by card or Link (shared payment token)` });

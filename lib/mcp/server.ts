@@ -25,7 +25,7 @@ import { checksInWords } from '@/lib/checks/registry';
 import { INVALID_PARAMS_CODE, IDEMPOTENCY_META_KEY, challengeIdOf, credentialFromMeta } from './payment';
 import { LIST_PAID_SERVICES, checkByTool, listPaidServices, toolList } from './tools';
 
-export const MCP_SERVER_INFO = { name: 'paid-agent-checks', version: '1.0.0' };
+const MCP_SERVER_INFO = { name: 'paid-agent-checks', version: '1.0.0' };
 
 const instructions = () =>
   `${checksInWords()} paid checks (${PRICE_USD} USD per fulfilled call) and a free catalogue. Call list_paid_services first. Paid tools answer an unpaid call ` +
@@ -64,8 +64,6 @@ export async function handleMcpRequest(request: Request, runtime?: Runtime): Pro
   }
 }
 
-export { JsonRpcError };
-
 const INTERNAL_ERROR_CODE = -32603;
 
 // The SDK parses a request with the handler's schema before its own tools/call check, and a failed parse
@@ -74,7 +72,7 @@ const INTERNAL_ERROR_CODE = -32603;
 // (`arguments` not an object, no `name`) with -32602 invalid params, as a client error should be.
 const AnyToolCall = z.object({ method: z.literal('tools/call'), params: z.unknown() });
 
-export function createMcpServer(context: CallContext): Server {
+function createMcpServer(context: CallContext): Server {
   const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: instructions() });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
   server.setRequestHandler(AnyToolCall, async (request, extra) => {

@@ -17,7 +17,7 @@ import { metricsObserver, outcomeOf, railOf, recordPaidCall, type Surface } from
 import { runPaidCall, type PaidCall, type PaidCallDeps, type PaidCallOutcome } from './pipeline';
 
 /** A call as a transport reads it: everything the pipeline needs but the check, which the route resolved. */
-export type IncomingCall = Omit<PaidCall, 'check' | 'onReserved'>;
+type IncomingCall = Omit<PaidCall, 'check' | 'onReserved'>;
 
 /**
  * What a transport provides: how to read a call out of its request, and how to render what became of it.

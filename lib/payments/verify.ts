@@ -69,7 +69,7 @@ export interface PaymentFailure {
   unconfirmed?: SettlementTrace;
 }
 
-export interface Settlement {
+interface Settlement {
   ok: true;
   /** PaymentIntent id (card) or transaction hash (USDC). */
   reference: string;

@@ -5,8 +5,7 @@ import { ownReport, reportPage, type ReportList } from './store';
 // For server components (the account history, /reports/<id>): the same reads as GET /api/reports and
 // GET /api/reports/<id>, on the process's store. The keyHash comes from sessionFromCookies (lib/session).
 
-export { reportMarkdown } from './markdown';
-export { REPORT_ID_PATTERN, isReportCursor, reportPath, type ReportList, type ReportListItem } from './store';
+export { REPORT_ID_PATTERN, isReportCursor, type ReportList, type ReportListItem } from './store';
 
 /**
  * One page of the key's stored reports, newest first; pass `nextCursor` back for the next page.

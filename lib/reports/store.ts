@@ -31,7 +31,7 @@ export type ReportListItem = z.infer<typeof ReportListItem>;
 export const ReportList = z.strictObject({ reports: z.array(ReportListItem), nextCursor: z.string().nullable() });
 export type ReportList = z.infer<typeof ReportList>;
 
-export const REPORT_PAGE_DEFAULT = 20;
+const REPORT_PAGE_DEFAULT = 20;
 export const REPORT_PAGE_MAX = 100;
 
 /**
@@ -89,7 +89,7 @@ export function isReportCursor(cursor: string): boolean {
  * Reads `limit` and `cursor` as they come in a query string (strings or absent): 400 problems for bad values.
  * @example parsePage({ limit: url.searchParams.get('limit'), cursor: url.searchParams.get('cursor') })
  */
-export function parsePage(query: { limit?: string | number | null; cursor?: string | null }): { limit: number; cursor: string | null } {
+function parsePage(query: { limit?: string | number | null; cursor?: string | null }): { limit: number; cursor: string | null } {
   let limit = REPORT_PAGE_DEFAULT;
   if (query.limit !== null && query.limit !== undefined && query.limit !== '') {
     limit = typeof query.limit === 'number' ? query.limit : /^\d{1,4}$/.test(query.limit) ? Number(query.limit) : NaN;

@@ -33,7 +33,7 @@ const sessionIdOf = (request: Request, runtime: Runtime) => sessionIdFromHeaders
  * Requests with no Origin (curl, server-side callers) carry no ambient cookie to abuse.
  * @example refuseForeignOrigin(request, runtime.config.APP_URL)
  */
-export function refuseForeignOrigin(request: Request, appUrl: string): void {
+function refuseForeignOrigin(request: Request, appUrl: string): void {
   const origin = request.headers.get('origin');
   if (origin === null) return;
   if (origin !== new URL(appUrl).origin) {

@@ -70,7 +70,6 @@ export async function startPaidServer(
 }
 
 
-export { startRails };
 export type { Rails };
 
 /** The rails and paid server of the current test file, set by withPaidServer() (read them inside tests and hooks). */
