@@ -34,7 +34,7 @@ export interface ExampleResponse {
   abbreviate?: true;
 }
 
-/** A paid POST: everything about it is in its operation (lib/operations.ts). */
+/** A paid POST: everything about it is in its check's entry (lib/checks/<name>/entry.ts). */
 interface PaidEndpoint {
   kind: 'paid';
   method: 'POST';

@@ -171,7 +171,7 @@ interface Admitted {
   idempotencyKey: string;
   fingerprint: string;
   payment: { kind: 'credits'; usageId: string } | { kind: 'rail'; verified: ValidCredential };
-  /** Who pays, for sharing the renderer fairly (OperationContext.owner). */
+  /** Who pays, for sharing the renderer fairly (CheckContext.owner). */
   owner: string;
 }
 

@@ -11,7 +11,7 @@ import { startup } from '@/lib/startup';
 import { installTestRuntime, validReadinessBody, type TestRuntime } from '../support/runtime';
 import { agentCheckRoute } from '../support/check-routes';
 
-// The drain behind graceful shutdown (lib/lifecycle.ts, lib/paid-call/drain.ts), in process: what waits, what is
+// The drain behind graceful shutdown (lib/lifecycle.ts, lib/paid-call/serve.ts runTracked), in process: what waits, what is
 // cut short and given back, what is refused. The real signal against `next start` is tests/system/shutdown.test.ts.
 
 let rt: TestRuntime;

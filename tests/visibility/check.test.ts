@@ -22,7 +22,7 @@ async function run(routes: Record<string, FixtureRoute>, url = 'https://site.tes
   return { result, site };
 }
 
-/** The check's failure as the edge answers it (lib/operations.ts visibilityProblem). */
+/** The check's failure as the edge answers it (lib/checks/visibility/entry.ts visibilityProblem). */
 async function problemOf(promise: Promise<unknown>): Promise<ProblemError> {
   try {
     await promise;
