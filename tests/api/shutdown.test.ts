@@ -3,13 +3,14 @@ import { drain, inFlightCalls, installShutdownHandlers, onShutdown, resetLifecyc
 import { runTracked } from '@/lib/paid-call/serve';
 import { readinessCheck } from '@/lib/checks/readiness/entry';
 import type { CheckEntry } from '@/lib/checks/entry';
-const { POST: readinessPOST } = agentCheckRoute('readiness');
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { handleMcpRequest } from '@/lib/mcp/server';
 import { startup } from '@/lib/startup';
 import { installTestRuntime, validReadinessBody, type TestRuntime } from '../support/runtime';
 import { agentCheckRoute } from '../support/check-routes';
+
+const { POST: readinessPOST } = agentCheckRoute('readiness');
 
 // The drain behind graceful shutdown (lib/lifecycle.ts, lib/paid-call/serve.ts runTracked), in process: what waits, what is
 // cut short and given back, what is refused. The real signal against `next start` is tests/system/shutdown.test.ts.

@@ -1,8 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Server } from 'node:http';
 import { GET as creditsGET } from '@/app/api/agent/credits/route';
-const { GET: readinessGET } = agentCheckRoute('readiness');
-const { GET: visibilityGET } = agentCheckRoute('ai-visibility');
 import { POST as checkoutPOST } from '@/app/api/billing/checkout/route';
 import { GET as sessionGET } from '@/app/api/billing/session/route';
 import { POST as accountPOST } from '@/app/api/billing/account/route';
@@ -14,8 +12,6 @@ import { GET as openApiGET } from '@/app/openapi.json/route';
 import { GET as llmsGET } from '@/app/llms.txt/route';
 import { GET as ownSessionGET, POST as signInPOST, DELETE as signOutDELETE } from '@/app/api/session/route';
 import { POST as rotatePOST } from '@/app/api/session/rotate/route';
-const { POST: sessionReadinessPOST } = siteCheckRoute('readiness');
-const { POST: sessionVisibilityPOST } = siteCheckRoute('ai-visibility');
 import { GET as reportsGET } from '@/app/api/reports/route';
 import { GET as reportGET } from '@/app/api/reports/[id]/route';
 import { ENDPOINTS, type FreeEndpoint } from '@/lib/endpoints';
@@ -28,6 +24,11 @@ import { installTestRuntime, type TestRuntime } from '../support/runtime';
 import { bridgeWebhooks } from '../support/webhook-bridge';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { agentCheckRoute, siteCheckRoute } from '../support/check-routes';
+
+const { GET: readinessGET } = agentCheckRoute('readiness');
+const { GET: visibilityGET } = agentCheckRoute('ai-visibility');
+const { POST: sessionReadinessPOST } = siteCheckRoute('readiness');
+const { POST: sessionVisibilityPOST } = siteCheckRoute('ai-visibility');
 
 // Each free route's real answers, parsed with the 200 schema its registry entry declares (the schema
 // /openapi.json publishes). Purchases go through the official Stripe SDK against the local fake, which

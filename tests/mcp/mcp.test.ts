@@ -13,7 +13,6 @@ import { readinessCheck } from '@/lib/checks/readiness/entry';
 import { visibilityCheck } from '@/lib/checks/visibility/entry';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
-const { POST: restReadiness } = agentCheckRoute('readiness');
 import { jsonSchema } from '@/lib/mcp/tools';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { LEAK_PATTERN, parseWwwAuthenticate } from '../payments/harness';
@@ -22,6 +21,8 @@ import { post, validReadinessBody } from '../support/runtime';
 import { connectClient, startMcpServer, type McpTestServer } from './support';
 import { sptFromTestHelper } from '../support/card';
 import { agentCheckRoute } from '../support/check-routes';
+
+const { POST: restReadiness } = agentCheckRoute('readiness');
 
 const USDC_DOMAIN = { name: 'USD Coin', version: '2' };
 const CREDENTIAL = 'org.paymentauth/credential';

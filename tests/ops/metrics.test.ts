@@ -2,8 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-const { POST: readinessPOST } = agentCheckRoute('readiness');
-const { POST: visibilityPOST } = agentCheckRoute('ai-visibility');
 import { POST as mcpPOST } from '@/app/api/mcp/route';
 import { GET as metricsGET } from '@/app/api/metrics/route';
 import { balance, createKey } from '@/lib/credits/ledger';
@@ -16,6 +14,9 @@ import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { installTestRuntime, post, validReadinessBody, type TestRuntime } from '../support/runtime';
 import { parseSamples, sample, sumOf, type Samples } from './prom-text';
 import { agentCheckRoute } from '../support/check-routes';
+
+const { POST: readinessPOST } = agentCheckRoute('readiness');
+const { POST: visibilityPOST } = agentCheckRoute('ai-visibility');
 
 // GET /api/metrics after a mixed run, held against the ledger: every fulfilled call the counters show is one
 // committed call on the key, and nothing else moved the key's balance.

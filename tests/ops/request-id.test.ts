@@ -1,6 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-const readinessRoute = agentCheckRoute('readiness');
-const visibilityRoute = agentCheckRoute('ai-visibility');
 import * as creditsRoute from '@/app/api/agent/credits/route';
 import * as accountRoute from '@/app/api/billing/account/route';
 import * as checkoutRoute from '@/app/api/billing/checkout/route';
@@ -14,8 +12,6 @@ import * as openApiRoute from '@/app/openapi.json/route';
 import * as llmsRoute from '@/app/llms.txt/route';
 import * as siteSessionRoute from '@/app/api/session/route';
 import * as siteRotateRoute from '@/app/api/session/rotate/route';
-const siteReadinessRoute = siteCheckRoute('readiness');
-const siteVisibilityRoute = siteCheckRoute('ai-visibility');
 import * as reportsRoute from '@/app/api/reports/route';
 import * as reportRoute from '@/app/api/reports/[id]/route';
 import { ENDPOINTS } from '@/lib/endpoints';
@@ -26,6 +22,11 @@ import { railsFor } from '@/lib/runtime';
 import { readinessCheck } from '@/lib/checks/readiness/entry';
 import { installTestRuntime, validReadinessBody, type TestRuntime } from '../support/runtime';
 import { agentCheckRoute, siteCheckRoute } from '../support/check-routes';
+
+const readinessRoute = agentCheckRoute('readiness');
+const visibilityRoute = agentCheckRoute('ai-visibility');
+const siteReadinessRoute = siteCheckRoute('readiness');
+const siteVisibilityRoute = siteCheckRoute('ai-visibility');
 
 // Every answer carries X-Request-Id (a valid incoming one echoed, else a new one), and every log line written
 // while a request is served is one JSON object naming it.
