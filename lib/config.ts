@@ -183,7 +183,7 @@ export const OPERATOR_NOT_SET = {
 /**
  * Who operates this instance, as the legal pages name it: the configured name and address, or a plain
  * statement that each is not set (never an invented company).
- * @example operatorOf({ OPERATOR_NAME: 'Example Ltd', OPERATOR_ADDRESS: undefined }) // { name: 'Example Ltd', nameSet: true, address: 'Not given: …', addressSet: false }
+ * @example operatorOf({ OPERATOR_NAME: 'Example Ltd', OPERATOR_ADDRESS: '1 Example St' }) // { name: 'Example Ltd', nameSet: true, address: '1 Example St', addressSet: true }
  */
 export function operatorOf(config: Pick<Config, 'OPERATOR_NAME' | 'OPERATOR_ADDRESS'>) {
   return {
