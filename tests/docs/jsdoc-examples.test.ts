@@ -31,6 +31,7 @@ import * as price from '@/lib/price';
 import * as problems from '@/lib/problems';
 import * as requestContext from '@/lib/request-context';
 import * as metadata from '@/lib/site/metadata';
+import * as legal from '@/lib/site/legal';
 import { StoreUnavailableError } from '@/lib/store/types';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -63,13 +64,14 @@ const CHECKED: Array<{ file: string; scope: object; examples: string[] }> = [
       'contentUsage(', 'contentSignalConflicts(', 'tdmFromFile(', 'tdmFromPairs(', 'rslLicense(', 'licensing(',
     ],
   },
-  { file: 'lib/config.ts', scope: config, examples: ['supportEmail('] },
+  { file: 'lib/config.ts', scope: config, examples: ['supportEmail(', 'operatorOf('] },
   { file: 'lib/credits/plans.ts', scope: plans, examples: ['planList('] },
   { file: 'lib/log.ts', scope: log, examples: ['scrubSecrets('] },
   { file: 'lib/price.ts', scope: price, examples: ['formatUsd('] },
   { file: 'lib/problems.ts', scope: { ...problems, StoreUnavailableError, cause: new Error('connection lost') }, examples: ['knownProblem('] },
   { file: 'lib/request-context.ts', scope: requestContext, examples: ['requestIdFrom('] },
   { file: 'lib/site/metadata.ts', scope: metadata, examples: ['siteJsonLd('] },
+  { file: 'lib/site/legal.ts', scope: legal, examples: ['longDate('] },
 ];
 
 /** Evaluates `source` as an expression over `scope`; undefined when it is not one. */
