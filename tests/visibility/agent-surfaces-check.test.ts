@@ -115,6 +115,14 @@ describe('site.licensing.rsl, site.aiUse and site.commerce end to end', () => {
     expect(finding(result, 'ai-use-conflict')).toMatchObject({ severity: 'low', pointsLost: 0 });
   });
 
+  it('the TDMRep policy the header names is fetched once, to see that it answers', async () => {
+    const page = httpsOnly({ headers: [['Content-Type', 'text/html'], ['tdm-reservation', '1'], ['tdm-policy', '/policy.json']], body: goodPage('https://site.test/guide') });
+    const { result, site } = await run(goodRoutes({ '/guide': page, '/policy.json': json({ '@context': 'http://www.w3.org/ns/odrl.jsonld', '@type': 'Offer' }, 'application/ld+json') }));
+    expect(result.report.site.licensing).toMatchObject({ tdmReservation: 1, tdmPolicy: '/policy.json', tdmSource: 'header', tdmPolicyReachable: true });
+    expect(site.requests.filter((p) => p === '/policy.json')).toHaveLength(1);
+    expect(finding(result, 'tdm-policy-unreachable')).toBeUndefined();
+  });
+
   it('pay-per-crawl: a crawler answered 402 with crawler-price is payment-required and its price is shown', async () => {
     const page = goodPage('https://site.test/guide');
     const guide = httpsOnly((req: IncomingMessage) =>

@@ -93,7 +93,7 @@ describe('checkVisibility: a well-configured site', () => {
     expect(s.llmsTxtLinks).toEqual({ checked: 1, broken: 0, links: [{ url: 'https://site.test/guide', status: 200, outcome: 'ok' }] });
     expect(s.sitemapListsPage).toBe(true);
     expect(s.contentUsage).toEqual([{ userAgent: 'GPTBot', signals: { search: 'yes', 'ai-input': null, 'ai-train': 'no' }, lines: [6] }]);
-    expect(s.licensing).toEqual({ tdmReservation: null, tdmPolicy: null, tdmSource: null, rslLicense: null, rsl: null });
+    expect(s.licensing).toEqual({ tdmReservation: null, tdmPolicy: null, tdmSource: null, rslLicense: null, tdmPolicyReachable: null, rsl: null });
   });
 
   it('reports the 15 crawlers in table order with the deciding rule and group', async () => {

@@ -41,6 +41,9 @@ function worstSite(req: IncomingMessage): FixtureResponse {
   if (path === '/declared.xml') {
     return { headers: { 'content-type': 'application/xml' }, body: `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${base}/child.xml</loc></sitemap><sitemap><loc>${base}/other.xml</loc></sitemap></sitemapindex>` };
   }
+  if (path === '/.well-known/tdmrep.json') {
+    return { headers: { 'content-type': 'application/json' }, body: JSON.stringify([{ location: '/', 'tdm-reservation': 1, 'tdm-policy': `${base}/policy.json` }]) };
+  }
   if (path === '/llms.txt') {
     const links = Array.from({ length: LLMS_LINKS_MAX + 2 }, (_, i) => `- [doc ${i}](${base}/doc${i}.md)`).join('\n');
     return { headers: { 'content-type': 'text/markdown' }, body: `# Site\n\n> About the site.\n\n## Docs\n\n${links}\n` };
@@ -54,12 +57,12 @@ describe('the number of requests one check makes', () => {
     const probes = (PROBED_CRAWLERS.length + 1) * (1 + ACCESS_PROBE_MAX_REDIRECTS);
     expect(SIGNAL_REQUESTS_PER_CHECK).toBe(1);
     expect(SIGNAL_REQUESTS_PER_ORIGIN).toBe(7);
-    // The six well-known agent surfaces and the RSL licence, each followed at most 2 redirects.
-    expect(SURFACE_REQUESTS_PER_ORIGIN).toBe(7);
+    // The six well-known agent surfaces, the RSL licence and the TDMRep policy, each followed at most 2 redirects.
+    expect(SURFACE_REQUESTS_PER_ORIGIN).toBe(8);
     expect(SURFACE_MAX_REDIRECTS).toBe(2);
     const rendering = RENDER_MAX_REQUESTS * (1 + RENDER_MAX_REDIRECTS);
-    expect(MAX_REQUESTS_PER_CHECK).toBe((1 + 1) * perFetch + (6 + 7) * perFetch + 7 * 3 + probes + rendering);
-    expect(MAX_REQUESTS_PER_CHECK).toBe(303);
+    expect(MAX_REQUESTS_PER_CHECK).toBe((1 + 1) * perFetch + (6 + 7) * perFetch + 8 * 3 + probes + rendering);
+    expect(MAX_REQUESTS_PER_CHECK).toBe(306);
     expect(visibilityCheckDescription().fetched.maxRequests).toBe(MAX_REQUESTS_PER_CHECK);
   });
 

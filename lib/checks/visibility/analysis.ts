@@ -70,6 +70,8 @@ export interface SiteFiles {
   surfaces?: Record<SurfaceKind, SurfaceFile>;
   /** The RSL licence robots.txt or the page's Link header names; null or absent when none was fetched. */
   rsl?: RslFile | null;
+  /** The TDMRep policy the header or tdmrep.json names, as it answered; null or absent when none was fetched. */
+  tdmPolicy?: { url: string; status: number | null } | null;
 }
 
 /** The page URL fetched with `Accept: text/markdown`: its status and content type, null when it got no answer. */
@@ -92,7 +94,8 @@ export interface SiteSignals {
   llmsTxtLinks: LlmsTxtLinks;
   sitemapListsPage: boolean | null;
   contentUsage: ContentUsage[];
-  licensing: Licensing & { rsl: RslReport | null };
+  /** `tdmPolicyReachable`: whether the policy in effect answered 2xx; null when none is named or it was not fetched (a policy only the meta tag names). */
+  licensing: Licensing & { rsl: RslReport | null; tdmPolicyReachable: boolean | null };
   /** Visibility check v3: what the site offers agents, one answer on AI use, and what a crawler must pay. */
   agentSurfaces: AgentSurfaces;
   aiUse: AiUse;
@@ -229,6 +232,35 @@ function licenceUrl(robots: FetchedFile, pageLinks: readonly string[], pageUrl: 
   }
 }
 
+/** An http(s) address resolved against the page, or null. */
+function httpHref(href: string | null, base: string): string | null {
+  if (href === null) return null;
+  try {
+    const url = new URL(href, base);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The TDMRep policy to fetch, from the channels known before the page is parsed: the header, else the rule of
+ * tdmrep.json for the page (the meta tag, which beats both, is read only with the page).
+ * @example tdmPolicyUrl(tdmrepFile, { reservation: '1', policy: '/policy.json' }, 'https://s.test/a') // 'https://s.test/policy.json'
+ */
+function tdmPolicyUrl(tdmrep: FetchedFile, header: { reservation: string | null; policy: string | null }, pageUrl: string): string | null {
+  const fromHeader = tdmFromPairs(header.reservation, header.policy);
+  if (fromHeader) return httpHref(fromHeader.policy, pageUrl);
+  const ok = tdmrep.status !== null && tdmrep.status >= 200 && tdmrep.status < 300;
+  return ok ? httpHref(tdmFromFile(tdmrep.body, new URL(pageUrl).pathname)?.policy ?? null, pageUrl) : null;
+}
+
+/** Whether the policy in effect answered 2xx: null when none is named, or the one fetched is not the one in effect. */
+function tdmPolicyReachable(policy: string | null, fetched: { url: string; status: number | null } | null, pageUrl: string): boolean | null {
+  if (policy === null || fetched === null || httpHref(policy, pageUrl) !== fetched.url) return null;
+  return fetched.status !== null && fetched.status >= 200 && fetched.status < 300;
+}
+
 /**
  * Reads the page and the site files and scores them against the rubric.
  * @example analyseSite(page, files).score // 0..100
@@ -287,7 +319,7 @@ export function analyseSite(
       files.sitemapChild && { isSitemap: isSitemapDocument(files.sitemapChild.status, files.sitemapChild.body), body: files.sitemapChild.body, truncated: files.sitemapChild.truncated },
     ),
     contentUsage: contentUsageList,
-    licensing: { ...licensingSignals, rsl },
+    licensing: { ...licensingSignals, rsl, tdmPolicyReachable: tdmPolicyReachable(licensingSignals.tdmPolicy, files.tdmPolicy ?? null, page.url) },
     agentSurfaces: agentSurfaces(headers.headerAll('link'), files.surfaces ?? notFetchedSurfaces(finalUrl.origin), page.url),
     aiUse: aiUse({
       pagePath,
@@ -346,6 +378,7 @@ export type AnalysisTask =
   | { kind: 'sitemap-child'; sitemap: FetchedFile & { url: string | null } }
   | { kind: 'llms-links'; llms: FetchedFile; url: string }
   | { kind: 'licence-url'; robots: FetchedFile; pageLinks: string[]; pageUrl: string }
+  | { kind: 'tdm-policy-url'; tdmrep: FetchedFile; header: { reservation: string | null; policy: string | null }; pageUrl: string }
   | { kind: 'site'; page: FetchedPage; files: SiteFiles; markdown?: MarkdownAnswer; probes?: AccessProbes }
   | { kind: 'rendering'; served: ServedPage; capture: RenderCapture };
 
@@ -355,6 +388,7 @@ export interface AnalysisResults {
   'sitemap-child': { child: string | null };
   'llms-links': { links: string[] };
   'licence-url': { url: string | null };
+  'tdm-policy-url': { url: string | null };
   site: SiteAnalysis;
   rendering: RenderComparison;
 }
@@ -375,6 +409,8 @@ export function runAnalysisTask(task: AnalysisTask): AnalysisResult {
       return { links: llmsLinksOf(task.llms, task.url) };
     case 'licence-url':
       return { url: licenceUrl(task.robots, task.pageLinks, task.pageUrl) };
+    case 'tdm-policy-url':
+      return { url: tdmPolicyUrl(task.tdmrep, task.header, task.pageUrl) };
     case 'site':
       return analyseSite(task.page, task.files, task.markdown, task.probes ?? null);
     case 'rendering':

@@ -11,6 +11,7 @@
 //             agent surfaces (agent-surfaces.ts), and (https only) http://host/; each dependent request as soon
 //             as the file it depends on arrived:
 //               - the RSL licence robots.txt's License: line (or the page's Link rel="license") names;
+//               - the TDMRep policy the page's tdm-policy header or tdmrep.json names (whether it answers);
 //               - up to 5 links of /llms.txt (site-signals.ts LLMS_LINKS_MAX);
 //               - only if /sitemap.xml is not a sitemap, the first `Sitemap:` URL of robots.txt, and only if
 //                 the sitemap is an index, its first child (the longest chain: 3 requests deep);
@@ -48,6 +49,7 @@ import {
   fetchLlmsLinks,
   fetchMarkdownAnswer,
   fetchRslLicence,
+  fetchTdmPolicy,
   fetchTdmrep,
   SIGNAL_REQUESTS_PER_CHECK,
   SIGNAL_REQUESTS_PER_ORIGIN,
@@ -210,9 +212,9 @@ async function probeHttpRedirect(origin: URL, fetchOptions: FetchOptions): Promi
 
 /**
  * The site files of one origin, all requested at once; the RSL licence as soon as robots.txt (or the page's
- * `Link` header) named it.
+ * `Link` header) named it, and the TDMRep policy as soon as the page's header or tdmrep.json named it.
  */
-async function probeSite(origin: URL, pageLinks: string[], pageUrl: string, fetchOptions: FetchOptions, analysis: AnalysisOptions): Promise<SiteFiles> {
+async function probeSite(origin: URL, pageHeaders: Array<[string, string]>, pageUrl: string, fetchOptions: FetchOptions, analysis: AnalysisOptions): Promise<SiteFiles> {
   const at = (path: string) => new URL(path, origin);
   const probe = { ...fetchOptions, timeoutMs: PROBE_TIMEOUT_MS };
   const surfaces = fetchAgentSurfaces(origin, probe);
@@ -227,13 +229,19 @@ async function probeSite(origin: URL, pageLinks: string[], pageUrl: string, fetc
   const robots = fetchedFile(robotsRes);
   const llms = fetchedFile(llmsRes);
 
-  const [{ sitemap, sitemapChild }, llmsLinks, rsl] = await Promise.all([
+  const pageHeader = (name: string) => pageHeaders.find(([n]) => n === name)?.[1] ?? null;
+  const [{ sitemap, sitemapChild }, llmsLinks, rsl, tdmPolicy] = await Promise.all([
     followSitemap(origin, robots, sitemapXml, fetchOptions, analysis),
     analyse({ kind: 'llms-links', llms, url: at('/llms.txt').href }, analysis).then(({ links }) => fetchLlmsLinks(links, probe)),
-    analyse({ kind: 'licence-url', robots, pageLinks, pageUrl }, analysis).then(({ url }) => (url === null ? null : fetchRslLicence(new URL(url), probe))),
+    analyse({ kind: 'licence-url', robots, pageLinks: pageHeaders.filter(([n]) => n === 'link').map(([, v]) => v), pageUrl }, analysis).then(({ url }) =>
+      url === null ? null : fetchRslLicence(new URL(url), probe),
+    ),
+    analyse({ kind: 'tdm-policy-url', tdmrep, header: { reservation: pageHeader('tdm-reservation'), policy: pageHeader('tdm-policy') }, pageUrl }, analysis).then(({ url }) =>
+      url === null ? null : fetchTdmPolicy(new URL(url), probe),
+    ),
   ]);
 
-  return { robots, sitemap, sitemapChild, llms, llmsFull: fetchedFile(llmsFullRes), llmsLinks, tdmrep, httpRedirectsToHttps, surfaces: await surfaces, rsl };
+  return { robots, sitemap, sitemapChild, llms, llmsFull: fetchedFile(llmsFullRes), llmsLinks, tdmrep, httpRedirectsToHttps, surfaces: await surfaces, rsl, tdmPolicy };
 }
 
 /** An absolute http(s) address, or null. */
@@ -386,7 +394,7 @@ const SITE_FILE_FINDINGS: ReadonlySet<string> = new Set([
   'search-crawlers-blocked', 'search-crawlers-refused', 'ai-answer-crawlers-blocked', 'ai-answer-crawlers-refused',
   'robots-unreachable', 'robots-too-complex', 'training-crawlers-blocked', 'user-fetchers-blocked', 'noindex-hidden-by-robots',
   'content-signals', 'content-signal-conflict', 'http-not-redirected', 'sitemap-missing', 'page-not-in-sitemap',
-  'markdown-not-offered', 'crawler-blocked-by-server', 'agent-surface-invalid', 'agent-surfaces', 'ai-use-conflict', 'rsl-license-unusable', 'pay-per-crawl',
+  'markdown-not-offered', 'crawler-blocked-by-server', 'agent-surface-invalid', 'agent-surfaces', 'ai-use-conflict', 'rsl-license-unusable', 'tdm-policy-unreachable', 'pay-per-crawl',
 ]);
 const isSiteFileFinding = (id: string) => SITE_FILE_FINDINGS.has(id) || id.startsWith('llms-txt') || id.startsWith('llms-full-txt');
 
@@ -451,7 +459,7 @@ async function runCheck(
   });
   const [files, markdown, probes] = answered
     ? await Promise.all([
-        probeSite(new URL(finalUrl.origin), page.headers.filter(([n]) => n === 'link').map(([, v]) => v), page.url, siteFetches, analysis),
+        probeSite(new URL(finalUrl.origin), page.headers, page.url, siteFetches, analysis),
         fetchMarkdownAnswer(target, { ...siteFetches, timeoutMs: PROBE_TIMEOUT_MS }),
         runAccessProbes(finalUrl, siteFetches),
       ])
@@ -532,6 +540,7 @@ export function visibilityCheckDescription() {
         'http://<host>/ for https pages',
         '/.well-known/api-catalog, /.well-known/mcp/server-card, /.well-known/agent-card.json, /.well-known/oauth-authorization-server, /.well-known/oauth-protected-resource and /.well-known/http-message-signatures-directory (64 KB each, at most 2 redirects)',
         'the RSL licence robots.txt License: (or the page\'s Link rel="license") names (64 KB, at most 2 redirects)',
+        'the TDMRep policy the tdm-policy header or tdmrep.json names, to see that it answers (1 KB, at most 2 redirects)',
       ],
       probes: `the final page address once as a desktop browser and once as each of the ${PROBED_CRAWLERS.length} crawlers that send requests, with its published user agent, at most ${ACCESS_PROBE_CONCURRENCY} at a time, reading at most ${ACCESS_PROBE_MAX_BYTES / 1024} KB each`,
       budgetSeconds: CHECK_BUDGET_MS / 1000,

@@ -222,6 +222,7 @@ export const VisibilityReportSchema = z.looseObject({
       tdmPolicy: url().nullable(),
       tdmSource: id().nullable(),
       rslLicense: url().nullable(),
+      tdmPolicyReachable: z.boolean().nullable(),
       rsl: z
         .looseObject({
           url: str(C.surfaceUrl),

@@ -84,7 +84,10 @@ export const RUBRIC_CHANGE_GROUPS_3: readonly RubricChangeGroup[] = [
   {
     name: 'licensing',
     why: 'The RSL licence named by robots.txt or a Link header is fetched and its terms read.',
-    changes: [finding('rsl-license-unusable', 'New, medium (low when it does not answer): the named licence is missing or not an RSL 1.0 document, so it states nothing to AI systems.')],
+    changes: [
+      finding('rsl-license-unusable', 'New, medium (low when it does not answer): the named licence is missing or not an RSL 1.0 document, so it states nothing to AI systems.'),
+      finding('tdm-policy-unreachable', 'New, low: the TDMRep policy the header or tdmrep.json names does not answer, so the licensing terms it would state reach no one.'),
+    ],
   },
   {
     name: 'commerce',

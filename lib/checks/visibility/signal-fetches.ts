@@ -24,8 +24,10 @@ export const SIGNAL_REQUESTS_PER_ORIGIN = 2 + LLMS_LINKS_MAX;
 export const SURFACE_MAX_BYTES = 64 * 1024;
 /** A well-known document is followed this far when it moves. */
 export const SURFACE_MAX_REDIRECTS = 2;
-/** Requests the agent surfaces and the RSL licence add per origin probed, redirects not counted: the six well-known documents and the licence. */
-export const SURFACE_REQUESTS_PER_ORIGIN = SURFACE_KINDS.length + 1;
+/** Requests the agent surfaces and the licences add per origin probed, redirects not counted: the six well-known documents, the RSL licence and the TDMRep policy. */
+export const SURFACE_REQUESTS_PER_ORIGIN = SURFACE_KINDS.length + 2;
+/** Only whether the TDMRep policy answers matters: a few bytes are read. */
+const TDM_POLICY_MAX_BYTES = 1024;
 
 type Options = Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap' | 'outbound'> & { timeoutMs: number };
 
@@ -98,6 +100,19 @@ async function surfaceFile(url: URL, accept: string, options: Options): Promise<
 export async function fetchAgentSurfaces(origin: URL, options: Options): Promise<Record<SurfaceKind, SurfaceFile>> {
   const files = await Promise.all(SURFACE_KINDS.map((kind) => surfaceFile(new URL(SURFACE_PATHS[kind], origin), SURFACE_ACCEPT[kind], options)));
   return Object.fromEntries(SURFACE_KINDS.map((kind, i) => [kind, files[i]])) as Record<SurfaceKind, SurfaceFile>;
+}
+
+/**
+ * The TDMRep policy (`tdm-policy`) a site names: whether it answers, not what it says.
+ * @example (await fetchTdmPolicy(new URL('https://site.test/policy.json'), options)).status // 200
+ */
+export async function fetchTdmPolicy(url: URL, options: Options): Promise<{ url: string; status: number | null }> {
+  try {
+    const res = await safeFetch(url, { ...options, maxBytes: TDM_POLICY_MAX_BYTES, maxRedirects: SURFACE_MAX_REDIRECTS, accept: 'application/ld+json,application/json;q=0.9,*/*;q=0.5' });
+    return { url: url.href, status: res.status };
+  } catch {
+    return { url: url.href, status: null };
+  }
 }
 
 /**

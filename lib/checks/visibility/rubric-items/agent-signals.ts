@@ -86,6 +86,17 @@ export function agentSignalFindings(input: ScoreInput): Finding[] {
     });
   }
 
+  const lic = input.signals.licensing;
+  if (lic.tdmPolicyReachable === false) {
+    out.push({
+      id: 'tdm-policy-unreachable',
+      severity: 'low',
+      observed: `TDMRep tdm-policy ${lic.tdmPolicy} (from the ${lic.tdmSource === 'file' ? '/.well-known/tdmrep.json rule' : 'tdm-policy header'}) does not answer 2xx`,
+      why: 'The site reserves text and data mining rights and points to a policy saying on what terms they may be licensed, but the policy cannot be fetched, so those terms reach no one.',
+      fix: 'Serve the policy (an ODRL JSON-LD document) at that address, or correct tdm-policy.',
+    });
+  }
+
   if (commerce && commerce.challenges.length > 0) {
     const ppc = commerce.challenges.filter((c) => c.protocol === 'pay-per-crawl');
     const other = commerce.challenges.filter((c) => c.protocol !== 'pay-per-crawl');

@@ -34,7 +34,7 @@ export interface ScoredSignals {
   llmsTxtLinks: LlmsTxtLinks;
   sitemapListsPage: boolean | null;
   contentSignalConflicts: readonly ContentSignalConflict[];
-  licensing: Licensing & { rsl?: RslReport | null };
+  licensing: Licensing & { rsl?: RslReport | null; tdmPolicyReachable?: boolean | null };
   /** Visibility check v3 (absent in inputs built before it: nothing to report). */
   agentSurfaces?: AgentSurfaces;
   aiUse?: AiUse;
