@@ -52,7 +52,7 @@ export const SURFACE_PROBLEMS_MAX = 2;
 /** Link header relations listed, at most. */
 export const LINK_RELATIONS_MAX = 6;
 
-export type SurfaceStatus = 'found' | 'missing' | 'invalid' | 'unreachable';
+type SurfaceStatus = 'found' | 'missing' | 'invalid' | 'unreachable';
 
 /** One entry of `site.agentSurfaces` (other than `linkHeaders` and `webMcp`). */
 export interface AgentSurface {

@@ -22,7 +22,7 @@ import type { ContentUsage, Licensing } from './site-signals';
 
 export const AI_USES = ['train', 'search', 'aiInput'] as const;
 export type AiUseKey = (typeof AI_USES)[number];
-export type AiUseDecision = 'allowed' | 'refused' | 'unstated';
+type AiUseDecision = 'allowed' | 'refused' | 'unstated';
 
 /** Sources listed per use, at most. */
 export const AI_USE_SOURCES_MAX = 4;
@@ -30,7 +30,7 @@ export const AI_USE_SOURCES_MAX = 4;
 export const AI_USE_PRECEDENCE =
   'A refusal from any source outweighs a permission from another; robots.txt counts only as a refusal (every crawler for the use disallowed); within one source its own rules decide (TDMRep: meta over header over file).';
 
-export interface AiUseSource {
+interface AiUseSource {
   /** Which signal: robots.txt, content-signal, content-signal-header, content-usage (draft), content-usage-header (draft), tdmrep, rsl, noindex. */
   source: string;
   says: 'allowed' | 'refused';
@@ -38,7 +38,7 @@ export interface AiUseSource {
   detail: string;
 }
 
-export interface AiUseAnswer {
+interface AiUseAnswer {
   decision: AiUseDecision;
   sources: AiUseSource[];
   /** Sources that say the opposite of the decision (non-empty only when sources disagree). */

@@ -211,7 +211,7 @@ function llmsLinksOf(llms: FetchedFile, url: string): string[] {
  * The well-known surfaces as a report shows them when they were not requested: no answer from any.
  * @example notFetchedSurfaces('https://s.test').apiCatalog.status // null
  */
-export function notFetchedSurfaces(origin: string): Record<SurfaceKind, SurfaceFile> {
+function notFetchedSurfaces(origin: string): Record<SurfaceKind, SurfaceFile> {
   return Object.fromEntries(SURFACE_KINDS.map((k) => [k, { url: new URL(SURFACE_PATHS[k], origin).href, status: null, contentType: null, body: null, truncated: false }])) as Record<SurfaceKind, SurfaceFile>;
 }
 

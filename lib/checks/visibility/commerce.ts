@@ -12,10 +12,10 @@ export const COMMERCE_HEADERS = ['payment-required', 'www-authenticate'] as cons
 /** Challenges listed, at most: the first ones, in page-then-probe order. */
 export const COMMERCE_CHALLENGES_MAX = 4;
 
-export type ChallengeProtocol = 'pay-per-crawl' | 'x402' | 'mpp';
+type ChallengeProtocol = 'pay-per-crawl' | 'x402' | 'mpp';
 
 /** One payment challenge seen. */
-export interface PaymentChallenge {
+interface PaymentChallenge {
   /** `page` (the check's own request) or the crawler token whose probe got it. */
   source: string;
   protocol: ChallengeProtocol;

@@ -7,7 +7,7 @@
 
 import { patternMatches } from './robots';
 
-export const RSL_NAMESPACE = 'https://rslstandard.org/rsl';
+const RSL_NAMESPACE = 'https://rslstandard.org/rsl';
 /** Usage tokens listed per licence, at most (RSL 1.0 defines eight). */
 export const RSL_USAGES_MAX = 8;
 

@@ -21,7 +21,7 @@ export const SIGNAL_REQUESTS_PER_CHECK = 1;
 export const SIGNAL_REQUESTS_PER_ORIGIN = 2 + LLMS_LINKS_MAX;
 
 /** The agent surfaces and the RSL licence are small documents: read this much of each. */
-export const SURFACE_MAX_BYTES = 64 * 1024;
+const SURFACE_MAX_BYTES = 64 * 1024;
 /** A well-known document is followed this far when it moves. */
 export const SURFACE_MAX_REDIRECTS = 2;
 /** Requests the agent surfaces and the licences add per origin probed, redirects not counted: the six well-known documents, the RSL licence and the TDMRep policy. */
