@@ -97,6 +97,17 @@ describe('site.licensing.rsl, site.aiUse and site.commerce end to end', () => {
     expect(site.requests.filter((p) => p === '/license.xml')).toHaveLength(1);
   });
 
+  it('a Link rel="license" is fetched only when typed application/rsl+xml: a Creative Commons link is not an RSL licence', async () => {
+    const rslXml = xml('<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license><permits type="usage">search</permits></license></content></rsl>');
+    const linked = (link: string) => httpsOnly({ headers: [['Content-Type', 'text/html'], ['Link', link]], body: goodPage('https://site.test/guide') });
+    const cc = await run(goodRoutes({ '/guide': linked('<https://site.test/cc-by>; rel="license"'), '/cc-by': { body: '<!doctype html><title>CC BY 4.0</title>' } }));
+    expect(cc.result.report.site.licensing.rsl).toBeNull();
+    expect(cc.site.requests).not.toContain('/cc-by');
+    expect(finding(cc.result, 'rsl-license-unusable')).toBeUndefined();
+    const typed = await run(goodRoutes({ '/guide': linked('</license.xml>; rel="license"; type="application/rsl+xml"'), '/license.xml': rslXml }));
+    expect(typed.result.report.site.licensing.rsl).toMatchObject({ url: 'https://site.test/license.xml', status: 'found', permits: ['search'] });
+  });
+
   it('the licence and Content-Signal disagree on training: refused, with the conflict named', async () => {
     const { result } = await run(
       goodRoutes({

@@ -217,12 +217,14 @@ function notFetchedSurfaces(origin: string): Record<SurfaceKind, SurfaceFile> {
 
 /**
  * The address of the RSL licence to fetch: the robots.txt `License:` line, else the page's `Link` header with
- * `rel="license"`; an http(s) address resolved against the page, or null.
+ * `rel="license"` and `type="application/rsl+xml"`; an http(s) address resolved against the page, or null.
  * @example licenceUrl(robotsFile, [], 'https://s.test/a') // 'https://s.test/license.xml'
  */
 function licenceUrl(robots: FetchedFile, pageLinks: readonly string[], pageUrl: string): string | null {
   const ok = robots.status !== null && robots.status >= 200 && robots.status < 300;
-  const named = (ok ? rslLicense(robots.body) : null) ?? linkHeaderRelations(pageLinks, pageUrl).find((l) => l.rel === 'license')?.href ?? null;
+  // A Link rel="license" counts only when typed as RSL: most name a human-readable licence (Creative Commons),
+  // which is not an RSL document and must not be reported as a broken one.
+  const named = (ok ? rslLicense(robots.body) : null) ?? linkHeaderRelations(pageLinks, pageUrl).find((l) => l.rel === 'license' && l.type === 'application/rsl+xml')?.href ?? null;
   if (named === null) return null;
   try {
     const url = new URL(named, pageUrl);

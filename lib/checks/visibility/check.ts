@@ -10,7 +10,7 @@
 //             /robots.txt, /sitemap.xml, /llms.txt, /llms-full.txt, /.well-known/tdmrep.json, the six well-known
 //             agent surfaces (agent-surfaces.ts), and (https only) http://host/; each dependent request as soon
 //             as the file it depends on arrived:
-//               - the RSL licence robots.txt's License: line (or the page's Link rel="license") names;
+//               - the RSL licence robots.txt's License: line (or the page's Link rel="license" typed application/rsl+xml) names;
 //               - the TDMRep policy the page's tdm-policy header or tdmrep.json names (whether it answers);
 //               - up to 5 links of /llms.txt (site-signals.ts LLMS_LINKS_MAX);
 //               - only if /sitemap.xml is not a sitemap, the first `Sitemap:` URL of robots.txt, and only if
@@ -539,7 +539,7 @@ export function visibilityCheckDescription() {
         '/.well-known/tdmrep.json',
         'http://<host>/ for https pages',
         '/.well-known/api-catalog, /.well-known/mcp/server-card, /.well-known/agent-card.json, /.well-known/oauth-authorization-server, /.well-known/oauth-protected-resource and /.well-known/http-message-signatures-directory (64 KB each, at most 2 redirects)',
-        'the RSL licence robots.txt License: (or the page\'s Link rel="license") names (64 KB, at most 2 redirects)',
+        'the RSL licence robots.txt License: (or the page\'s Link rel="license" of type application/rsl+xml) names (64 KB, at most 2 redirects)',
         'the TDMRep policy the tdm-policy header or tdmrep.json names, to see that it answers (1 KB, at most 2 redirects)',
       ],
       probes: `the final page address once as a desktop browser and once as each of the ${PROBED_CRAWLERS.length} crawlers that send requests, with its published user agent, at most ${ACCESS_PROBE_CONCURRENCY} at a time, reading at most ${ACCESS_PROBE_MAX_BYTES / 1024} KB each`,
