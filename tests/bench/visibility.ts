@@ -1,4 +1,5 @@
 // Visibility-check benchmarks, each a ratio against a baseline measured in the same run.
+import { SURFACE_PATHS } from '@/lib/checks/visibility/agent-surfaces';
 import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -23,7 +24,7 @@ const html = (words: number) => `<!doctype html><html lang="en"><head><title>Ben
  * (1) Independent fetches overlap: wall time of a check, access probes on, vs its longest chain of dependent
  * fetches. With 150 ms per response that chain is the page, then the probes in rounds of
  * ACCESS_PROBE_CONCURRENCY (the browser and 13 crawlers: 4 rounds); the site files and the http -> https
- * redirect (2 responses) run beside it.
+ * redirect (2 responses) and the six agent surfaces run beside it.
  */
 export async function benchConcurrency() {
   const LATENCY = 150;
@@ -33,6 +34,8 @@ export async function benchConcurrency() {
     '/sitemap.xml': { headers: { 'content-type': 'application/xml' }, body: '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"></urlset>', delayMs: LATENCY },
     '/llms.txt': { headers: { 'content-type': 'text/plain' }, body: '# Site\n\n> About.\n\n- [a](https://site.test/a): a page here\n', delayMs: LATENCY },
     '/llms-full.txt': { status: 404, body: 'no', delayMs: LATENCY },
+    // The agent surfaces answer as slowly as everything else, so the bench measures that they run beside the rest.
+    ...Object.fromEntries(Object.values(SURFACE_PATHS).map((path) => [path, { status: 404, body: 'no', delayMs: LATENCY }])),
   });
   const hostMap = site.hostMap(HOSTS);
   const page = new URL('https://site.test/');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RUBRIC_CHANGES } from '@/lib/checks/visibility/rubric-changes';
+import { RUBRIC_CHANGE_GROUPS_3, RUBRIC_CHANGES, RUBRIC_CHANGES_2 } from '@/lib/checks/visibility/rubric-changes';
 import type { AccessOutcome, CrawlerAccess } from '@/lib/checks/visibility/access-types';
 import type { PageFacts } from '@/lib/checks/visibility/extract';
 import {
@@ -111,7 +111,7 @@ describe('the published rubric', () => {
       expect(item.category.length).toBeGreaterThan(0);
       expect(item.criterion.length).toBeGreaterThan(20);
     }
-    expect(RUBRIC_VERSION).toBe('2.0.0');
+    expect(RUBRIC_VERSION).toBe('3.0.0');
   });
 
   it('lists what a fetch-only check cannot see', () => {
@@ -490,13 +490,27 @@ describe('the published change log from rubric 1.0.0', () => {
 
   it('names every new or re-weighted item with its old and new points, and nothing else', () => {
     expect(Object.values(V1).reduce((a, b) => a + b, 0)).toBe(100);
-    expect(RUBRIC_CHANGES.from).toBe('1.0.0');
-    expect(RUBRIC_CHANGES.to).toBe(RUBRIC_VERSION);
+    expect(RUBRIC_CHANGES_2.from).toBe('1.0.0');
+    expect(RUBRIC_CHANGES_2.to).toBe('2.0.0');
     const changed = RUBRIC.filter((i) => V1[i.id] !== i.points).map((i) => ({ item: i.id, before: V1[i.id] ?? null, after: i.points }));
-    const logged = RUBRIC_CHANGES.changes.filter((c) => c.before !== c.after).map(({ item, before, after }) => ({ item, before, after }));
+    const logged = RUBRIC_CHANGES_2.changes.filter((c) => c.before !== c.after).map(({ item, before, after }) => ({ item, before, after }));
     expect(logged).toEqual(changed);
     // Items whose criterion changed at equal points are logged too, and every logged item exists.
-    for (const c of RUBRIC_CHANGES.changes) expect(RUBRIC.find((i) => i.id === c.item)?.points).toBe(c.after);
+    for (const c of RUBRIC_CHANGES_2.changes) expect(RUBRIC.find((i) => i.id === c.item)?.points).toBe(c.after);
     expect(Object.keys(V1).every((id) => RUBRIC.some((i) => i.id === id))).toBe(true);
+  });
+
+  it('publishes 3.0.0 by group: no item re-weighted, every new row a 0-point finding, and an accuracy group', () => {
+    expect(RUBRIC_CHANGES.from).toBe('2.0.0');
+    expect(RUBRIC_CHANGES.to).toBe(RUBRIC_VERSION);
+    expect(RUBRIC_VERSION).toBe('3.0.0');
+    expect(RUBRIC_CHANGE_GROUPS_3.map((g) => g.name)).toEqual(['agent surfaces', 'AI use', 'licensing', 'commerce', 'accuracy']);
+    for (const c of RUBRIC_CHANGES.changes) {
+      if (c.kind === 'finding') expect(c.after).toBe(0);
+      else expect(RUBRIC.find((i) => i.id === c.item)?.points).toBe(c.after);
+    }
+    expect(RUBRIC_CHANGES.changes.filter((c) => c.kind === 'finding').map((c) => c.item)).toEqual([
+      'agent-surfaces', 'agent-surface-invalid', 'ai-use-conflict', 'rsl-license-unusable', 'tdm-policy-unreachable', 'pay-per-crawl', 'payment-challenge',
+    ]);
   });
 });

@@ -165,10 +165,19 @@ describe('site.licensing', () => {
       goodRoutes({
         '/.well-known/tdmrep.json': { headers: { 'content-type': 'application/json' }, body: JSON.stringify([{ location: '/guide', 'tdm-reservation': 1, 'tdm-policy': 'https://site.test/tdm-policy.json' }, { location: '/', 'tdm-reservation': 0 }]) },
         '/robots.txt': text('User-agent: *\nAllow: /\n\nLicense: https://site.test/license.xml\nSitemap: https://site.test/sitemap.xml\n'),
+        '/license.xml': xml('<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license><permits type="usage">search,ai-input</permits><prohibits type="usage">ai-train</prohibits><payment type="free"/></license></content></rsl>'),
       }),
     );
-    expect(result.report.site.licensing).toEqual({ tdmReservation: 1, tdmPolicy: 'https://site.test/tdm-policy.json', tdmSource: 'file', rslLicense: 'https://site.test/license.xml' });
+    expect(result.report.site.licensing).toEqual({
+      tdmReservation: 1,
+      tdmPolicy: 'https://site.test/tdm-policy.json',
+      tdmSource: 'file',
+      rslLicense: 'https://site.test/license.xml',
+      tdmPolicyReachable: false,
+      rsl: { url: 'https://site.test/license.xml', status: 'found', valid: true, httpStatus: 200, permits: ['search', 'ai-input'], prohibits: ['ai-train'], payment: { type: 'free', amount: null, currency: null }, problem: null },
+    });
     expect(finding(result, 'licensing-signals')).toMatchObject({ severity: 'info', pointsLost: 0 });
+    expect(finding(result, 'tdm-policy-unreachable')).toMatchObject({ severity: 'low', pointsLost: 0, observed: 'TDMRep tdm-policy https://site.test/tdm-policy.json (from the /.well-known/tdmrep.json rule) does not answer 2xx' });
     expect(result.report.score).toBe(100);
   });
 
@@ -180,7 +189,7 @@ describe('site.licensing', () => {
     expect(headerOnly.result.report.site.licensing).toMatchObject({ tdmReservation: 1, tdmPolicy: 'https://site.test/h.json', tdmSource: 'header' });
     const page = goodPage('https://site.test/guide').replace('<head>', '<head><meta name="tdm-reservation" content="0">');
     const withMeta = await run(goodRoutes({ '/.well-known/tdmrep.json': tdmFile, '/guide': httpsOnly({ headers: [['Content-Type', 'text/html'], ['tdm-reservation', '1']], body: page }) }));
-    expect(withMeta.result.report.site.licensing).toEqual({ tdmReservation: 0, tdmPolicy: null, tdmSource: 'meta', rslLicense: null });
+    expect(withMeta.result.report.site.licensing).toEqual({ tdmReservation: 0, tdmPolicy: null, tdmSource: 'meta', rslLicense: null, tdmPolicyReachable: null, rsl: null });
   });
 });
 

@@ -190,8 +190,8 @@ describe('Content-Signal on a hostile robots.txt', () => {
     const text = Array.from({ length: 15_000 }, (_, i) => `User-agent: ${name(i)}\n`).join('') + 'Content-Signal: search=no\n'.repeat(15_000) + 'Allow: /\n';
     const access = robotsFromResponse(200, text);
     const usage = contentUsage(access.state === 'found' ? access.robots : null);
-    expect(usage).toHaveLength(50);
-    expect(usage[0].lines).toHaveLength(20);
+    expect(usage).toHaveLength(30);
+    expect(usage[0].lines).toHaveLength(10);
     expect(usage[0].signals.search).toBe('no');
     // The crawlers in the table are not named by this group: they follow no group, so nothing applies to them.
     expect(contentSignalConflicts(access, crawlerVerdicts(access, '/'))).toEqual([]);

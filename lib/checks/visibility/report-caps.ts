@@ -14,6 +14,10 @@ import { ROBOTS_MAX_BYTES } from './robots';
 import { RUBRIC } from './rubric';
 import { MAX_REDIRECTS } from './safe-fetch';
 import { CONTENT_USAGE_MAX_AGENTS, CONTENT_USAGE_MAX_LINES, LLMS_LINKS_MAX } from './site-signals';
+import { LINK_RELATIONS_MAX, SURFACE_PROBLEMS_MAX } from './agent-surfaces';
+import { AI_USE_SOURCES_MAX } from './ai-use';
+import { COMMERCE_CHALLENGES_MAX } from './commerce';
+import { RSL_USAGES_MAX } from './rsl';
 
 /**
  * The longest string and the longest list of each kind a report carries. A string's cap counts the bytes
@@ -67,6 +71,20 @@ export const REPORT_CAPS = {
   contentUsageLines: CONTENT_USAGE_MAX_LINES,
   /** Crawlers reported: the published crawler table. */
   crawlers: CRAWLERS.length,
+  /** The address of an agent surface or a Link header target: the origin and a short path. */
+  surfaceUrl: 256,
+  /** A problem of an agent surface, a source's words on AI use: the check's words with a short quote. */
+  note: 160,
+  /** Link header relations of the page listed. */
+  linkRelations: LINK_RELATIONS_MAX,
+  /** Problems listed per agent surface. */
+  surfaceProblems: SURFACE_PROBLEMS_MAX,
+  /** Sources listed per AI use. */
+  aiUseSources: AI_USE_SOURCES_MAX,
+  /** Payment challenges listed (the page and one per probe). */
+  challenges: COMMERCE_CHALLENGES_MAX,
+  /** Usage tokens of an RSL licence's permits and prohibits, each. */
+  rslUsages: RSL_USAGES_MAX,
   /** Key JSON-LD types: the ones the check looks for. */
   keyTypes: KEY_JSON_LD_TYPES.length,
 } as const;
@@ -95,6 +113,20 @@ const Signal = z.enum(['yes', 'no']).nullable();
 const RefusedCounts = z.looseObject({ budget: int().min(0), thirdPartyCap: int().min(0) });
 /** A robots.txt line number: the file is read up to ROBOTS_MAX_BYTES, so no line number is larger. */
 const lineNumber = () => int().min(1).max(ROBOTS_MAX_BYTES);
+const Surface = z.looseObject({
+  url: str(C.surfaceUrl),
+  status: z.enum(['found', 'missing', 'invalid', 'unreachable']),
+  valid: z.boolean(),
+  httpStatus: int().min(100).max(999).nullable(),
+  name: id().nullable(),
+  entries: int().min(0).max(99_999).nullable(),
+  problems: list(str(C.note), C.surfaceProblems),
+});
+const AiUseAnswer = z.looseObject({
+  decision: z.enum(['allowed', 'refused', 'unstated']),
+  sources: list(z.looseObject({ source: id(), says: z.enum(['allowed', 'refused']), detail: token() }), C.aiUseSources),
+  conflicts: list(id(), C.aiUseSources),
+});
 
 /**
  * A visibility report with its bounds: every member, so the bounds add up to a bound on the whole. Objects
@@ -185,7 +217,53 @@ export const VisibilityReportSchema = z.looseObject({
       z.looseObject({ userAgent: token(), signals: z.looseObject({ search: Signal, 'ai-input': Signal, 'ai-train': Signal }), lines: list(lineNumber(), C.contentUsageLines) }),
       C.contentUsage,
     ),
-    licensing: z.looseObject({ tdmReservation: int().nullable(), tdmPolicy: url().nullable(), tdmSource: id().nullable(), rslLicense: url().nullable() }),
+    licensing: z.looseObject({
+      tdmReservation: int().nullable(),
+      tdmPolicy: url().nullable(),
+      tdmSource: id().nullable(),
+      rslLicense: url().nullable(),
+      tdmPolicyReachable: z.boolean().nullable(),
+      rsl: z
+        .looseObject({
+          url: str(C.surfaceUrl),
+          status: z.enum(['found', 'missing', 'invalid', 'unreachable']),
+          valid: z.boolean(),
+          httpStatus: int().nullable(),
+          permits: list(id(), C.rslUsages),
+          prohibits: list(id(), C.rslUsages),
+          payment: z.looseObject({ type: id(), amount: id().nullable(), currency: id().nullable() }).nullable(),
+          problem: str(C.note).nullable(),
+        })
+        .nullable(),
+    }),
+    agentSurfaces: z.looseObject({
+      linkHeaders: list(z.looseObject({ rel: id(), href: str(C.surfaceUrl), type: id().nullable() }), C.linkRelations),
+      apiCatalog: Surface,
+      mcpServerCard: Surface,
+      a2aAgentCard: Surface,
+      oauthAuthorizationServer: Surface,
+      oauthProtectedResource: Surface,
+      webBotAuthDirectory: Surface,
+      webMcp: z.null(),
+    }),
+    aiUse: z.looseObject({ train: AiUseAnswer, search: AiUseAnswer, aiInput: AiUseAnswer }),
+    commerce: z.looseObject({
+      challenges: list(
+        z.looseObject({
+          source: id(),
+          protocol: z.enum(['pay-per-crawl', 'x402', 'mpp']),
+          httpStatus: int().nullable(),
+          amount: id().nullable(),
+          currency: id().nullable(),
+          network: id().nullable(),
+          error: id().nullable(),
+        }),
+        C.challenges,
+      ),
+      payPerCrawl: int().min(0),
+      x402: z.boolean(),
+      mpp: z.boolean(),
+    }),
     access: z.looseObject({ browserStatus: int().nullable(), browserUserAgent: str(C.short), probes: int() }),
     outbound: z.looseObject({
       requests: int().min(0),

@@ -12,6 +12,7 @@ import { ACCESS_ITEMS } from './rubric-items/access';
 import { AGENT_ITEMS } from './rubric-items/agents';
 import { CONTENT_ITEMS } from './rubric-items/content';
 import { INDEXABILITY_ITEMS } from './rubric-items/indexability';
+import { agentSignalFindings } from './rubric-items/agent-signals';
 import { serverAccessFindings } from './rubric-items/server-access';
 import { crawler, isAllowed, quoteVerdict, uniqueRaw } from './rubric-items/shared';
 import { SITE_ITEMS } from './rubric-items/site';
@@ -21,7 +22,7 @@ import type { Finding, PublishedRubricItem, RubricItem, ScoredCrawler, ScoredSig
 export { assessLlmsTxt } from './llms-txt';
 export type { Finding, PublishedRubricItem, ScoredCrawler, ScoredSignals, ScoreInput, ScoreResult, ScoringLine };
 
-export const RUBRIC_VERSION = '2.0.0';
+export const RUBRIC_VERSION = '3.0.0';
 export const SCORE_MAX = 100;
 
 /**
@@ -66,7 +67,8 @@ export const VISIBILITY_LIMITS: readonly string[] = [
   'Nothing is known about outcomes: whether the page is indexed, ranked, cited in AI answers or used for training. The score implies no ranking, traffic or citation result.',
   'Only this page is examined. Other pages are not crawled: the sitemap is read only to see whether it lists this page (its first 64 KB; of a sitemap index, only the first child), and only the first 5 links of llms.txt are requested, to see that they answer, not what they say.',
   'Robots rules and headers on other hosts (CDN, image or script hosts) and blocked CSS or JavaScript resources are not checked.',
-  'Licensing or legal signals other than robots.txt, Content-Signal, TDMRep (tdmrep.json, header, meta tag), the RSL License: line of robots.txt, robots meta tags and X-Robots-Tag are not read: not the terms inside an RSL or TDM policy document, ai.txt, or contracts. Content-Signal is read per robots.txt group; the newer Content-Signal response header is not.',
+  'Licensing or legal signals other than robots.txt, Content-Signal (robots.txt lines and the response header), IETF aipref Content-Usage (a draft: header and robots.txt rule), TDMRep (tdmrep.json, header, meta tag), the RSL licence named by robots.txt or a Link header (its usage permits, prohibits and payment; not user or geography limits, license servers or RSS and HTML-embedded licences), robots meta tags and X-Robots-Tag are not read: not the TDM policy document, ai.txt, or contracts.',
+  'Agent surfaces are the well-known documents of the page\'s own origin and the page\'s Link header; documents elsewhere (an API catalog on another host, a card a Link points to) are not fetched, and WebMCP tools the page registers in the browser are not observed (site.agentSurfaces.webMcp is null). Payment challenges are read from the answers the check already got, not by paying.',
   'Response time is one sample from our location and varies; it is reported but not scored.',
   'Pages larger than 512 KB are read only up to 512 KB; content after that point is not seen.',
   `Markup is read only until it builds ${PARSE_MAX_NODES.toLocaleString('en-US')} nodes, nests elements ${PARSE_MAX_DEPTH} deep, or makes the parser reopen unclosed formatting elements (<b>, <i>, <a>, <font>…) ${PARSE_MAX_REOPENED_FORMATTING.toLocaleString('en-US')} times; content after that point is not seen and the page is reported as truncated.`,
@@ -258,7 +260,7 @@ export function scoreReport(input: ScoreInput): ScoreResult {
       fix: 'Fix the critical findings above; the cap lifts as soon as none of them remains.',
     });
   }
-  findings.push(...informationalFindings(input), ...serverAccessFindings(input));
+  findings.push(...informationalFindings(input), ...serverAccessFindings(input), ...agentSignalFindings(input));
   findings.sort(compareFindings);
   // One member order for every finding, so serialised reports compare byte for byte.
   const ordered = findings.map(({ id, severity, rubric, pointsLost, observed, why, fix }) => ({ id, severity, rubric, pointsLost, observed, why, fix }));

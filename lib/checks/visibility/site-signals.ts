@@ -353,8 +353,8 @@ function merge(into: ContentSignals, add: Partial<ContentSignals>): void {
 const emptySignals = (): ContentSignals => ({ search: null, 'ai-input': null, 'ai-train': null });
 
 /** `site.contentUsage` lists at most this many user-agents, each with at most CONTENT_USAGE_MAX_LINES line numbers. */
-export const CONTENT_USAGE_MAX_AGENTS = 50;
-export const CONTENT_USAGE_MAX_LINES = 20;
+export const CONTENT_USAGE_MAX_AGENTS = 30;
+export const CONTENT_USAGE_MAX_LINES = 10;
 
 /**
  * Content-Signal lines per user-agent, in the order their groups' signals first appear. A line belongs to

@@ -7,6 +7,10 @@ import type { ParseLimitHit } from '../bounded-parse';
 import type { PageFacts } from '../extract';
 import type { LlmsTxtAssessment } from '../llms-txt';
 import type { ContentSignalConflict, Licensing, LlmsTxtLinks, MarkdownOffer } from '../site-signals';
+import type { AgentSurfaces } from '../agent-surfaces';
+import type { AiUse } from '../ai-use';
+import type { Commerce } from '../commerce';
+import type { RslReport } from '../rsl';
 
 export interface ScoredCrawler {
   token: string;
@@ -30,7 +34,11 @@ export interface ScoredSignals {
   llmsTxtLinks: LlmsTxtLinks;
   sitemapListsPage: boolean | null;
   contentSignalConflicts: readonly ContentSignalConflict[];
-  licensing: Licensing;
+  licensing: Licensing & { rsl?: RslReport | null; tdmPolicyReachable?: boolean | null };
+  /** Visibility check v3 (absent in inputs built before it: nothing to report). */
+  agentSurfaces?: AgentSurfaces;
+  aiUse?: AiUse;
+  commerce?: Commerce;
 }
 
 export interface ScoreInput {
