@@ -16,6 +16,7 @@ import { benchPaidOverhead, benchUnpaidChallenge } from './payments';
 import { benchLockedStoreWait } from './store';
 import { benchRobotsAdversarial } from './timing';
 import { benchRender } from './render';
+import { benchX402Reference } from './x402-reference';
 import { alternating, load, type Load } from './load';
 
 const run = promisify(execFile);
@@ -112,6 +113,7 @@ const SECTIONS: Record<string, () => Promise<unknown>> = {
   'visibility-render': benchRender,
   'payments-challenge': benchUnpaidChallenge,
   'payments-paid-overhead': benchPaidOverhead,
+  'x402-reference': benchX402Reference,
   'robots-adversarial': benchRobotsAdversarial,
 };
 
