@@ -4,6 +4,7 @@
 import type { DefaultTreeAdapterTypes } from 'parse5';
 import { parseBounded, type ParseLimitHit } from './bounded-parse';
 import { jsonLdProblems, type JsonLdProblem } from './jsonld-requirements';
+import { isWhiteSpace, WordCounter } from './words';
 
 type Node = DefaultTreeAdapterTypes.Node;
 type Element = DefaultTreeAdapterTypes.Element;
@@ -218,53 +219,23 @@ function charLength(s: string): number {
   return s.length - surrogates;
 }
 
-/** The characters JavaScript's \s matches, so counting agrees with collapse(). */
-function isSpace(c: number): boolean {
-  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
-  if (c < 0xa0) return false;
-  return (
-    c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 ||
-    c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
-  );
-}
-
-// Per BMP code unit: 0 not yet known, 1 letter or digit, 2 neither. Filled lazily from the Unicode
-// property escape, so non-Latin text is judged correctly without a regex call per character.
-const WORD_CHAR = new Uint8Array(0x10000);
-const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
-
-function isWordChar(s: string, i: number, c: number): boolean {
-  if (c < 0x80) return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
-  if (c >= 0xd800 && c <= 0xdbff) return LETTER_OR_DIGIT.test(String.fromCodePoint(s.codePointAt(i) ?? c));
-  let known = WORD_CHAR[c];
-  if (known === 0) {
-    known = LETTER_OR_DIGIT.test(String.fromCharCode(c)) ? 1 : 2;
-    WORD_CHAR[c] = known;
-  }
-  return known === 1;
-}
-
 /**
  * textLength and wordCount of text chunks as if joined, whitespace-collapsed and trimmed, in one pass
- * without building that string (it can be most of a 512 KB page). A word is a whitespace-separated
- * run containing at least one letter or digit, so a lone dash is not a word.
+ * without building that string (it can be most of a 2 MiB page). Words are counted by words.ts, the one
+ * definition every word count of the check uses.
  */
 function measureText(chunks: readonly string[]): { length: number; words: number; bytes: number } {
   let length = 0;
   let bytes = 0;
-  let words = 0;
   let started = false;
   let pendingSpace = false;
-  let inWord = false;
-  let wordHasLetter = false;
+  const counter = new WordCounter();
   for (const chunk of chunks) {
+    counter.add(chunk);
     for (let i = 0; i < chunk.length; i++) {
       const c = chunk.charCodeAt(i);
-      if (isSpace(c)) {
+      if (isWhiteSpace(c)) {
         if (started) pendingSpace = true;
-        if (inWord && wordHasLetter) words++;
-        inWord = false;
-        wordHasLetter = false;
         continue;
       }
       if (pendingSpace) {
@@ -277,41 +248,9 @@ function measureText(chunks: readonly string[]): { length: number; words: number
       if (c < 0xdc00 || c > 0xdfff) length++;
       // UTF-8 size: a surrogate pair is 4 bytes, counted on its high half.
       bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c <= 0xdbff ? 4 : c >= 0xdc00 && c <= 0xdfff ? 0 : 3;
-      inWord = true;
-      if (!wordHasLetter && isWordChar(chunk, i, c)) wordHasLetter = true;
     }
   }
-  if (inWord && wordHasLetter) words++;
-  return { length, words, bytes };
-}
-
-/**
- * The words of text chunks as measureText counts them (so `wordsOf(chunks).length` is the wordCount), lowercased:
- * whitespace-separated runs holding at least one letter or digit, joined across chunks the way measureText joins them.
- * @example wordsOf(['Hello, ', 'wor', 'ld', ' - 42']) // ['hello,', 'world', '42']
- */
-export function wordsOf(chunks: readonly string[]): string[] {
-  const words: string[] = [];
-  let word = '';
-  let wordHasLetter = false;
-  for (const chunk of chunks) {
-    let start = 0;
-    for (let i = 0; i < chunk.length; i++) {
-      const c = chunk.charCodeAt(i);
-      if (isSpace(c)) {
-        word += chunk.slice(start, i);
-        if (word !== '' && wordHasLetter) words.push(word.toLowerCase());
-        word = '';
-        wordHasLetter = false;
-        start = i + 1;
-        continue;
-      }
-      if (!wordHasLetter && isWordChar(chunk, i, c)) wordHasLetter = true;
-    }
-    word += chunk.slice(start);
-  }
-  if (word !== '' && wordHasLetter) words.push(word.toLowerCase());
-  return words;
+  return { length, words: counter.finish(), bytes };
 }
 
 function textOf(el: Element): string {
