@@ -50,10 +50,11 @@ function page(overrides: Partial<PageFacts> = {}): PageFacts {
     metaDescriptionLength: 80,
     canonical: URL_,
     canonicalCount: 1,
+    canonicalDistinct: 1,
     canonicalIsSelf: true,
     noindexMeta: false,
     noindexHeader: false,
-    robots: { meta: [], header: [], nosnippet: false, maxSnippet: -1, noarchive: false, nocache: false, noai: false, noimageai: false },
+    robots: { meta: [], header: [], nosnippet: false, maxSnippet: -1, noarchive: false, nocache: false, noai: false, noimageai: false, unavailableAfter: null, unavailableAfterPassed: false },
     jsonLd: { blocks: 1, invalid: 0, types: ['Article', 'Organization'], keyTypes: ['Organization', 'Article'], problems: [] },
     openGraph: { title: true, description: true, image: true, url: true, type: true },
     lang: 'en',
@@ -62,6 +63,8 @@ function page(overrides: Partial<PageFacts> = {}): PageFacts {
     wordCount: 500,
     textToHtmlRatio: 0.25,
     truncated: false,
+    headBrokenAt: null,
+    incomplete: [],
     ...overrides,
   };
 }
@@ -116,7 +119,7 @@ describe('the published rubric', () => {
 
   it('lists what a fetch-only check cannot see', () => {
     const text = VISIBILITY_LIMITS.join(' ');
-    for (const topic of ['JavaScript', 'CDN', 'user agent', 'indexed', 'robots.txt', '512 KB']) expect(text).toContain(topic);
+    for (const topic of ['JavaScript', 'CDN', 'user agent', 'indexed', 'robots.txt', '2 MiB']) expect(text).toContain(topic);
   });
 
   it('gives a perfect site 100 with no findings that cost points', () => {
@@ -172,7 +175,7 @@ const CASES: Case[] = [
     earned: 2, finding: 'snippet-restricted', severity: 'medium', observed: 'X-Robots-Tag: max-snippet: 20',
   },
   { name: 'canonical missing', item: 'canonical.valid', input: input({ page: page({ canonical: null, canonicalCount: 0, canonicalIsSelf: false }) }), earned: 0, finding: 'canonical-missing', severity: 'low' },
-  { name: 'canonical multiple', item: 'canonical.valid', input: input({ page: page({ canonicalCount: 2 }) }), earned: 0, finding: 'canonical-multiple', severity: 'medium' },
+  { name: 'canonical multiple', item: 'canonical.valid', input: input({ page: page({ canonicalCount: 2, canonicalDistinct: 2 }) }), earned: 0, finding: 'canonical-multiple', severity: 'medium' },
   { name: 'canonical invalid', item: 'canonical.valid', input: input({ page: page({ canonical: null, canonicalCount: 1, canonicalIsSelf: false }) }), earned: 0, finding: 'canonical-invalid', severity: 'medium' },
   { name: 'canonical elsewhere', item: 'canonical.valid', input: input({ page: page({ canonical: 'https://www.example.com/other', canonicalIsSelf: false }) }), earned: 2, finding: 'canonical-elsewhere', severity: 'medium', observed: 'href="https://www.example.com/other"' },
   { name: 'title missing', item: 'meta.title', input: input({ page: page({ title: null, titleLength: 0 }) }), earned: 0, finding: 'title-missing', severity: 'medium' },

@@ -3,6 +3,7 @@
 
 import type { DefaultTreeAdapterTypes } from 'parse5';
 import { parseBounded, type ParseLimitHit } from './bounded-parse';
+import { headBreak, type HeadBreak } from './head-break';
 import { jsonLdProblems, type JsonLdProblem } from './jsonld-requirements';
 import { isWhiteSpace, WordCounter } from './words';
 
@@ -31,6 +32,14 @@ interface PageRobots {
   nocache: boolean;
   noai: boolean;
   noimageai: boolean;
+  /**
+   * The earliest `unavailable_after:` date addressed to Google (all robots, googlebot, googlebot-news), as written;
+   * null when none. Google documents it as dropping the page from its results after that date, so a date in the
+   * past counts as noindex (noindexMeta / noindexHeader).
+   */
+  unavailableAfter: string | null;
+  /** Whether unavailableAfter is in the past when the page was read. */
+  unavailableAfterPassed: boolean;
 }
 
 export const KEY_JSON_LD_TYPES = ['Organization', 'WebSite', 'FAQPage', 'Article', 'Product', 'Service'] as const;
@@ -61,7 +70,10 @@ export interface PageFacts {
   metaDescription: string | null;
   metaDescriptionLength: number;
   canonical: string | null;
+  /** `<link rel="canonical">` elements in the head (crawlers read a canonical only there). */
   canonicalCount: number;
+  /** Different addresses among them, resolved: the same address written twice is one. */
+  canonicalDistinct: number;
   canonicalIsSelf: boolean;
   noindexMeta: boolean;
   noindexHeader: boolean;
@@ -76,7 +88,22 @@ export interface PageFacts {
   textToHtmlRatio: number;
   /** Not read to its end: cut at the byte limit, or its markup reached a parse limit (bounded-parse.ts). */
   truncated: boolean;
+  /**
+   * The element (or `#text`) that ended the <head> before the page's own `</head>` or `<body>`, and its line;
+   * what followed it is read as the body reads it (no canonical or description). Null when the head is whole.
+   */
+  headBrokenAt: HeadBreak | null;
+  /**
+   * When the page was not read to its end (`truncated`), the members that may be missing what came after the
+   * cut, in this order: title, metaDescription, canonical, robots, openGraph (only when the cut came before the
+   * body and they were not found), jsonLd, h1Count, wordCount, textLength, textToHtmlRatio. Empty otherwise.
+   */
+  incomplete: IncompleteFact[];
 }
+
+/** The page members a cut can leave incomplete. */
+export const INCOMPLETE_FACTS = ['title', 'metaDescription', 'canonical', 'robots', 'openGraph', 'jsonLd', 'h1Count', 'wordCount', 'textLength', 'textToHtmlRatio'] as const;
+export type IncompleteFact = (typeof INCOMPLETE_FACTS)[number];
 
 /** What the page says that belongs in the report's `site` signals rather than in `page`. */
 export interface PageExtras {
@@ -209,6 +236,38 @@ function collapse(s: string): string {
   return s.replace(/\s+/g, ' ').trim();
 }
 
+/**
+ * The HTML standard's "strip and collapse ASCII whitespace" (infra.spec.whatwg.org), which document.title applies:
+ * only tab, line feed, form feed, carriage return and space; an ideographic space or a no-break space is kept.
+ */
+function collapseAsciiWhitespace(s: string): string {
+  return s.replace(/[\t\n\f\r ]+/g, ' ').replace(/^ /, '').replace(/ $/, '');
+}
+
+/** A robots date (RFC 822, RFC 850 or ISO 8601, as Google accepts) in epoch milliseconds, or null. */
+function robotsDate(value: string): number | null {
+  const ms = Date.parse(value.replace(/^[a-z]+,\s*/, ''));
+  return Number.isFinite(ms) ? ms : null;
+}
+
+const WEEKDAY = /^(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*$/;
+
+/**
+ * The unavailable_after dates of one rule list, as written and parsed. A date with a weekday ("Wednesday,
+ * 25-Jun-25 15:00:00 GMT") was split at its comma with the rules, so a weekday alone is joined with the next part.
+ */
+function unavailableDates(directives: readonly string[]): Array<{ written: string; ms: number }> {
+  const out: Array<{ written: string; ms: number }> = [];
+  for (let i = 0; i < directives.length; i++) {
+    if (!directives[i].startsWith('unavailable_after:')) continue;
+    let written = directives[i].slice('unavailable_after:'.length);
+    if (WEEKDAY.test(written) && i + 1 < directives.length) written = `${written}, ${directives[i + 1]}`;
+    const ms = robotsDate(written);
+    if (ms !== null) out.push({ written, ms });
+  }
+  return out;
+}
+
 /** Length in Unicode code points, so an emoji counts once. */
 function charLength(s: string): number {
   let surrogates = 0;
@@ -311,6 +370,12 @@ export function sameUrl(a: string, b: string): boolean {
   }
 }
 
+function withoutFragment(href: string | null): string | null {
+  if (href === null) return null;
+  const hash = href.indexOf('#');
+  return hash < 0 ? href : href.slice(0, hash);
+}
+
 function resolveHttpUrl(href: string, base: string): string | null {
   try {
     const u = new URL(href.trim(), base);
@@ -325,6 +390,8 @@ const BLOCK_END = { nodeName: '#block-end' } as unknown as Node;
 // Restore the "text counts" flag to on / off once an element's children have been walked.
 const TEXT_ON = { nodeName: '#text-on' } as unknown as Node;
 const TEXT_OFF = { nodeName: '#text-off' } as unknown as Node;
+// Marks the end of the head's children.
+const HEAD_END = { nodeName: '#head-end' } as unknown as Node;
 
 /**
  * Extracts the report's `page` object from served HTML.
@@ -334,9 +401,10 @@ const TEXT_OFF = { nodeName: '#text-off' } as unknown as Node;
  * @param truncated whether the body was cut at the byte limit (the facts are also truncated when the markup
  *   reaches a parse limit, bounded-parse.ts)
  * @param textOut when given, receives the page's text chunks, the ones textLength and wordCount measure (for wordsOf)
+ * @param now the time a past unavailable_after is judged against (epoch ms; the clock when absent)
  */
-export function extractPage(html: string, pageUrl: string, headers: HeaderSource, truncated: boolean, textOut?: string[]): PageFacts {
-  return extractPageWithExtras(html, pageUrl, headers, truncated, textOut).facts;
+export function extractPage(html: string, pageUrl: string, headers: HeaderSource, truncated: boolean, textOut?: string[], now?: number): PageFacts {
+  return extractPageWithExtras(html, pageUrl, headers, truncated, textOut, now).facts;
 }
 
 /**
@@ -349,6 +417,7 @@ export function extractPageWithExtras(
   headers: HeaderSource,
   truncated: boolean,
   textOut?: string[],
+  now: number = Date.now(),
 ): { facts: PageFacts; extras: PageExtras } {
   const { document: doc, limitHit } = parseBounded(html);
 
@@ -372,6 +441,8 @@ export function extractPageWithExtras(
   // the few elements that change it push a marker that restores it once their children are done.
   const nodes: Node[] = [doc];
   let countText = false;
+  let inHead = false;
+  let bodyReached = false;
   while (nodes.length > 0) {
     const node = nodes.pop()!;
     const name = node.nodeName;
@@ -381,6 +452,10 @@ export function extractPageWithExtras(
     }
     if (node === BLOCK_END) {
       text.push(' ');
+      continue;
+    }
+    if (node === HEAD_END) {
+      inHead = false;
       continue;
     }
     if (node === TEXT_ON || node === TEXT_OFF) {
@@ -401,9 +476,15 @@ export function extractPageWithExtras(
         }
         case 'body':
           childCount = true;
+          if (el.childNodes.length > 0) bodyReached = true;
+          break;
+        case 'head':
+          // Popped after the head's children: what the parser put in the body is read as body.
+          inHead = true;
+          nodes.push(HEAD_END);
           break;
         case 'title':
-          if (title === null) title = collapse(textOf(el));
+          if (title === null) title = collapseAsciiWhitespace(textOf(el));
           break;
         case 'base':
           if (baseHref === null) baseHref = attr(el, 'href');
@@ -414,7 +495,7 @@ export function extractPageWithExtras(
         case 'link': {
           const rel = attr(el, 'rel');
           const rels = rel ? rel.toLowerCase().split(/\s+/) : [];
-          if (rels.includes('canonical')) canonicalHrefs.push(attr(el, 'href') ?? '');
+          if (rels.includes('canonical') && inHead) canonicalHrefs.push(attr(el, 'href') ?? '');
           if (markdownHref === null && rels.includes('alternate') && (attr(el, 'type') ?? '').split(';')[0].trim().toLowerCase() === 'text/markdown') {
             markdownHref = attr(el, 'href');
           }
@@ -426,7 +507,7 @@ export function extractPageWithExtras(
           if (metaName !== null) {
             const n = metaName.trim().toLowerCase();
             if (n === 'description') {
-              if (metaDescription === null) metaDescription = collapse(content ?? '');
+              if (metaDescription === null && inHead) metaDescription = collapse(content ?? '');
             } else if (n === 'tdm-reservation' || n === 'tdm-policy') {
               const key = n === 'tdm-reservation' ? 'reservation' : 'policy';
               if (tdmMeta[key] === null && content !== null) tdmMeta[key] = content;
@@ -480,9 +561,28 @@ export function extractPageWithExtras(
 
   const base = (baseHref !== null && resolveHttpUrl(baseHref, pageUrl)) || pageUrl;
   const canonical = canonicalHrefs.length > 0 && canonicalHrefs[0].trim() ? resolveHttpUrl(canonicalHrefs[0], base) : null;
+  // Compared as sameUrl compares: a fragment does not make another address.
+  const canonicalDistinct = new Set(canonicalHrefs.map((href) => (href.trim() ? withoutFragment(resolveHttpUrl(href, base)) : null) ?? `invalid:${href}`)).size;
 
   const appliesToSearch = (r: RobotsDirectives) => r.bot === null || SEARCH_ROBOT_SCOPES.has(r.bot);
-  const noindex = (r: RobotsDirectives) => appliesToSearch(r) && r.directives.some((d) => d === 'noindex' || d === 'none');
+  // Google documents unavailable_after; other search engines do not, so it is read only where it addresses Google.
+  const toGoogle = (r: RobotsDirectives) => r.bot === null || r.bot === 'googlebot' || r.bot === 'googlebot-news';
+  let unavailableAfter: string | null = null;
+  let unavailableAfterMs = Infinity;
+  const expiredSets = new Set<RobotsDirectives>();
+  for (const r of [...meta, ...header]) {
+    if (!toGoogle(r)) continue;
+    for (const { written, ms } of unavailableDates(r.directives)) {
+      if (ms < unavailableAfterMs) {
+        unavailableAfterMs = ms;
+        unavailableAfter = written;
+      }
+      if (ms <= now) expiredSets.add(r);
+    }
+  }
+  const unavailableAfterPassed = unavailableAfterMs <= now;
+  const expired = (r: RobotsDirectives) => expiredSets.has(r);
+  const noindex = (r: RobotsDirectives) => (appliesToSearch(r) && r.directives.some((d) => d === 'noindex' || d === 'none')) || expired(r);
   const all = [...meta, ...header];
   const searchDirectives = all.filter(appliesToSearch).flatMap((r) => r.directives);
   const anyDirectives = all.flatMap((r) => r.directives);
@@ -506,6 +606,7 @@ export function extractPageWithExtras(
     metaDescriptionLength: metaDescription === null ? 0 : charLength(metaDescription),
     canonical,
     canonicalCount: canonicalHrefs.length,
+    canonicalDistinct,
     canonicalIsSelf: canonical !== null && sameUrl(canonical, pageUrl),
     noindexMeta: meta.some(noindex),
     noindexHeader: header.some(noindex),
@@ -518,6 +619,8 @@ export function extractPageWithExtras(
       nocache: anyDirectives.includes('nocache'),
       noai: anyDirectives.includes('noai'),
       noimageai: anyDirectives.includes('noimageai'),
+      unavailableAfter,
+      unavailableAfterPassed,
     },
     jsonLd: {
       blocks: jsonLdBlocks,
@@ -533,7 +636,20 @@ export function extractPageWithExtras(
     wordCount: measured.words,
     textToHtmlRatio: textToHtmlRatio(measured.bytes, html),
     truncated: truncated || limitHit !== null,
+    headBrokenAt: headBreak(html),
+    incomplete: [],
   };
+  if (facts.truncated) {
+    const missing = new Set<IncompleteFact>(['jsonLd', 'h1Count', 'wordCount', 'textLength', 'textToHtmlRatio']);
+    if (!bodyReached) {
+      if (title === null) missing.add('title');
+      if (metaDescription === null) missing.add('metaDescription');
+      if (canonicalHrefs.length === 0) missing.add('canonical');
+      missing.add('robots');
+      missing.add('openGraph');
+    }
+    facts.incomplete = INCOMPLETE_FACTS.filter((f) => missing.has(f));
+  }
   const markdownAlternate = markdownHref === null || !markdownHref.trim() ? null : resolveHttpUrl(markdownHref, base);
   return { facts, extras: { markdownAlternate, tdmMeta, parseLimit: limitHit } };
 }

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { ACCESS_OUTCOMES } from './access-types';
 import { CRAWLERS } from './crawlers';
-import { KEY_JSON_LD_TYPES } from './extract';
+import { INCOMPLETE_FACTS, KEY_JSON_LD_TYPES } from './extract';
 import { OUTBOUND_REPORT_MAX_DOMAINS } from './outbound';
 import { JSONLD_PROBLEMS_MAX } from './jsonld-requirements';
 import { ROBOTS_MAX_BYTES } from './robots';
@@ -129,6 +129,7 @@ export const VisibilityReportSchema = z.looseObject({
     metaDescriptionLength: int(),
     canonical: url().nullable(),
     canonicalCount: int(),
+    canonicalDistinct: int(),
     canonicalIsSelf: z.boolean(),
     noindexMeta: z.boolean(),
     noindexHeader: z.boolean(),
@@ -141,6 +142,8 @@ export const VisibilityReportSchema = z.looseObject({
       nocache: z.boolean(),
       noai: z.boolean(),
       noimageai: z.boolean(),
+      unavailableAfter: token().nullable(),
+      unavailableAfterPassed: z.boolean(),
     }),
     jsonLd: z.looseObject({
       blocks: int(),
@@ -156,6 +159,8 @@ export const VisibilityReportSchema = z.looseObject({
     wordCount: int(),
     textToHtmlRatio: z.number(),
     truncated: z.boolean(),
+    headBrokenAt: z.looseObject({ element: token(), line: int().min(1) }).nullable(),
+    incomplete: list(z.enum(INCOMPLETE_FACTS), INCOMPLETE_FACTS.length),
     rendering: z.looseObject({
       state: id(),
       reason: str(C.prose).optional(),

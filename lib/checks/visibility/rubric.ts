@@ -7,7 +7,7 @@
 // order, and the source of truth for the published rubric (RUBRIC), the scoring and the docs.
 
 import { SEVERITY_ORDER, type Severity } from '@/lib/checks/severity';
-import { PARSE_MAX_DEPTH, PARSE_MAX_NODES, PARSE_MAX_REOPENED_FORMATTING } from './bounded-parse';
+import { PAGE_READ_MAX_BYTES, PARSE_MAX_DEPTH, PARSE_MAX_NODES, PARSE_MAX_REOPENED_FORMATTING } from './bounded-parse';
 import { ACCESS_ITEMS } from './rubric-items/access';
 import { AGENT_ITEMS } from './rubric-items/agents';
 import { CONTENT_ITEMS } from './rubric-items/content';
@@ -68,9 +68,11 @@ export const VISIBILITY_LIMITS: readonly string[] = [
   'Robots rules and headers on other hosts (CDN, image or script hosts) and blocked CSS or JavaScript resources are not checked.',
   'Licensing or legal signals other than robots.txt, Content-Signal, TDMRep (tdmrep.json, header, meta tag), the RSL License: line of robots.txt, robots meta tags and X-Robots-Tag are not read: not the terms inside an RSL or TDM policy document, ai.txt, or contracts. Content-Signal is read per robots.txt group; the newer Content-Signal response header is not.',
   'Response time is one sample from our location and varies; it is reported but not scored.',
-  'Pages larger than 512 KB are read only up to 512 KB; content after that point is not seen.',
+  `Pages larger than ${PAGE_READ_MAX_BYTES / 1024 / 1024} MiB are read only up to ${PAGE_READ_MAX_BYTES / 1024 / 1024} MiB; content after that point is not seen, and page.incomplete names the facts that may be missing it.`,
   `Markup is read only until it builds ${PARSE_MAX_NODES.toLocaleString('en-US')} nodes, nests elements ${PARSE_MAX_DEPTH} deep, or makes the parser reopen unclosed formatting elements (<b>, <i>, <a>, <font>…) ${PARSE_MAX_REOPENED_FORMATTING.toLocaleString('en-US')} times; content after that point is not seen and the page is reported as truncated.`,
 ];
+
+const PAGE_MB = PAGE_READ_MAX_BYTES / 1024 / 1024;
 
 const USER_TRIGGERED_TOKENS = ['ChatGPT-User', 'Claude-User', 'Perplexity-User'];
 
@@ -166,10 +168,10 @@ function informationalFindings(input: ScoreInput): Finding[] {
     info(
       {
         id: 'page-truncated',
-        observed: `the page is larger than 512 KB; only its first 512 KB were read${input.headTruncated ? ', and the cut falls inside the <head>' : ''}`,
+        observed: `the page is larger than ${PAGE_MB} MiB; only its first ${PAGE_MB} MiB were read${input.headTruncated ? ', and the cut falls inside the <head>' : ''}; these may be incomplete: ${input.page.incomplete.join(', ')}`,
         why: input.headTruncated
           ? 'Head metadata after the cut (title, robots, canonical, JSON-LD) was not seen, and crawlers with size limits may miss it too.'
-          : 'Content after the first 512 KB was not examined; some crawlers also stop reading large pages.',
+          : `Content after the first ${PAGE_MB} MiB was not examined, so the counts above cover only what came before; some crawlers also stop reading large pages.`,
         fix: 'Move metadata to the top of the <head>, and reduce inline scripts, styles and data so the page is smaller.',
       },
       input.headTruncated ? 'medium' : 'info',
@@ -195,6 +197,19 @@ function informationalFindings(input: ScoreInput): Finding[] {
           limit === 'depth'
             ? 'Close elements where they end and flatten deeply nested layout (tables inside tables, wrappers inside wrappers).'
             : 'Close formatting elements (</b>, </i>, </a>, </font>) where they end, and remove repeated or generated markup so the page builds fewer elements.',
+      },
+      'medium',
+    );
+  }
+  const broken = input.page.headBrokenAt;
+  if (broken) {
+    const what = broken.element === '#text' ? 'text' : `an <${broken.element}>`;
+    info(
+      {
+        id: 'head-broken',
+        observed: `${what} on line ${broken.line} ends the <head> before the page's own </head>; the page's metadata after it is read as part of the body`,
+        why: 'An element that cannot be in the <head> (an <iframe>, an <img>, a <div>, or stray text) closes it for browsers, HTML parsers and Google, which reads page metadata only in the head: a canonical, a description or other tags after that point are ignored.',
+        fix: `Move the ${broken.element === '#text' ? 'text' : `<${broken.element}>`} into the <body> (a tag manager's <noscript><iframe> belongs right after <body>), or move the metadata above it.`,
       },
       'medium',
     );

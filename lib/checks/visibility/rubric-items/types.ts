@@ -40,9 +40,9 @@ export interface ScoreInput {
   contentType: string | null;
   redirects: number;
   page: PageFacts;
-  /** True when the 512 KB cut fell before </head> closed, so head metadata may be missing. */
+  /** True when the byte cut (bounded-parse.ts PAGE_READ_MAX_BYTES) fell before </head> closed, so head metadata may be missing. */
   headTruncated: boolean;
-  /** Whether the body was cut at 512 KB; `page.truncated` when absent. */
+  /** Whether the body was cut at PAGE_READ_MAX_BYTES; `page.truncated` when absent. */
   bytesTruncated?: boolean;
   /** The parse limit the page's markup reached (bounded-parse.ts), when it reached one. */
   parseLimit?: ParseLimitHit | null;
