@@ -234,8 +234,11 @@ function failureEvidence(failure: ProbeFailure): string {
  * @example classifyProbe({ userAgent: 'GPTBot', status: 403, headers: [], body: '', failure: null }, browser).access.outcome // 'blocked'
  */
 export function classifyProbe(probe: ProbeResponse, browser: ProbeResponse, browserDigest: Digest = digestHtml(browser.body)): AccessReading {
+  // Every probe and the baseline leave from the same address, so a refusal the baseline did not get is the user
+  // agent's doing alone.
+  const byUserAgent = (outcome: AccessOutcome) => isSuccess(browser.status) && outcome !== 'ok' && outcome !== 'error' && outcome !== 'not-probed';
   const reading = (outcome: AccessOutcome, evidence: string): AccessReading => ({
-    access: { outcome, status: probe.status, userAgent: probe.userAgent },
+    access: { outcome, status: probe.status, userAgent: probe.userAgent, ...(byUserAgent(outcome) ? { verification: 'unverified-user-agent' as const } : {}) },
     evidence,
   });
   if (probe.status === null) {

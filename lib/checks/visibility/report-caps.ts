@@ -5,7 +5,7 @@
 // report to it, so what is promised and what is sent cannot drift apart.
 
 import { z } from 'zod';
-import { ACCESS_OUTCOMES } from './access-types';
+import { ACCESS_OUTCOMES, ACCESS_VERIFICATIONS } from './access-types';
 import { CRAWLERS } from './crawlers';
 import { INCOMPLETE_FACTS, KEY_JSON_LD_TYPES } from './extract';
 import { OUTBOUND_REPORT_MAX_DOMAINS } from './outbound';
@@ -90,7 +90,7 @@ const int = () => z.number().int();
 
 const Severity = z.enum(['critical', 'high', 'medium', 'low', 'info']);
 const RobotsDirectives = z.looseObject({ bot: token().nullable(), directives: list(str(C.path), C.directives), raw: str(C.quote) });
-const CrawlerAccess = z.looseObject({ outcome: z.enum(ACCESS_OUTCOMES), status: int().nullable(), userAgent: str(C.short).nullable() });
+const CrawlerAccess = z.looseObject({ outcome: z.enum(ACCESS_OUTCOMES), status: int().nullable(), userAgent: str(C.short).nullable(), verification: z.enum(ACCESS_VERIFICATIONS).optional() });
 const Signal = z.enum(['yes', 'no']).nullable();
 const RefusedCounts = z.looseObject({ budget: int().min(0), thirdPartyCap: int().min(0) });
 /** A robots.txt line number: the file is read up to ROBOTS_MAX_BYTES, so no line number is larger. */
