@@ -89,7 +89,7 @@ describe('checkVisibility: a well-configured site', () => {
     expect(s.sitemapXml).toEqual({ url: 'https://site.test/sitemap.xml', status: 200, isSitemap: true });
     expect(s.llmsTxt).toBe('found');
     expect(s.llmsFullTxt).toBe('found');
-    expect(s.markdown).toEqual({ offered: true, contentType: 'text/markdown; charset=utf-8', alternate: null });
+    expect(s.markdown).toEqual({ offered: true, contentType: 'text/markdown; charset=utf-8', alternate: null, matchesPage: true });
     expect(s.llmsTxtLinks).toEqual({ checked: 1, broken: 0, links: [{ url: 'https://site.test/guide', status: 200, outcome: 'ok' }] });
     expect(s.sitemapListsPage).toBe(true);
     expect(s.contentUsage).toEqual([{ userAgent: 'GPTBot', signals: { search: 'yes', 'ai-input': null, 'ai-train': 'no' }, lines: [6] }]);

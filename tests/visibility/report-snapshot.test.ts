@@ -135,7 +135,7 @@ const base: ScoreInput = {
   llmsTxt: { state: 'missing', level: 'error', status: null, problems: [] },
   llmsFullTxt: { state: 'found', status: 200, bytesRead: 8192, truncated: true },
   signals: {
-    markdown: { offered: false, contentType: 'text/html', alternate: null },
+    markdown: { offered: false, contentType: 'text/html', alternate: null, matchesPage: null },
     llmsTxtLinks: { checked: 0, broken: 0, links: [] },
     sitemapListsPage: null,
     contentSignalConflicts: [],

@@ -71,7 +71,7 @@ function page(overrides: Partial<PageFacts> = {}): PageFacts {
 
 function signals(overrides: Partial<ScoredSignals> = {}): ScoredSignals {
   return {
-    markdown: { offered: true, contentType: 'text/markdown; charset=utf-8', alternate: null },
+    markdown: { offered: true, contentType: 'text/markdown; charset=utf-8', alternate: null, matchesPage: true },
     llmsTxtLinks: { checked: 1, broken: 0, links: [{ url: 'https://www.example.com/guide.md', status: 200, outcome: 'ok' }] },
     sitemapListsPage: true,
     contentSignalConflicts: [],
@@ -206,7 +206,7 @@ const CASES: Case[] = [
   { name: 'Applebot challenged', item: 'crawl.search-allowed', input: input({ crawlers: probed({ Applebot: refusal('challenge', 403) }) }), earned: 10, finding: 'search-crawlers-refused', severity: 'medium', observed: 'Applebot: robots.txt allows it, but the request as Applebot got challenge (HTTP 403)' },
   { name: 'PerplexityBot asked to pay', item: 'crawl.ai-answers-allowed', input: input({ crawlers: probed({ PerplexityBot: refusal('payment-required', 402) }) }), earned: 8, finding: 'ai-answer-crawlers-refused', severity: 'high', observed: 'PerplexityBot: robots.txt allows it, but the request as PerplexityBot got payment-required (HTTP 402)' },
   { name: 'one AI answer bot disallowed, one rate-limited', item: 'crawl.ai-answers-allowed', input: input({ crawlers: probed({ 'Claude-SearchBot': refusal('rate-limited', 429) }, ['OAI-SearchBot']) }), earned: 4, finding: 'ai-answer-crawlers-blocked', severity: 'high', observed: 'OAI-SearchBot: "Disallow: /" (robots.txt line 3, group "User-agent: *"); Claude-SearchBot: robots.txt allows it, but the request as Claude-SearchBot got rate-limited (HTTP 429)' },
-  { name: 'no Markdown', item: 'agents.markdown', input: input({ signals: signals({ markdown: { offered: false, contentType: 'text/html; charset=utf-8', alternate: null } }) }), earned: 0, finding: 'markdown-not-offered', severity: 'low', observed: 'answered text/html; charset=utf-8' },
+  { name: 'no Markdown', item: 'agents.markdown', input: input({ signals: signals({ markdown: { offered: false, contentType: 'text/html; charset=utf-8', alternate: null, matchesPage: null } }) }), earned: 0, finding: 'markdown-not-offered', severity: 'low', observed: 'answered text/html; charset=utf-8' },
   {
     name: 'search=no while search crawlers are allowed', item: 'signals.consistent',
     input: input({ signals: signals({ contentSignalConflicts: [{ key: 'search', tokens: ['Googlebot', 'Bingbot'], lines: [2] }, { key: 'ai-train', tokens: ['CCBot'], lines: [2] }] }) }),

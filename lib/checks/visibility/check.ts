@@ -433,7 +433,7 @@ async function runCheck(
         fetchMarkdownAnswer(target, { ...siteFetches, timeoutMs: PROBE_TIMEOUT_MS }),
         runAccessProbes(finalUrl, siteFetches),
       ])
-    : [NOT_FETCHED_FILES, { status: null, contentType: null }, null];
+    : [NOT_FETCHED_FILES, { status: null, contentType: null, body: null }, null];
   // A report whose own site's files were refused by the budget would score requests that were never sent:
   // the check stops instead, uncharged, as when the page itself is refused.
   const ownSpent = siteRefusals.find((r) => r.reason === 'budget' && gate.isOwn(r.domain));

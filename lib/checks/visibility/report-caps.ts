@@ -183,7 +183,7 @@ export const VisibilityReportSchema = z.looseObject({
     sitemapXml: z.looseObject({ url: url().nullable(), status: int().nullable(), isSitemap: z.boolean() }),
     llmsTxt: id(),
     llmsFullTxt: id(),
-    markdown: z.looseObject({ offered: z.boolean(), contentType: token().nullable(), alternate: url().nullable() }),
+    markdown: z.looseObject({ offered: z.boolean(), contentType: token().nullable(), alternate: url().nullable(), matchesPage: z.boolean().nullable() }),
     llmsTxtLinks: z.looseObject({ checked: int(), broken: int(), links: list(z.looseObject({ url: url(), status: int().nullable(), outcome: id() }), C.llmsLinks) }),
     sitemapListsPage: z.boolean().nullable(),
     contentUsage: list(

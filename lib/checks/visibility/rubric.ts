@@ -201,6 +201,18 @@ function informationalFindings(input: ScoreInput): Finding[] {
       'medium',
     );
   }
+  const markdown = input.signals.markdown;
+  if (markdown.offered && markdown.matchesPage === false) {
+    info(
+      {
+        id: 'markdown-not-the-page',
+        observed: `"Accept: text/markdown" on the page's address answered ${markdown.contentType} without the page's title or most of its words; the page also links ${markdown.alternate}`,
+        why: 'Agents that negotiate Markdown get this answer, not the page; only those that follow the alternate link get the Markdown copy.',
+        fix: 'Answer "Accept: text/markdown" with the page\'s own Markdown (the alternate copy), or with the HTML page.',
+      },
+      'low',
+    );
+  }
   const broken = input.page.headBrokenAt;
   if (broken) {
     const what = broken.element === '#text' ? 'text' : `an <${broken.element}>`;
