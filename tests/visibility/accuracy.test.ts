@@ -134,3 +134,24 @@ describe('the score reads the accuracy fixes', () => {
     expect(result.findings.find((f) => f.id === 'page-truncated')?.observed).toBe('the page is larger than 2 MiB; only its first 2 MiB were read; these may be incomplete: jsonLd, h1Count, wordCount, textLength, textToHtmlRatio');
   });
 });
+
+describe('robots.txt lines that do nothing', () => {
+  it('robots-lines-ignored (info) lists them with their line numbers', () => {
+    const none = { status: null, contentType: null, body: null, bytesRead: 0, truncated: false };
+    const robots = { status: 200, contentType: 'text/plain', body: 'Disallow: /tmp\nUser-agent: *\nDisallow: private\nNoindex: /x\n', bytesRead: 60, truncated: false };
+    const result = analyseSite(
+      { url: URL_, status: 200, headers: [['content-type', 'text/html']], body: page('<title>T</title>'), truncated: false, redirects: 0 },
+      { robots, sitemap: { ...none, url: null }, sitemapChild: null, llms: none, llmsFull: none, llmsLinks: [], tdmrep: none, httpRedirectsToHttps: null },
+    );
+    expect(result.robotsTxt.ignoredLines).toEqual([
+      { line: 1, reason: 'rule-before-user-agent' },
+      { line: 3, reason: 'pattern-not-a-path' },
+      { line: 4, reason: 'unknown-directive' },
+    ]);
+    expect(result.findings.find((f) => f.id === 'robots-lines-ignored')).toMatchObject({
+      severity: 'info',
+      pointsLost: 0,
+      observed: 'line 1: a rule before any User-agent line; line 3: a pattern that starts with neither / nor *; line 4: a directive no crawler reads',
+    });
+  });
+});

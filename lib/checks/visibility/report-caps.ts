@@ -10,7 +10,7 @@ import { CRAWLERS } from './crawlers';
 import { INCOMPLETE_FACTS, KEY_JSON_LD_TYPES } from './extract';
 import { OUTBOUND_REPORT_MAX_DOMAINS } from './outbound';
 import { JSONLD_PROBLEMS_MAX } from './jsonld-requirements';
-import { ROBOTS_MAX_BYTES } from './robots';
+import { IGNORED_LINE_REASONS, ROBOTS_IGNORED_LINES_MAX, ROBOTS_MAX_BYTES } from './robots';
 import { RUBRIC } from './rubric';
 import { MAX_REDIRECTS } from './safe-fetch';
 import { CONTENT_USAGE_MAX_AGENTS, CONTENT_USAGE_MAX_LINES, LLMS_LINKS_MAX } from './site-signals';
@@ -179,7 +179,13 @@ export const VisibilityReportSchema = z.looseObject({
     redirects: list(z.looseObject({ url: url(), status: int() }), C.redirects),
     https: z.looseObject({ finalUrlHttps: z.boolean(), httpRedirectsToHttps: z.boolean().nullable() }),
     ttfbMs: z.number(),
-    robotsTxt: z.looseObject({ state: id(), status: int().nullable(), sitemaps: list(url(), C.sitemaps), contentSignals: list(str(C.quote), C.contentSignals) }),
+    robotsTxt: z.looseObject({
+      state: id(),
+      status: int().nullable(),
+      sitemaps: list(url(), C.sitemaps),
+      contentSignals: list(str(C.quote), C.contentSignals),
+      ignoredLines: list(z.looseObject({ line: lineNumber(), reason: z.enum(IGNORED_LINE_REASONS) }), ROBOTS_IGNORED_LINES_MAX),
+    }),
     sitemapXml: z.looseObject({ url: url().nullable(), status: int().nullable(), isSitemap: z.boolean() }),
     llmsTxt: id(),
     llmsFullTxt: id(),

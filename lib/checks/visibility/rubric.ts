@@ -201,6 +201,20 @@ function informationalFindings(input: ScoreInput): Finding[] {
       'medium',
     );
   }
+  const ignored = input.robots.state === 'found' ? (input.robots.ignoredLines ?? []) : [];
+  if (ignored.length > 0) {
+    const said: Record<string, string> = {
+      'rule-before-user-agent': 'a rule before any User-agent line',
+      'pattern-not-a-path': 'a pattern that starts with neither / nor *',
+      'unknown-directive': 'a directive no crawler reads',
+    };
+    info({
+      id: 'robots-lines-ignored',
+      observed: ignored.map((l) => `line ${l.line}: ${said[l.reason]}`).join('; '),
+      why: 'Crawlers skip these robots.txt lines, so what they were written to do does not happen: a rule outside a User-agent group belongs to no crawler, and a path pattern must start with /.',
+      fix: 'Put each Allow/Disallow under the User-agent line it is for, start every pattern with / (or *), and remove or correct lines with unknown directives (check the spelling).',
+    });
+  }
   const markdown = input.signals.markdown;
   if (markdown.offered && markdown.matchesPage === false) {
     info(

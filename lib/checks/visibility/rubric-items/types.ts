@@ -6,6 +6,7 @@ import type { CrawlerAccess } from '../access-types';
 import type { ParseLimitHit } from '../bounded-parse';
 import type { PageFacts } from '../extract';
 import type { LlmsTxtAssessment } from '../llms-txt';
+import type { IgnoredLine } from '../robots';
 import type { ContentSignalConflict, Licensing, LlmsTxtLinks, MarkdownOffer } from '../site-signals';
 
 export interface ScoredCrawler {
@@ -51,6 +52,8 @@ export interface ScoreInput {
     state: 'found' | 'missing' | 'unreachable';
     status: number | null;
     contentSignals: readonly string[];
+    /** Lines of robots.txt that parsers ignore (robots.ts IgnoredLine); none when absent. */
+    ignoredLines?: readonly IgnoredLine[];
     /** Set when a 2xx robots.txt was too costly to match (robots.ts ROBOTS_MATCH_BUDGET) and counts as unreachable. */
     tooComplex?: { rules: number; pathLength: number; cost: number };
   };
