@@ -121,7 +121,7 @@ export class WordCounter {
 
 /**
  * The number of words in a text.
- * @example countWords('北京是中华人民共和国的首都') // 6
+ * @example countWords('北京是中华人民共和国的首都') // 7
  */
 export function countWords(text: string): number {
   const counter = new WordCounter();
