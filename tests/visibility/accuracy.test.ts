@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { extractPage } from '@/lib/checks/visibility/extract';
 import { headBreak } from '@/lib/checks/visibility/head-break';
+import { RUBRIC } from '@/lib/checks/visibility/rubric';
+import { ACCURACY_CHANGES } from '@/lib/checks/visibility/rubric-changes';
 import { PAGE_MAX_BYTES } from '@/lib/checks/visibility/check';
 import { analyseSite, type SiteFiles } from '@/lib/checks/visibility/analysis';
 import { BROKEN_HEAD_ARTICLE, ZH_NEWS, bigShopPage } from './real-pages';
@@ -153,5 +155,15 @@ describe('robots.txt lines that do nothing', () => {
       pointsLost: 0,
       observed: 'line 1: a rule before any User-agent line; line 3: a pattern that starts with neither / nor *; line 4: a directive no crawler reads',
     });
+  });
+});
+
+describe('the accuracy rows of the rubric changes', () => {
+  it('name rubric items that exist, with their points unchanged', () => {
+    for (const change of ACCURACY_CHANGES) {
+      expect(RUBRIC.find((item) => item.id === change.item)?.points).toBe(change.after);
+      expect(change.before).toBe(change.after);
+    }
+    expect(ACCURACY_CHANGES.map((c) => c.item)).toEqual(['content.text', 'canonical.valid', 'index.noindex', 'agents.markdown']);
   });
 });

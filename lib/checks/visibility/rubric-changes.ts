@@ -38,3 +38,15 @@ export const RUBRIC_CHANGES: { from: string; to: string; summary: string; change
     { item: 'site.llms-txt-links', before: null, after: 1, why: 'New: broken llms.txt links (errors, HTML where Markdown is promised, private addresses) send language models to dead ends.' },
   ],
 };
+
+/**
+ * The "accuracy" group of the next rubric's changes: the same items and points, scored on what the page really
+ * says. Kept apart from the table above until the next version's table takes these rows in.
+ * @example ACCURACY_CHANGES.map((c) => c.item) // ['content.text', 'canonical.valid', 'index.noindex', 'agents.markdown']
+ */
+export const ACCURACY_CHANGES: readonly RubricChange[] = [
+  { item: 'content.text', before: 8, after: 8, why: 'Words are counted with Unicode word segmentation (ICU), not whitespace runs: Chinese and Japanese pages, written without spaces, had 4-14 times too few words and lost these points. Counts in other scripts are unchanged. A page cut at the 2 MiB read limit says its count covers only what was read.' },
+  { item: 'canonical.valid', before: 4, after: 4, why: 'The same address written twice is one canonical, not "multiple canonicals"; and a canonical counts only in the <head>: one after an element that ends the head early (an <iframe>, an <img>) is ignored, as Google ignores it.' },
+  { item: 'index.noindex', before: 12, after: 12, why: 'unavailable_after with a date in the past (robots meta tag or X-Robots-Tag, addressed to Google) counts as noindex: Google documents that it drops the page from its results after that date.' },
+  { item: 'agents.markdown', before: 2, after: 2, why: 'A text/markdown answer counts only when it is the page (it carries the page\'s title or most of its words): a 200 error page served as Markdown is markdown-not-the-page.' },
+];
