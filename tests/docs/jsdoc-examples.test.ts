@@ -41,7 +41,7 @@ const CHECKED: Array<{ file: string; scope: object; examples: string[] }> = [
   { file: 'lib/checks/visibility/access.ts', scope: access, examples: ['digestHtml('] },
   { file: 'lib/checks/visibility/check.ts', scope: check, examples: ['visibilityCheckDescription('] },
   { file: 'lib/checks/visibility/crawlers.ts', scope: { ...crawlers, ...robots }, examples: ['BROWSER_USER_AGENT.', 'decideCrawlers('] },
-  { file: 'lib/checks/visibility/words.ts', scope: words, examples: ['wordsOf(', 'countWords('] },
+  { file: 'lib/checks/visibility/words.ts', scope: words, examples: ['wordsOf(', 'countWords(', 'isWhiteSpace('] },
   { file: 'lib/checks/visibility/head-break.ts', scope: headBreak, examples: ['headBreak('] },
   { file: 'lib/checks/visibility/host-map.ts', scope: hostMap, examples: ['parseHostMap(', 'resolveHostMap(undefined'] },
   { file: 'lib/checks/visibility/jsonld-requirements.ts', scope: jsonld, examples: ['jsonLdProblems('] },

@@ -237,8 +237,9 @@ function collapse(s: string): string {
 }
 
 /**
- * The HTML standard's "strip and collapse ASCII whitespace" (infra.spec.whatwg.org), which document.title applies:
- * only tab, line feed, form feed, carriage return and space; an ideographic space or a no-break space is kept.
+ * The title as document.title gives it: the HTML standard (html.spec.whatwg.org, "document.title") strips and
+ * collapses ASCII whitespace (infra.spec.whatwg.org, "strip and collapse ASCII whitespace") in the title element's
+ * text: only tab, line feed, form feed, carriage return and space; an ideographic or a no-break space is kept.
  */
 function collapseAsciiWhitespace(s: string): string {
   return s.replace(/[\t\n\f\r ]+/g, ' ').replace(/^ /, '').replace(/ $/, '');

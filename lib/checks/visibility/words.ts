@@ -16,7 +16,10 @@ const segmenter = new Intl.Segmenter('und', { granularity: 'word' });
 /** Characters one call to the segmenter sees at most: short enough to keep its cost per character flat. */
 const SEGMENT_WINDOW = 256;
 
-/** The characters JavaScript's \s matches: every one of them ends a word segment. */
+/**
+ * The characters JavaScript's \s matches: every one of them ends a word segment.
+ * @example isWhiteSpace(0x3000) // true: the ideographic space
+ */
 export function isWhiteSpace(c: number): boolean {
   if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
   if (c < 0xa0) return false;
