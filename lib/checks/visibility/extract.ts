@@ -103,7 +103,7 @@ export interface PageFacts {
 
 /** The page members a cut can leave incomplete. */
 export const INCOMPLETE_FACTS = ['title', 'metaDescription', 'canonical', 'robots', 'openGraph', 'jsonLd', 'h1Count', 'wordCount', 'textLength', 'textToHtmlRatio'] as const;
-export type IncompleteFact = (typeof INCOMPLETE_FACTS)[number];
+type IncompleteFact = (typeof INCOMPLETE_FACTS)[number];
 
 /** What the page says that belongs in the report's `site` signals rather than in `page`. */
 export interface PageExtras {
