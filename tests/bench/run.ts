@@ -11,7 +11,7 @@ import { openRedisStore } from '@/lib/store/redis';
 import { redisServerAvailable, startRedisServer } from '../support/redis-server';
 import { createKey } from '@/lib/credits/ledger';
 import { validReadinessBody } from '../support/runtime';
-import { benchAnalysisPool, benchConcurrency, benchExtraction, benchHostileMarkup, benchHostileSite, benchHugePage, benchRobotsWorstCase } from './visibility';
+import { benchAnalysisPool, benchConcurrency, benchExtraction, benchHostileMarkup, benchHostileSite, benchHugePage, benchPageSize, benchRobotsWorstCase } from './visibility';
 import { benchPaidOverhead, benchUnpaidChallenge } from './payments';
 import { benchLockedStoreWait } from './store';
 import { benchRobotsAdversarial } from './timing';
@@ -106,6 +106,7 @@ const SECTIONS: Record<string, () => Promise<unknown>> = {
   'visibility-concurrency': benchConcurrency,
   'visibility-extraction': benchExtraction,
   'visibility-huge-page': benchHugePage,
+  'visibility-page-size': benchPageSize,
   'visibility-hostile': benchHostileSite,
   'visibility-hostile-markup': benchHostileMarkup,
   'visibility-robots': benchRobotsWorstCase,

@@ -145,6 +145,48 @@ import { ACCESS_PROBE_CONCURRENCY, PROBED_CRAWLERS } from '@/lib/checks/visibili
   }
 }
 
+/**
+ * (3b) Reading 2 MiB instead of 512 KiB: the heap a parsed page holds (the tree extraction walks) and the time of
+ * extractPage, for a page of news-like markup at 2 MiB against the same markup at 512 KiB, as ratios (a linear
+ * parse gives about 4), with the nodes each builds against PARSE_MAX_NODES.
+ */
+export async function benchPageSize() {
+  const child = `
+    import { parseBounded, PARSE_MAX_NODES, PAGE_READ_MAX_BYTES } from '@/lib/checks/visibility/bounded-parse';
+    import { extractPage } from '@/lib/checks/visibility/extract';
+    const story = '<div class="story"><h2><a href="/news/2026/11/25/story">Storm warning issued for coastal areas</a></h2><p>Forecasters have issued an amber warning for <b>strong winds</b> along the coast, <a href="/weather">see the forecast</a>.</p><img src="/img/storm.jpg" alt="Waves"></div> ';
+    const page = (bytes: number) => { let body = '<!doctype html><html lang="en"><head><title>News</title></head><body>'; while (body.length < bytes - 20) body += story; return body + '</body></html>'; };
+    const headers = { headerAll: () => [] as string[] };
+    const measure = (html: string) => {
+      globalThis.gc!();
+      const base = process.memoryUsage().heapUsed;
+      const parsed = parseBounded(html);
+      const held = process.memoryUsage().heapUsed - base;
+      const t = performance.now();
+      extractPage(html, 'https://news.test/', headers, false);
+      const ms = performance.now() - t;
+      return { held, ms, nodes: parsed.nodes, limitHit: parsed.limitHit };
+    };
+    measure(page(64 * 1024)); // warm-up: JIT and lazily loaded modules
+    const small = measure(page(512 * 1024));
+    const big = measure(page(PAGE_READ_MAX_BYTES));
+    console.log(JSON.stringify({ small, big, maxNodes: PARSE_MAX_NODES }));
+  `;
+  const file = path.join(ROOT, '.bench', 'page-size.mts');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, child);
+  const { stdout } = await run(process.execPath, ['--expose-gc', '--import', 'tsx', file], { cwd: ROOT });
+  type M = { held: number; ms: number; nodes: number; limitHit: unknown };
+  const r = JSON.parse(stdout.trim().split('\n').pop()!) as { small: M; big: M; maxNodes: number };
+  const mb = (n: number) => (n / 1024 / 1024).toFixed(1);
+  const memoryRatio = r.big.held / r.small.held;
+  const timeRatio = r.big.ms / r.small.ms;
+  console.log(`[bench] 512 KiB page (baseline): tree ${mb(r.small.held)} MB, ${r.small.nodes} nodes, extractPage ${r.small.ms.toFixed(0)} ms`);
+  console.log(`[bench] 2 MiB page: tree ${mb(r.big.held)} MB, ${r.big.nodes} nodes (limit ${r.maxNodes}${r.big.limitHit ? ', reached' : ''}), extractPage ${r.big.ms.toFixed(0)} ms`);
+  console.log(`[bench] 2 MiB / 512 KiB ratios: memory ${memoryRatio.toFixed(2)}, time ${timeRatio.toFixed(2)} (linear: about 4)`);
+  return { memoryRatio, timeRatio, small: r.small, big: r.big };
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 async function timed(fn: () => unknown): Promise<number> {
   const t = performance.now();

@@ -85,11 +85,12 @@ describe('checkVisibility: a well-configured site', () => {
       status: 200,
       sitemaps: ['https://site.test/sitemap.xml'],
       contentSignals: ['Content-Signal: ai-train=no, search=yes'],
+      ignoredLines: [],
     });
     expect(s.sitemapXml).toEqual({ url: 'https://site.test/sitemap.xml', status: 200, isSitemap: true });
     expect(s.llmsTxt).toBe('found');
     expect(s.llmsFullTxt).toBe('found');
-    expect(s.markdown).toEqual({ offered: true, contentType: 'text/markdown; charset=utf-8', alternate: null });
+    expect(s.markdown).toEqual({ offered: true, contentType: 'text/markdown; charset=utf-8', alternate: null, matchesPage: true });
     expect(s.llmsTxtLinks).toEqual({ checked: 1, broken: 0, links: [{ url: 'https://site.test/guide', status: 200, outcome: 'ok' }] });
     expect(s.sitemapListsPage).toBe(true);
     expect(s.contentUsage).toEqual([{ userAgent: 'GPTBot', signals: { search: 'yes', 'ai-input': null, 'ai-train': 'no' }, lines: [6] }]);
@@ -133,7 +134,7 @@ describe('checkVisibility: robots.txt states', () => {
   it('a 404 robots.txt is "missing" and allows every crawler', async () => {
     const { result } = await run(goodRoutes({ '/robots.txt': { status: 404, body: 'nope' } }));
     expect(result.report.robotsTxt).toBe('missing');
-    expect(result.report.site.robotsTxt).toEqual({ state: 'missing', status: 404, sitemaps: [], contentSignals: [] });
+    expect(result.report.site.robotsTxt).toEqual({ state: 'missing', status: 404, sitemaps: [], contentSignals: [], ignoredLines: [] });
     expect(result.report.crawlers.every((c) => c.allowed)).toBe(true);
     expect(result.report.score).toBe(100);
   });

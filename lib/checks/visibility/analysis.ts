@@ -78,6 +78,8 @@ export interface SiteFiles {
 export interface MarkdownAnswer {
   status: number | null;
   contentType: string | null;
+  /** The first 64 KiB of a text/markdown answer, to compare with the page; null (or absent) otherwise. */
+  body?: string | null;
 }
 
 interface SitemapPlan {
@@ -275,7 +277,8 @@ export function analyseSite(
 ): SiteAnalysis {
   const headers = { headerAll: (name: string) => page.headers.filter(([n]) => n === name.toLowerCase()).map(([, v]) => v) };
   const contentType = headers.headerAll('content-type')[0] ?? null;
-  const { facts, extras } = extractPageWithExtras(page.body, page.url, headers, page.truncated);
+  const pageText: string[] = [];
+  const { facts, extras } = extractPageWithExtras(page.body, page.url, headers, page.truncated, pageText);
   const finalUrl = new URL(page.url);
   const pagePath = pathAndQueryOf(finalUrl);
   const decided = decideCrawlers(robotsFromResponse(files.robots.status, files.robots.body), pagePath);
@@ -313,7 +316,7 @@ export function analyseSite(
     ...(probes ? probes.crawlers.map((p) => ({ source: p.token, status: p.status, headers: p.headers })) : []),
   ];
   const signals: SiteSignals = {
-    markdown: markdownOffer(markdown, extras.markdownAlternate),
+    markdown: markdownOffer(markdown, extras.markdownAlternate, { title: facts.title, text: pageText }),
     llmsTxtLinks: assessLlmsLinks(files.llmsLinks),
     sitemapListsPage: sitemapListsPage(
       page.url,

@@ -29,6 +29,7 @@ import { ACCESS_PROBE_MAX_BYTES } from './access';
 import { ACCESS_PROBE_CONCURRENCY, ACCESS_PROBE_MAX_REQUESTS, PROBED_CRAWLERS, runAccessProbes } from './access-probes';
 import type { SiteAccess } from './access-types';
 import { analyse } from './analysis-pool';
+import { PAGE_READ_MAX_BYTES } from './bounded-parse';
 import type { PageFacts } from './extract';
 import { ROBOTS_MAX_BYTES, type RobotsAccess } from './robots';
 import {
@@ -41,7 +42,7 @@ import {
   type PublishedRubricItem,
   type ScoringLine,
 } from './rubric';
-import { DEFAULT_MAX_BYTES, MAX_REDIRECTS, FetchFailedError, FetchRefusedError, OutboundRefusedError, safeFetch, type FetchResult, type LookupFn, type SafeFetchOptions } from './safe-fetch';
+import { MAX_REDIRECTS, FetchFailedError, FetchRefusedError, OutboundRefusedError, safeFetch, type FetchResult, type LookupFn, type SafeFetchOptions } from './safe-fetch';
 import { createOutboundGate, THIRD_PARTY_REQUESTS_PER_DOMAIN, type OutboundGate, type OutboundRefused, type OutboundSpend, type OutboundSummary } from './outbound';
 import { resolveHostMap, type HostMap } from './host-map';
 import {
@@ -67,7 +68,7 @@ export const CHECK_BUDGET_MS = 20_000;
 /** The page may use most of the budget; the site files are small and get less. */
 export const PAGE_TIMEOUT_MS = 15_000;
 const PROBE_TIMEOUT_MS = 10_000;
-export const PAGE_MAX_BYTES = DEFAULT_MAX_BYTES;
+export const PAGE_MAX_BYTES = PAGE_READ_MAX_BYTES;
 // Only the root element of a sitemap is looked at, and only presence and shape of llms-full.txt.
 const SITEMAP_MAX_BYTES = 64 * 1024;
 const LLMS_MAX_BYTES = 128 * 1024;
@@ -463,7 +464,7 @@ async function runCheck(
         fetchMarkdownAnswer(target, { ...siteFetches, timeoutMs: PROBE_TIMEOUT_MS }),
         runAccessProbes(finalUrl, siteFetches),
       ])
-    : [NOT_FETCHED_FILES, { status: null, contentType: null }, null];
+    : [NOT_FETCHED_FILES, { status: null, contentType: null, body: null }, null];
   // A report whose own site's files were refused by the budget would score requests that were never sent:
   // the check stops instead, uncharged, as when the page itself is refused.
   const ownSpent = siteRefusals.find((r) => r.reason === 'budget' && gate.isOwn(r.domain));

@@ -5,12 +5,12 @@
 // report to it, so what is promised and what is sent cannot drift apart.
 
 import { z } from 'zod';
-import { ACCESS_OUTCOMES } from './access-types';
+import { ACCESS_OUTCOMES, ACCESS_VERIFICATIONS } from './access-types';
 import { CRAWLERS } from './crawlers';
-import { KEY_JSON_LD_TYPES } from './extract';
+import { INCOMPLETE_FACTS, KEY_JSON_LD_TYPES } from './extract';
 import { OUTBOUND_REPORT_MAX_DOMAINS } from './outbound';
 import { JSONLD_PROBLEMS_MAX } from './jsonld-requirements';
-import { ROBOTS_MAX_BYTES } from './robots';
+import { IGNORED_LINE_REASONS, ROBOTS_IGNORED_LINES_MAX, ROBOTS_MAX_BYTES } from './robots';
 import { RUBRIC } from './rubric';
 import { MAX_REDIRECTS } from './safe-fetch';
 import { CONTENT_USAGE_MAX_AGENTS, CONTENT_USAGE_MAX_LINES, LLMS_LINKS_MAX } from './site-signals';
@@ -108,7 +108,7 @@ const int = () => z.number().int();
 
 const Severity = z.enum(['critical', 'high', 'medium', 'low', 'info']);
 const RobotsDirectives = z.looseObject({ bot: token().nullable(), directives: list(str(C.path), C.directives), raw: str(C.quote) });
-const CrawlerAccess = z.looseObject({ outcome: z.enum(ACCESS_OUTCOMES), status: int().nullable(), userAgent: str(C.short).nullable() });
+const CrawlerAccess = z.looseObject({ outcome: z.enum(ACCESS_OUTCOMES), status: int().nullable(), userAgent: str(C.short).nullable(), verification: z.enum(ACCESS_VERIFICATIONS).optional() });
 const Signal = z.enum(['yes', 'no']).nullable();
 const RefusedCounts = z.looseObject({ budget: int().min(0), thirdPartyCap: int().min(0) });
 /** A robots.txt line number: the file is read up to ROBOTS_MAX_BYTES, so no line number is larger. */
@@ -161,6 +161,7 @@ export const VisibilityReportSchema = z.looseObject({
     metaDescriptionLength: int(),
     canonical: url().nullable(),
     canonicalCount: int(),
+    canonicalDistinct: int(),
     canonicalIsSelf: z.boolean(),
     noindexMeta: z.boolean(),
     noindexHeader: z.boolean(),
@@ -173,6 +174,8 @@ export const VisibilityReportSchema = z.looseObject({
       nocache: z.boolean(),
       noai: z.boolean(),
       noimageai: z.boolean(),
+      unavailableAfter: token().nullable(),
+      unavailableAfterPassed: z.boolean(),
     }),
     jsonLd: z.looseObject({
       blocks: int(),
@@ -188,6 +191,8 @@ export const VisibilityReportSchema = z.looseObject({
     wordCount: int(),
     textToHtmlRatio: z.number(),
     truncated: z.boolean(),
+    headBrokenAt: z.looseObject({ element: token(), line: int().min(1) }).nullable(),
+    incomplete: list(z.enum(INCOMPLETE_FACTS), INCOMPLETE_FACTS.length),
     rendering: z.looseObject({
       state: id(),
       reason: str(C.prose).optional(),
@@ -206,11 +211,17 @@ export const VisibilityReportSchema = z.looseObject({
     redirects: list(z.looseObject({ url: url(), status: int() }), C.redirects),
     https: z.looseObject({ finalUrlHttps: z.boolean(), httpRedirectsToHttps: z.boolean().nullable() }),
     ttfbMs: z.number(),
-    robotsTxt: z.looseObject({ state: id(), status: int().nullable(), sitemaps: list(url(), C.sitemaps), contentSignals: list(str(C.quote), C.contentSignals) }),
+    robotsTxt: z.looseObject({
+      state: id(),
+      status: int().nullable(),
+      sitemaps: list(url(), C.sitemaps),
+      contentSignals: list(str(C.quote), C.contentSignals),
+      ignoredLines: list(z.looseObject({ line: lineNumber(), reason: z.enum(IGNORED_LINE_REASONS) }), ROBOTS_IGNORED_LINES_MAX),
+    }),
     sitemapXml: z.looseObject({ url: url().nullable(), status: int().nullable(), isSitemap: z.boolean() }),
     llmsTxt: id(),
     llmsFullTxt: id(),
-    markdown: z.looseObject({ offered: z.boolean(), contentType: token().nullable(), alternate: url().nullable() }),
+    markdown: z.looseObject({ offered: z.boolean(), contentType: token().nullable(), alternate: url().nullable(), matchesPage: z.boolean().nullable() }),
     llmsTxtLinks: z.looseObject({ checked: int(), broken: int(), links: list(z.looseObject({ url: url(), status: int().nullable(), outcome: id() }), C.llmsLinks) }),
     sitemapListsPage: z.boolean().nullable(),
     contentUsage: list(

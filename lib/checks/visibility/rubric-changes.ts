@@ -60,6 +60,20 @@ export interface RubricChangeGroup {
 const finding = (item: string, why: string): RubricChange => ({ item, kind: 'finding', before: null, after: 0, why });
 
 /**
+ * The accuracy rows of rubric 3.0.0: the same items and points, scored on what the page really says, plus the
+ * 0-point findings that name markup and robots.txt lines the site wrote but that do nothing.
+ * @example ACCURACY_CHANGES.map((c) => c.item) // ['content.text', 'canonical.valid', 'index.noindex', 'agents.markdown', 'head-broken', 'robots-lines-ignored']
+ */
+export const ACCURACY_CHANGES: readonly RubricChange[] = [
+  { item: 'content.text', before: 8, after: 8, why: 'Words are counted with Unicode word segmentation (ICU), not whitespace runs: Chinese and Japanese pages, written without spaces, had 4-14 times too few words and lost these points. Counts in other scripts are unchanged. A page cut at the 2 MiB read limit says its count covers only what was read.' },
+  { item: 'canonical.valid', before: 4, after: 4, why: 'The same address written twice is one canonical, not "multiple canonicals"; and a canonical counts only in the <head>: one after an element that ends the head early (an <iframe>, an <img>) is ignored, as Google ignores it.' },
+  { item: 'index.noindex', before: 12, after: 12, why: 'unavailable_after with a date in the past (robots meta tag or X-Robots-Tag, addressed to Google) counts as noindex: Google documents that it drops the page from its results after that date.' },
+  { item: 'agents.markdown', before: 2, after: 2, why: 'A text/markdown answer counts only when it is the page (it carries the page\'s title or most of its words): a 200 error page served as Markdown is markdown-not-the-page.' },
+  finding('head-broken', 'New, medium: an element that belongs in the body (an <iframe>, an <img>, text) ends the <head> early for browsers and Google, so the metadata written after it (a canonical, a description) counts as body content and is ignored.'),
+  finding('robots-lines-ignored', 'New, info: robots.txt lines every parser skips (a rule before any User-agent line, a pattern that starts with neither / nor *, a directive no crawler reads), listed with their line numbers so the owner knows they do nothing.'),
+];
+
+/**
  * Rubric 2.0.0 → 3.0.0, by group. The groups of what a site offers agents score nothing: no site needs an MCP
  * server card, OAuth metadata, a licence or a price to be visible, so points for them would not be fair to
  * every site; a document published broken is a `medium` finding instead. The `accuracy` group holds the
@@ -100,7 +114,7 @@ export const RUBRIC_CHANGE_GROUPS_3: readonly RubricChangeGroup[] = [
   {
     name: 'accuracy',
     why: 'Fewer false positives and facts read as browsers and search engines read them.',
-    changes: [],
+    changes: ACCURACY_CHANGES,
   },
 ];
 

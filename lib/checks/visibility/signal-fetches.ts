@@ -9,8 +9,8 @@ import { LLMS_LINKS_MAX, type LlmsLinkFetch } from './site-signals';
 import { SURFACE_ACCEPT, SURFACE_KINDS, SURFACE_PATHS, type SurfaceFile, type SurfaceKind } from './agent-surfaces';
 import type { RslFile } from './rsl';
 
-/** Only the headers matter for the Markdown question; a few bytes of body are read and dropped. */
-const MARKDOWN_MAX_BYTES = 1024;
+/** Enough of a Markdown answer to tell whether it is the page (its title or most of its words). */
+const MARKDOWN_MAX_BYTES = 64 * 1024;
 /** Enough of a linked file to tell an HTML page from Markdown (isHtml reads the first 1 KiB). */
 const LLMS_LINK_MAX_BYTES = 2048;
 /** A TDMRep file is a short JSON list of path rules. */
@@ -39,9 +39,12 @@ type Options = Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap' | 'outboun
 export async function fetchMarkdownAnswer(url: URL, options: Options): Promise<MarkdownAnswer> {
   try {
     const res = await safeFetch(url, { ...options, maxBytes: MARKDOWN_MAX_BYTES, accept: 'text/markdown' });
-    return { status: res.status, contentType: res.header('content-type') };
+    const contentType = res.header('content-type');
+    // Only a Markdown body is compared with the page; any other answer is the page itself or an error.
+    const markdown = (contentType ?? '').split(';')[0].trim().toLowerCase() === 'text/markdown';
+    return { status: res.status, contentType, body: markdown ? res.body : null };
   } catch {
-    return { status: null, contentType: null };
+    return { status: null, contentType: null, body: null };
   }
 }
 
