@@ -6,7 +6,7 @@ const config = [
   ...coreWebVitals,
   ...typescript,
   {
-    ignores: ['node_modules/**', '.next/**', '.next-test/**', '.next-dev-test/**', '.data/**', '.rails/**', 'next-env.d.ts', 'test-results/**', '**/*.tmp.*'],
+    ignores: ['node_modules/**', '.next/**', '.next-test/**', '.next-dev-test/**', '.data/**', '.rails/**', 'next-env.d.ts', 'test-results/**', '**/*.tmp.*', 'tests/bench/x402-reference/.next/**'],
   },
   {
     rules: {

@@ -88,6 +88,10 @@ const EnvSchema = z.object({
   // Where people write to us: the contact page, and every "contact support" on the site. Unset, it is
   // support@ the host of APP_URL (supportEmail below).
   SUPPORT_EMAIL: z.preprocess(emptyAsUndefined, z.email().optional()),
+  // Who operates this instance, named on /terms, /privacy and /refunds: a legal name and a postal address.
+  // Unset, those pages say plainly that the operator has not named itself (operatorOf below).
+  OPERATOR_NAME: optionalString.pipe(z.string().trim().max(200).optional()),
+  OPERATOR_ADDRESS: optionalString.pipe(z.string().trim().max(400).optional()),
 });
 
 /** Every variable the configuration reads (tests/config/env-documented.test.ts holds .env.example and the README to it). */
@@ -168,6 +172,26 @@ function developmentSecret(dataDir: string): string {
  */
 export function supportEmail(config: Pick<Config, 'SUPPORT_EMAIL' | 'APP_URL'>): string {
   return config.SUPPORT_EMAIL ?? `support@${new URL(config.APP_URL).hostname}`;
+}
+
+/** What the legal pages say when the operator has not set OPERATOR_NAME or OPERATOR_ADDRESS. */
+export const OPERATOR_NOT_SET = {
+  name: 'Not named: the operator of this instance has not set OPERATOR_NAME.',
+  address: 'Not given: the operator of this instance has not set OPERATOR_ADDRESS.',
+} as const;
+
+/**
+ * Who operates this instance, as the legal pages name it: the configured name and address, or a plain
+ * statement that each is not set (never an invented company).
+ * @example operatorOf({ OPERATOR_NAME: 'Example Ltd', OPERATOR_ADDRESS: '1 Example St' }) // { name: 'Example Ltd', nameSet: true, address: '1 Example St', addressSet: true }
+ */
+export function operatorOf(config: Pick<Config, 'OPERATOR_NAME' | 'OPERATOR_ADDRESS'>) {
+  return {
+    name: config.OPERATOR_NAME ?? OPERATOR_NOT_SET.name,
+    nameSet: config.OPERATOR_NAME !== undefined,
+    address: config.OPERATOR_ADDRESS ?? OPERATOR_NOT_SET.address,
+    addressSet: config.OPERATOR_ADDRESS !== undefined,
+  };
 }
 
 let cached: Config | undefined;

@@ -63,6 +63,27 @@ function formatPretty({ report }: VisibilityResult): string {
   if (lic.tdmReservation !== null || lic.rslLicense !== null) {
     lines.push(`Licensing: ${[lic.tdmReservation === null ? null : `TDMRep reservation ${lic.tdmReservation} from ${lic.tdmSource}${lic.tdmPolicy ? `, policy ${lic.tdmPolicy}` : ''}`, lic.rslLicense === null ? null : `RSL ${lic.rslLicense}`].filter(Boolean).join('; ')}`);
   }
+  const surfaces = site.agentSurfaces;
+  const surfaceKinds = ['apiCatalog', 'mcpServerCard', 'a2aAgentCard', 'oauthAuthorizationServer', 'oauthProtectedResource', 'webBotAuthDirectory'] as const;
+  lines.push(
+    `Agent surfaces: ${surfaceKinds.map((k) => `${k} ${surfaces[k].status}${surfaces[k].entries !== null && surfaces[k].status !== 'missing' ? ` (${surfaces[k].entries})` : ''}`).join(', ')}; ` +
+      `Link rels ${surfaces.linkHeaders.length === 0 ? 'none' : [...new Set(surfaces.linkHeaders.map((l) => l.rel))].join(', ')}; WebMCP ${surfaces.webMcp === null ? 'not observed' : 'seen'}`,
+  );
+  const use = site.aiUse;
+  const aiUseLine = (name: string, a: typeof use.train) => `${name} ${a.decision}${a.sources.length > 0 ? ` (${[...new Set(a.sources.map((x) => x.source))].join(', ')})` : ''}${a.conflicts.length > 0 ? ' CONFLICT' : ''}`;
+  lines.push(`AI use: ${aiUseLine('train', use.train)}; ${aiUseLine('search', use.search)}; ${aiUseLine('ai-input', use.aiInput)}`);
+  const rsl = lic.rsl;
+  lines.push(
+    rsl === null
+      ? 'RSL licence: none named'
+      : `RSL licence: ${rsl.url} ${rsl.status}${rsl.valid ? `; permits ${rsl.permits.join(',') || '-'}; prohibits ${rsl.prohibits.join(',') || '-'}; payment ${rsl.payment === null ? 'none' : `${rsl.payment.type}${rsl.payment.amount !== null ? ` ${rsl.payment.currency ?? ''} ${rsl.payment.amount}` : ''}`}` : rsl.problem ? ` (${rsl.problem})` : ''}`,
+  );
+  const pay = site.commerce;
+  lines.push(
+    pay.challenges.length === 0
+      ? 'Commerce: no payment asked'
+      : `Commerce: ${pay.challenges.map((c) => `${c.source} ${c.protocol}${c.amount !== null ? ` ${c.currency ?? ''} ${c.amount}`.replace(/ {2}/g, ' ') : ''}${c.error ? ` (${c.error})` : ''}`).join('; ')}`,
+  );
   if (report.page.jsonLd.problems.length > 0) {
     lines.push(`JSON-LD incomplete: ${report.page.jsonLd.problems.map((p) => `${p.type} (missing ${p.missing.join(', ')})`).join('; ')}`);
   }

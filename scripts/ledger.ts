@@ -1,6 +1,6 @@
 // Operator CLI for payments that ended without an answer (docs/SECURITY.md, section 3):
 //   npm run ledger -- reconcile     asks the chain and Stripe about every pending settlement, once
-//   npm run ledger -- settlements   the audit trail: every recorded settlement and its outcome
+//   npm run ledger -- settlements   the audit trail: each settlement that ended without an answer, and its outcome
 //   npm run ledger -- audit [--keys] every key's calls balance against its spent usages; exit 1 on a discrepancy
 import { getConfig } from '@/lib/config';
 import { runCli } from './cli';
@@ -16,6 +16,11 @@ const USAGE = `Usage:
   npm run ledger -- settlements
   npm run ledger -- audit [--keys]`;
 
+const SETTLEMENTS_HEADING =
+  'Settlements recorded in this store: payments whose settle call ended without an answer, each with its outcome (pending, charged, not-charged).';
+
+const countBy = (values: string[]) => values.reduce<Record<string, number>>((c, v) => ({ ...c, [v]: (c[v] ?? 0) + 1 }), {});
+
 async function main(argv: string[]): Promise<number> {
   const [command] = argv;
   const config = getConfig();
@@ -30,7 +35,7 @@ async function main(argv: string[]): Promise<number> {
         }
         const results = await reconcilePending(store, rails.settlements, Date.now(), logEvent);
         for (const r of results) console.log(JSON.stringify({ rail: r.rail, ...r.outcome }));
-        const counts = results.reduce<Record<string, number>>((c, r) => ({ ...c, [r.outcome.status]: (c[r.outcome.status] ?? 0) + 1 }), {});
+        const counts = countBy(results.map((r) => r.outcome.status));
         console.log(`Reconciled ${results.length} pending settlement(s): ${JSON.stringify(counts)}.`);
         return results.some((r) => r.outcome.status === 'error') ? 1 : 0;
       }
@@ -45,7 +50,12 @@ async function main(argv: string[]): Promise<number> {
         return report.discrepancies.length ? 1 : 0;
       }
       case 'settlements': {
-        for (const s of await listSettlements(store, Date.now())) {
+        // Only payments whose settle call ended without an answer are recorded here; an operator reading the
+        // output needs to know that, and an empty store must read as "none", not as a tool that did nothing.
+        const settlements = await listSettlements(store, Date.now());
+        console.log(SETTLEMENTS_HEADING);
+        if (settlements.length === 0) console.log('none');
+        for (const s of settlements) {
           console.log(
             JSON.stringify({
               operation: s.operation,
@@ -57,6 +67,7 @@ async function main(argv: string[]): Promise<number> {
             }),
           );
         }
+        if (settlements.length) console.log(`${settlements.length} settlement(s): ${JSON.stringify(countBy(settlements.map((s) => s.status)))}.`);
         return 0;
       }
     }

@@ -2,6 +2,7 @@ import Link from 'next/link';
 import { REPLAY_TTL_MS } from '@/lib/replay-record';
 import { REVEAL_TTL_MS } from '@/lib/billing/records';
 import { pageMetadata } from '@/lib/site/metadata';
+import { PolicyMeta } from '@/components/PolicyMeta';
 import { getConfig } from '@/lib/config';
 import { SESSION_TTL_MS } from '@/lib/session';
 import { TableWrap } from '@/components/TableWrap';
@@ -19,6 +20,7 @@ export default function Privacy() {
     <>
       <h1>Privacy</h1>
       <p className="lead">We keep as little as the service needs to work, and nothing that lets us spend your calls.</p>
+      <PolicyMeta policy="privacy" />
       <h2 id="keep">What we keep</h2>
       <TableWrap label="What we keep">
         <table>

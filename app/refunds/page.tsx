@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import { PLANS } from '@/lib/credits/plans';
 import { pageMetadata } from '@/lib/site/metadata';
+import { PolicyMeta } from '@/components/PolicyMeta';
 
 export const generateMetadata = () =>
   pageMetadata({
@@ -17,6 +18,7 @@ export default function Refunds() {
       <p className="lead">
         Unused prepaid calls can be refunded. A refund takes back the calls it pays for, never the results you already received.
       </p>
+      <PolicyMeta policy="refunds" />
       <h2 id="ask">How to ask</h2>
       <p>
         <Link href="/contact">Contact support</Link> with the date of the purchase and the last four characters of the key. Refunds go back

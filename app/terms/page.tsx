@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import { PRICE_USD } from '@/lib/price';
 import { pageMetadata } from '@/lib/site/metadata';
+import { PolicyMeta } from '@/components/PolicyMeta';
 
 export const generateMetadata = () =>
   pageMetadata({
@@ -14,6 +15,7 @@ export default function Terms() {
     <>
       <h1>Terms of service</h1>
       <p className="lead">Plain terms for a plain service. By calling the API or buying credits you accept them.</p>
+      <PolicyMeta policy="terms" />
       <h2 id="service">The service</h2>
       <p>
         Paid Agent Checks runs two checks: the Agent Payment Readiness Assessment, which scores a payment workflow you describe, and the

@@ -49,8 +49,11 @@ export async function benchUnpaidChallenge(): Promise<Record<string, unknown>> {
   }
 }
 
-/** A pass-through HTTP proxy in front of the facilitator that records how long each call took, from its side. */
-async function timingProxy(target: string): Promise<{ url: string; calls: { path: string; ms: number }[]; close(): Promise<void> }> {
+/**
+ * A pass-through HTTP proxy in front of the facilitator that records how long each call took, from its side.
+ * @example const proxy = await timingProxy(rails.facilitatorUrl); // point the server at proxy.url
+ */
+export async function timingProxy(target: string): Promise<{ url: string; calls: { path: string; ms: number }[]; close(): Promise<void> }> {
   const upstream = new URL(target);
   const calls: { path: string; ms: number }[] = [];
   const server: Server = createServer((req, res) => {

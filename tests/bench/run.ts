@@ -11,11 +11,12 @@ import { openRedisStore } from '@/lib/store/redis';
 import { redisServerAvailable, startRedisServer } from '../support/redis-server';
 import { createKey } from '@/lib/credits/ledger';
 import { validReadinessBody } from '../support/runtime';
-import { benchAnalysisPool, benchConcurrency, benchExtraction, benchHostileMarkup, benchHostileSite, benchHugePage, benchRobotsWorstCase } from './visibility';
+import { benchAnalysisPool, benchConcurrency, benchExtraction, benchHostileMarkup, benchHostileSite, benchHugePage, benchPageSize, benchRobotsWorstCase } from './visibility';
 import { benchPaidOverhead, benchUnpaidChallenge } from './payments';
 import { benchLockedStoreWait } from './store';
 import { benchRobotsAdversarial } from './timing';
 import { benchRender } from './render';
+import { benchX402Reference } from './x402-reference';
 import { alternating, load, type Load } from './load';
 
 const run = promisify(execFile);
@@ -105,6 +106,7 @@ const SECTIONS: Record<string, () => Promise<unknown>> = {
   'visibility-concurrency': benchConcurrency,
   'visibility-extraction': benchExtraction,
   'visibility-huge-page': benchHugePage,
+  'visibility-page-size': benchPageSize,
   'visibility-hostile': benchHostileSite,
   'visibility-hostile-markup': benchHostileMarkup,
   'visibility-robots': benchRobotsWorstCase,
@@ -112,6 +114,7 @@ const SECTIONS: Record<string, () => Promise<unknown>> = {
   'visibility-render': benchRender,
   'payments-challenge': benchUnpaidChallenge,
   'payments-paid-overhead': benchPaidOverhead,
+  'x402-reference': benchX402Reference,
   'robots-adversarial': benchRobotsAdversarial,
 };
 

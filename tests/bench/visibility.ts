@@ -1,4 +1,5 @@
 // Visibility-check benchmarks, each a ratio against a baseline measured in the same run.
+import { SURFACE_PATHS } from '@/lib/checks/visibility/agent-surfaces';
 import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -23,7 +24,7 @@ const html = (words: number) => `<!doctype html><html lang="en"><head><title>Ben
  * (1) Independent fetches overlap: wall time of a check, access probes on, vs its longest chain of dependent
  * fetches. With 150 ms per response that chain is the page, then the probes in rounds of
  * ACCESS_PROBE_CONCURRENCY (the browser and 13 crawlers: 4 rounds); the site files and the http -> https
- * redirect (2 responses) run beside it.
+ * redirect (2 responses) and the six agent surfaces run beside it.
  */
 export async function benchConcurrency() {
   const LATENCY = 150;
@@ -33,6 +34,8 @@ export async function benchConcurrency() {
     '/sitemap.xml': { headers: { 'content-type': 'application/xml' }, body: '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"></urlset>', delayMs: LATENCY },
     '/llms.txt': { headers: { 'content-type': 'text/plain' }, body: '# Site\n\n> About.\n\n- [a](https://site.test/a): a page here\n', delayMs: LATENCY },
     '/llms-full.txt': { status: 404, body: 'no', delayMs: LATENCY },
+    // The agent surfaces answer as slowly as everything else, so the bench measures that they run beside the rest.
+    ...Object.fromEntries(Object.values(SURFACE_PATHS).map((path) => [path, { status: 404, body: 'no', delayMs: LATENCY }])),
   });
   const hostMap = site.hostMap(HOSTS);
   const page = new URL('https://site.test/');
@@ -140,6 +143,48 @@ import { ACCESS_PROBE_CONCURRENCY, PROBED_CRAWLERS } from '@/lib/checks/visibili
   } finally {
     await site.close();
   }
+}
+
+/**
+ * (3b) Reading 2 MiB instead of 512 KiB: the heap a parsed page holds (the tree extraction walks) and the time of
+ * extractPage, for a page of news-like markup at 2 MiB against the same markup at 512 KiB, as ratios (a linear
+ * parse gives about 4), with the nodes each builds against PARSE_MAX_NODES.
+ */
+export async function benchPageSize() {
+  const child = `
+    import { parseBounded, PARSE_MAX_NODES, PAGE_READ_MAX_BYTES } from '@/lib/checks/visibility/bounded-parse';
+    import { extractPage } from '@/lib/checks/visibility/extract';
+    const story = '<div class="story"><h2><a href="/news/2026/11/25/story">Storm warning issued for coastal areas</a></h2><p>Forecasters have issued an amber warning for <b>strong winds</b> along the coast, <a href="/weather">see the forecast</a>.</p><img src="/img/storm.jpg" alt="Waves"></div> ';
+    const page = (bytes: number) => { let body = '<!doctype html><html lang="en"><head><title>News</title></head><body>'; while (body.length < bytes - 20) body += story; return body + '</body></html>'; };
+    const headers = { headerAll: () => [] as string[] };
+    const measure = (html: string) => {
+      globalThis.gc!();
+      const base = process.memoryUsage().heapUsed;
+      const parsed = parseBounded(html);
+      const held = process.memoryUsage().heapUsed - base;
+      const t = performance.now();
+      extractPage(html, 'https://news.test/', headers, false);
+      const ms = performance.now() - t;
+      return { held, ms, nodes: parsed.nodes, limitHit: parsed.limitHit };
+    };
+    measure(page(64 * 1024)); // warm-up: JIT and lazily loaded modules
+    const small = measure(page(512 * 1024));
+    const big = measure(page(PAGE_READ_MAX_BYTES));
+    console.log(JSON.stringify({ small, big, maxNodes: PARSE_MAX_NODES }));
+  `;
+  const file = path.join(ROOT, '.bench', 'page-size.mts');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, child);
+  const { stdout } = await run(process.execPath, ['--expose-gc', '--import', 'tsx', file], { cwd: ROOT });
+  type M = { held: number; ms: number; nodes: number; limitHit: unknown };
+  const r = JSON.parse(stdout.trim().split('\n').pop()!) as { small: M; big: M; maxNodes: number };
+  const mb = (n: number) => (n / 1024 / 1024).toFixed(1);
+  const memoryRatio = r.big.held / r.small.held;
+  const timeRatio = r.big.ms / r.small.ms;
+  console.log(`[bench] 512 KiB page (baseline): tree ${mb(r.small.held)} MB, ${r.small.nodes} nodes, extractPage ${r.small.ms.toFixed(0)} ms`);
+  console.log(`[bench] 2 MiB page: tree ${mb(r.big.held)} MB, ${r.big.nodes} nodes (limit ${r.maxNodes}${r.big.limitHit ? ', reached' : ''}), extractPage ${r.big.ms.toFixed(0)} ms`);
+  console.log(`[bench] 2 MiB / 512 KiB ratios: memory ${memoryRatio.toFixed(2)}, time ${timeRatio.toFixed(2)} (linear: about 4)`);
+  return { memoryRatio, timeRatio, small: r.small, big: r.big };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

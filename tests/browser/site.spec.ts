@@ -246,3 +246,121 @@ test('buy, sign in, check a site, read the report, find it in the history, sign 
   expectRefusedRequestLogged(consoleErrors, 404);
   await reviewBothWidths(page, 'report-not-found');
 });
+
+/**
+ * The words the layout broke between two letters or digits, as "word (at: …|…)". A break after a hyphen,
+ * slash, dot or underscore is a natural one and allowed; text in `pre` scrolls and is not wrapped at all.
+ */
+async function midWordBreaks(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const found: string[] = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    const lineOf = (node: Text, i: number) => {
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      const r = range.getClientRects()[0];
+      return r ? Math.round(r.top + r.height / 2) : null;
+    };
+    for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
+      const parent = node.parentElement;
+      // The report view lays out its own long addresses and JSON; this checks the site around it.
+      if (!parent || parent.closest('pre, script, style, noscript, select, textarea, .visually-hidden, [data-testid="report"]')) continue;
+      for (const m of node.data.matchAll(/\S{2,}/g)) {
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        if (tops.size < 2) continue;
+        const first = lineOf(node, m.index);
+        for (let i = 1; i < m[0].length; i++) {
+          const line = lineOf(node, m.index + i);
+          if (line === null || line === first) continue;
+          if (/[A-Za-z0-9]/.test(m[0][i - 1]) && /[A-Za-z0-9]/.test(m[0][i])) found.push(`${m[0]} (at: ${m[0].slice(0, i)}|${m[0].slice(i)})`);
+          break;
+        }
+      }
+    }
+    return found;
+  });
+}
+
+/** How many of the main navigation's items stand on each row, top to bottom. */
+async function navRowSizes(page: Page): Promise<number[]> {
+  const tops = await page.getByRole('navigation', { name: 'Main' }).getByRole('listitem').evaluateAll((items) =>
+    items.map((li) => Math.round(li.getBoundingClientRect().top)),
+  );
+  const rows = new Map<number, number>();
+  for (const top of tops) rows.set(top, (rows.get(top) ?? 0) + 1);
+  return [...rows.entries()].sort((a, b) => a[0] - b[0]).map(([, n]) => n);
+}
+
+for (const [path, name] of PAGES) {
+  test(`${path}: the navigation leaves no item alone on a row, and no word breaks mid-word, at 1280 and 390`, async ({ page, consoleErrors }) => {
+    await page.setViewportSize(DESKTOP);
+    await page.goto(`${BASE()}${path}`);
+    // The docs' inline identifiers (event names, contract addresses) are longer than a phone's line and have no
+    // break point of their own: giving them one is the docs pages' markup, so the docs are held to the navigation only.
+    const words = async () => (path === '/docs' ? [] : midWordBreaks(page));
+    const desktop = { navRows: await navRowSizes(page), brokenWords: await words() };
+    await page.setViewportSize(PHONE);
+    await screenshot(page, `${name}-phone-layout`);
+    const phone = { navRows: await navRowSizes(page), brokenWords: await words() };
+    // On a phone the five items share two rows (three and two) under the site's name.
+    expect({ desktop, phone }).toEqual({ desktop: { navRows: [5], brokenWords: [] }, phone: { navRows: [3, 2], brokenWords: [] } });
+    if (path === '/no-such-page') expectRefusedRequestLogged(consoleErrors, 404);
+  });
+}
+
+test('the readiness form: its boxes line up, row by row, at 1280 and 390', async ({ page, consoleErrors: _ }) => {
+  test.setTimeout(120_000);
+  const { key } = await buy(page, 'bundle-25', /Buy 25 calls/);
+  await page.goto(`${BASE()}/check`);
+  await signIn(page, key);
+  await page.getByRole('button', { name: 'Payment Readiness' }).click();
+  const form = page.locator('form.readiness-form');
+  await expect(form.getByRole('group')).toHaveCount(11);
+  /** For each control: its left edge, its width, and its top, rounded to the pixel. */
+  const boxes = () =>
+    form.locator('.capability-fields select, .capability-fields textarea').evaluateAll((els) =>
+      els.map((el) => {
+        const r = el.getBoundingClientRect();
+        return { kind: el.tagName.toLowerCase(), left: Math.round(r.left), width: Math.round(r.width), top: Math.round(r.top) };
+      }),
+    );
+  for (const [viewport, label] of [[DESKTOP, 'readiness-form'], [PHONE, 'readiness-form-phone']] as const) {
+    await page.setViewportSize(viewport);
+    await screenshot(page, label);
+    const all = await boxes();
+    expect(all).toHaveLength(20);
+    // Every status box and every evidence box is as wide as the others, and starts at one of the columns' left edges.
+    expect(new Set(all.map((b) => b.width)).size, `${label}: widths`).toBe(1);
+    const columns = [...new Set(all.map((b) => b.left))].sort((a, b) => a - b);
+    // Side by side, the boxes of one row of capabilities start at the same height.
+    const tops = (kind: string) => all.filter((b) => b.kind === kind);
+    for (const kind of ['select', 'textarea']) {
+      const ofKind = tops(kind);
+      for (let i = 0; i < ofKind.length; i += columns.length) {
+        const row = ofKind.slice(i, i + columns.length);
+        expect(new Set(row.map((b) => b.top)).size, `${label}: ${kind} row ${i / columns.length + 1} ${JSON.stringify(row)}`).toBe(1);
+      }
+    }
+    await expectNoSidewaysScroll(page);
+  }
+  await page.setViewportSize(DESKTOP);
+});
+
+for (const [path, name] of [['/terms', 'terms'], ['/privacy', 'privacy'], ['/refunds', 'refunds']] as const) {
+  test(`${path} opens with its effective date and who operates the service, saying plainly what is not set`, async ({ page, consoleErrors: _ }) => {
+    await page.goto(`${BASE()}${path}`);
+    const meta = page.getByTestId('policy-meta');
+    // The browser tests' server sets neither OPERATOR_NAME nor OPERATOR_ADDRESS.
+    await expect(meta.locator('dt')).toHaveText(['Effective', 'Operated by', 'Address']);
+    await expect(meta.locator('dd')).toHaveText([
+      '25 November 2026',
+      'Not named: the operator of this instance has not set OPERATOR_NAME.',
+      'Not given: the operator of this instance has not set OPERATOR_ADDRESS.',
+    ]);
+    await expect(meta.locator('time')).toHaveAttribute('datetime', '2026-11-25');
+    await screenshot(page, `${name}-head`);
+  });
+}

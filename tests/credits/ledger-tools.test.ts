@@ -7,6 +7,7 @@ import { parseConfig } from '@/lib/config';
 import { openStore, type Store } from '@/lib/store';
 import { balance, commitCall, createKey, reserveCall } from '@/lib/credits/ledger';
 import { auditLedger } from '@/lib/credits/audit';
+import { recordUnconfirmed } from '@/lib/payments/settlements';
 import { redisServerAvailable, startRedisServer, type RedisServer } from '../support/redis-server';
 import { startUpstashShim } from '../support/upstash-shim';
 
@@ -175,3 +176,39 @@ for (const setup of setups) {
     }, 240_000);
   });
 }
+
+describe('npm run ledger -- settlements', () => {
+  const HEADING =
+    'Settlements recorded in this store: payments whose settle call ended without an answer, each with its outcome (pending, charged, not-charged).';
+
+  it('says what it lists, prints "none" for an empty store, and one line per settlement with a count', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pac-ledger-settlements-'));
+    dirs.push(dir);
+    const env = { DATA_DIR: dir };
+    const empty = await cli(env, 'ledger', 'settlements');
+    expect(empty).toEqual({ code: 0, stdout: `${HEADING}\nnone\n`, stderr: '' });
+
+    const store = openStore(parseConfig({ ...env, CREDITS_KEY_SECRET: SECRET }));
+    // Recent: a settlement record expires after 30 days.
+    const recordedAt = Date.now() - 60_000;
+    try {
+      await recordUnconfirmed(store, {
+        operation: 'ai-visibility', scope: 'scope-a', fingerprint: 'f', idempotencyKey: 'idem-a',
+        trace: { rail: 'evm', chainId: 8453, currency: '0xusdc', from: '0xpayer', nonce: '0x01', validBefore: 2_000_000_000 },
+        response: { headers: {}, service: 'ai-visibility', result: {} }, recordedAt, status: 'pending',
+      });
+    } finally {
+      await store.close();
+    }
+    const one = await cli(env, 'ledger', 'settlements');
+    expect(one).toEqual({
+      code: 0,
+      stdout: [
+        HEADING,
+        JSON.stringify({ operation: 'ai-visibility', rail: 'evm', status: 'pending', reference: null, recordedAt: new Date(recordedAt).toISOString(), resolvedAt: null }),
+        '1 settlement(s): {"pending":1}.',
+      ].join('\n') + '\n',
+      stderr: '',
+    });
+  }, 60_000);
+});

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import * as access from '@/lib/checks/visibility/access';
 import * as check from '@/lib/checks/visibility/check';
 import * as crawlers from '@/lib/checks/visibility/crawlers';
-import * as extract from '@/lib/checks/visibility/extract';
+import * as headBreak from '@/lib/checks/visibility/head-break';
 import * as hostMap from '@/lib/checks/visibility/host-map';
 import * as jsonld from '@/lib/checks/visibility/jsonld-requirements';
 import * as llmsTxt from '@/lib/checks/visibility/llms-txt';
@@ -24,6 +24,7 @@ import * as siteItems from '@/lib/checks/visibility/rubric-items/site';
 import * as structuredDataItems from '@/lib/checks/visibility/rubric-items/structured-data';
 import * as safeFetch from '@/lib/checks/visibility/safe-fetch';
 import * as siteSignals from '@/lib/checks/visibility/site-signals';
+import * as words from '@/lib/checks/visibility/words';
 import * as config from '@/lib/config';
 import * as plans from '@/lib/credits/plans';
 import * as log from '@/lib/log';
@@ -31,6 +32,7 @@ import * as price from '@/lib/price';
 import * as problems from '@/lib/problems';
 import * as requestContext from '@/lib/request-context';
 import * as metadata from '@/lib/site/metadata';
+import * as legal from '@/lib/site/legal';
 import { StoreUnavailableError } from '@/lib/store/types';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -40,7 +42,8 @@ const CHECKED: Array<{ file: string; scope: object; examples: string[] }> = [
   { file: 'lib/checks/visibility/access.ts', scope: access, examples: ['digestHtml('] },
   { file: 'lib/checks/visibility/check.ts', scope: check, examples: ['visibilityCheckDescription('] },
   { file: 'lib/checks/visibility/crawlers.ts', scope: { ...crawlers, ...robots }, examples: ['BROWSER_USER_AGENT.', 'decideCrawlers('] },
-  { file: 'lib/checks/visibility/extract.ts', scope: extract, examples: ['wordsOf('] },
+  { file: 'lib/checks/visibility/words.ts', scope: words, examples: ['wordsOf(', 'countWords(', 'isWhiteSpace('] },
+  { file: 'lib/checks/visibility/head-break.ts', scope: headBreak, examples: ['headBreak('] },
   { file: 'lib/checks/visibility/host-map.ts', scope: hostMap, examples: ['parseHostMap(', 'resolveHostMap(undefined'] },
   { file: 'lib/checks/visibility/jsonld-requirements.ts', scope: jsonld, examples: ['jsonLdProblems('] },
   { file: 'lib/checks/visibility/llms-txt.ts', scope: llmsTxt, examples: ["isHtml('text/plain', '<!DOCTYPE", "isHtml('text/plain', '# Site", 'assessLlmsTxt('] },
@@ -59,17 +62,18 @@ const CHECKED: Array<{ file: string; scope: object; examples: string[] }> = [
     file: 'lib/checks/visibility/site-signals.ts',
     scope: { ...siteSignals, ...robots },
     examples: [
-      'markdownOffer(', 'llmsTxtLinkTargets(', 'assessLlmsLinks(', 'sitemapEntries(', 'firstSitemapChild(', 'sitemapListsPage(',
+      'markdownOffer(', 'markdownIsPage(', 'llmsTxtLinkTargets(', 'assessLlmsLinks(', 'sitemapEntries(', 'firstSitemapChild(', 'sitemapListsPage(',
       'contentUsage(', 'contentSignalConflicts(', 'tdmFromFile(', 'tdmFromPairs(', 'rslLicense(', 'licensing(',
     ],
   },
-  { file: 'lib/config.ts', scope: config, examples: ['supportEmail('] },
+  { file: 'lib/config.ts', scope: config, examples: ['supportEmail(', 'operatorOf('] },
   { file: 'lib/credits/plans.ts', scope: plans, examples: ['planList('] },
   { file: 'lib/log.ts', scope: log, examples: ['scrubSecrets('] },
   { file: 'lib/price.ts', scope: price, examples: ['formatUsd('] },
   { file: 'lib/problems.ts', scope: { ...problems, StoreUnavailableError, cause: new Error('connection lost') }, examples: ['knownProblem('] },
   { file: 'lib/request-context.ts', scope: requestContext, examples: ['requestIdFrom('] },
   { file: 'lib/site/metadata.ts', scope: metadata, examples: ['siteJsonLd('] },
+  { file: 'lib/site/legal.ts', scope: legal, examples: ['longDate('] },
 ];
 
 /** Evaluates `source` as an expression over `scope`; undefined when it is not one. */

@@ -67,21 +67,26 @@ describe('a tool call paid with a credits key', () => {
     expect((await srv.runtime.store.listReports(keyHash, Date.now(), { limit: 10 })).length).toBe(1);
   });
 
-  it('has a Markdown summary as its text: verdict, score, blockers and the top findings with their fixes', async () => {
+  it('has a Markdown summary as its text: verdict, score, blockers, the plan, the hazards and every finding with its steps', async () => {
     const result = await call('agent_payment_readiness_assessment', validReadinessBody(), 'mcp-markdown-0001');
-    const body = result.structuredContent as { assessment: { score: number; blockers: string[]; findings: Array<{ fix: string; severity: string }> } };
+    const body = result.structuredContent as {
+      assessment: { score: number; summary: string; blockers: string[]; hazards: unknown[]; findings: Array<{ capability: string; severity: string; steps: string[] }> };
+    };
     const { type, text } = textOf(result);
     expect(type).toBe('text');
     expect(text).toBe(reportMarkdown('readiness', body));
     const lines = text.split('\n');
-    expect(lines.slice(0, 3)).toEqual(['# Agent payment readiness: Checkout agent', '', `**Verdict: not-ready**, score ${body.assessment.score}/100`]);
+    expect(lines.slice(0, 5)).toEqual(['# Agent payment readiness: Checkout agent', '', `**Verdict: not-ready**, score ${body.assessment.score}/100`, '', body.assessment.summary]);
     expect(body.assessment.blockers.length).toBeGreaterThan(0);
     expect(text).toContain(`## Blockers (${body.assessment.blockers.length})\n\n${body.assessment.blockers.map((b) => `- ${b}`).join('\n')}`);
-    const shown = Math.min(5, body.assessment.findings.length);
-    expect(text).toContain(`## Top findings (${shown} of ${body.assessment.findings.length})`);
-    // Most severe first, each with its fix.
-    expect(lines.find((l) => l.startsWith('1. '))).toMatch(/^1\. \*\*critical\*\* /);
-    expect(text).toContain(`   Fix: ${body.assessment.findings.find((f) => f.severity === 'critical')!.fix.replace(/\s+/g, ' ').trim()}`);
+    expect(text).toContain('## Plan\n\n### Before the first payment');
+    expect(text).toContain(`## Hazards (${body.assessment.hazards.length})`);
+    // Every finding, not the first five; most severe first, each with its steps.
+    expect(text).toContain(`## Findings (${body.assessment.findings.length})`);
+    const headings = lines.filter((l) => /^### \d+\. /.test(l));
+    expect(headings).toHaveLength(body.assessment.findings.length);
+    expect(headings[0]).toMatch(new RegExp(`^### 1\\. ${body.assessment.findings[0].severity}: ${body.assessment.findings[0].capability} \\(effort: (small|medium|large)\\)$`));
+    expect(text).toContain(`1. ${body.assessment.findings[0].steps[0]}`);
   });
 
   it('summarises a visibility check: score, the crawlers refused with their rule, and the top findings', async () => {

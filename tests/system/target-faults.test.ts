@@ -2,7 +2,7 @@
 // key and with an MPP evm credential: a page that hangs, drips bytes forever, redirects in a loop or without
 // end, resets the connection, or stacks 3,000 Content-Encodings ends in 422 site-unreachable within the
 // check's budget, with nothing charged (the key's calls unchanged, no USDC moved). A 50 MB page (plain, or a gzip bomb) is read only up to the
-// 512 KiB cap, as the interface contract requires (pages over 512 KB are read only at their start, with page.truncated): that is a
+// 2 MiB cap (pages over it are read only at their start, with page.truncated and page.incomplete): that is a
 // fulfilled check, answered 200 and charged once, and the rest of the 50 MB is never downloaded.
 //
 // In-process route handler: the site is a local fixture reached through CHECK_HOST_MAP, which `next start`
@@ -159,6 +159,6 @@ describe('after the broken sites', () => {
       // Loopback socket buffers hold a few MB at most; the cap bounds what the check keeps to PAGE_MAX_BYTES.
       expect(r.bytesWritten).toBeLessThan(25 * MB);
     }
-    expect(PAGE_MAX_BYTES).toBe(512 * 1024);
+    expect(PAGE_MAX_BYTES).toBe(2 * 1024 * 1024);
   });
 });

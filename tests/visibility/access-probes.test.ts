@@ -64,8 +64,9 @@ describe('access probes: what each crawler gets', () => {
 
   it('a WAF that answers one crawler 403 marks it blocked and raises a high finding for a search crawler', async () => {
     const { report } = await check(byAgent({ bingbot: { status: 403, headers: { server: 'AkamaiGHost' }, body: '<title>Access Denied</title>' } }));
-    expect(accessOf(report, 'Bingbot')).toEqual({ outcome: 'blocked', status: 403, userAgent: uaOf('Bingbot') });
+    expect(accessOf(report, 'Bingbot')).toEqual({ outcome: 'blocked', status: 403, userAgent: uaOf('Bingbot'), verification: 'unverified-user-agent' });
     expect(accessOf(report, 'Googlebot').outcome).toBe('ok');
+    expect(accessOf(report, 'Googlebot').verification).toBeUndefined();
     expect(finding(report)).toMatchObject({
       severity: 'high',
       rubric: null,
@@ -73,6 +74,8 @@ describe('access probes: what each crawler gets', () => {
       observed: 'The browser baseline got 200, but robots.txt allows and the server refused: Bingbot: blocked, answered 403 with server: AkamaiGHost',
     });
     expect(finding(report)!.fix).toMatch(/CDN's bot settings.*WAF's AI-bot.*pay-per-crawl/);
+    expect(finding(report)!.why).toContain('Our requests only claimed to be the crawlers (access.verification unverified-user-agent): the real ones, from their published addresses or with a Web Bot Auth signature, may be treated otherwise.');
+    expect(finding(report)!.why.length).toBeLessThanOrEqual(640);
   });
 
   it('a cf-mitigated: challenge answer is a challenge, not a block', async () => {
@@ -110,7 +113,7 @@ describe('access probes: what each crawler gets', () => {
 
   it('a connection reset for one user agent, while the browser gets the page, is blocked with no status', async () => {
     const { report } = await check(byAgent({ GPTBot: { reset: true } }));
-    expect(accessOf(report, 'GPTBot')).toEqual({ outcome: 'blocked', status: null, userAgent: uaOf('GPTBot') });
+    expect(accessOf(report, 'GPTBot')).toEqual({ outcome: 'blocked', status: null, userAgent: uaOf('GPTBot'), verification: 'unverified-user-agent' });
     expect(finding(report)!.observed).toContain('GPTBot: blocked, the connection was reset or refused');
   });
 

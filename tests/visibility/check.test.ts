@@ -38,7 +38,7 @@ describe('checkVisibility: a well-configured site', () => {
   it('assembles every member of the published report', async () => {
     const { result } = await run(goodRoutes());
     const r = result.report;
-    expect(r.checkVersion).toBe('2.1.0');
+    expect(r.checkVersion).toBe('3.0.0');
     expect(r.checkedUrl).toBe('https://site.test/guide');
     expect(r.status).toBe(200);
     expect(r.robotsTxt).toBe('found');
@@ -85,15 +85,16 @@ describe('checkVisibility: a well-configured site', () => {
       status: 200,
       sitemaps: ['https://site.test/sitemap.xml'],
       contentSignals: ['Content-Signal: ai-train=no, search=yes'],
+      ignoredLines: [],
     });
     expect(s.sitemapXml).toEqual({ url: 'https://site.test/sitemap.xml', status: 200, isSitemap: true });
     expect(s.llmsTxt).toBe('found');
     expect(s.llmsFullTxt).toBe('found');
-    expect(s.markdown).toEqual({ offered: true, contentType: 'text/markdown; charset=utf-8', alternate: null });
+    expect(s.markdown).toEqual({ offered: true, contentType: 'text/markdown; charset=utf-8', alternate: null, matchesPage: true });
     expect(s.llmsTxtLinks).toEqual({ checked: 1, broken: 0, links: [{ url: 'https://site.test/guide', status: 200, outcome: 'ok' }] });
     expect(s.sitemapListsPage).toBe(true);
     expect(s.contentUsage).toEqual([{ userAgent: 'GPTBot', signals: { search: 'yes', 'ai-input': null, 'ai-train': 'no' }, lines: [6] }]);
-    expect(s.licensing).toEqual({ tdmReservation: null, tdmPolicy: null, tdmSource: null, rslLicense: null });
+    expect(s.licensing).toEqual({ tdmReservation: null, tdmPolicy: null, tdmSource: null, rslLicense: null, tdmPolicyReachable: null, rsl: null });
   });
 
   it('reports the 15 crawlers in table order with the deciding rule and group', async () => {
@@ -117,7 +118,11 @@ describe('checkVisibility: a well-configured site', () => {
     // crawlers that send requests.
     const guide = Array<string>(17).fill('/guide');
     expect([...site.requests].sort()).toEqual(
-      ['/', '/', ...guide, '/.well-known/tdmrep.json', '/llms-full.txt', '/llms.txt', '/robots.txt', '/sitemap.xml'].sort(),
+      [
+        '/', '/', ...guide, '/.well-known/tdmrep.json', '/llms-full.txt', '/llms.txt', '/robots.txt', '/sitemap.xml',
+        '/.well-known/api-catalog', '/.well-known/mcp/server-card', '/.well-known/agent-card.json', '/.well-known/oauth-authorization-server',
+        '/.well-known/oauth-protected-resource', '/.well-known/http-message-signatures-directory',
+      ].sort(),
     );
     expect(site.log.filter((r) => r.path === '/guide').map((r) => r.headers.accept)).toEqual(
       expect.arrayContaining(['text/markdown', 'text/markdown,text/plain;q=0.9,text/html;q=0.8,*/*;q=0.5']),
@@ -129,7 +134,7 @@ describe('checkVisibility: robots.txt states', () => {
   it('a 404 robots.txt is "missing" and allows every crawler', async () => {
     const { result } = await run(goodRoutes({ '/robots.txt': { status: 404, body: 'nope' } }));
     expect(result.report.robotsTxt).toBe('missing');
-    expect(result.report.site.robotsTxt).toEqual({ state: 'missing', status: 404, sitemaps: [], contentSignals: [] });
+    expect(result.report.site.robotsTxt).toEqual({ state: 'missing', status: 404, sitemaps: [], contentSignals: [], ignoredLines: [] });
     expect(result.report.crawlers.every((c) => c.allowed)).toBe(true);
     expect(result.report.score).toBe(100);
   });
@@ -315,7 +320,7 @@ describe('visibilityCheckDescription', () => {
     expect(d.crawlers[2]).toMatchObject({ token: 'Applebot', fallback: 'Googlebot' });
     expect(d.rubric).toEqual(RUBRIC);
     expect(d.rubricVersion).toBe(RUBRIC_VERSION);
-    expect(d.checkVersion).toBe('2.1.0');
+    expect(d.checkVersion).toBe('3.0.0');
     expect(d.scoringRule).toContain(String(BLOCKING_SCORE_CAP));
     expect(d.limits).toEqual([...VISIBILITY_LIMITS]);
   });

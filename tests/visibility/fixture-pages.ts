@@ -36,7 +36,7 @@ export function httpsOnly(page: FixtureRoute): FixtureRoute {
 }
 
 /** Answers `Accept: text/markdown` with a Markdown copy (as Cloudflare's Markdown for Agents does), anything else with `page`. */
-function negotiated(page: FixtureResponse, markdown = '# Widgets\n\nAll about widgets.\n'): FixtureRoute {
+function negotiated(page: FixtureResponse, markdown = '# The complete guide to widgets\n\nAll about widgets.\n'): FixtureRoute {
   return (req: IncomingMessage) =>
     /text\/markdown/.test(req.headers.accept ?? '')
       ? { headers: [['content-type', 'text/markdown; charset=utf-8'], ['vary', 'accept']], body: markdown }

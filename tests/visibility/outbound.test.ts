@@ -123,7 +123,7 @@ describe('a failing page costs its site one request', () => {
     expect(report.findings.map((f) => f.id)).not.toContain('robots-unreachable');
     expect(report.crawlers.every((c) => c.access.outcome === 'not-probed' && c.rule === 'robots.txt was not requested: the page answered 404')).toBe(true);
     expect(limits).toContain(
-      'The page answered 404, so nothing else was requested: robots.txt, the sitemap, llms.txt, llms-full.txt, tdmrep.json, http://, the Markdown variant and the crawler probes were not fetched, and the report makes no finding about them (their states read unreachable, missing or not-probed only because they were not asked for).',
+      'The page answered 404, so nothing else was requested: robots.txt, the sitemap, llms.txt, llms-full.txt, tdmrep.json, the well-known agent surfaces, the RSL licence, http://, the Markdown variant and the crawler probes were not fetched, and the report makes no finding about them (their states read unreachable, missing or not-probed only because they were not asked for).',
     );
     expect(report.site.outbound).toEqual({
       requests: 1,

@@ -4,7 +4,8 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { extractPage, wordsOf } from '@/lib/checks/visibility/extract';
+import { extractPage } from '@/lib/checks/visibility/extract';
+import { wordsOf } from '@/lib/checks/visibility/words';
 import { compareRendering, JS_ONLY_MIN_WORDS, type RenderCapture } from '@/lib/checks/visibility/render/compare';
 import { createLimiter } from '@/lib/checks/visibility/render/browser';
 import { resolveRendererSettings } from '@/lib/checks/visibility/render/settings';
@@ -20,7 +21,7 @@ const doc = (head: string, body: string) => `<!doctype html><html><head>${head}<
 
 describe('wordsOf: the words extractPage counts', () => {
   it.each([
-    ['<p>Hello, <b>wor</b>ld - 42</p><li>a</li><li>b</li>', ['hello,', 'world', '42', 'a', 'b']],
+    ['<p>Hello, <b>wor</b>ld - 42</p><li>a</li><li>b</li>', ['hello', 'world', '42', 'a', 'b']],
     ['<p>one</p><script>var x = "not words"</script><noscript>no</noscript><template>t</template><svg><text>s</text></svg><p>two</p>', ['one', 'two']],
     ['<title>Head</title><p>Ünïcode 日本語 — ok</p>', ['ünïcode', '日本語', 'ok']],
   ])('%s', (html, expected) => {

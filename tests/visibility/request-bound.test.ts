@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { checkVisibility, MAX_REQUESTS_PER_CHECK, visibilityCheckDescription } from '@/lib/checks/visibility/check';
 import { ACCESS_PROBE_MAX_REDIRECTS, PROBED_CRAWLERS } from '@/lib/checks/visibility/access-probes';
 import { MAX_REDIRECTS } from '@/lib/checks/visibility/safe-fetch';
-import { SIGNAL_REQUESTS_PER_CHECK, SIGNAL_REQUESTS_PER_ORIGIN } from '@/lib/checks/visibility/signal-fetches';
+import { SIGNAL_REQUESTS_PER_CHECK, SIGNAL_REQUESTS_PER_ORIGIN, SURFACE_MAX_REDIRECTS, SURFACE_REQUESTS_PER_ORIGIN } from '@/lib/checks/visibility/signal-fetches';
 import { LLMS_LINKS_MAX } from '@/lib/checks/visibility/site-signals';
 import { RENDER_MAX_REDIRECTS, RENDER_MAX_REQUESTS } from '@/lib/checks/visibility/render/render';
 import { startFixtureSite, type FixtureResponse, type FixtureRoute, type FixtureSite } from './fixture-site';
@@ -36,10 +36,13 @@ function worstSite(req: IncomingMessage): FixtureResponse {
   }
   if (path === '/guide' && hop === MAX_REDIRECTS - 1) return { status: 302, redirect: 'https://www.site.test/final' };
   if (hop < MAX_REDIRECTS) return next();
-  if (path === '/robots.txt') return { headers: { 'content-type': 'text/plain' }, body: `User-agent: *\nAllow: /\nSitemap: ${base}/declared.xml\n` };
+  if (path === '/robots.txt') return { headers: { 'content-type': 'text/plain' }, body: `User-agent: *\nAllow: /\nSitemap: ${base}/declared.xml\nLicense: ${base}/license.xml\n` };
   if (path === '/sitemap.xml') return { body: '<!doctype html><title>not a sitemap</title>' };
   if (path === '/declared.xml') {
     return { headers: { 'content-type': 'application/xml' }, body: `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${base}/child.xml</loc></sitemap><sitemap><loc>${base}/other.xml</loc></sitemap></sitemapindex>` };
+  }
+  if (path === '/.well-known/tdmrep.json') {
+    return { headers: { 'content-type': 'application/json' }, body: JSON.stringify([{ location: '/', 'tdm-reservation': 1, 'tdm-policy': `${base}/policy.json` }]) };
   }
   if (path === '/llms.txt') {
     const links = Array.from({ length: LLMS_LINKS_MAX + 2 }, (_, i) => `- [doc ${i}](${base}/doc${i}.md)`).join('\n');
@@ -54,9 +57,12 @@ describe('the number of requests one check makes', () => {
     const probes = (PROBED_CRAWLERS.length + 1) * (1 + ACCESS_PROBE_MAX_REDIRECTS);
     expect(SIGNAL_REQUESTS_PER_CHECK).toBe(1);
     expect(SIGNAL_REQUESTS_PER_ORIGIN).toBe(7);
+    // The six well-known agent surfaces, the RSL licence and the TDMRep policy, each followed at most 2 redirects.
+    expect(SURFACE_REQUESTS_PER_ORIGIN).toBe(8);
+    expect(SURFACE_MAX_REDIRECTS).toBe(2);
     const rendering = RENDER_MAX_REQUESTS * (1 + RENDER_MAX_REDIRECTS);
-    expect(MAX_REQUESTS_PER_CHECK).toBe((1 + 1) * perFetch + (6 + 7) * perFetch + probes + rendering);
-    expect(MAX_REQUESTS_PER_CHECK).toBe(282);
+    expect(MAX_REQUESTS_PER_CHECK).toBe((1 + 1) * perFetch + (6 + 7) * perFetch + 8 * 3 + probes + rendering);
+    expect(MAX_REQUESTS_PER_CHECK).toBe(306);
     expect(visibilityCheckDescription().fetched.maxRequests).toBe(MAX_REQUESTS_PER_CHECK);
   });
 
@@ -84,10 +90,10 @@ describe('the number of requests one check makes', () => {
     });
   });
 
-  it('makes 24 requests to a site without redirects beyond http -> https: the page and its Markdown variant, 6 for the site files, tdmrep.json, the one llms.txt link, 14 probes', async () => {
+  it('makes 30 requests to a site without redirects beyond http -> https: the page and its Markdown variant, 6 for the site files, tdmrep.json, the one llms.txt link, 6 agent surfaces, 14 probes', async () => {
     const site = await startFixtureSite(goodRoutes());
     sites.push(site);
     await checkVisibility('https://site.test/guide', { hostMap: site.hostMap(['site.test']) });
-    expect(site.requests).toHaveLength(24);
+    expect(site.requests).toHaveLength(30);
   });
 });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, it, expect } from 'vitest';
 import { decideCrawlers } from '@/lib/checks/visibility/crawlers';
 import {
+  ROBOTS_IGNORED_LINES_MAX,
   ROBOTS_MATCH_BUDGET,
   ROBOTS_MAX_BYTES,
   appliedGroups,
@@ -443,12 +444,14 @@ describe('sitemaps and Content-Signal', () => {
       status: 200,
       sitemaps: robots.sitemaps,
       contentSignals: robots.contentSignals,
+      ignoredLines: robots.ignoredLines,
     });
     expect(robotsSummary(robotsFromResponse(404, 'Sitemap: https://e.com/x.xml'))).toEqual({
       state: 'missing',
       status: 404,
       sitemaps: [],
       contentSignals: [],
+      ignoredLines: [],
     });
   });
 });
@@ -500,5 +503,38 @@ describe('availability (RFC 9309 2.3.1)', () => {
     const access = robotsFromResponse(301, null);
     expect(access.state).toBe('missing');
     expect(verdictFor(access, 'x', '/').allowed).toBe(true);
+  });
+});
+
+describe('ignoredLines: the lines parsers ignore', () => {
+  it('lists a rule before any User-agent, a pattern that is not a path and an unknown directive, with line numbers', () => {
+    const robots = parseRobotsTxt(
+      'Disallow: /early\nUser-agent: *\nDisallow: private\nDisallow: *.pdf$\nDisallow:\nCrawl-delay: 5\nContent-Signal: ai-train=no\nNoindex: /x\nDissallow: /typo\nUser agent: GPTBot\nAllow: /\n',
+    );
+    expect(robots.ignoredLines).toEqual([
+      { line: 1, reason: 'rule-before-user-agent' },
+      { line: 3, reason: 'pattern-not-a-path' },
+      { line: 8, reason: 'unknown-directive' },
+    ]);
+  });
+
+  // Where we agree with Google's robots library (google/robotstxt): its ID_LineSyntax_Groups case (in
+  // tests/fixtures/google-robots-cases.json) ignores "allow: /foo/bar/" before the first user-agent, and a
+  // pattern without a leading / never matches there either, since matching is anchored at the path's "/". Where
+  // we differ: Google's parser ignores Crawl-delay, but Bing and Yandex honour it, so it is not listed as ignored;
+  // for a site owner that is the right call, as the line does something for those crawlers.
+  it('agrees with Google on what the ignored rules do: nothing', () => {
+    const robots = parseRobotsTxt('allow: /foo/bar/\n\nuser-agent: FooBot\ndisallow: /\nallow: /x/\n');
+    expect(robots.ignoredLines).toEqual([{ line: 1, reason: 'rule-before-user-agent' }]);
+    expect(robotsVerdict(robots, 'FooBot', '/foo/bar/').allowed).toBe(false);
+    const notAPath = parseRobotsTxt('User-agent: *\nDisallow: private\n');
+    expect(robotsVerdict(notAPath, 'Googlebot', '/private').allowed).toBe(true);
+    expect(robotsVerdict(notAPath, 'Googlebot', '/privately').allowed).toBe(true);
+  });
+
+  it(`lists at most ${ROBOTS_IGNORED_LINES_MAX}`, () => {
+    const robots = parseRobotsTxt('User-agent: *\n' + 'Nonsense: 1\n'.repeat(50));
+    expect(robots.ignoredLines).toHaveLength(ROBOTS_IGNORED_LINES_MAX);
+    expect(robots.ignoredLines[0]).toEqual({ line: 2, reason: 'unknown-directive' });
   });
 });

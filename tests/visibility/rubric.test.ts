@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RUBRIC_CHANGES } from '@/lib/checks/visibility/rubric-changes';
+import { RUBRIC_CHANGE_GROUPS_3, RUBRIC_CHANGES, RUBRIC_CHANGES_2 } from '@/lib/checks/visibility/rubric-changes';
 import type { AccessOutcome, CrawlerAccess } from '@/lib/checks/visibility/access-types';
 import type { PageFacts } from '@/lib/checks/visibility/extract';
 import {
@@ -50,10 +50,11 @@ function page(overrides: Partial<PageFacts> = {}): PageFacts {
     metaDescriptionLength: 80,
     canonical: URL_,
     canonicalCount: 1,
+    canonicalDistinct: 1,
     canonicalIsSelf: true,
     noindexMeta: false,
     noindexHeader: false,
-    robots: { meta: [], header: [], nosnippet: false, maxSnippet: -1, noarchive: false, nocache: false, noai: false, noimageai: false },
+    robots: { meta: [], header: [], nosnippet: false, maxSnippet: -1, noarchive: false, nocache: false, noai: false, noimageai: false, unavailableAfter: null, unavailableAfterPassed: false },
     jsonLd: { blocks: 1, invalid: 0, types: ['Article', 'Organization'], keyTypes: ['Organization', 'Article'], problems: [] },
     openGraph: { title: true, description: true, image: true, url: true, type: true },
     lang: 'en',
@@ -62,13 +63,15 @@ function page(overrides: Partial<PageFacts> = {}): PageFacts {
     wordCount: 500,
     textToHtmlRatio: 0.25,
     truncated: false,
+    headBrokenAt: null,
+    incomplete: [],
     ...overrides,
   };
 }
 
 function signals(overrides: Partial<ScoredSignals> = {}): ScoredSignals {
   return {
-    markdown: { offered: true, contentType: 'text/markdown; charset=utf-8', alternate: null },
+    markdown: { offered: true, contentType: 'text/markdown; charset=utf-8', alternate: null, matchesPage: true },
     llmsTxtLinks: { checked: 1, broken: 0, links: [{ url: 'https://www.example.com/guide.md', status: 200, outcome: 'ok' }] },
     sitemapListsPage: true,
     contentSignalConflicts: [],
@@ -111,12 +114,12 @@ describe('the published rubric', () => {
       expect(item.category.length).toBeGreaterThan(0);
       expect(item.criterion.length).toBeGreaterThan(20);
     }
-    expect(RUBRIC_VERSION).toBe('2.0.0');
+    expect(RUBRIC_VERSION).toBe('3.0.0');
   });
 
   it('lists what a fetch-only check cannot see', () => {
     const text = VISIBILITY_LIMITS.join(' ');
-    for (const topic of ['JavaScript', 'CDN', 'user agent', 'indexed', 'robots.txt', '512 KB']) expect(text).toContain(topic);
+    for (const topic of ['JavaScript', 'CDN', 'user agent', 'indexed', 'robots.txt', '2 MiB']) expect(text).toContain(topic);
   });
 
   it('gives a perfect site 100 with no findings that cost points', () => {
@@ -172,7 +175,7 @@ const CASES: Case[] = [
     earned: 2, finding: 'snippet-restricted', severity: 'medium', observed: 'X-Robots-Tag: max-snippet: 20',
   },
   { name: 'canonical missing', item: 'canonical.valid', input: input({ page: page({ canonical: null, canonicalCount: 0, canonicalIsSelf: false }) }), earned: 0, finding: 'canonical-missing', severity: 'low' },
-  { name: 'canonical multiple', item: 'canonical.valid', input: input({ page: page({ canonicalCount: 2 }) }), earned: 0, finding: 'canonical-multiple', severity: 'medium' },
+  { name: 'canonical multiple', item: 'canonical.valid', input: input({ page: page({ canonicalCount: 2, canonicalDistinct: 2 }) }), earned: 0, finding: 'canonical-multiple', severity: 'medium' },
   { name: 'canonical invalid', item: 'canonical.valid', input: input({ page: page({ canonical: null, canonicalCount: 1, canonicalIsSelf: false }) }), earned: 0, finding: 'canonical-invalid', severity: 'medium' },
   { name: 'canonical elsewhere', item: 'canonical.valid', input: input({ page: page({ canonical: 'https://www.example.com/other', canonicalIsSelf: false }) }), earned: 2, finding: 'canonical-elsewhere', severity: 'medium', observed: 'href="https://www.example.com/other"' },
   { name: 'title missing', item: 'meta.title', input: input({ page: page({ title: null, titleLength: 0 }) }), earned: 0, finding: 'title-missing', severity: 'medium' },
@@ -203,7 +206,7 @@ const CASES: Case[] = [
   { name: 'Applebot challenged', item: 'crawl.search-allowed', input: input({ crawlers: probed({ Applebot: refusal('challenge', 403) }) }), earned: 10, finding: 'search-crawlers-refused', severity: 'medium', observed: 'Applebot: robots.txt allows it, but the request as Applebot got challenge (HTTP 403)' },
   { name: 'PerplexityBot asked to pay', item: 'crawl.ai-answers-allowed', input: input({ crawlers: probed({ PerplexityBot: refusal('payment-required', 402) }) }), earned: 8, finding: 'ai-answer-crawlers-refused', severity: 'high', observed: 'PerplexityBot: robots.txt allows it, but the request as PerplexityBot got payment-required (HTTP 402)' },
   { name: 'one AI answer bot disallowed, one rate-limited', item: 'crawl.ai-answers-allowed', input: input({ crawlers: probed({ 'Claude-SearchBot': refusal('rate-limited', 429) }, ['OAI-SearchBot']) }), earned: 4, finding: 'ai-answer-crawlers-blocked', severity: 'high', observed: 'OAI-SearchBot: "Disallow: /" (robots.txt line 3, group "User-agent: *"); Claude-SearchBot: robots.txt allows it, but the request as Claude-SearchBot got rate-limited (HTTP 429)' },
-  { name: 'no Markdown', item: 'agents.markdown', input: input({ signals: signals({ markdown: { offered: false, contentType: 'text/html; charset=utf-8', alternate: null } }) }), earned: 0, finding: 'markdown-not-offered', severity: 'low', observed: 'answered text/html; charset=utf-8' },
+  { name: 'no Markdown', item: 'agents.markdown', input: input({ signals: signals({ markdown: { offered: false, contentType: 'text/html; charset=utf-8', alternate: null, matchesPage: null } }) }), earned: 0, finding: 'markdown-not-offered', severity: 'low', observed: 'answered text/html; charset=utf-8' },
   {
     name: 'search=no while search crawlers are allowed', item: 'signals.consistent',
     input: input({ signals: signals({ contentSignalConflicts: [{ key: 'search', tokens: ['Googlebot', 'Bingbot'], lines: [2] }, { key: 'ai-train', tokens: ['CCBot'], lines: [2] }] }) }),
@@ -490,13 +493,28 @@ describe('the published change log from rubric 1.0.0', () => {
 
   it('names every new or re-weighted item with its old and new points, and nothing else', () => {
     expect(Object.values(V1).reduce((a, b) => a + b, 0)).toBe(100);
-    expect(RUBRIC_CHANGES.from).toBe('1.0.0');
-    expect(RUBRIC_CHANGES.to).toBe(RUBRIC_VERSION);
+    expect(RUBRIC_CHANGES_2.from).toBe('1.0.0');
+    expect(RUBRIC_CHANGES_2.to).toBe('2.0.0');
     const changed = RUBRIC.filter((i) => V1[i.id] !== i.points).map((i) => ({ item: i.id, before: V1[i.id] ?? null, after: i.points }));
-    const logged = RUBRIC_CHANGES.changes.filter((c) => c.before !== c.after).map(({ item, before, after }) => ({ item, before, after }));
+    const logged = RUBRIC_CHANGES_2.changes.filter((c) => c.before !== c.after).map(({ item, before, after }) => ({ item, before, after }));
     expect(logged).toEqual(changed);
     // Items whose criterion changed at equal points are logged too, and every logged item exists.
-    for (const c of RUBRIC_CHANGES.changes) expect(RUBRIC.find((i) => i.id === c.item)?.points).toBe(c.after);
+    for (const c of RUBRIC_CHANGES_2.changes) expect(RUBRIC.find((i) => i.id === c.item)?.points).toBe(c.after);
     expect(Object.keys(V1).every((id) => RUBRIC.some((i) => i.id === id))).toBe(true);
+  });
+
+  it('publishes 3.0.0 by group: no item re-weighted, every new row a 0-point finding, and an accuracy group', () => {
+    expect(RUBRIC_CHANGES.from).toBe('2.0.0');
+    expect(RUBRIC_CHANGES.to).toBe(RUBRIC_VERSION);
+    expect(RUBRIC_VERSION).toBe('3.0.0');
+    expect(RUBRIC_CHANGE_GROUPS_3.map((g) => g.name)).toEqual(['agent surfaces', 'AI use', 'licensing', 'commerce', 'accuracy']);
+    for (const c of RUBRIC_CHANGES.changes) {
+      if (c.kind === 'finding') expect(c.after).toBe(0);
+      else expect(RUBRIC.find((i) => i.id === c.item)?.points).toBe(c.after);
+    }
+    expect(RUBRIC_CHANGES.changes.filter((c) => c.kind === 'finding').map((c) => c.item)).toEqual([
+      'agent-surfaces', 'agent-surface-invalid', 'ai-use-conflict', 'rsl-license-unusable', 'tdm-policy-unreachable', 'pay-per-crawl', 'payment-challenge',
+      'head-broken', 'robots-lines-ignored',
+    ]);
   });
 });

@@ -28,22 +28,43 @@ const markdownFile = (body = '# Page\n\nText.\n') => ({ headers: { 'content-type
 describe('site.markdown', () => {
   it('is offered when the page answers Accept: text/markdown with Markdown (the fixture site does)', async () => {
     const { result } = await run(goodRoutes());
-    expect(result.report.site.markdown).toEqual({ offered: true, contentType: 'text/markdown; charset=utf-8', alternate: null });
+    expect(result.report.site.markdown).toEqual({ offered: true, contentType: 'text/markdown; charset=utf-8', alternate: null, matchesPage: true });
     expect(result.report.scoring.find((s) => s.id === 'agents.markdown')).toEqual({ id: 'agents.markdown', points: 2, earned: 2 });
   });
 
   it('is offered when the page links an alternate text/markdown copy, resolved against the page', async () => {
     const page = goodPage('https://site.test/guide').replace('<head>', '<head><link rel="alternate" type="text/markdown" href="/guide.md">');
     const { result } = await run(goodRoutes({ '/guide': html(page) }));
-    expect(result.report.site.markdown).toEqual({ offered: true, contentType: 'text/html; charset=utf-8', alternate: 'https://site.test/guide.md' });
+    expect(result.report.site.markdown).toEqual({ offered: true, contentType: 'text/html; charset=utf-8', alternate: 'https://site.test/guide.md', matchesPage: null });
     expect(finding(result, 'markdown-not-offered')).toBeUndefined();
   });
 
   it('is not offered by an HTML-only page: markdown-not-offered, 2 points', async () => {
     const { result } = await run(goodRoutes({ '/guide': html(goodPage('https://site.test/guide')) }));
-    expect(result.report.site.markdown).toEqual({ offered: false, contentType: 'text/html; charset=utf-8', alternate: null });
+    expect(result.report.site.markdown).toEqual({ offered: false, contentType: 'text/html; charset=utf-8', alternate: null, matchesPage: null });
     expect(finding(result, 'markdown-not-offered')).toMatchObject({ severity: 'low', pointsLost: 2 });
     expect(result.report.score).toBe(98);
+  });
+
+  it('a 200 text/markdown error page is not the page: markdown-not-the-page (medium), 2 points', async () => {
+    const notFound = (req: { headers: { accept?: string } }) =>
+      /text\/markdown/.test(req.headers.accept ?? '')
+        ? markdownFile('# Not found\n\nThe page you asked for does not exist.\n')
+        : { headers: { 'content-type': 'text/html; charset=utf-8' }, body: goodPage('https://site.test/guide') };
+    const { result } = await run(goodRoutes({ '/guide': httpsOnly(notFound as FixtureRoute) }));
+    expect(result.report.site.markdown).toEqual({ offered: false, contentType: 'text/markdown; charset=utf-8', alternate: null, matchesPage: false });
+    expect(finding(result, 'markdown-not-the-page')).toMatchObject({ severity: 'medium', pointsLost: 2, rubric: 'agents.markdown' });
+    expect(finding(result, 'markdown-not-offered')).toBeUndefined();
+  });
+
+  it('a Markdown copy without the title but with most of the page\'s words is the page', async () => {
+    const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+    const copy = (req: { headers: { accept?: string } }) =>
+      /text\/markdown/.test(req.headers.accept ?? '')
+        ? markdownFile(`# Widgets\n\n${words}\n`)
+        : { headers: { 'content-type': 'text/html; charset=utf-8' }, body: goodPage('https://site.test/guide') };
+    const { result } = await run(goodRoutes({ '/guide': httpsOnly(copy as FixtureRoute) }));
+    expect(result.report.site.markdown).toMatchObject({ offered: true, matchesPage: true });
   });
 });
 
@@ -165,10 +186,19 @@ describe('site.licensing', () => {
       goodRoutes({
         '/.well-known/tdmrep.json': { headers: { 'content-type': 'application/json' }, body: JSON.stringify([{ location: '/guide', 'tdm-reservation': 1, 'tdm-policy': 'https://site.test/tdm-policy.json' }, { location: '/', 'tdm-reservation': 0 }]) },
         '/robots.txt': text('User-agent: *\nAllow: /\n\nLicense: https://site.test/license.xml\nSitemap: https://site.test/sitemap.xml\n'),
+        '/license.xml': xml('<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license><permits type="usage">search,ai-input</permits><prohibits type="usage">ai-train</prohibits><payment type="free"/></license></content></rsl>'),
       }),
     );
-    expect(result.report.site.licensing).toEqual({ tdmReservation: 1, tdmPolicy: 'https://site.test/tdm-policy.json', tdmSource: 'file', rslLicense: 'https://site.test/license.xml' });
+    expect(result.report.site.licensing).toEqual({
+      tdmReservation: 1,
+      tdmPolicy: 'https://site.test/tdm-policy.json',
+      tdmSource: 'file',
+      rslLicense: 'https://site.test/license.xml',
+      tdmPolicyReachable: false,
+      rsl: { url: 'https://site.test/license.xml', status: 'found', valid: true, httpStatus: 200, permits: ['search', 'ai-input'], prohibits: ['ai-train'], payment: { type: 'free', amount: null, currency: null }, problem: null },
+    });
     expect(finding(result, 'licensing-signals')).toMatchObject({ severity: 'info', pointsLost: 0 });
+    expect(finding(result, 'tdm-policy-unreachable')).toMatchObject({ severity: 'low', pointsLost: 0, observed: 'TDMRep tdm-policy https://site.test/tdm-policy.json (from the /.well-known/tdmrep.json rule) does not answer 2xx' });
     expect(result.report.score).toBe(100);
   });
 
@@ -180,7 +210,7 @@ describe('site.licensing', () => {
     expect(headerOnly.result.report.site.licensing).toMatchObject({ tdmReservation: 1, tdmPolicy: 'https://site.test/h.json', tdmSource: 'header' });
     const page = goodPage('https://site.test/guide').replace('<head>', '<head><meta name="tdm-reservation" content="0">');
     const withMeta = await run(goodRoutes({ '/.well-known/tdmrep.json': tdmFile, '/guide': httpsOnly({ headers: [['Content-Type', 'text/html'], ['tdm-reservation', '1']], body: page }) }));
-    expect(withMeta.result.report.site.licensing).toEqual({ tdmReservation: 0, tdmPolicy: null, tdmSource: 'meta', rslLicense: null });
+    expect(withMeta.result.report.site.licensing).toEqual({ tdmReservation: 0, tdmPolicy: null, tdmSource: 'meta', rslLicense: null, tdmPolicyReachable: null, rsl: null });
   });
 });
 

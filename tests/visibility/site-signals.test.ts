@@ -11,6 +11,7 @@ import {
   firstSitemapChild,
   licensing,
   llmsTxtLinkTargets,
+  markdownIsPage,
   markdownOffer,
   rslLicense,
   sitemapEntries,
@@ -176,10 +177,21 @@ describe('licensing: TDMRep and RSL', () => {
 
 describe('Markdown for agents', () => {
   it('is offered by negotiation or by an alternate link', () => {
-    expect(markdownOffer({ status: 200, contentType: 'text/markdown; charset=utf-8' }, null)).toEqual({ offered: true, contentType: 'text/markdown; charset=utf-8', alternate: null });
+    expect(markdownOffer({ status: 200, contentType: 'text/markdown; charset=utf-8' }, null)).toEqual({ offered: true, contentType: 'text/markdown; charset=utf-8', alternate: null, matchesPage: null });
     expect(markdownOffer({ status: 200, contentType: 'text/html' }, 'https://s.test/index.md').offered).toBe(true);
     expect(markdownOffer({ status: 404, contentType: 'text/markdown' }, null).offered).toBe(false);
-    expect(markdownOffer({ status: null, contentType: null }, null)).toEqual({ offered: false, contentType: null, alternate: null });
+    expect(markdownOffer({ status: null, contentType: null }, null)).toEqual({ offered: false, contentType: null, alternate: null, matchesPage: null });
+  });
+
+  it('counts a Markdown answer only when it is the page: its title, or most of its words', () => {
+    const page = { title: 'Storm warning issued', text: ['<p>', 'Forecasters issued an amber warning for strong winds along the coast.'] };
+    expect(markdownIsPage('---\ntitle: Storm  Warning issued\n---\n', page)).toBe(true);
+    expect(markdownIsPage('# 404\n\nNot found: the coast warning.', page)).toBe(false);
+    const many = 'forecasters issued an amber warning for strong winds along the coast and also ten more unknown words here today again';
+    expect(markdownIsPage(many, page)).toBe(true); // 11 of its 20 distinct words are the page's
+    expect(markdownIsPage(`${many} x1 x2 x3 x4 x5`, page)).toBe(false); // 11 of 25
+    const offer = markdownOffer({ status: 200, contentType: 'text/markdown', body: '# Not found' }, null, page);
+    expect(offer).toEqual({ offered: false, contentType: 'text/markdown', alternate: null, matchesPage: false });
   });
 });
 
@@ -190,8 +202,8 @@ describe('Content-Signal on a hostile robots.txt', () => {
     const text = Array.from({ length: 15_000 }, (_, i) => `User-agent: ${name(i)}\n`).join('') + 'Content-Signal: search=no\n'.repeat(15_000) + 'Allow: /\n';
     const access = robotsFromResponse(200, text);
     const usage = contentUsage(access.state === 'found' ? access.robots : null);
-    expect(usage).toHaveLength(50);
-    expect(usage[0].lines).toHaveLength(20);
+    expect(usage).toHaveLength(30);
+    expect(usage[0].lines).toHaveLength(10);
     expect(usage[0].signals.search).toBe('no');
     // The crawlers in the table are not named by this group: they follow no group, so nothing applies to them.
     expect(contentSignalConflicts(access, crawlerVerdicts(access, '/'))).toEqual([]);

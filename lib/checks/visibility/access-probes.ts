@@ -5,8 +5,12 @@
 // Reading the answers is access.ts's job, on the analysis pool.
 
 import { ACCESS_PROBE_MAX_BYTES, PROBE_HEADERS, type AccessProbes, type ProbeFailure, type ProbeResponse } from './access';
+import { COMMERCE_HEADERS } from './commerce';
 import { BROWSER_USER_AGENT, CRAWLERS } from './crawlers';
 import { FetchFailedError, FetchRefusedError, OutboundRefusedError, safeFetch, type SafeFetchOptions } from './safe-fetch';
+
+/** The headers a probe keeps: what access.ts reads, and the payment challenges commerce.ts reads. */
+const KEPT_HEADERS: readonly string[] = [...PROBE_HEADERS, ...COMMERCE_HEADERS];
 
 /** Probes in flight at once, all to the same host. */
 export const ACCESS_PROBE_CONCURRENCY = 4;
@@ -56,7 +60,7 @@ async function probe(url: URL, userAgent: string, options: Pick<SafeFetchOptions
       maxBytes: ACCESS_PROBE_MAX_BYTES,
       maxRedirects: ACCESS_PROBE_MAX_REDIRECTS,
     });
-    const headers = res.headers.filter(([name]) => (PROBE_HEADERS as readonly string[]).includes(name));
+    const headers = res.headers.filter(([name]) => KEPT_HEADERS.includes(name));
     return { userAgent, status: res.status, headers, body: res.body, failure: null };
   } catch (err) {
     // A probe never fails the check: what it could not get is the finding.

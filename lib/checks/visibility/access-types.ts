@@ -42,7 +42,17 @@ export interface CrawlerAccess {
   status: number | null;
   /** The user-agent string sent, or null when not probed. */
   userAgent: string | null;
+  /**
+   * `unverified-user-agent` when the crawler was refused (any outcome but ok, error and not-probed) while the
+   * browser baseline, sent from the same address, got the page: the user agent alone made the difference. The
+   * probe only claims to be the crawler; the real one, from its published addresses or with a Web Bot Auth
+   * signature, may be treated otherwise. Absent otherwise.
+   */
+  verification?: 'unverified-user-agent';
 }
+
+/** The values of CrawlerAccess `verification`. */
+export const ACCESS_VERIFICATIONS = ['unverified-user-agent'] as const;
 
 /** `site.access`. */
 export interface SiteAccess {

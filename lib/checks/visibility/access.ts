@@ -4,6 +4,7 @@
 // linear in what was fetched. It runs with the rest of the analysis on the worker pool (analysis.ts).
 
 import type { AccessOutcome, CrawlerAccess, SiteAccess } from './access-types';
+import { WordCounter } from './words';
 
 /** A probe reads at most this much of the page: enough for the head and the start of the text. */
 export const ACCESS_PROBE_MAX_BYTES = 64 * 1024;
@@ -127,22 +128,19 @@ const SKIPPED_ELEMENTS = ['script', 'style', 'noscript', 'template'];
 export function digestHtml(html: string): Digest {
   const lower = html.toLowerCase();
   let title: string | null = null;
-  let words = 0;
-  let inWord = false;
+  const words = new WordCounter();
   let i = 0;
   const n = html.length;
   while (i < n) {
-    const code = html.charCodeAt(i);
-    if (code !== 60 /* < */) {
-      if (isSpace(code)) inWord = false;
-      else if (!inWord) {
-        words++;
-        inWord = true;
-      }
-      i++;
+    if (html.charCodeAt(i) !== 60 /* < */) {
+      const next = html.indexOf('<', i);
+      const end = next < 0 ? n : next;
+      words.add(html.slice(i, end));
+      i = end;
       continue;
     }
-    inWord = false;
+    // A tag ends a word, as in extract.ts, which reads the same text through the parsed tree.
+    words.boundary();
     if (lower.startsWith('<!--', i)) {
       const end = lower.indexOf('-->', i + 4);
       i = end < 0 ? n : end + 3;
@@ -167,7 +165,7 @@ export function digestHtml(html: string): Digest {
     }
     i = tagEnd + 1;
   }
-  return { title, words };
+  return { title, words: words.finish() };
 }
 
 function tagName(lower: string, from: number): string {
@@ -236,8 +234,11 @@ function failureEvidence(failure: ProbeFailure): string {
  * @example classifyProbe({ userAgent: 'GPTBot', status: 403, headers: [], body: '', failure: null }, browser).access.outcome // 'blocked'
  */
 export function classifyProbe(probe: ProbeResponse, browser: ProbeResponse, browserDigest: Digest = digestHtml(browser.body)): AccessReading {
+  // Every probe and the baseline leave from the same address, so a refusal the baseline did not get is the user
+  // agent's doing alone.
+  const byUserAgent = (outcome: AccessOutcome) => isSuccess(browser.status) && outcome !== 'ok' && outcome !== 'error' && outcome !== 'not-probed';
   const reading = (outcome: AccessOutcome, evidence: string): AccessReading => ({
-    access: { outcome, status: probe.status, userAgent: probe.userAgent },
+    access: { outcome, status: probe.status, userAgent: probe.userAgent, ...(byUserAgent(outcome) ? { verification: 'unverified-user-agent' as const } : {}) },
     evidence,
   });
   if (probe.status === null) {

@@ -28,6 +28,10 @@ import {
   type LlmsTxtLinks,
   type MarkdownOffer,
 } from './site-signals';
+import { agentSurfaces, linkHeaderRelations, SURFACE_KINDS, SURFACE_PATHS, type AgentSurfaces, type SurfaceFile, type SurfaceKind } from './agent-surfaces';
+import { aiUse, type AiUse } from './ai-use';
+import { commerce, type Commerce } from './commerce';
+import { assessRsl, type RslFile, type RslReport } from './rsl';
 import { compareRendering, type RenderCapture, type RenderComparison, type ServedPage } from './render/compare';
 
 /** One fetched site file as the analysis needs it; `status: null` when it could not be fetched. */
@@ -62,12 +66,20 @@ export interface SiteFiles {
   /** /.well-known/tdmrep.json. */
   tdmrep: FetchedFile;
   httpRedirectsToHttps: boolean | null;
+  /** The well-known agent surfaces (agent-surfaces.ts); absent when they were not requested. */
+  surfaces?: Record<SurfaceKind, SurfaceFile>;
+  /** The RSL licence robots.txt or the page's Link header names; null or absent when none was fetched. */
+  rsl?: RslFile | null;
+  /** The TDMRep policy the header or tdmrep.json names, as it answered; null or absent when none was fetched. */
+  tdmPolicy?: { url: string; status: number | null } | null;
 }
 
 /** The page URL fetched with `Accept: text/markdown`: its status and content type, null when it got no answer. */
 export interface MarkdownAnswer {
   status: number | null;
   contentType: string | null;
+  /** The first 64 KiB of a text/markdown answer, to compare with the page; null (or absent) otherwise. */
+  body?: string | null;
 }
 
 interface SitemapPlan {
@@ -84,7 +96,12 @@ export interface SiteSignals {
   llmsTxtLinks: LlmsTxtLinks;
   sitemapListsPage: boolean | null;
   contentUsage: ContentUsage[];
-  licensing: Licensing;
+  /** `tdmPolicyReachable`: whether the policy in effect answered 2xx; null when none is named or it was not fetched (a policy only the meta tag names). */
+  licensing: Licensing & { rsl: RslReport | null; tdmPolicyReachable: boolean | null };
+  /** Visibility check v3: what the site offers agents, one answer on AI use, and what a crawler must pay. */
+  agentSurfaces: AgentSurfaces;
+  aiUse: AiUse;
+  commerce: Commerce;
 }
 
 export interface SiteAnalysis {
@@ -193,6 +210,62 @@ function llmsLinksOf(llms: FetchedFile, url: string): string[] {
 }
 
 /**
+ * The well-known surfaces as a report shows them when they were not requested: no answer from any.
+ * @example notFetchedSurfaces('https://s.test').apiCatalog.status // null
+ */
+function notFetchedSurfaces(origin: string): Record<SurfaceKind, SurfaceFile> {
+  return Object.fromEntries(SURFACE_KINDS.map((k) => [k, { url: new URL(SURFACE_PATHS[k], origin).href, status: null, contentType: null, body: null, truncated: false }])) as Record<SurfaceKind, SurfaceFile>;
+}
+
+/**
+ * The address of the RSL licence to fetch: the robots.txt `License:` line, else the page's `Link` header with
+ * `rel="license"` and `type="application/rsl+xml"`; an http(s) address resolved against the page, or null.
+ * @example licenceUrl(robotsFile, [], 'https://s.test/a') // 'https://s.test/license.xml'
+ */
+function licenceUrl(robots: FetchedFile, pageLinks: readonly string[], pageUrl: string): string | null {
+  const ok = robots.status !== null && robots.status >= 200 && robots.status < 300;
+  // A Link rel="license" counts only when typed as RSL: most name a human-readable licence (Creative Commons),
+  // which is not an RSL document and must not be reported as a broken one.
+  const named = (ok ? rslLicense(robots.body) : null) ?? linkHeaderRelations(pageLinks, pageUrl).find((l) => l.rel === 'license' && l.type === 'application/rsl+xml')?.href ?? null;
+  if (named === null) return null;
+  try {
+    const url = new URL(named, pageUrl);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** An http(s) address resolved against the page, or null. */
+function httpHref(href: string | null, base: string): string | null {
+  if (href === null) return null;
+  try {
+    const url = new URL(href, base);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The TDMRep policy to fetch, from the channels known before the page is parsed: the header, else the rule of
+ * tdmrep.json for the page (the meta tag, which beats both, is read only with the page).
+ * @example tdmPolicyUrl(tdmrepFile, { reservation: '1', policy: '/policy.json' }, 'https://s.test/a') // 'https://s.test/policy.json'
+ */
+function tdmPolicyUrl(tdmrep: FetchedFile, header: { reservation: string | null; policy: string | null }, pageUrl: string): string | null {
+  const fromHeader = tdmFromPairs(header.reservation, header.policy);
+  if (fromHeader) return httpHref(fromHeader.policy, pageUrl);
+  const ok = tdmrep.status !== null && tdmrep.status >= 200 && tdmrep.status < 300;
+  return ok ? httpHref(tdmFromFile(tdmrep.body, new URL(pageUrl).pathname)?.policy ?? null, pageUrl) : null;
+}
+
+/** Whether the policy in effect answered 2xx: null when none is named, or the one fetched is not the one in effect. */
+function tdmPolicyReachable(policy: string | null, fetched: { url: string; status: number | null } | null, pageUrl: string): boolean | null {
+  if (policy === null || fetched === null || httpHref(policy, pageUrl) !== fetched.url) return null;
+  return fetched.status !== null && fetched.status >= 200 && fetched.status < 300;
+}
+
+/**
  * Reads the page and the site files and scores them against the rubric.
  * @example analyseSite(page, files).score // 0..100
  */
@@ -204,7 +277,8 @@ export function analyseSite(
 ): SiteAnalysis {
   const headers = { headerAll: (name: string) => page.headers.filter(([n]) => n === name.toLowerCase()).map(([, v]) => v) };
   const contentType = headers.headerAll('content-type')[0] ?? null;
-  const { facts, extras } = extractPageWithExtras(page.body, page.url, headers, page.truncated);
+  const pageText: string[] = [];
+  const { facts, extras } = extractPageWithExtras(page.body, page.url, headers, page.truncated, pageText);
   const finalUrl = new URL(page.url);
   const pagePath = pathAndQueryOf(finalUrl);
   const decided = decideCrawlers(robotsFromResponse(files.robots.status, files.robots.body), pagePath);
@@ -227,23 +301,44 @@ export function analyseSite(
   // Each crawler's live probe (not-probed without probes): the scored access items read it next to robots.txt.
   const crawlers = decisions.crawlers;
   const tdmrepOk = files.tdmrep.status !== null && files.tdmrep.status >= 200 && files.tdmrep.status < 300;
+  const rsl = files.rsl ? assessRsl(files.rsl, page.url) : null;
+  const contentUsageList = contentUsage(robots.state === 'found' ? robots.robots : null);
+  const licensingSignals = licensing(
+    {
+      file: tdmrepOk ? tdmFromFile(files.tdmrep.body, finalUrl.pathname) : null,
+      header: tdmFromPairs(headers.headerAll('tdm-reservation')[0] ?? null, headers.headerAll('tdm-policy')[0] ?? null),
+      meta: tdmFromPairs(extras.tdmMeta.reservation, extras.tdmMeta.policy),
+    },
+    robots.state === 'found' ? rslLicense(files.robots.body) : null,
+  );
+  const commerceAnswers = [
+    { source: 'page', status: page.status, headers: page.headers },
+    ...(probes ? probes.crawlers.map((p) => ({ source: p.token, status: p.status, headers: p.headers })) : []),
+  ];
   const signals: SiteSignals = {
-    markdown: markdownOffer(markdown, extras.markdownAlternate),
+    markdown: markdownOffer(markdown, extras.markdownAlternate, { title: facts.title, text: pageText }),
     llmsTxtLinks: assessLlmsLinks(files.llmsLinks),
     sitemapListsPage: sitemapListsPage(
       page.url,
       { isSitemap: sitemapXml.isSitemap, body: files.sitemap.body, truncated: files.sitemap.truncated },
       files.sitemapChild && { isSitemap: isSitemapDocument(files.sitemapChild.status, files.sitemapChild.body), body: files.sitemapChild.body, truncated: files.sitemapChild.truncated },
     ),
-    contentUsage: contentUsage(robots.state === 'found' ? robots.robots : null),
-    licensing: licensing(
-      {
-        file: tdmrepOk ? tdmFromFile(files.tdmrep.body, finalUrl.pathname) : null,
-        header: tdmFromPairs(headers.headerAll('tdm-reservation')[0] ?? null, headers.headerAll('tdm-policy')[0] ?? null),
-        meta: tdmFromPairs(extras.tdmMeta.reservation, extras.tdmMeta.policy),
-      },
-      robots.state === 'found' ? rslLicense(files.robots.body) : null,
-    ),
+    contentUsage: contentUsageList,
+    licensing: { ...licensingSignals, rsl, tdmPolicyReachable: tdmPolicyReachable(licensingSignals.tdmPolicy, files.tdmPolicy ?? null, page.url) },
+    agentSurfaces: agentSurfaces(headers.headerAll('link'), files.surfaces ?? notFetchedSurfaces(finalUrl.origin), page.url),
+    aiUse: aiUse({
+      pagePath,
+      robotsBody: robots.state === 'found' ? files.robots.body : null,
+      robotsFound: robots.state === 'found',
+      crawlers: decisions.crawlers.map((c) => c.verdict),
+      contentUsage: contentUsageList,
+      contentSignalHeader: headers.headerAll('content-signal'),
+      contentUsageHeader: headers.headerAll('content-usage'),
+      licensing: licensingSignals,
+      rsl,
+      noindex: facts.noindexMeta || facts.noindexHeader,
+    }),
+    commerce: commerce(commerceAnswers),
   };
 
   const { score, scoring, findings } = scoreReport({
@@ -287,6 +382,8 @@ export type AnalysisTask =
   | { kind: 'sitemap-plan'; robots: FetchedFile; sitemap: FetchedFile & { url?: string | null } }
   | { kind: 'sitemap-child'; sitemap: FetchedFile & { url: string | null } }
   | { kind: 'llms-links'; llms: FetchedFile; url: string }
+  | { kind: 'licence-url'; robots: FetchedFile; pageLinks: string[]; pageUrl: string }
+  | { kind: 'tdm-policy-url'; tdmrep: FetchedFile; header: { reservation: string | null; policy: string | null }; pageUrl: string }
   | { kind: 'site'; page: FetchedPage; files: SiteFiles; markdown?: MarkdownAnswer; probes?: AccessProbes }
   | { kind: 'rendering'; served: ServedPage; capture: RenderCapture };
 
@@ -295,6 +392,8 @@ export interface AnalysisResults {
   'sitemap-plan': SitemapPlan;
   'sitemap-child': { child: string | null };
   'llms-links': { links: string[] };
+  'licence-url': { url: string | null };
+  'tdm-policy-url': { url: string | null };
   site: SiteAnalysis;
   rendering: RenderComparison;
 }
@@ -313,6 +412,10 @@ export function runAnalysisTask(task: AnalysisTask): AnalysisResult {
       return { child: sitemapChildOf(task.sitemap) };
     case 'llms-links':
       return { links: llmsLinksOf(task.llms, task.url) };
+    case 'licence-url':
+      return { url: licenceUrl(task.robots, task.pageLinks, task.pageUrl) };
+    case 'tdm-policy-url':
+      return { url: tdmPolicyUrl(task.tdmrep, task.header, task.pageUrl) };
     case 'site':
       return analyseSite(task.page, task.files, task.markdown, task.probes ?? null);
     case 'rendering':

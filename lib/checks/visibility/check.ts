@@ -7,15 +7,19 @@
 //   first:    the page alone, following its redirects.
 //   then, only if the page finally answered 2xx, at once:
 //             the page again with `Accept: text/markdown`, and the site files of the origin that answered:
-//             /robots.txt, /sitemap.xml, /llms.txt, /llms-full.txt, /.well-known/tdmrep.json, and (https only)
-//             http://host/; each dependent request as soon as the file it depends on arrived:
+//             /robots.txt, /sitemap.xml, /llms.txt, /llms-full.txt, /.well-known/tdmrep.json, the six well-known
+//             agent surfaces (agent-surfaces.ts), and (https only) http://host/; each dependent request as soon
+//             as the file it depends on arrived:
+//               - the RSL licence robots.txt's License: line (or the page's Link rel="license" typed application/rsl+xml) names;
+//               - the TDMRep policy the page's tdm-policy header or tdmrep.json names (whether it answers);
 //               - up to 5 links of /llms.txt (site-signals.ts LLMS_LINKS_MAX);
 //               - only if /sitemap.xml is not a sitemap, the first `Sitemap:` URL of robots.txt, and only if
 //                 the sitemap is an index, its first child (the longest chain: 3 requests deep);
 //             the access probes of the final address (access-probes.ts: a browser and each crawler, 4 at a
 //             time), and the rendered view (render/), whose browser fetches through safeFetch as well.
 //   A page that answers anything else is reported as it answered, with nothing else fetched.
-// The site signals (signal-fetches.ts) add at most 1 request per check and 7 per origin probed.
+// The site signals (signal-fetches.ts) add at most 1 request per check and 7 per origin probed; the agent
+// surfaces and the licence 7 more per origin, each followed at most 2 redirects.
 // Everything shares one AbortSignal carrying the whole-check budget.
 
 import { TaskDeadlineError, TaskQueueTimeoutError, TaskThreadError } from '@/lib/worker-pool';
@@ -25,6 +29,7 @@ import { ACCESS_PROBE_MAX_BYTES } from './access';
 import { ACCESS_PROBE_CONCURRENCY, ACCESS_PROBE_MAX_REQUESTS, PROBED_CRAWLERS, runAccessProbes } from './access-probes';
 import type { SiteAccess } from './access-types';
 import { analyse } from './analysis-pool';
+import { PAGE_READ_MAX_BYTES } from './bounded-parse';
 import type { PageFacts } from './extract';
 import { ROBOTS_MAX_BYTES, type RobotsAccess } from './robots';
 import {
@@ -37,22 +42,33 @@ import {
   type PublishedRubricItem,
   type ScoringLine,
 } from './rubric';
-import { DEFAULT_MAX_BYTES, MAX_REDIRECTS, FetchFailedError, FetchRefusedError, OutboundRefusedError, safeFetch, type FetchResult, type LookupFn, type SafeFetchOptions } from './safe-fetch';
+import { MAX_REDIRECTS, FetchFailedError, FetchRefusedError, OutboundRefusedError, safeFetch, type FetchResult, type LookupFn, type SafeFetchOptions } from './safe-fetch';
 import { createOutboundGate, THIRD_PARTY_REQUESTS_PER_DOMAIN, type OutboundGate, type OutboundRefused, type OutboundSpend, type OutboundSummary } from './outbound';
 import { resolveHostMap, type HostMap } from './host-map';
-import { fetchLlmsLinks, fetchMarkdownAnswer, fetchTdmrep, SIGNAL_REQUESTS_PER_CHECK, SIGNAL_REQUESTS_PER_ORIGIN } from './signal-fetches';
+import {
+  fetchAgentSurfaces,
+  fetchLlmsLinks,
+  fetchMarkdownAnswer,
+  fetchRslLicence,
+  fetchTdmPolicy,
+  fetchTdmrep,
+  SIGNAL_REQUESTS_PER_CHECK,
+  SIGNAL_REQUESTS_PER_ORIGIN,
+  SURFACE_MAX_REDIRECTS,
+  SURFACE_REQUESTS_PER_ORIGIN,
+} from './signal-fetches';
 import { InvalidTargetUrl, normalizeTargetUrl } from './target-url';
 import { renderedView, withRenderedFindings, type PageRendering } from './render';
 import { RENDER_MAX_REDIRECTS, RENDER_MAX_REQUESTS } from './render/render';
 import { capReport } from './report-caps';
 
-export const CHECK_VERSION = '2.1.0';
+export const CHECK_VERSION = '3.0.0';
 /** Whole-check budget: every request of one check shares it. */
 export const CHECK_BUDGET_MS = 20_000;
 /** The page may use most of the budget; the site files are small and get less. */
 export const PAGE_TIMEOUT_MS = 15_000;
 const PROBE_TIMEOUT_MS = 10_000;
-export const PAGE_MAX_BYTES = DEFAULT_MAX_BYTES;
+export const PAGE_MAX_BYTES = PAGE_READ_MAX_BYTES;
 // Only the root element of a sitemap is looked at, and only presence and shape of llms-full.txt.
 const SITEMAP_MAX_BYTES = 64 * 1024;
 const LLMS_MAX_BYTES = 128 * 1024;
@@ -69,6 +85,7 @@ const SITE_FILES_PER_ORIGIN = 6;
  */
 export const MAX_REQUESTS_PER_CHECK =
   (1 + MAX_REDIRECTS) * (1 + SIGNAL_REQUESTS_PER_CHECK + SITE_FILES_PER_ORIGIN + SIGNAL_REQUESTS_PER_ORIGIN) +
+  (1 + SURFACE_MAX_REDIRECTS) * SURFACE_REQUESTS_PER_ORIGIN +
   ACCESS_PROBE_MAX_REQUESTS +
   RENDER_MAX_REQUESTS * (1 + RENDER_MAX_REDIRECTS);
 
@@ -117,6 +134,10 @@ interface VisibilitySite {
   sitemapListsPage: SiteSignals['sitemapListsPage'];
   contentUsage: SiteSignals['contentUsage'];
   licensing: SiteSignals['licensing'];
+  /** Visibility check v3: the agent surfaces, one answer on AI use, and the payment challenges seen. */
+  agentSurfaces: SiteSignals['agentSurfaces'];
+  aiUse: SiteSignals['aiUse'];
+  commerce: SiteSignals['commerce'];
   access: SiteAccess;
   /** Where this check's requests went, per registrable domain, and the ones it did not send. */
   outbound: OutboundSummary;
@@ -190,10 +211,14 @@ async function probeHttpRedirect(origin: URL, fetchOptions: FetchOptions): Promi
   return res.redirects.length > 0 && new URL(res.url).protocol === 'https:';
 }
 
-/** The site files of one origin, all requested at once. */
-async function probeSite(origin: URL, fetchOptions: FetchOptions, analysis: AnalysisOptions): Promise<SiteFiles> {
+/**
+ * The site files of one origin, all requested at once; the RSL licence as soon as robots.txt (or the page's
+ * `Link` header) named it, and the TDMRep policy as soon as the page's header or tdmrep.json named it.
+ */
+async function probeSite(origin: URL, pageHeaders: Array<[string, string]>, pageUrl: string, fetchOptions: FetchOptions, analysis: AnalysisOptions): Promise<SiteFiles> {
   const at = (path: string) => new URL(path, origin);
   const probe = { ...fetchOptions, timeoutMs: PROBE_TIMEOUT_MS };
+  const surfaces = fetchAgentSurfaces(origin, probe);
   const [robotsRes, sitemapXml, llmsRes, llmsFullRes, httpRedirectsToHttps, tdmrep] = await Promise.all([
     tryFetch(at('/robots.txt'), { ...probe, maxBytes: ROBOTS_MAX_BYTES + 1 /* one byte over tells the matcher the file was cut */, accept: 'text/plain,*/*;q=0.5' }),
     fetchSitemap(at('/sitemap.xml'), fetchOptions),
@@ -205,12 +230,19 @@ async function probeSite(origin: URL, fetchOptions: FetchOptions, analysis: Anal
   const robots = fetchedFile(robotsRes);
   const llms = fetchedFile(llmsRes);
 
-  const [{ sitemap, sitemapChild }, llmsLinks] = await Promise.all([
+  const pageHeader = (name: string) => pageHeaders.find(([n]) => n === name)?.[1] ?? null;
+  const [{ sitemap, sitemapChild }, llmsLinks, rsl, tdmPolicy] = await Promise.all([
     followSitemap(origin, robots, sitemapXml, fetchOptions, analysis),
     analyse({ kind: 'llms-links', llms, url: at('/llms.txt').href }, analysis).then(({ links }) => fetchLlmsLinks(links, probe)),
+    analyse({ kind: 'licence-url', robots, pageLinks: pageHeaders.filter(([n]) => n === 'link').map(([, v]) => v), pageUrl }, analysis).then(({ url }) =>
+      url === null ? null : fetchRslLicence(new URL(url), probe),
+    ),
+    analyse({ kind: 'tdm-policy-url', tdmrep, header: { reservation: pageHeader('tdm-reservation'), policy: pageHeader('tdm-policy') }, pageUrl }, analysis).then(({ url }) =>
+      url === null ? null : fetchTdmPolicy(new URL(url), probe),
+    ),
   ]);
 
-  return { robots, sitemap, sitemapChild, llms, llmsFull: fetchedFile(llmsFullRes), llmsLinks, tdmrep, httpRedirectsToHttps };
+  return { robots, sitemap, sitemapChild, llms, llmsFull: fetchedFile(llmsFullRes), llmsLinks, tdmrep, httpRedirectsToHttps, surfaces: await surfaces, rsl, tdmPolicy };
 }
 
 /** An absolute http(s) address, or null. */
@@ -363,13 +395,13 @@ const SITE_FILE_FINDINGS: ReadonlySet<string> = new Set([
   'search-crawlers-blocked', 'search-crawlers-refused', 'ai-answer-crawlers-blocked', 'ai-answer-crawlers-refused',
   'robots-unreachable', 'robots-too-complex', 'training-crawlers-blocked', 'user-fetchers-blocked', 'noindex-hidden-by-robots',
   'content-signals', 'content-signal-conflict', 'http-not-redirected', 'sitemap-missing', 'page-not-in-sitemap',
-  'markdown-not-offered', 'crawler-blocked-by-server',
+  'markdown-not-offered', 'crawler-blocked-by-server', 'agent-surface-invalid', 'agent-surfaces', 'ai-use-conflict', 'rsl-license-unusable', 'tdm-policy-unreachable', 'pay-per-crawl',
 ]);
 const isSiteFileFinding = (id: string) => SITE_FILE_FINDINGS.has(id) || id.startsWith('llms-txt') || id.startsWith('llms-full-txt');
 
 /** The limit line of a report whose page did not answer 2xx. */
 function notFetchedLimit(status: number): string {
-  return `The page answered ${status}, so nothing else was requested: robots.txt, the sitemap, llms.txt, llms-full.txt, tdmrep.json, http://, the Markdown variant and the crawler probes were not fetched, and the report makes no finding about them (their states read unreachable, missing or not-probed only because they were not asked for).`;
+  return `The page answered ${status}, so nothing else was requested: robots.txt, the sitemap, llms.txt, llms-full.txt, tdmrep.json, the well-known agent surfaces, the RSL licence, http://, the Markdown variant and the crawler probes were not fetched, and the report makes no finding about them (their states read unreachable, missing or not-probed only because they were not asked for).`;
 }
 
 /** The limit line of a report some of whose requests the outbound gate did not send. */
@@ -428,11 +460,11 @@ async function runCheck(
   });
   const [files, markdown, probes] = answered
     ? await Promise.all([
-        probeSite(new URL(finalUrl.origin), siteFetches, analysis),
+        probeSite(new URL(finalUrl.origin), page.headers, page.url, siteFetches, analysis),
         fetchMarkdownAnswer(target, { ...siteFetches, timeoutMs: PROBE_TIMEOUT_MS }),
         runAccessProbes(finalUrl, siteFetches),
       ])
-    : [NOT_FETCHED_FILES, { status: null, contentType: null }, null];
+    : [NOT_FETCHED_FILES, { status: null, contentType: null, body: null }, null];
   // A report whose own site's files were refused by the budget would score requests that were never sent:
   // the check stops instead, uncharged, as when the page itself is refused.
   const ownSpent = siteRefusals.find((r) => r.reason === 'budget' && gate.isOwn(r.domain));
@@ -491,7 +523,7 @@ export function visibilityCheckDescription() {
   return {
     name: 'AI Visibility Check',
     description:
-      'Fetches one public page, the page again as Markdown, and its site files (robots.txt, sitemap, llms.txt and up to 5 of its links, llms-full.txt, tdmrep.json), reports what 15 search and AI crawlers may fetch under robots.txt and what agents can read beyond the page, and scores the page 0-100 against the published rubric, with findings ordered by severity. Nothing is charged when the page cannot be fetched.',
+      'Fetches one public page, the page again as Markdown, and its site files (robots.txt, sitemap, llms.txt and up to 5 of its links, llms-full.txt, tdmrep.json, the well-known agent surfaces, the RSL licence it names), reports what 15 search and AI crawlers may fetch under robots.txt, what agents can read and use beyond the page, whether AI may train on, search or answer from it and who said so, and what a crawler must pay, and scores the page 0-100 against the published rubric, with findings ordered by severity. Nothing is charged when the page cannot be fetched.',
     checkVersion: CHECK_VERSION,
     rubricVersion: RUBRIC_VERSION,
     scoreMax: SCORE_MAX,
@@ -507,6 +539,9 @@ export function visibilityCheckDescription() {
         '/llms-full.txt',
         '/.well-known/tdmrep.json',
         'http://<host>/ for https pages',
+        '/.well-known/api-catalog, /.well-known/mcp/server-card, /.well-known/agent-card.json, /.well-known/oauth-authorization-server, /.well-known/oauth-protected-resource and /.well-known/http-message-signatures-directory (64 KB each, at most 2 redirects)',
+        'the RSL licence robots.txt License: (or the page\'s Link rel="license" of type application/rsl+xml) names (64 KB, at most 2 redirects)',
+        'the TDMRep policy the tdm-policy header or tdmrep.json names, to see that it answers (1 KB, at most 2 redirects)',
       ],
       probes: `the final page address once as a desktop browser and once as each of the ${PROBED_CRAWLERS.length} crawlers that send requests, with its published user agent, at most ${ACCESS_PROBE_CONCURRENCY} at a time, reading at most ${ACCESS_PROBE_MAX_BYTES / 1024} KB each`,
       budgetSeconds: CHECK_BUDGET_MS / 1000,

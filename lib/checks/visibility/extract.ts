@@ -3,7 +3,9 @@
 
 import type { DefaultTreeAdapterTypes } from 'parse5';
 import { parseBounded, type ParseLimitHit } from './bounded-parse';
+import { headBreak, type HeadBreak } from './head-break';
 import { jsonLdProblems, type JsonLdProblem } from './jsonld-requirements';
+import { isWhiteSpace, WordCounter } from './words';
 
 type Node = DefaultTreeAdapterTypes.Node;
 type Element = DefaultTreeAdapterTypes.Element;
@@ -30,6 +32,14 @@ interface PageRobots {
   nocache: boolean;
   noai: boolean;
   noimageai: boolean;
+  /**
+   * The earliest `unavailable_after:` date addressed to Google (all robots, googlebot, googlebot-news), as written;
+   * null when none. Google documents it as dropping the page from its results after that date, so a date in the
+   * past counts as noindex (noindexMeta / noindexHeader).
+   */
+  unavailableAfter: string | null;
+  /** Whether unavailableAfter is in the past when the page was read. */
+  unavailableAfterPassed: boolean;
 }
 
 export const KEY_JSON_LD_TYPES = ['Organization', 'WebSite', 'FAQPage', 'Article', 'Product', 'Service'] as const;
@@ -60,7 +70,10 @@ export interface PageFacts {
   metaDescription: string | null;
   metaDescriptionLength: number;
   canonical: string | null;
+  /** `<link rel="canonical">` elements in the head (crawlers read a canonical only there). */
   canonicalCount: number;
+  /** Different addresses among them, resolved: the same address written twice is one. */
+  canonicalDistinct: number;
   canonicalIsSelf: boolean;
   noindexMeta: boolean;
   noindexHeader: boolean;
@@ -75,7 +88,22 @@ export interface PageFacts {
   textToHtmlRatio: number;
   /** Not read to its end: cut at the byte limit, or its markup reached a parse limit (bounded-parse.ts). */
   truncated: boolean;
+  /**
+   * The element (or `#text`) that ended the <head> before the page's own `</head>` or `<body>`, and its line;
+   * what followed it is read as the body reads it (no canonical or description). Null when the head is whole.
+   */
+  headBrokenAt: HeadBreak | null;
+  /**
+   * When the page was not read to its end (`truncated`), the members that may be missing what came after the
+   * cut, in this order: title, metaDescription, canonical, robots, openGraph (only when the cut came before the
+   * body and they were not found), jsonLd, h1Count, wordCount, textLength, textToHtmlRatio. Empty otherwise.
+   */
+  incomplete: IncompleteFact[];
 }
+
+/** The page members a cut can leave incomplete. */
+export const INCOMPLETE_FACTS = ['title', 'metaDescription', 'canonical', 'robots', 'openGraph', 'jsonLd', 'h1Count', 'wordCount', 'textLength', 'textToHtmlRatio'] as const;
+type IncompleteFact = (typeof INCOMPLETE_FACTS)[number];
 
 /** What the page says that belongs in the report's `site` signals rather than in `page`. */
 export interface PageExtras {
@@ -208,6 +236,39 @@ function collapse(s: string): string {
   return s.replace(/\s+/g, ' ').trim();
 }
 
+/**
+ * The title as document.title gives it: the HTML standard (html.spec.whatwg.org, "document.title") strips and
+ * collapses ASCII whitespace (infra.spec.whatwg.org, "strip and collapse ASCII whitespace") in the title element's
+ * text: only tab, line feed, form feed, carriage return and space; an ideographic or a no-break space is kept.
+ */
+function collapseAsciiWhitespace(s: string): string {
+  return s.replace(/[\t\n\f\r ]+/g, ' ').replace(/^ /, '').replace(/ $/, '');
+}
+
+/** A robots date (RFC 822, RFC 850 or ISO 8601, as Google accepts) in epoch milliseconds, or null. */
+function robotsDate(value: string): number | null {
+  const ms = Date.parse(value.replace(/^[a-z]+,\s*/, ''));
+  return Number.isFinite(ms) ? ms : null;
+}
+
+const WEEKDAY = /^(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*$/;
+
+/**
+ * The unavailable_after dates of one rule list, as written and parsed. A date with a weekday ("Wednesday,
+ * 25-Jun-25 15:00:00 GMT") was split at its comma with the rules, so a weekday alone is joined with the next part.
+ */
+function unavailableDates(directives: readonly string[]): Array<{ written: string; ms: number }> {
+  const out: Array<{ written: string; ms: number }> = [];
+  for (let i = 0; i < directives.length; i++) {
+    if (!directives[i].startsWith('unavailable_after:')) continue;
+    let written = directives[i].slice('unavailable_after:'.length);
+    if (WEEKDAY.test(written) && i + 1 < directives.length) written = `${written}, ${directives[i + 1]}`;
+    const ms = robotsDate(written);
+    if (ms !== null) out.push({ written, ms });
+  }
+  return out;
+}
+
 /** Length in Unicode code points, so an emoji counts once. */
 function charLength(s: string): number {
   let surrogates = 0;
@@ -218,53 +279,23 @@ function charLength(s: string): number {
   return s.length - surrogates;
 }
 
-/** The characters JavaScript's \s matches, so counting agrees with collapse(). */
-function isSpace(c: number): boolean {
-  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
-  if (c < 0xa0) return false;
-  return (
-    c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 ||
-    c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
-  );
-}
-
-// Per BMP code unit: 0 not yet known, 1 letter or digit, 2 neither. Filled lazily from the Unicode
-// property escape, so non-Latin text is judged correctly without a regex call per character.
-const WORD_CHAR = new Uint8Array(0x10000);
-const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
-
-function isWordChar(s: string, i: number, c: number): boolean {
-  if (c < 0x80) return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
-  if (c >= 0xd800 && c <= 0xdbff) return LETTER_OR_DIGIT.test(String.fromCodePoint(s.codePointAt(i) ?? c));
-  let known = WORD_CHAR[c];
-  if (known === 0) {
-    known = LETTER_OR_DIGIT.test(String.fromCharCode(c)) ? 1 : 2;
-    WORD_CHAR[c] = known;
-  }
-  return known === 1;
-}
-
 /**
  * textLength and wordCount of text chunks as if joined, whitespace-collapsed and trimmed, in one pass
- * without building that string (it can be most of a 512 KB page). A word is a whitespace-separated
- * run containing at least one letter or digit, so a lone dash is not a word.
+ * without building that string (it can be most of a 2 MiB page). Words are counted by words.ts, the one
+ * definition every word count of the check uses.
  */
 function measureText(chunks: readonly string[]): { length: number; words: number; bytes: number } {
   let length = 0;
   let bytes = 0;
-  let words = 0;
   let started = false;
   let pendingSpace = false;
-  let inWord = false;
-  let wordHasLetter = false;
+  const counter = new WordCounter();
   for (const chunk of chunks) {
+    counter.add(chunk);
     for (let i = 0; i < chunk.length; i++) {
       const c = chunk.charCodeAt(i);
-      if (isSpace(c)) {
+      if (isWhiteSpace(c)) {
         if (started) pendingSpace = true;
-        if (inWord && wordHasLetter) words++;
-        inWord = false;
-        wordHasLetter = false;
         continue;
       }
       if (pendingSpace) {
@@ -277,41 +308,9 @@ function measureText(chunks: readonly string[]): { length: number; words: number
       if (c < 0xdc00 || c > 0xdfff) length++;
       // UTF-8 size: a surrogate pair is 4 bytes, counted on its high half.
       bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c <= 0xdbff ? 4 : c >= 0xdc00 && c <= 0xdfff ? 0 : 3;
-      inWord = true;
-      if (!wordHasLetter && isWordChar(chunk, i, c)) wordHasLetter = true;
     }
   }
-  if (inWord && wordHasLetter) words++;
-  return { length, words, bytes };
-}
-
-/**
- * The words of text chunks as measureText counts them (so `wordsOf(chunks).length` is the wordCount), lowercased:
- * whitespace-separated runs holding at least one letter or digit, joined across chunks the way measureText joins them.
- * @example wordsOf(['Hello, ', 'wor', 'ld', ' - 42']) // ['hello,', 'world', '42']
- */
-export function wordsOf(chunks: readonly string[]): string[] {
-  const words: string[] = [];
-  let word = '';
-  let wordHasLetter = false;
-  for (const chunk of chunks) {
-    let start = 0;
-    for (let i = 0; i < chunk.length; i++) {
-      const c = chunk.charCodeAt(i);
-      if (isSpace(c)) {
-        word += chunk.slice(start, i);
-        if (word !== '' && wordHasLetter) words.push(word.toLowerCase());
-        word = '';
-        wordHasLetter = false;
-        start = i + 1;
-        continue;
-      }
-      if (!wordHasLetter && isWordChar(chunk, i, c)) wordHasLetter = true;
-    }
-    word += chunk.slice(start);
-  }
-  if (word !== '' && wordHasLetter) words.push(word.toLowerCase());
-  return words;
+  return { length, words: counter.finish(), bytes };
 }
 
 function textOf(el: Element): string {
@@ -372,6 +371,12 @@ export function sameUrl(a: string, b: string): boolean {
   }
 }
 
+function withoutFragment(href: string | null): string | null {
+  if (href === null) return null;
+  const hash = href.indexOf('#');
+  return hash < 0 ? href : href.slice(0, hash);
+}
+
 function resolveHttpUrl(href: string, base: string): string | null {
   try {
     const u = new URL(href.trim(), base);
@@ -386,6 +391,8 @@ const BLOCK_END = { nodeName: '#block-end' } as unknown as Node;
 // Restore the "text counts" flag to on / off once an element's children have been walked.
 const TEXT_ON = { nodeName: '#text-on' } as unknown as Node;
 const TEXT_OFF = { nodeName: '#text-off' } as unknown as Node;
+// Marks the end of the head's children.
+const HEAD_END = { nodeName: '#head-end' } as unknown as Node;
 
 /**
  * Extracts the report's `page` object from served HTML.
@@ -395,9 +402,10 @@ const TEXT_OFF = { nodeName: '#text-off' } as unknown as Node;
  * @param truncated whether the body was cut at the byte limit (the facts are also truncated when the markup
  *   reaches a parse limit, bounded-parse.ts)
  * @param textOut when given, receives the page's text chunks, the ones textLength and wordCount measure (for wordsOf)
+ * @param now the time a past unavailable_after is judged against (epoch ms; the clock when absent)
  */
-export function extractPage(html: string, pageUrl: string, headers: HeaderSource, truncated: boolean, textOut?: string[]): PageFacts {
-  return extractPageWithExtras(html, pageUrl, headers, truncated, textOut).facts;
+export function extractPage(html: string, pageUrl: string, headers: HeaderSource, truncated: boolean, textOut?: string[], now?: number): PageFacts {
+  return extractPageWithExtras(html, pageUrl, headers, truncated, textOut, now).facts;
 }
 
 /**
@@ -410,6 +418,7 @@ export function extractPageWithExtras(
   headers: HeaderSource,
   truncated: boolean,
   textOut?: string[],
+  now: number = Date.now(),
 ): { facts: PageFacts; extras: PageExtras } {
   const { document: doc, limitHit } = parseBounded(html);
 
@@ -433,6 +442,8 @@ export function extractPageWithExtras(
   // the few elements that change it push a marker that restores it once their children are done.
   const nodes: Node[] = [doc];
   let countText = false;
+  let inHead = false;
+  let bodyReached = false;
   while (nodes.length > 0) {
     const node = nodes.pop()!;
     const name = node.nodeName;
@@ -442,6 +453,10 @@ export function extractPageWithExtras(
     }
     if (node === BLOCK_END) {
       text.push(' ');
+      continue;
+    }
+    if (node === HEAD_END) {
+      inHead = false;
       continue;
     }
     if (node === TEXT_ON || node === TEXT_OFF) {
@@ -462,9 +477,15 @@ export function extractPageWithExtras(
         }
         case 'body':
           childCount = true;
+          if (el.childNodes.length > 0) bodyReached = true;
+          break;
+        case 'head':
+          // Popped after the head's children: what the parser put in the body is read as body.
+          inHead = true;
+          nodes.push(HEAD_END);
           break;
         case 'title':
-          if (title === null) title = collapse(textOf(el));
+          if (title === null) title = collapseAsciiWhitespace(textOf(el));
           break;
         case 'base':
           if (baseHref === null) baseHref = attr(el, 'href');
@@ -475,7 +496,7 @@ export function extractPageWithExtras(
         case 'link': {
           const rel = attr(el, 'rel');
           const rels = rel ? rel.toLowerCase().split(/\s+/) : [];
-          if (rels.includes('canonical')) canonicalHrefs.push(attr(el, 'href') ?? '');
+          if (rels.includes('canonical') && inHead) canonicalHrefs.push(attr(el, 'href') ?? '');
           if (markdownHref === null && rels.includes('alternate') && (attr(el, 'type') ?? '').split(';')[0].trim().toLowerCase() === 'text/markdown') {
             markdownHref = attr(el, 'href');
           }
@@ -487,7 +508,7 @@ export function extractPageWithExtras(
           if (metaName !== null) {
             const n = metaName.trim().toLowerCase();
             if (n === 'description') {
-              if (metaDescription === null) metaDescription = collapse(content ?? '');
+              if (metaDescription === null && inHead) metaDescription = collapse(content ?? '');
             } else if (n === 'tdm-reservation' || n === 'tdm-policy') {
               const key = n === 'tdm-reservation' ? 'reservation' : 'policy';
               if (tdmMeta[key] === null && content !== null) tdmMeta[key] = content;
@@ -541,9 +562,28 @@ export function extractPageWithExtras(
 
   const base = (baseHref !== null && resolveHttpUrl(baseHref, pageUrl)) || pageUrl;
   const canonical = canonicalHrefs.length > 0 && canonicalHrefs[0].trim() ? resolveHttpUrl(canonicalHrefs[0], base) : null;
+  // Compared as sameUrl compares: a fragment does not make another address.
+  const canonicalDistinct = new Set(canonicalHrefs.map((href) => (href.trim() ? withoutFragment(resolveHttpUrl(href, base)) : null) ?? `invalid:${href}`)).size;
 
   const appliesToSearch = (r: RobotsDirectives) => r.bot === null || SEARCH_ROBOT_SCOPES.has(r.bot);
-  const noindex = (r: RobotsDirectives) => appliesToSearch(r) && r.directives.some((d) => d === 'noindex' || d === 'none');
+  // Google documents unavailable_after; other search engines do not, so it is read only where it addresses Google.
+  const toGoogle = (r: RobotsDirectives) => r.bot === null || r.bot === 'googlebot' || r.bot === 'googlebot-news';
+  let unavailableAfter: string | null = null;
+  let unavailableAfterMs = Infinity;
+  const expiredSets = new Set<RobotsDirectives>();
+  for (const r of [...meta, ...header]) {
+    if (!toGoogle(r)) continue;
+    for (const { written, ms } of unavailableDates(r.directives)) {
+      if (ms < unavailableAfterMs) {
+        unavailableAfterMs = ms;
+        unavailableAfter = written;
+      }
+      if (ms <= now) expiredSets.add(r);
+    }
+  }
+  const unavailableAfterPassed = unavailableAfterMs <= now;
+  const expired = (r: RobotsDirectives) => expiredSets.has(r);
+  const noindex = (r: RobotsDirectives) => (appliesToSearch(r) && r.directives.some((d) => d === 'noindex' || d === 'none')) || expired(r);
   const all = [...meta, ...header];
   const searchDirectives = all.filter(appliesToSearch).flatMap((r) => r.directives);
   const anyDirectives = all.flatMap((r) => r.directives);
@@ -567,6 +607,7 @@ export function extractPageWithExtras(
     metaDescriptionLength: metaDescription === null ? 0 : charLength(metaDescription),
     canonical,
     canonicalCount: canonicalHrefs.length,
+    canonicalDistinct,
     canonicalIsSelf: canonical !== null && sameUrl(canonical, pageUrl),
     noindexMeta: meta.some(noindex),
     noindexHeader: header.some(noindex),
@@ -579,6 +620,8 @@ export function extractPageWithExtras(
       nocache: anyDirectives.includes('nocache'),
       noai: anyDirectives.includes('noai'),
       noimageai: anyDirectives.includes('noimageai'),
+      unavailableAfter,
+      unavailableAfterPassed,
     },
     jsonLd: {
       blocks: jsonLdBlocks,
@@ -594,7 +637,20 @@ export function extractPageWithExtras(
     wordCount: measured.words,
     textToHtmlRatio: textToHtmlRatio(measured.bytes, html),
     truncated: truncated || limitHit !== null,
+    headBrokenAt: headBreak(html),
+    incomplete: [],
   };
+  if (facts.truncated) {
+    const missing = new Set<IncompleteFact>(['jsonLd', 'h1Count', 'wordCount', 'textLength', 'textToHtmlRatio']);
+    if (!bodyReached) {
+      if (title === null) missing.add('title');
+      if (metaDescription === null) missing.add('metaDescription');
+      if (canonicalHrefs.length === 0) missing.add('canonical');
+      missing.add('robots');
+      missing.add('openGraph');
+    }
+    facts.incomplete = INCOMPLETE_FACTS.filter((f) => missing.has(f));
+  }
   const markdownAlternate = markdownHref === null || !markdownHref.trim() ? null : resolveHttpUrl(markdownHref, base);
   return { facts, extras: { markdownAlternate, tdmMeta, parseLimit: limitHit } };
 }

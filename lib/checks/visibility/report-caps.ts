@@ -5,15 +5,19 @@
 // report to it, so what is promised and what is sent cannot drift apart.
 
 import { z } from 'zod';
-import { ACCESS_OUTCOMES } from './access-types';
+import { ACCESS_OUTCOMES, ACCESS_VERIFICATIONS } from './access-types';
 import { CRAWLERS } from './crawlers';
-import { KEY_JSON_LD_TYPES } from './extract';
+import { INCOMPLETE_FACTS, KEY_JSON_LD_TYPES } from './extract';
 import { OUTBOUND_REPORT_MAX_DOMAINS } from './outbound';
 import { JSONLD_PROBLEMS_MAX } from './jsonld-requirements';
-import { ROBOTS_MAX_BYTES } from './robots';
+import { IGNORED_LINE_REASONS, ROBOTS_IGNORED_LINES_MAX, ROBOTS_MAX_BYTES } from './robots';
 import { RUBRIC } from './rubric';
 import { MAX_REDIRECTS } from './safe-fetch';
 import { CONTENT_USAGE_MAX_AGENTS, CONTENT_USAGE_MAX_LINES, LLMS_LINKS_MAX } from './site-signals';
+import { LINK_RELATIONS_MAX, SURFACE_PROBLEMS_MAX } from './agent-surfaces';
+import { AI_USE_SOURCES_MAX } from './ai-use';
+import { COMMERCE_CHALLENGES_MAX } from './commerce';
+import { RSL_USAGES_MAX } from './rsl';
 
 /**
  * The longest string and the longest list of each kind a report carries. A string's cap counts the bytes
@@ -67,6 +71,20 @@ export const REPORT_CAPS = {
   contentUsageLines: CONTENT_USAGE_MAX_LINES,
   /** Crawlers reported: the published crawler table. */
   crawlers: CRAWLERS.length,
+  /** The address of an agent surface or a Link header target: the origin and a short path. */
+  surfaceUrl: 256,
+  /** A problem of an agent surface, a source's words on AI use: the check's words with a short quote. */
+  note: 160,
+  /** Link header relations of the page listed. */
+  linkRelations: LINK_RELATIONS_MAX,
+  /** Problems listed per agent surface. */
+  surfaceProblems: SURFACE_PROBLEMS_MAX,
+  /** Sources listed per AI use. */
+  aiUseSources: AI_USE_SOURCES_MAX,
+  /** Payment challenges listed (the page and one per probe). */
+  challenges: COMMERCE_CHALLENGES_MAX,
+  /** Usage tokens of an RSL licence's permits and prohibits, each. */
+  rslUsages: RSL_USAGES_MAX,
   /** Key JSON-LD types: the ones the check looks for. */
   keyTypes: KEY_JSON_LD_TYPES.length,
 } as const;
@@ -90,11 +108,25 @@ const int = () => z.number().int();
 
 const Severity = z.enum(['critical', 'high', 'medium', 'low', 'info']);
 const RobotsDirectives = z.looseObject({ bot: token().nullable(), directives: list(str(C.path), C.directives), raw: str(C.quote) });
-const CrawlerAccess = z.looseObject({ outcome: z.enum(ACCESS_OUTCOMES), status: int().nullable(), userAgent: str(C.short).nullable() });
+const CrawlerAccess = z.looseObject({ outcome: z.enum(ACCESS_OUTCOMES), status: int().nullable(), userAgent: str(C.short).nullable(), verification: z.enum(ACCESS_VERIFICATIONS).optional() });
 const Signal = z.enum(['yes', 'no']).nullable();
 const RefusedCounts = z.looseObject({ budget: int().min(0), thirdPartyCap: int().min(0) });
 /** A robots.txt line number: the file is read up to ROBOTS_MAX_BYTES, so no line number is larger. */
 const lineNumber = () => int().min(1).max(ROBOTS_MAX_BYTES);
+const Surface = z.looseObject({
+  url: str(C.surfaceUrl),
+  status: z.enum(['found', 'missing', 'invalid', 'unreachable']),
+  valid: z.boolean(),
+  httpStatus: int().min(100).max(999).nullable(),
+  name: id().nullable(),
+  entries: int().min(0).max(99_999).nullable(),
+  problems: list(str(C.note), C.surfaceProblems),
+});
+const AiUseAnswer = z.looseObject({
+  decision: z.enum(['allowed', 'refused', 'unstated']),
+  sources: list(z.looseObject({ source: id(), says: z.enum(['allowed', 'refused']), detail: token() }), C.aiUseSources),
+  conflicts: list(id(), C.aiUseSources),
+});
 
 /**
  * A visibility report with its bounds: every member, so the bounds add up to a bound on the whole. Objects
@@ -129,6 +161,7 @@ export const VisibilityReportSchema = z.looseObject({
     metaDescriptionLength: int(),
     canonical: url().nullable(),
     canonicalCount: int(),
+    canonicalDistinct: int(),
     canonicalIsSelf: z.boolean(),
     noindexMeta: z.boolean(),
     noindexHeader: z.boolean(),
@@ -141,6 +174,8 @@ export const VisibilityReportSchema = z.looseObject({
       nocache: z.boolean(),
       noai: z.boolean(),
       noimageai: z.boolean(),
+      unavailableAfter: token().nullable(),
+      unavailableAfterPassed: z.boolean(),
     }),
     jsonLd: z.looseObject({
       blocks: int(),
@@ -156,6 +191,8 @@ export const VisibilityReportSchema = z.looseObject({
     wordCount: int(),
     textToHtmlRatio: z.number(),
     truncated: z.boolean(),
+    headBrokenAt: z.looseObject({ element: token(), line: int().min(1) }).nullable(),
+    incomplete: list(z.enum(INCOMPLETE_FACTS), INCOMPLETE_FACTS.length),
     rendering: z.looseObject({
       state: id(),
       reason: str(C.prose).optional(),
@@ -174,18 +211,70 @@ export const VisibilityReportSchema = z.looseObject({
     redirects: list(z.looseObject({ url: url(), status: int() }), C.redirects),
     https: z.looseObject({ finalUrlHttps: z.boolean(), httpRedirectsToHttps: z.boolean().nullable() }),
     ttfbMs: z.number(),
-    robotsTxt: z.looseObject({ state: id(), status: int().nullable(), sitemaps: list(url(), C.sitemaps), contentSignals: list(str(C.quote), C.contentSignals) }),
+    robotsTxt: z.looseObject({
+      state: id(),
+      status: int().nullable(),
+      sitemaps: list(url(), C.sitemaps),
+      contentSignals: list(str(C.quote), C.contentSignals),
+      ignoredLines: list(z.looseObject({ line: lineNumber(), reason: z.enum(IGNORED_LINE_REASONS) }), ROBOTS_IGNORED_LINES_MAX),
+    }),
     sitemapXml: z.looseObject({ url: url().nullable(), status: int().nullable(), isSitemap: z.boolean() }),
     llmsTxt: id(),
     llmsFullTxt: id(),
-    markdown: z.looseObject({ offered: z.boolean(), contentType: token().nullable(), alternate: url().nullable() }),
+    markdown: z.looseObject({ offered: z.boolean(), contentType: token().nullable(), alternate: url().nullable(), matchesPage: z.boolean().nullable() }),
     llmsTxtLinks: z.looseObject({ checked: int(), broken: int(), links: list(z.looseObject({ url: url(), status: int().nullable(), outcome: id() }), C.llmsLinks) }),
     sitemapListsPage: z.boolean().nullable(),
     contentUsage: list(
       z.looseObject({ userAgent: token(), signals: z.looseObject({ search: Signal, 'ai-input': Signal, 'ai-train': Signal }), lines: list(lineNumber(), C.contentUsageLines) }),
       C.contentUsage,
     ),
-    licensing: z.looseObject({ tdmReservation: int().nullable(), tdmPolicy: url().nullable(), tdmSource: id().nullable(), rslLicense: url().nullable() }),
+    licensing: z.looseObject({
+      tdmReservation: int().nullable(),
+      tdmPolicy: url().nullable(),
+      tdmSource: id().nullable(),
+      rslLicense: url().nullable(),
+      tdmPolicyReachable: z.boolean().nullable(),
+      rsl: z
+        .looseObject({
+          url: str(C.surfaceUrl),
+          status: z.enum(['found', 'missing', 'invalid', 'unreachable']),
+          valid: z.boolean(),
+          httpStatus: int().nullable(),
+          permits: list(id(), C.rslUsages),
+          prohibits: list(id(), C.rslUsages),
+          payment: z.looseObject({ type: id(), amount: id().nullable(), currency: id().nullable() }).nullable(),
+          problem: str(C.note).nullable(),
+        })
+        .nullable(),
+    }),
+    agentSurfaces: z.looseObject({
+      linkHeaders: list(z.looseObject({ rel: id(), href: str(C.surfaceUrl), type: id().nullable() }), C.linkRelations),
+      apiCatalog: Surface,
+      mcpServerCard: Surface,
+      a2aAgentCard: Surface,
+      oauthAuthorizationServer: Surface,
+      oauthProtectedResource: Surface,
+      webBotAuthDirectory: Surface,
+      webMcp: z.null(),
+    }),
+    aiUse: z.looseObject({ train: AiUseAnswer, search: AiUseAnswer, aiInput: AiUseAnswer }),
+    commerce: z.looseObject({
+      challenges: list(
+        z.looseObject({
+          source: id(),
+          protocol: z.enum(['pay-per-crawl', 'x402', 'mpp']),
+          httpStatus: int().nullable(),
+          amount: id().nullable(),
+          currency: id().nullable(),
+          network: id().nullable(),
+          error: id().nullable(),
+        }),
+        C.challenges,
+      ),
+      payPerCrawl: int().min(0),
+      x402: z.boolean(),
+      mpp: z.boolean(),
+    }),
     access: z.looseObject({ browserStatus: int().nullable(), browserUserAgent: str(C.short), probes: int() }),
     outbound: z.looseObject({
       requests: int().min(0),

@@ -76,7 +76,32 @@ export interface RobotsTxt {
   contentSignalLines: ContentSignalLine[];
   /** True when the body exceeded ROBOTS_MAX_BYTES and only its start was parsed. */
   truncated: boolean;
+  /** Lines that parsers ignore, in file order, at most ROBOTS_IGNORED_LINES_MAX (the report's site.robotsTxt.ignoredLines). */
+  ignoredLines: IgnoredLine[];
 }
+
+/**
+ * Why a line does nothing: `rule-before-user-agent` (an Allow or Disallow before any User-agent line belongs to no
+ * group, RFC 9309 2.1 and Google's parser), `pattern-not-a-path` (a pattern that starts with neither `/` nor `*`
+ * cannot match a path, which always starts with `/`), `unknown-directive` (a key no crawler we know of reads).
+ */
+export type IgnoredLineReason = 'rule-before-user-agent' | 'pattern-not-a-path' | 'unknown-directive';
+export const IGNORED_LINE_REASONS: readonly IgnoredLineReason[] = ['rule-before-user-agent', 'pattern-not-a-path', 'unknown-directive'];
+
+export interface IgnoredLine {
+  line: number;
+  reason: IgnoredLineReason;
+}
+
+/** Ignored lines listed at most; a file with more is named by its first ones. */
+export const ROBOTS_IGNORED_LINES_MAX = 20;
+
+/**
+ * Keys beyond RFC 9309 that some crawler or convention reads, so a line with one is not "ignored": Crawl-delay
+ * (Bing, Yandex), Host and Clean-param (Yandex), Request-rate and Visit-time (older crawlers), Content-Signal,
+ * Content-Usage (IETF aipref draft), License (RSL).
+ */
+const KNOWN_EXTENSION_KEYS: ReadonlySet<string> = new Set(['crawl-delay', 'host', 'clean-param', 'request-rate', 'visit-time', 'content-signal', 'content-usage', 'license']);
 
 export interface RobotsVerdict {
   allowed: boolean;
@@ -262,6 +287,10 @@ export function parseRobotsTxt(text: string): RobotsTxt {
   const groups: RobotsGroup[] = [];
   const sitemaps: string[] = [];
   const contentSignalLines: ContentSignalLine[] = [];
+  const ignoredLines: IgnoredLine[] = [];
+  const ignore = (line: number, reason: IgnoredLineReason) => {
+    if (ignoredLines.length < ROBOTS_IGNORED_LINES_MAX) ignoredLines.push({ line, reason });
+  };
   let current: RobotsGroup | null = null;
   // A user-agent line after a rule starts a new group; sitemap and unknown lines do not (Google).
   let currentHasRules = false;
@@ -293,7 +322,12 @@ export function parseRobotsTxt(text: string): RobotsTxt {
       case 'allow':
       case 'disallow': {
         // RFC 9309: rules outside any group are ignored.
-        if (!current) break;
+        if (!current) {
+          ignore(lineNumber, 'rule-before-user-agent');
+          break;
+        }
+        // An empty value is meaningful (Disallow: allows everything); any other must be a path or start with *.
+        if (directive.value !== '' && !directive.value.startsWith('/') && !directive.value.startsWith('*')) ignore(lineNumber, 'pattern-not-a-path');
         const kind: RobotsRuleKind = keyType(directive.key) === 'allow' ? 'allow' : 'disallow';
         const pattern = normalisePercentEncoding(directive.value);
         current.rules.push({
@@ -312,6 +346,7 @@ export function parseRobotsTxt(text: string): RobotsTxt {
         break;
       }
       case 'unknown': {
+        if (!KNOWN_EXTENSION_KEYS.has(directive.key.toLowerCase())) ignore(lineNumber, 'unknown-directive');
         if (directive.key.toLowerCase() === 'content-signal') {
           contentSignalLines.push({
             text: lineText,
@@ -330,6 +365,7 @@ export function parseRobotsTxt(text: string): RobotsTxt {
     contentSignals: contentSignalLines.map((l) => l.text),
     contentSignalLines,
     truncated: capped.truncated,
+    ignoredLines,
   };
 }
 
@@ -583,11 +619,13 @@ export function robotsSummary(access: RobotsAccess): {
   status: number | null;
   sitemaps: string[];
   contentSignals: string[];
+  ignoredLines: IgnoredLine[];
 } {
   return {
     state: access.state,
     status: access.status,
     sitemaps: access.robots ? [...access.robots.sitemaps] : [],
     contentSignals: access.robots ? [...access.robots.contentSignals] : [],
+    ignoredLines: access.robots ? access.robots.ignoredLines.map((l) => ({ ...l })) : [],
   };
 }

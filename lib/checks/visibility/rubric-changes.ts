@@ -1,20 +1,31 @@
 // What changed in the published visibility rubric from one version to the next, and why: shown under the
-// rubric on /docs so a site owner can tell why the same site scores differently under 2.0.0.
+// rubric on /docs so a site owner can tell why the same site scores differently under a new version.
 
 export interface RubricChange {
-  /** Rubric item id (new, changed or re-weighted). */
+  /** Rubric item id (new, changed or re-weighted), or the id of a new 0-point finding (`kind: 'finding'`). */
   item: string;
+  /** A rubric item (the default) or a finding that scores nothing. */
+  kind?: 'item' | 'finding';
+  /** The group of changes the row belongs to (rubric 3.0.0 on). */
+  group?: string;
   /** Points under the previous version; null for a new item. */
   before: number | null;
   after: number;
   why: string;
 }
 
+export interface RubricChanges {
+  from: string;
+  to: string;
+  summary: string;
+  changes: readonly RubricChange[];
+}
+
 /**
  * Rubric 1.0.0 → 2.0.0. Still 100 points and deterministic for the same responses.
- * @example RUBRIC_CHANGES.changes.filter((c) => c.before === null).map((c) => c.item) // the five new items
+ * @example RUBRIC_CHANGES_2.changes.filter((c) => c.before === null).map((c) => c.item) // the five new items
  */
-export const RUBRIC_CHANGES: { from: string; to: string; summary: string; changes: readonly RubricChange[] } = {
+export const RUBRIC_CHANGES_2: RubricChanges = {
   from: '1.0.0',
   to: '2.0.0',
   summary:
@@ -37,4 +48,84 @@ export const RUBRIC_CHANGES: { from: string; to: string; summary: string; change
     { item: 'site.sitemap-lists-page', before: null, after: 1, why: 'New: a sitemap that leaves the page out (when the whole sitemap could be read) hides it from the list crawlers work from.' },
     { item: 'site.llms-txt-links', before: null, after: 1, why: 'New: broken llms.txt links (errors, HTML where Markdown is promised, private addresses) send language models to dead ends.' },
   ],
+};
+
+/** One group of rubric 3.0.0's changes, with why the group exists. */
+export interface RubricChangeGroup {
+  name: string;
+  why: string;
+  changes: readonly RubricChange[];
+}
+
+const finding = (item: string, why: string): RubricChange => ({ item, kind: 'finding', before: null, after: 0, why });
+
+/**
+ * The accuracy rows of rubric 3.0.0: the same items and points, scored on what the page really says, plus the
+ * 0-point findings that name markup and robots.txt lines the site wrote but that do nothing.
+ * @example ACCURACY_CHANGES.map((c) => c.item) // ['content.text', 'canonical.valid', 'index.noindex', 'agents.markdown', 'head-broken', 'robots-lines-ignored']
+ */
+export const ACCURACY_CHANGES: readonly RubricChange[] = [
+  { item: 'content.text', before: 8, after: 8, why: 'Words are counted with Unicode word segmentation (ICU), not whitespace runs: Chinese and Japanese pages, written without spaces, had 4-14 times too few words and lost these points. Counts in other scripts are unchanged. A page cut at the 2 MiB read limit says its count covers only what was read.' },
+  { item: 'canonical.valid', before: 4, after: 4, why: 'The same address written twice is one canonical, not "multiple canonicals"; and a canonical counts only in the <head>: one after an element that ends the head early (an <iframe>, an <img>) is ignored, as Google ignores it.' },
+  { item: 'index.noindex', before: 12, after: 12, why: 'unavailable_after with a date in the past (robots meta tag or X-Robots-Tag, addressed to Google) counts as noindex: Google documents that it drops the page from its results after that date.' },
+  { item: 'agents.markdown', before: 2, after: 2, why: 'A text/markdown answer counts only when it is the page (it carries the page\'s title or most of its words): a 200 error page served as Markdown is markdown-not-the-page.' },
+  finding('head-broken', 'New, medium: an element that belongs in the body (an <iframe>, an <img>, text) ends the <head> early for browsers and Google, so the metadata written after it (a canonical, a description) counts as body content and is ignored.'),
+  finding('robots-lines-ignored', 'New, info: robots.txt lines every parser skips (a rule before any User-agent line, a pattern that starts with neither / nor *, a directive no crawler reads), listed with their line numbers so the owner knows they do nothing.'),
+];
+
+/**
+ * Rubric 2.0.0 → 3.0.0, by group. The groups of what a site offers agents score nothing: no site needs an MCP
+ * server card, OAuth metadata, a licence or a price to be visible, so points for them would not be fair to
+ * every site; a document published broken is a `medium` finding instead. The `accuracy` group holds the
+ * changes that make the existing items read real pages right.
+ */
+export const RUBRIC_CHANGE_GROUPS_3: readonly RubricChangeGroup[] = [
+  {
+    name: 'agent surfaces',
+    why: 'What a site offers agents beyond its pages: reported, and a finding when a published document is invalid.',
+    changes: [
+      finding('agent-surfaces', 'New, info: the Link header relations, API catalog, MCP server card, A2A agent card, OAuth metadata and Web Bot Auth key directory the site publishes. Not scored: a site need not offer any of them.'),
+      finding('agent-surface-invalid', 'New, medium (high when a key directory publishes private keys): a surface that is published but not what its specification requires. Not scored, so a site is never worse off for publishing one than for publishing none; the finding still tells the owner it is broken.'),
+    ],
+  },
+  {
+    name: 'AI use',
+    why: 'One answer per use (training, search, input to AI answers) reconciled from every usage signal, with who said so.',
+    changes: [
+      finding('ai-use-conflict', 'New, low: the usage signals disagree for a use. Not scored beyond signals.consistent (unchanged), which already costs points when a Content-Signal "no" contradicts robots.txt.'),
+    ],
+  },
+  {
+    name: 'licensing',
+    why: 'The RSL licence named by robots.txt or a Link header is fetched and its terms read.',
+    changes: [
+      finding('rsl-license-unusable', 'New, medium (low when it does not answer): the named licence is missing or not an RSL 1.0 document, so it states nothing to AI systems.'),
+      finding('tdm-policy-unreachable', 'New, low: the TDMRep policy the header or tdmrep.json names does not answer, so the licensing terms it would state reach no one.'),
+    ],
+  },
+  {
+    name: 'commerce',
+    why: 'What a crawler or agent must pay: pay-per-crawl prices and x402 or MPP challenges.',
+    changes: [
+      finding('pay-per-crawl', 'New, info: the crawlers answered 402 with a crawler-price, and the price. Charging is the owner\'s choice; the access items already count such crawlers as not getting the page.'),
+      finding('payment-challenge', 'New, info: x402 or MPP payment challenges on the page or a probe, with the price and network.'),
+    ],
+  },
+  {
+    name: 'accuracy',
+    why: 'Fewer false positives and facts read as browsers and search engines read them.',
+    changes: ACCURACY_CHANGES,
+  },
+];
+
+/**
+ * Rubric 2.0.0 → 3.0.0. Still 100 points; no item changes weight.
+ * @example RUBRIC_CHANGES.changes.map((c) => c.group) // ['agent surfaces', 'agent surfaces', 'AI use', …]
+ */
+export const RUBRIC_CHANGES: RubricChanges = {
+  from: '2.0.0',
+  to: '3.0.0',
+  summary:
+    'Version 3.0.0 reports what a site offers agents beyond its pages (agent surfaces), answers in one place whether AI may train on, search or answer from the page and who said so, reads the RSL licence the site names, and shows what a crawler or agent must pay. These add findings but no points: none of them is something every site should have. The accuracy changes make existing items read real pages as browsers and search engines do.',
+  changes: RUBRIC_CHANGE_GROUPS_3.flatMap((g) => g.changes.map((c) => ({ ...c, group: g.name }))),
 };

@@ -7,11 +7,12 @@
 // order, and the source of truth for the published rubric (RUBRIC), the scoring and the docs.
 
 import { SEVERITY_ORDER, type Severity } from '@/lib/checks/severity';
-import { PARSE_MAX_DEPTH, PARSE_MAX_NODES, PARSE_MAX_REOPENED_FORMATTING } from './bounded-parse';
+import { PAGE_READ_MAX_BYTES, PARSE_MAX_DEPTH, PARSE_MAX_NODES, PARSE_MAX_REOPENED_FORMATTING } from './bounded-parse';
 import { ACCESS_ITEMS } from './rubric-items/access';
 import { AGENT_ITEMS } from './rubric-items/agents';
 import { CONTENT_ITEMS } from './rubric-items/content';
 import { INDEXABILITY_ITEMS } from './rubric-items/indexability';
+import { agentSignalFindings } from './rubric-items/agent-signals';
 import { serverAccessFindings } from './rubric-items/server-access';
 import { crawler, isAllowed, quoteVerdict, uniqueRaw } from './rubric-items/shared';
 import { SITE_ITEMS } from './rubric-items/site';
@@ -21,7 +22,7 @@ import type { Finding, PublishedRubricItem, RubricItem, ScoredCrawler, ScoredSig
 export { assessLlmsTxt } from './llms-txt';
 export type { Finding, PublishedRubricItem, ScoredCrawler, ScoredSignals, ScoreInput, ScoreResult, ScoringLine };
 
-export const RUBRIC_VERSION = '2.0.0';
+export const RUBRIC_VERSION = '3.0.0';
 export const SCORE_MAX = 100;
 
 /**
@@ -66,11 +67,14 @@ export const VISIBILITY_LIMITS: readonly string[] = [
   'Nothing is known about outcomes: whether the page is indexed, ranked, cited in AI answers or used for training. The score implies no ranking, traffic or citation result.',
   'Only this page is examined. Other pages are not crawled: the sitemap is read only to see whether it lists this page (its first 64 KB; of a sitemap index, only the first child), and only the first 5 links of llms.txt are requested, to see that they answer, not what they say.',
   'Robots rules and headers on other hosts (CDN, image or script hosts) and blocked CSS or JavaScript resources are not checked.',
-  'Licensing or legal signals other than robots.txt, Content-Signal, TDMRep (tdmrep.json, header, meta tag), the RSL License: line of robots.txt, robots meta tags and X-Robots-Tag are not read: not the terms inside an RSL or TDM policy document, ai.txt, or contracts. Content-Signal is read per robots.txt group; the newer Content-Signal response header is not.',
+  'Licensing or legal signals other than robots.txt, Content-Signal (robots.txt lines and the response header), IETF aipref Content-Usage (a draft: header and robots.txt rule), TDMRep (tdmrep.json, header, meta tag), the RSL licence named by robots.txt or a Link header (its usage permits, prohibits and payment; not user or geography limits, license servers or RSS and HTML-embedded licences), robots meta tags and X-Robots-Tag are not read: not the TDM policy document, ai.txt, or contracts.',
+  'Agent surfaces are the well-known documents of the page\'s own origin and the page\'s Link header; documents elsewhere (an API catalog on another host, a card a Link points to) are not fetched, and WebMCP tools the page registers in the browser are not observed (site.agentSurfaces.webMcp is null). Payment challenges are read from the answers the check already got, not by paying.',
   'Response time is one sample from our location and varies; it is reported but not scored.',
-  'Pages larger than 512 KB are read only up to 512 KB; content after that point is not seen.',
+  `Pages larger than ${PAGE_READ_MAX_BYTES / 1024 / 1024} MiB are read only up to ${PAGE_READ_MAX_BYTES / 1024 / 1024} MiB; content after that point is not seen, and page.incomplete names the facts that may be missing it.`,
   `Markup is read only until it builds ${PARSE_MAX_NODES.toLocaleString('en-US')} nodes, nests elements ${PARSE_MAX_DEPTH} deep, or makes the parser reopen unclosed formatting elements (<b>, <i>, <a>, <font>…) ${PARSE_MAX_REOPENED_FORMATTING.toLocaleString('en-US')} times; content after that point is not seen and the page is reported as truncated.`,
 ];
+
+const PAGE_MB = PAGE_READ_MAX_BYTES / 1024 / 1024;
 
 const USER_TRIGGERED_TOKENS = ['ChatGPT-User', 'Claude-User', 'Perplexity-User'];
 
@@ -166,10 +170,10 @@ function informationalFindings(input: ScoreInput): Finding[] {
     info(
       {
         id: 'page-truncated',
-        observed: `the page is larger than 512 KB; only its first 512 KB were read${input.headTruncated ? ', and the cut falls inside the <head>' : ''}`,
+        observed: `the page is larger than ${PAGE_MB} MiB; only its first ${PAGE_MB} MiB were read${input.headTruncated ? ', and the cut falls inside the <head>' : ''}; these may be incomplete: ${input.page.incomplete.join(', ')}`,
         why: input.headTruncated
           ? 'Head metadata after the cut (title, robots, canonical, JSON-LD) was not seen, and crawlers with size limits may miss it too.'
-          : 'Content after the first 512 KB was not examined; some crawlers also stop reading large pages.',
+          : `Content after the first ${PAGE_MB} MiB was not examined, so the counts above cover only what came before; some crawlers also stop reading large pages.`,
         fix: 'Move metadata to the top of the <head>, and reduce inline scripts, styles and data so the page is smaller.',
       },
       input.headTruncated ? 'medium' : 'info',
@@ -195,6 +199,45 @@ function informationalFindings(input: ScoreInput): Finding[] {
           limit === 'depth'
             ? 'Close elements where they end and flatten deeply nested layout (tables inside tables, wrappers inside wrappers).'
             : 'Close formatting elements (</b>, </i>, </a>, </font>) where they end, and remove repeated or generated markup so the page builds fewer elements.',
+      },
+      'medium',
+    );
+  }
+  const ignored = input.robots.state === 'found' ? (input.robots.ignoredLines ?? []) : [];
+  if (ignored.length > 0) {
+    const said: Record<string, string> = {
+      'rule-before-user-agent': 'a rule before any User-agent line',
+      'pattern-not-a-path': 'a pattern that starts with neither / nor *',
+      'unknown-directive': 'a directive no crawler reads',
+    };
+    info({
+      id: 'robots-lines-ignored',
+      observed: ignored.map((l) => `line ${l.line}: ${said[l.reason]}`).join('; '),
+      why: 'Crawlers skip these robots.txt lines, so what they were written to do does not happen: a rule outside a User-agent group belongs to no crawler, and a path pattern must start with /.',
+      fix: 'Put each Allow/Disallow under the User-agent line it is for, start every pattern with / (or *), and remove or correct lines with unknown directives (check the spelling).',
+    });
+  }
+  const markdown = input.signals.markdown;
+  if (markdown.offered && markdown.matchesPage === false) {
+    info(
+      {
+        id: 'markdown-not-the-page',
+        observed: `"Accept: text/markdown" on the page's address answered ${markdown.contentType} without the page's title or most of its words; the page also links ${markdown.alternate}`,
+        why: 'Agents that negotiate Markdown get this answer, not the page; only those that follow the alternate link get the Markdown copy.',
+        fix: 'Answer "Accept: text/markdown" with the page\'s own Markdown (the alternate copy), or with the HTML page.',
+      },
+      'low',
+    );
+  }
+  const broken = input.page.headBrokenAt;
+  if (broken) {
+    const what = broken.element === '#text' ? 'text' : `an <${broken.element}>`;
+    info(
+      {
+        id: 'head-broken',
+        observed: `${what} on line ${broken.line} ends the <head> before the page's own </head>; the page's metadata after it is read as part of the body`,
+        why: 'An element that cannot be in the <head> (an <iframe>, an <img>, a <div>, or stray text) closes it for browsers, HTML parsers and Google, which reads page metadata only in the head: a canonical, a description or other tags after that point are ignored.',
+        fix: `Move the ${broken.element === '#text' ? 'text' : `<${broken.element}>`} into the <body> (a tag manager's <noscript><iframe> belongs right after <body>), or move the metadata above it.`,
       },
       'medium',
     );
@@ -258,7 +301,7 @@ export function scoreReport(input: ScoreInput): ScoreResult {
       fix: 'Fix the critical findings above; the cap lifts as soon as none of them remains.',
     });
   }
-  findings.push(...informationalFindings(input), ...serverAccessFindings(input));
+  findings.push(...informationalFindings(input), ...serverAccessFindings(input), ...agentSignalFindings(input));
   findings.sort(compareFindings);
   // One member order for every finding, so serialised reports compare byte for byte.
   const ordered = findings.map(({ id, severity, rubric, pointsLost, observed, why, fix }) => ({ id, severity, rubric, pointsLost, observed, why, fix }));

@@ -6,9 +6,11 @@
 import type { FetchedFile, MarkdownAnswer } from './analysis';
 import { FetchRefusedError, OutboundRefusedError, safeFetch, type FetchResult, type SafeFetchOptions } from './safe-fetch';
 import { LLMS_LINKS_MAX, type LlmsLinkFetch } from './site-signals';
+import { SURFACE_ACCEPT, SURFACE_KINDS, SURFACE_PATHS, type SurfaceFile, type SurfaceKind } from './agent-surfaces';
+import type { RslFile } from './rsl';
 
-/** Only the headers matter for the Markdown question; a few bytes of body are read and dropped. */
-const MARKDOWN_MAX_BYTES = 1024;
+/** Enough of a Markdown answer to tell whether it is the page (its title or most of its words). */
+const MARKDOWN_MAX_BYTES = 64 * 1024;
 /** Enough of a linked file to tell an HTML page from Markdown (isHtml reads the first 1 KiB). */
 const LLMS_LINK_MAX_BYTES = 2048;
 /** A TDMRep file is a short JSON list of path rules. */
@@ -17,6 +19,15 @@ const TDMREP_MAX_BYTES = 16 * 1024;
 export const SIGNAL_REQUESTS_PER_CHECK = 1;
 /** Requests the site signals add per origin probed, at most: tdmrep.json, a sitemap index's first child, the llms.txt links. */
 export const SIGNAL_REQUESTS_PER_ORIGIN = 2 + LLMS_LINKS_MAX;
+
+/** The agent surfaces and the RSL licence are small documents: read this much of each. */
+const SURFACE_MAX_BYTES = 64 * 1024;
+/** A well-known document is followed this far when it moves. */
+export const SURFACE_MAX_REDIRECTS = 2;
+/** Requests the agent surfaces and the licences add per origin probed, redirects not counted: the six well-known documents, the RSL licence and the TDMRep policy. */
+export const SURFACE_REQUESTS_PER_ORIGIN = SURFACE_KINDS.length + 2;
+/** Only whether the TDMRep policy answers matters: a few bytes are read. */
+const TDM_POLICY_MAX_BYTES = 1024;
 
 type Options = Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap' | 'outbound'> & { timeoutMs: number };
 
@@ -28,9 +39,12 @@ type Options = Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap' | 'outboun
 export async function fetchMarkdownAnswer(url: URL, options: Options): Promise<MarkdownAnswer> {
   try {
     const res = await safeFetch(url, { ...options, maxBytes: MARKDOWN_MAX_BYTES, accept: 'text/markdown' });
-    return { status: res.status, contentType: res.header('content-type') };
+    const contentType = res.header('content-type');
+    // Only a Markdown body is compared with the page; any other answer is the page itself or an error.
+    const markdown = (contentType ?? '').split(';')[0].trim().toLowerCase() === 'text/markdown';
+    return { status: res.status, contentType, body: markdown ? res.body : null };
   } catch {
-    return { status: null, contentType: null };
+    return { status: null, contentType: null, body: null };
   }
 }
 
@@ -71,4 +85,44 @@ export async function fetchTdmrep(origin: URL, options: Options): Promise<Fetche
   } catch {
     return file(null);
   }
+}
+
+async function surfaceFile(url: URL, accept: string, options: Options): Promise<SurfaceFile> {
+  try {
+    const res = await safeFetch(url, { ...options, maxBytes: SURFACE_MAX_BYTES, maxRedirects: SURFACE_MAX_REDIRECTS, accept });
+    return { url: url.href, status: res.status, contentType: res.header('content-type'), body: res.body, truncated: res.truncated };
+  } catch {
+    return { url: url.href, status: null, contentType: null, body: null, truncated: false };
+  }
+}
+
+/**
+ * The well-known agent surfaces of an origin (agent-surfaces.ts SURFACE_PATHS), all requested at once.
+ * @example (await fetchAgentSurfaces(new URL('https://site.test/'), options)).mcpServerCard.status // 404 when the site has none
+ */
+export async function fetchAgentSurfaces(origin: URL, options: Options): Promise<Record<SurfaceKind, SurfaceFile>> {
+  const files = await Promise.all(SURFACE_KINDS.map((kind) => surfaceFile(new URL(SURFACE_PATHS[kind], origin), SURFACE_ACCEPT[kind], options)));
+  return Object.fromEntries(SURFACE_KINDS.map((kind, i) => [kind, files[i]])) as Record<SurfaceKind, SurfaceFile>;
+}
+
+/**
+ * The TDMRep policy (`tdm-policy`) a site names: whether it answers, not what it says.
+ * @example (await fetchTdmPolicy(new URL('https://site.test/policy.json'), options)).status // 200
+ */
+export async function fetchTdmPolicy(url: URL, options: Options): Promise<{ url: string; status: number | null }> {
+  try {
+    const res = await safeFetch(url, { ...options, maxBytes: TDM_POLICY_MAX_BYTES, maxRedirects: SURFACE_MAX_REDIRECTS, accept: 'application/ld+json,application/json;q=0.9,*/*;q=0.5' });
+    return { url: url.href, status: res.status };
+  } catch {
+    return { url: url.href, status: null };
+  }
+}
+
+/**
+ * The RSL licence a site names, at most SURFACE_MAX_BYTES; all null when it got no answer.
+ * @example (await fetchRslLicence(new URL('https://site.test/license.xml'), options)).status // 200
+ */
+export async function fetchRslLicence(url: URL, options: Options): Promise<RslFile> {
+  const { status, contentType, body } = await surfaceFile(url, 'application/rsl+xml,application/xml;q=0.9,text/xml;q=0.9,*/*;q=0.5', options);
+  return { url: url.href, status, contentType, body };
 }

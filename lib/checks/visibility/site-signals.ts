@@ -7,6 +7,7 @@
 import { CRAWLERS, effectiveToken, type CrawlerRole } from './crawlers';
 import { isHtml } from './llms-txt';
 import { appliedGroups, patternMatches, type RobotsAccess, type RobotsTxt } from './robots';
+import { wordsOf } from './words';
 
 // ---------------------------------------------------------------------------------------------
 // Markdown for agents
@@ -20,7 +21,17 @@ export interface MarkdownOffer {
   contentType: string | null;
   /** The href of `<link rel="alternate" type="text/markdown">`, resolved; null when the page has none. */
   alternate: string | null;
+  /**
+   * Whether the text/markdown answer is this page: it carries the page's title, or most of its words are the
+   * page's. Null when the page URL did not answer text/markdown with 2xx (nothing to compare).
+   */
+  matchesPage: boolean | null;
 }
+
+/** A Markdown answer with fewer distinct words than this is judged by the title alone (an error page is short). */
+const MARKDOWN_MATCH_MIN_WORDS = 20;
+/** The share of a Markdown answer's distinct words that must be words of the page. */
+const MARKDOWN_MATCH_SHARE = 0.5;
 
 /** The media type of a Content-Type value, lowercased, parameters dropped. */
 function mediaType(contentType: string | null): string | null {
@@ -33,10 +44,34 @@ function mediaType(contentType: string | null): string | null {
  * Whether Markdown is offered to agents, from the negotiated answer and the page's alternate link.
  * @example markdownOffer({ status: 200, contentType: 'text/markdown; charset=utf-8' }, null).offered // true
  */
-export function markdownOffer(negotiated: { status: number | null; contentType: string | null }, alternate: string | null): MarkdownOffer {
+export function markdownOffer(
+  negotiated: { status: number | null; contentType: string | null; body?: string | null },
+  alternate: string | null,
+  page?: { title: string | null; text: readonly string[] },
+): MarkdownOffer {
   const contentType = negotiated.status === null ? null : negotiated.contentType;
   const ok = negotiated.status !== null && negotiated.status >= 200 && negotiated.status < 300;
-  return { offered: (ok && mediaType(contentType) === 'text/markdown') || alternate !== null, contentType, alternate };
+  const markdown = ok && mediaType(contentType) === 'text/markdown';
+  const matchesPage = markdown && page !== undefined && typeof negotiated.body === 'string' ? markdownIsPage(negotiated.body, page) : null;
+  return { offered: (markdown && matchesPage !== false) || alternate !== null, contentType, alternate, matchesPage };
+}
+
+const collapseLower = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
+
+/**
+ * Whether a Markdown answer is the page: it contains the page's title (whitespace and case aside), or at least
+ * MARKDOWN_MATCH_SHARE of its distinct words (MARKDOWN_MATCH_MIN_WORDS or more) occur in the page's text.
+ * @example markdownIsPage('# Widgets guide\n\nAll about widgets.', { title: 'Widgets guide', text: ['…'] }) // true
+ */
+export function markdownIsPage(markdown: string, page: { title: string | null; text: readonly string[] }): boolean {
+  const title = page.title === null ? '' : collapseLower(page.title);
+  if (title.length >= 3 && collapseLower(markdown).includes(title)) return true;
+  const mdWords = new Set(wordsOf([markdown]));
+  if (mdWords.size < MARKDOWN_MATCH_MIN_WORDS) return false;
+  const pageWords = new Set(wordsOf(page.text));
+  let shared = 0;
+  for (const w of mdWords) if (pageWords.has(w)) shared++;
+  return shared >= MARKDOWN_MATCH_SHARE * mdWords.size;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -353,8 +388,8 @@ function merge(into: ContentSignals, add: Partial<ContentSignals>): void {
 const emptySignals = (): ContentSignals => ({ search: null, 'ai-input': null, 'ai-train': null });
 
 /** `site.contentUsage` lists at most this many user-agents, each with at most CONTENT_USAGE_MAX_LINES line numbers. */
-export const CONTENT_USAGE_MAX_AGENTS = 50;
-export const CONTENT_USAGE_MAX_LINES = 20;
+export const CONTENT_USAGE_MAX_AGENTS = 30;
+export const CONTENT_USAGE_MAX_LINES = 10;
 
 /**
  * Content-Signal lines per user-agent, in the order their groups' signals first appear. A line belongs to

@@ -3,7 +3,8 @@
 // Plain data in and out, no I/O: it runs on the analysis pool with the rest of what reads a site's bytes.
 
 import { CRAWLERS } from '../crawlers';
-import { extractPage, sameUrl, wordsOf, type PageFacts, type RobotsDirectives } from '../extract';
+import { extractPage, sameUrl, type PageFacts, type RobotsDirectives } from '../extract';
+import { wordsOf } from '../words';
 import type { Finding } from '../rubric-items/types';
 
 type RenderingState = 'rendered' | 'unavailable' | 'failed' | 'skipped';

@@ -24,6 +24,18 @@ export const AGENT_ITEMS: readonly RubricItem[] = [
     evaluate(input, points) {
       const m = input.signals.markdown;
       if (m.offered) return { earned: points };
+      if (m.matchesPage === false) {
+        return {
+          earned: 0,
+          finding: {
+            id: 'markdown-not-the-page',
+            severity: 'medium',
+            observed: `GET ${input.finalUrl} with "Accept: text/markdown" answered ${m.contentType}, but the Markdown has neither the page's title nor most of its words`,
+            why: 'An agent that asks for Markdown gets this answer instead of the page: an error or placeholder served as text/markdown with 200 hides the page from every agent that negotiates.',
+            fix: 'Serve the page\'s own content as Markdown for "Accept: text/markdown" (or answer it with the HTML page), and answer with an error status when there is none.',
+          },
+        };
+      }
       return {
         earned: 0,
         finding: {

@@ -96,7 +96,7 @@ export const CONTENT_ITEMS: readonly RubricItem[] = [
         finding: {
           id: partial ? 'thin-server-text' : 'little-server-text',
           severity: partial ? 'medium' : 'high',
-          observed: `${wordCount} words of text in the HTML as served (${input.page.textLength} characters)`,
+          observed: `${wordCount} words of text in the HTML as served (${input.page.textLength} characters)${input.page.incomplete.includes('wordCount') ? ', counted in the part of the page that was read: the page was cut, so it may have more' : ''}`,
           why: 'Most AI fetchers (Common Crawl says so explicitly) do not run JavaScript, so text that only appears after scripts run is invisible to them; a page with little served text gives them little to index or quote.',
           fix: 'Render the main content on the server (SSR or static generation) so the HTML response carries the text; aim for at least 250 words of real content.',
         },
@@ -117,7 +117,7 @@ export const CONTENT_ITEMS: readonly RubricItem[] = [
         finding: {
           id: h1Count > 1 ? 'h1-multiple' : 'h1-missing',
           severity: 'low',
-          observed: `${h1Count} <h1> elements`,
+          observed: `${h1Count} <h1> elements${input.page.incomplete.includes('h1Count') ? ' in the part of the page that was read (the page was cut; more may follow)' : ''}`,
           why: 'One <h1> states what the page is about; none or several make the main topic harder to extract.',
           fix: h1Count > 1 ? 'Keep one <h1> for the page title and turn the others into <h2>.' : 'Add one <h1> with the page\'s main heading.',
         },

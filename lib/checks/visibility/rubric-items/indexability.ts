@@ -17,7 +17,8 @@ export const INDEXABILITY_ITEMS: readonly RubricItem[] = [
     evaluate(input, points) {
       const { page } = input;
       if (!page.noindexMeta && !page.noindexHeader) return { earned: points };
-      const isNoindex = (d: string) => d === 'noindex' || d === 'none';
+      // A past unavailable_after (read only where it addresses Google) is a noindex from that date on.
+      const isNoindex = (d: string) => d === 'noindex' || d === 'none' || (page.robots.unavailableAfterPassed && d.startsWith('unavailable_after:'));
       const meta = uniqueRaw(withDirective(page.robots.meta, isNoindex));
       const header = uniqueRaw(withDirective(page.robots.header, isNoindex));
       const bots = [...new Set([...withDirective(page.robots.meta, isNoindex), ...withDirective(page.robots.header, isNoindex)].map((r) => r.bot ?? 'all robots'))];
@@ -71,7 +72,7 @@ export const INDEXABILITY_ITEMS: readonly RubricItem[] = [
     category: 'indexability',
     points: 4,
     criterion:
-      'Exactly one rel=canonical, an http(s) URL equal to the page address (one canonical pointing elsewhere: 2 points; several or invalid: 0).',
+      'Exactly one rel=canonical address in the <head>, an http(s) URL equal to the page address (one canonical pointing elsewhere: 2 points; several different addresses or invalid: 0). The same address written twice counts once.',
     evaluate(input, points) {
       const { page, finalUrl } = input;
       const fixSelf = `Put exactly one <link rel="canonical" href="${finalUrl}"> in the <head>.`;
@@ -81,19 +82,19 @@ export const INDEXABILITY_ITEMS: readonly RubricItem[] = [
           finding: {
             id: 'canonical-missing',
             severity: 'low',
-            observed: 'no <link rel="canonical"> in the page',
+            observed: page.headBrokenAt === null ? 'no <link rel="canonical"> in the page' : `no <link rel="canonical"> in the <head>, which the <${page.headBrokenAt.element}> on line ${page.headBrokenAt.line} ends early`,
             why: 'Without a canonical, crawlers pick one of the page\'s duplicate addresses (tracking parameters, trailing slashes, http/https) themselves, and signals can be split between them.',
             fix: fixSelf,
           },
         };
       }
-      if (page.canonicalCount > 1) {
+      if (page.canonicalDistinct > 1) {
         return {
           earned: 0,
           finding: {
             id: 'canonical-multiple',
             severity: 'medium',
-            observed: `${page.canonicalCount} <link rel="canonical"> elements; the first points to ${page.canonical ?? '(invalid)'}`,
+            observed: `${page.canonicalCount} <link rel="canonical"> elements naming ${page.canonicalDistinct} different addresses; the first points to ${page.canonical ?? '(invalid)'}`,
             why: 'When a page declares several canonicals, Google ignores them all.',
             fix: `Remove the extra canonical links (often one from the CMS and one from an SEO plugin). ${fixSelf}`,
           },

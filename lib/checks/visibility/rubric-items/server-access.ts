@@ -58,7 +58,8 @@ export function serverAccessFindings(input: ScoreInput): Finding[] {
         (hitsVisibility
           ? 'search and AI-answer engines cannot read the page whatever robots.txt says.'
           : 'the page is kept from these training crawlers whatever robots.txt says; search and AI answers are not affected.') +
-        ' Such rules usually live in the CDN or WAF rather than the site: Cloudflare blocks AI crawlers by default on new zones, and several WAFs have an AI-bot category.',
+        ' Such rules usually live in the CDN or WAF (Cloudflare blocks AI crawlers by default on new zones).' +
+        ' Our requests only claimed to be the crawlers (access.verification unverified-user-agent): the real ones, from their published addresses or with a Web Bot Auth signature, may be treated otherwise.',
       fix:
         'Find the rule that matches these user agents and allow the crawlers you want: the CDN\'s bot settings (e.g. Cloudflare Security > Bots and AI Crawl Control), the WAF\'s AI-bot or bot-control category (AWS WAF Bot Control, Akamai, Imperva, DataDome, HUMAN), rate limits, and pay-per-crawl (a 402 with crawler-price asks the crawler to pay). Prefer allowing verified bots over matching user agents. If refusing them is intended, also disallow them in robots.txt so the two agree.',
     },

@@ -6,7 +6,12 @@ import type { CrawlerAccess } from '../access-types';
 import type { ParseLimitHit } from '../bounded-parse';
 import type { PageFacts } from '../extract';
 import type { LlmsTxtAssessment } from '../llms-txt';
+import type { IgnoredLine } from '../robots';
 import type { ContentSignalConflict, Licensing, LlmsTxtLinks, MarkdownOffer } from '../site-signals';
+import type { AgentSurfaces } from '../agent-surfaces';
+import type { AiUse } from '../ai-use';
+import type { Commerce } from '../commerce';
+import type { RslReport } from '../rsl';
 
 export interface ScoredCrawler {
   token: string;
@@ -30,7 +35,11 @@ export interface ScoredSignals {
   llmsTxtLinks: LlmsTxtLinks;
   sitemapListsPage: boolean | null;
   contentSignalConflicts: readonly ContentSignalConflict[];
-  licensing: Licensing;
+  licensing: Licensing & { rsl?: RslReport | null; tdmPolicyReachable?: boolean | null };
+  /** Visibility check v3 (absent in inputs built before it: nothing to report). */
+  agentSurfaces?: AgentSurfaces;
+  aiUse?: AiUse;
+  commerce?: Commerce;
 }
 
 export interface ScoreInput {
@@ -40,9 +49,9 @@ export interface ScoreInput {
   contentType: string | null;
   redirects: number;
   page: PageFacts;
-  /** True when the 512 KB cut fell before </head> closed, so head metadata may be missing. */
+  /** True when the byte cut (bounded-parse.ts PAGE_READ_MAX_BYTES) fell before </head> closed, so head metadata may be missing. */
   headTruncated: boolean;
-  /** Whether the body was cut at 512 KB; `page.truncated` when absent. */
+  /** Whether the body was cut at PAGE_READ_MAX_BYTES; `page.truncated` when absent. */
   bytesTruncated?: boolean;
   /** The parse limit the page's markup reached (bounded-parse.ts), when it reached one. */
   parseLimit?: ParseLimitHit | null;
@@ -51,6 +60,8 @@ export interface ScoreInput {
     state: 'found' | 'missing' | 'unreachable';
     status: number | null;
     contentSignals: readonly string[];
+    /** Lines of robots.txt that parsers ignore (robots.ts IgnoredLine); none when absent. */
+    ignoredLines?: readonly IgnoredLine[];
     /** Set when a 2xx robots.txt was too costly to match (robots.ts ROBOTS_MATCH_BUDGET) and counts as unreachable. */
     tooComplex?: { rules: number; pathLength: number; cost: number };
   };
