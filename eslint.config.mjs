@@ -37,7 +37,7 @@ const config = [
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [{
-          group: ['@/lib/paid-call/*', '@/lib/payments/*', '@/lib/credits/*', '@/lib/billing/*', '@/lib/mcp/*', '@/lib/http/*', '@/lib/discovery/*', '@/lib/docs/*', '@/lib/operations', '@/lib/endpoints', '@/lib/runtime', '@/app/*'],
+          group: ['@/lib/paid-call/*', '@/lib/payments/*', '@/lib/credits/*', '@/lib/billing/*', '@/lib/mcp/*', '@/lib/http/*', '@/lib/discovery/*', '@/lib/docs/*', '@/lib/endpoints', '@/lib/runtime', '@/app/*'],
           message: 'A bottom layer (store, checks, problems, price) must not import a higher one: see docs/ARCHITECTURE.md.',
         }],
       }],

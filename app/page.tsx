@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { getConfig } from '@/lib/config';
-import { readinessOperation } from '@/lib/operations';
+import { readinessCheck } from '@/lib/checks/readiness/entry';
 import { PRICE_USD } from '@/lib/price';
 import { visibilityCheckDescription } from '@/lib/checks/visibility/check';
 import { CRAWLERS } from '@/lib/checks/visibility/crawlers';
@@ -44,10 +44,10 @@ export default function Home() {
           </p>
         </section>
         <section className="card" aria-labelledby="check-readiness">
-          <h3 id="check-readiness">{readinessOperation.service}</h3>
-          <p>{readinessOperation.description}</p>
+          <h3 id="check-readiness">{readinessCheck.service}</h3>
+          <p>{readinessCheck.description}</p>
           <p>
-            <code>POST {readinessOperation.path}</code> · <Link href="/docs#readiness-rubric">rubric</Link>
+            <code>POST {readinessCheck.path}</code> · <Link href="/docs#readiness-rubric">rubric</Link>
           </p>
         </section>
       </div>
@@ -63,7 +63,7 @@ export default function Home() {
         <ReportView body={example} level={3} idPrefix="example-visibility" fileName="example-ai-visibility.json" />
       </section>
       <section className="example-report" aria-label="Example readiness report">
-        <p className="example-label">Example · {readinessOperation.service}</p>
+        <p className="example-label">Example · {readinessCheck.service}</p>
         <ReportView body={exampleReadinessBody()} level={3} idPrefix="example-readiness" fileName="example-readiness.json" />
       </section>
 

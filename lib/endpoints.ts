@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { OPERATIONS, readinessOperation, type PaidOperation } from '@/lib/operations';
+import type { CheckEntry } from '@/lib/checks/entry';
+import { checks } from '@/lib/checks/registry';
+import { readinessCheck } from '@/lib/checks/readiness/entry';
 import type { ProblemKind } from '@/lib/problems';
 import { PRICE_CENTS, PRICE_USD } from '@/lib/price';
 import { PLANS, planList } from '@/lib/credits/plans';
@@ -32,12 +34,12 @@ export interface ExampleResponse {
   abbreviate?: true;
 }
 
-/** A paid POST: everything about it is in its operation (lib/operations.ts). */
-export interface PaidEndpoint {
+/** A paid POST: everything about it is in its check's entry (lib/checks/<name>/entry.ts). */
+interface PaidEndpoint {
   kind: 'paid';
   method: 'POST';
   path: string;
-  operation: PaidOperation;
+  operation: CheckEntry;
 }
 
 export interface FreeEndpoint {
@@ -96,14 +98,14 @@ const OpenApiDocument = z.looseObject({
   components: z.looseObject({}),
 });
 
-const paidTools = OPERATIONS.map((o) => o.toolName);
+const paidTools = checks().map((o) => o.toolName);
 
-function describeEndpoint(op: PaidOperation): FreeEndpoint {
+function describeEndpoint(op: CheckEntry): FreeEndpoint {
   return {
     kind: 'free',
     method: 'GET',
     path: op.path,
-    operationId: `describe${op.id.charAt(0).toUpperCase()}${op.id.slice(1)}`,
+    operationId: `describe${op.operationId.charAt(0).toUpperCase()}${op.operationId.slice(1)}`,
     title: `Describe: ${op.service}`,
     summary: `Describe ${op.service}: price, rails, limits and rubric (free)`,
     description: 'Free. What the check does, its price and live payment rails, its rubric and its limits.',
@@ -115,7 +117,7 @@ function describeEndpoint(op: PaidOperation): FreeEndpoint {
       description: 'Cached for 5 minutes.',
       abbreviate: true,
       body: {
-        operationId: op.id, service: op.service, description: op.description, method: 'POST', path: op.path, mcpTool: op.toolName,
+        operationId: op.operationId, service: op.service, description: op.description, method: 'POST', path: op.path, mcpTool: op.toolName,
         price: { amount: PRICE_USD, currency: 'USD', cents: PRICE_CENTS, per: 'fulfilled request' },
         payment: { rails: ['…'], prepaid: { header: 'Authorization: Bearer <credits key>', plans: '/api/agent/credits' } },
         ...op.describe(),
@@ -158,7 +160,7 @@ const FREE_ROUTES: FreeEndpoint[] = [
       contentTypes: ['application/json'],
       schema: JsonRpcRequest,
       headers: ['Content-Type: application/json', 'Accept: application/json, text/event-stream'],
-      example: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: readinessOperation.toolName, arguments: readinessOperation.example, _meta: { [IDEMPOTENCY_META_KEY]: 'order-0001' } } },
+      example: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: readinessCheck.toolName, arguments: readinessCheck.example, _meta: { [IDEMPOTENCY_META_KEY]: 'order-0001' } } },
     },
     ok: { description: 'The JSON-RPC response (a result, or an error such as the payment challenge)', contentType: 'application/json', schema: JsonRpcResponse },
     refusedMethods: ['GET', 'DELETE'],
@@ -250,7 +252,7 @@ const FREE_ROUTES: FreeEndpoint[] = [
       'Answers Authorization: Bearer <METRICS_TOKEN> only; 404 when METRICS_TOKEN is not set.',
     price: 'free', auth: 'Authorization: Bearer <METRICS_TOKEN>',
     ok: { description: 'Prometheus text exposition format 0.0.4', contentType: METRICS_CONTENT_TYPE, schema: z.string().regex(/^# HELP /) },
-    examples: () => [{ status: 200, description: 'Abbreviated.', body: '# HELP pac_paid_calls_total Paid calls by operation, payment rail and outcome\n# TYPE pac_paid_calls_total counter\npac_paid_calls_total{operation="readiness",rail="credits",outcome="fulfilled"} 3' }],
+    examples: () => [{ status: 200, description: 'Abbreviated.', body: '# HELP pac_paid_calls_total Paid calls by operation, payment rail and outcome\n# TYPE pac_paid_calls_total counter\npac_paid_calls_total{operation="createAgentReadinessAssessment",rail="credits",outcome="fulfilled"} 3' }],
     errors: ['unauthorized', 'not-found'],
   },
   {
@@ -285,10 +287,9 @@ const ownerAuth = `Authorization: Bearer <credits key>, or ${sessionAuth}`;
 const sessionCookieHeader = `Set-Cookie: ${SECURE_SESSION_COOKIE}=<opaque id>; Path=/; HttpOnly; SameSite=Strict; Max-Age=604800; Secure (in production or behind an https APP_URL; on plain-http development ${SESSION_COOKIE}=<opaque id> without Secure)`;
 const reportIdExample = 'rep_3q2mVZ0Lr8Yc1xN4T7bKpWsA9eHfJdUg';
 
-function sessionCheckEndpoint(op: PaidOperation): FreeEndpoint {
-  const name = op.path.slice(op.path.lastIndexOf('/') + 1);
+function sessionCheckEndpoint(op: CheckEntry): FreeEndpoint {
   return {
-    kind: 'free', method: 'POST', path: `/api/session/checks/${name}`, operationId: `session${op.id.charAt(0).toUpperCase()}${op.id.slice(1)}`,
+    kind: 'free', method: 'POST', path: `/api/session/checks/${op.id}`, operationId: `session${op.operationId.charAt(0).toUpperCase()}${op.operationId.slice(1)}`,
     title: `Run from the site: ${op.service}`,
     summary: `${op.service}, paid with the signed-in key (site session)`,
     description:
@@ -353,7 +354,7 @@ const SESSION_AND_REPORT_ROUTES: FreeEndpoint[] = [
     examples: () => [{ status: 200, description: 'The new key, shown this once.', body: { key: keyExample, keyPrefix: maskedKey, callsLeft: 24 } }],
     errors: ['invalid-request', 'not-signed-in', 'invalid-credits-key', 'current-key-required', 'cross-origin-refused', 'payload-too-large', 'store-unavailable'],
   },
-  ...OPERATIONS.map(sessionCheckEndpoint),
+  ...checks().map(sessionCheckEndpoint),
   {
     kind: 'free', method: 'GET', path: '/api/reports', operationId: 'listReports', title: 'Stored reports',
     summary: 'The key\'s stored reports, newest first (paginated)',
@@ -379,7 +380,7 @@ const SESSION_AND_REPORT_ROUTES: FreeEndpoint[] = [
     description: 'The 200 body exactly as the paid call answered it. Only the key that paid for it (or its session) may read it: any other key, and an unknown or expired id, get the same 404. Reads are rate limited per client address (RATE_LIMIT_REPORTS_PER_IP).',
     price: 'free', auth: ownerAuth, optionalCreditsKey: true,
     pathParams: [{ name: 'id', description: 'The report id (from the Link header, _meta.reportUrl or GET /api/reports)', schema: z.string(), example: reportIdExample }],
-    ok: { description: 'The stored 200 body of a paid check', contentType: 'application/json', schema: z.union(OPERATIONS.map((o) => o.output)) },
+    ok: { description: 'The stored 200 body of a paid check', contentType: 'application/json', schema: z.union(checks().map((o) => o.output)) },
     // The body is a paid route's 200, shown in that route's section.
     examples: () => [],
     errors: ['invalid-credits-key', 'not-signed-in', 'not-found', 'rate-limited', 'store-unavailable'],
@@ -388,7 +389,7 @@ const SESSION_AND_REPORT_ROUTES: FreeEndpoint[] = [
 
 /** Every endpoint, in the order the docs page shows them: each paid POST and its free GET, then the free routes. */
 export const ENDPOINTS: readonly Endpoint[] = [
-  ...OPERATIONS.flatMap((operation): Endpoint[] => [{ kind: 'paid', method: 'POST', path: operation.path, operation }, describeEndpoint(operation)]),
+  ...checks().flatMap((operation): Endpoint[] => [{ kind: 'paid', method: 'POST', path: operation.path, operation }, describeEndpoint(operation)]),
   ...FREE_ROUTES,
   ...SESSION_AND_REPORT_ROUTES,
 ];

@@ -57,14 +57,18 @@ export function problem(kind: ProblemKind, detail: string, extensions: Record<st
   return { type: PROBLEM_BASE + kind, title, status, detail, ...extensions };
 }
 
-/** A thrown problem: lib code throws it, the route edge turns it into a response. */
+/**
+ * A thrown problem: lib code throws it, the edge renders it (a response, a tool result). It carries numbers,
+ * never headers: `retryAfterSeconds` becomes Retry-After on HTTP and `_meta.retryAfterSeconds` over MCP.
+ */
 export class ProblemError extends Error {
   readonly problem: Problem;
-  readonly headers: Record<string, string>;
-  constructor(kind: ProblemKind, detail: string, extensions: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  /** When a refusal that passes (429, 503) is worth retrying. */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(kind: ProblemKind, detail: string, extensions: Record<string, unknown> = {}, retryAfterSeconds?: number) {
     super(detail);
     this.problem = problem(kind, detail, extensions);
-    this.headers = headers;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
@@ -90,10 +94,18 @@ export function problemHeaders(extra: Record<string, string> = {}): Record<strin
 /** The one wording for a store that does not answer: whatever was being bought or spent, nothing was charged. */
 export const STORE_UNAVAILABLE_DETAIL = 'Our data store is not answering. Nothing was charged; retry shortly.';
 
-/** A problem with the headers its answer needs (Retry-After, Allow). */
+/** A problem and when to retry it, as the edge renders it. */
 export interface ProblemAnswer {
   problem: Problem;
-  headers: Record<string, string>;
+  retryAfterSeconds?: number;
+}
+
+/**
+ * The Retry-After header of an answer that has a retry delay: the one place a delay becomes a header.
+ * @example retryAfterHeader(5) // { 'Retry-After': '5' }
+ */
+export function retryAfterHeader(seconds: number | undefined): Record<string, string> {
+  return seconds === undefined ? {} : { 'Retry-After': String(seconds) };
 }
 
 /**
@@ -102,13 +114,13 @@ export interface ProblemAnswer {
  * @example knownProblem(new StoreUnavailableError(cause))?.problem.status // 503
  */
 export function knownProblem(error: unknown): ProblemAnswer | null {
-  if (error instanceof ProblemError) return { problem: error.problem, headers: error.headers };
-  if (error instanceof StoreUnavailableError) return { problem: problem('store-unavailable', STORE_UNAVAILABLE_DETAIL), headers: { 'Retry-After': '5' } };
+  if (error instanceof ProblemError) return error.retryAfterSeconds === undefined ? { problem: error.problem } : { problem: error.problem, retryAfterSeconds: error.retryAfterSeconds };
+  if (error instanceof StoreUnavailableError) return { problem: problem('store-unavailable', STORE_UNAVAILABLE_DETAIL), retryAfterSeconds: 5 };
   return null;
 }
 
 /** The answer to an error nobody expected: never a stack trace, always a problem. */
-export const INTERNAL_ERROR: ProblemAnswer = { problem: problem('internal-error', 'Something went wrong on our side. Nothing was charged.'), headers: {} };
+export const INTERNAL_ERROR: ProblemAnswer = { problem: problem('internal-error', 'Something went wrong on our side. Nothing was charged.') };
 
 export interface ErrorExit {
   /** Names the route in the log line of an unexpected error. */
@@ -126,10 +138,10 @@ export interface ErrorExit {
  */
 export function errorResponse(error: unknown, exit: ErrorExit): Response {
   const known = knownProblem(error);
-  if (known) return problemResponse(known.problem, known.headers);
+  if (known) return problemResponse(known.problem, retryAfterHeader(known.retryAfterSeconds));
   safely(exit.log, { event: 'internal-error', route: exit.route, error: error instanceof Error ? error.message : String(error) });
   const answer = exit.unexpected ?? INTERNAL_ERROR;
-  return problemResponse(answer.problem, answer.headers);
+  return problemResponse(answer.problem, retryAfterHeader(answer.retryAfterSeconds));
 }
 
 /**

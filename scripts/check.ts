@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { checkVisibility, type VisibilityResult } from '@/lib/checks/visibility/check';
 import { closeRenderer, closeRendererOnSignals } from '@/lib/checks/visibility/render';
 import { ProblemError } from '@/lib/problems';
-import { visibilityProblem } from '@/lib/operations';
+import { visibilityProblem } from '@/lib/checks/visibility/entry';
 
 const USAGE = 'Usage: npm run check -- <url> [--pretty]';
 const TOP_FINDINGS = 8;

@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { startRails, type Rails } from './rails/start';
 import { startServer, type RunningServer } from '../tests/support/server';
-import { readinessOperation } from '@/lib/operations';
+import { readinessCheck } from '@/lib/checks/readiness/entry';
 import { PRICE_USDC, PRICE_USDC_UNITS } from '@/lib/price';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -145,7 +145,7 @@ export async function validatePayments(): Promise<number> {
       MPPX_STRIPE_SPT_URL: rails.clientEnv.MPPX_STRIPE_SPT_URL,
     };
     const paid = await runMppx(
-      ['validate', appUrl, '--endpoint', `POST:${READINESS}`, '--body', JSON.stringify(readinessOperation.example), '--yes', '--output-json'],
+      ['validate', appUrl, '--endpoint', `POST:${READINESS}`, '--body', JSON.stringify(readinessCheck.example), '--yes', '--output-json'],
       cliEnv(payerEnv),
     );
     const paidReport = parseReport(paid);

@@ -3,6 +3,7 @@ import { cookies } from 'next/headers';
 import { AccountLookup } from '@/components/AccountLookup';
 import { RotateKey, SignInAndRefresh, SignOutButton } from '@/components/account/AccountSession';
 import { getConfig } from '@/lib/config';
+import { checkById } from '@/lib/checks/registry';
 import { isReportCursor, listReports, type ReportListItem } from '@/lib/reports';
 import { sessionFromCookies } from '@/lib/session';
 import { pageMetadata } from '@/lib/site/metadata';
@@ -11,7 +12,6 @@ import { TableWrap } from '@/components/TableWrap';
 export const generateMetadata = () =>
   pageMetadata({ path: '/account', title: 'Account', description: 'Your credits key: calls left, the reports it paid for, key rotation and signing out.', index: false });
 
-const CHECK_NAME: Record<string, string> = { 'ai-visibility': 'AI Visibility', readiness: 'Payment Readiness' };
 const when = (iso: string) => new Date(iso).toLocaleString('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
 
 function History({ reports }: { reports: ReportListItem[] }) {
@@ -40,7 +40,7 @@ function History({ reports }: { reports: ReportListItem[] }) {
               <td>
                 <Link href={`/reports/${r.id}`}>{when(r.createdAt)}</Link>
               </td>
-              <td>{CHECK_NAME[r.operation] ?? r.operation}</td>
+              <td>{checkById(r.operation)?.label ?? r.operation}</td>
               <td className="url">{r.target}</td>
               <td>{r.score ?? '—'}</td>
             </tr>

@@ -3,7 +3,7 @@ import { cookies } from 'next/headers';
 import { CheckApp } from '@/components/check/CheckApp';
 import type { ReadinessExample } from '@/components/check/ReadinessForm';
 import { getConfig } from '@/lib/config';
-import { readinessOperation } from '@/lib/operations';
+import { readinessCheck } from '@/lib/checks/readiness/entry';
 import { PRICE_USD } from '@/lib/price';
 import { sessionFromCookies } from '@/lib/session';
 import { pageMetadata } from '@/lib/site/metadata';
@@ -26,7 +26,7 @@ export default async function CheckPage() {
       </p>
       <CheckApp
         initial={session ? { signedIn: true, callsLeft: session.callsLeft, keyPrefix: session.keyPrefix } : null}
-        example={readinessOperation.example as ReadinessExample}
+        example={readinessCheck.example as ReadinessExample}
       />
       <h2>How it works</h2>
       <ul>

@@ -1,10 +1,12 @@
 import Link from 'next/link';
 import { getConfig } from '@/lib/config';
-import { OPERATIONS, READINESS_LIMITS, readinessOperation } from '@/lib/operations';
+import { READINESS_LIMITS, readinessCheck } from '@/lib/checks/readiness/entry';
+import { checks } from '@/lib/checks/registry';
 import { PLANS } from '@/lib/credits/plans';
 import { PRICE_CENTS, PRICE_USD, PRICE_USDC_UNITS, USDC_DECIMALS, formatUsd } from '@/lib/price';
 import { RESERVATION_HOLD_MS } from '@/lib/credits/ledger';
-import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_TTL_MS } from '@/lib/paid-call/pipeline';
+import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/paid-call/pipeline';
+import { REPLAY_TTL_MS } from '@/lib/replay-record';
 import { MAX_URL_LENGTH } from '@/lib/checks/visibility/target-url';
 import { PAGE_MAX_BYTES } from '@/lib/checks/visibility/check';
 import { CRAWLERS } from '@/lib/checks/visibility/crawlers';
@@ -34,7 +36,7 @@ export default async function Docs() {
   const config = getConfig();
   const base = config.APP_URL.replace(/\/$/, '');
   const endpoints = await endpointDocs(base);
-  const body = JSON.stringify(readinessOperation.example);
+  const body = JSON.stringify(readinessCheck.example);
   const hours = (ms: number) => ms / 3_600_000;
 
   const toc: Array<{ id: string; label: string; children?: Array<{ id: string; label: string }> }> = [
@@ -109,7 +111,7 @@ export default async function Docs() {
       </p>
       <CodeBlock label="Prepaid key example">{`export KEY=pac_live_…
 curl -s $BASE/api/agent/credits -H "Authorization: Bearer $KEY"     # calls left
-curl -s $BASE${readinessOperation.path} \\
+curl -s $BASE${readinessCheck.path} \\
   -H "Authorization: Bearer $KEY" \\
   -H "Content-Type: application/json" \\
   -H "Idempotency-Key: order-0001" \\
@@ -121,7 +123,7 @@ curl -s $BASE${readinessOperation.path} \\
         <code>stripe</code>, amount {PRICE_CENTS} cents, currency usd) is paid with a shared payment token from the card processor; the client
         retries with <code>Authorization: Payment &lt;credential&gt;</code> and gets <code>Payment-Receipt</code>. With the mppx CLI:
       </p>
-      <CodeBlock label="MPP card example">{`mppx $BASE${readinessOperation.path} -J '${body}' --protocol mpp --currency usd -M paymentMethod=pm_card_visa`}</CodeBlock>
+      <CodeBlock label="MPP card example">{`mppx $BASE${readinessCheck.path} -J '${body}' --protocol mpp --currency usd -M paymentMethod=pm_card_visa`}</CodeBlock>
 
       <h3 id="quick-start-mpp-evm">MPP, USDC on Base (evm)</h3>
       <p>
@@ -129,7 +131,7 @@ curl -s $BASE${readinessOperation.path} \\
         the transfer authorization and retries with <code>Authorization: Payment</code>.
       </p>
       <CodeBlock label="MPP evm example">{`export MPPX_PRIVATE_KEY=0x…   # a wallet holding USDC on Base
-mppx $BASE${readinessOperation.path} -J '${body}' --protocol mpp --currency ${BASE_USDC_ADDRESS}`}</CodeBlock>
+mppx $BASE${readinessCheck.path} -J '${body}' --protocol mpp --currency ${BASE_USDC_ADDRESS}`}</CodeBlock>
 
       <h3 id="quick-start-x402">x402 v2</h3>
       <p>
@@ -140,7 +142,7 @@ mppx $BASE${readinessOperation.path} -J '${body}' --protocol mpp --currency ${BA
       <CodeBlock label="x402 example">{`import { wrapFetchWithPayment } from '@x402/fetch';
 // client: an x402 client with an exact EVM scheme for your signer (see @x402/fetch)
 const pay = wrapFetchWithPayment(fetch, client);
-const res = await pay(\`\${process.env.BASE}${readinessOperation.path}\`, {
+const res = await pay(\`\${process.env.BASE}${readinessCheck.path}\`, {
   method: 'POST',
   headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'order-0002' },
   body: JSON.stringify(example),
@@ -148,7 +150,7 @@ const res = await pay(\`\${process.env.BASE}${readinessOperation.path}\`, {
 
       <h2 id="quick-start-mcp">MCP</h2>
       <p>
-        Point an MCP client at <code>$BASE/api/mcp</code> (Streamable HTTP). Tools: {OPERATIONS.map((o) => o.toolName).join(', ')} and
+        Point an MCP client at <code>$BASE/api/mcp</code> (Streamable HTTP). Tools: {checks().map((o) => o.toolName).join(', ')} and
         the free {LIST_PAID_SERVICES}. An unpaid call answers JSON-RPC error {PAYMENT_REQUIRED_CODE} with the challenge; an MPP client (mppx{' '}
         <code>McpClient</code>) retries with the credential in <code>params._meta</code>. With a prepaid key, send{' '}
         <code>Authorization: Bearer</code> on the HTTP request.
@@ -156,7 +158,7 @@ const res = await pay(\`\${process.env.BASE}${readinessOperation.path}\`, {
       <CodeBlock label="MCP example">{`curl -s $BASE/api/mcp \\
   -H "Content-Type: application/json" -H "Accept: application/json, text/event-stream" \\
   -H "Authorization: Bearer $KEY" \\
-  -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${readinessOperation.toolName}","arguments":${body}}}'`}</CodeBlock>
+  -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${readinessCheck.toolName}","arguments":${body}}}'`}</CodeBlock>
 
       <h2 id="api">API reference</h2>
       {endpoints.map((doc) => (
@@ -192,7 +194,7 @@ const res = await pay(\`\${process.env.BASE}${readinessOperation.path}\`, {
           <tbody>
             <tr><td>Price</td><td>{PRICE_USD} USD per fulfilled request</td></tr>
             <tr><td>Request body</td><td>{config.MAX_BODY_BYTES} bytes</td></tr>
-            <tr><td>Idempotency-Key</td><td><code>{IDEMPOTENCY_KEY_PATTERN.source}</code>; results kept {hours(IDEMPOTENCY_TTL_MS)} hours</td></tr>
+            <tr><td>Idempotency-Key</td><td><code>{IDEMPOTENCY_KEY_PATTERN.source}</code>; results kept {hours(REPLAY_TTL_MS)} hours</td></tr>
             <tr><td>Rate limit</td><td>{config.RATE_LIMIT_PER_IP} requests per client IP and {config.RATE_LIMIT_PER_KEY} per credits key, every {config.RATE_LIMIT_WINDOW_SECONDS} seconds</td></tr>
             <tr><td>Readiness: workflow.name</td><td>1-120 characters; evidence at most 5 items of 1-240 characters per capability</td></tr>
             <tr><td>Visibility: url</td><td>1-{MAX_URL_LENGTH} characters; default ports only; IP addresses and internal names refused</td></tr>

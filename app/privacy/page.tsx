@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import { IDEMPOTENCY_TTL_MS } from '@/lib/paid-call/pipeline';
+import { REPLAY_TTL_MS } from '@/lib/replay-record';
 import { REVEAL_TTL_MS } from '@/lib/billing/records';
 import { pageMetadata } from '@/lib/site/metadata';
 import { PolicyMeta } from '@/components/PolicyMeta';
@@ -51,7 +51,7 @@ export default function Privacy() {
             <tr>
               <td>The answer to a request sent with an Idempotency-Key</td>
               <td>So a retry gets the same answer and is not charged twice</td>
-              <td>{hours(IDEMPOTENCY_TTL_MS)} hours</td>
+              <td>{hours(REPLAY_TTL_MS)} hours</td>
             </tr>
             <tr>
               <td>A new key waiting to be shown after payment</td>

@@ -49,7 +49,7 @@ export function reportPathFrom(link: string | null): string | null {
  * Runs one check with the session's key: the same paid pipeline as the API. A fresh Idempotency-Key per
  * submission: a double click or a retry of the same submission cannot spend two calls.
  */
-export async function runCheck(check: 'ai-visibility' | 'readiness', body: unknown, idempotencyKey: string): Promise<CheckOutcome> {
+export async function runCheck(check: string, body: unknown, idempotencyKey: string): Promise<CheckOutcome> {
   const res = await fetch(`/api/session/checks/${check}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },

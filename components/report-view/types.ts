@@ -1,4 +1,4 @@
-// The shapes the report view reads, from the 200 bodies of the two checks (lib/operations.ts). A stored
+// The shapes the report views read, from the 200 bodies of the two checks (lib/checks/<name>/entry.ts). A stored
 // report may come from an older or newer check version, so everything beyond the core is optional and the
 // view shows what is there: a member it does not know is not an error.
 
@@ -15,7 +15,7 @@ export interface ViewFinding {
   capability?: string;
 }
 
-export interface ViewCrawler {
+interface ViewCrawler {
   token: string;
   vendor?: string;
   role?: string;
@@ -72,15 +72,4 @@ export interface ReadinessBody {
     statement?: string;
   };
   limits?: string[];
-}
-
-export type ReportBody = VisibilityBody | ReadinessBody;
-
-/** Which check a 200 body came from, by its shape; null for anything else. */
-export function reportKind(body: unknown): 'visibility' | 'readiness' | null {
-  if (typeof body !== 'object' || body === null) return null;
-  const b = body as Record<string, unknown>;
-  if (typeof b.report === 'object' && b.report !== null && Array.isArray((b.report as Record<string, unknown>).crawlers)) return 'visibility';
-  if (typeof b.assessment === 'object' && b.assessment !== null && Array.isArray((b.assessment as Record<string, unknown>).capabilities)) return 'readiness';
-  return null;
 }

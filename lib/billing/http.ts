@@ -52,7 +52,7 @@ export function parseFields<S extends z.ZodType>(schema: S, fields: Record<strin
 }
 
 /** Unexpected failures of a billing route: a card purchase is involved, so say nothing was charged. */
-const BILLING_FAILED = { problem: problem('billing-unavailable', 'Something went wrong on our side; nothing was charged. Retry shortly.'), headers: { 'Retry-After': '5' } };
+const BILLING_FAILED = { problem: problem('billing-unavailable', 'Something went wrong on our side; nothing was charged. Retry shortly.'), retryAfterSeconds: 5 };
 
 /** Runs a billing handler: problem+json for every failure (lib/problems.ts's one exit), never a stack trace. */
 export function billingRoute(name: string, fn: () => Promise<Response>): Promise<Response> {

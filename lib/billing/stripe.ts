@@ -24,5 +24,5 @@ export function billingStripe(config: BillingConfig): Stripe {
 /** A Stripe API failure seen by a buyer: 503, and no Stripe message (it can name our account's internals). */
 export function stripeUnavailable(error: unknown): ProblemError {
   if (error instanceof ProblemError) return error;
-  return new ProblemError('billing-unavailable', 'The card processor did not answer; nothing was charged. Try again in a minute.', {}, { 'Retry-After': '30' });
+  return new ProblemError('billing-unavailable', 'The card processor did not answer; nothing was charged. Try again in a minute.', {}, 30);
 }

@@ -104,9 +104,9 @@ export async function handleWebhookEvent(deps: WebhookDeps, event: WebhookEvent)
   if ((await deps.store.getRecord(names.eventDone(event.id), now)) !== null) return outcome('duplicate', 'event already processed');
   if (!leased) throw inProgress('Another delivery of this event is being processed; retry later.');
   try {
-    const detail = await dispatch(deps, event, now);
+    const handled = await dispatch(deps, event, now);
     await deps.store.setRecord(names.eventDone(event.id), '1', now, FACT_TTL_MS);
-    return outcome(detail.startsWith('ignored') ? 'ignored' : 'processed', detail);
+    return handled instanceof Ignored ? outcome('ignored', handled.detail) : outcome('processed', handled);
   } catch (error) {
     // Released so Stripe's retry, which this failure's non-2xx answer asks for, may redo it at once. A
     // crash that never gets here leaves the lease to lapse.
@@ -117,10 +117,21 @@ export async function handleWebhookEvent(deps: WebhookDeps, event: WebhookEvent)
 
 /** 409: Stripe delivers the event again later, by when the delivery in progress has finished or lapsed. */
 function inProgress(detail: string): ProblemError {
-  return new ProblemError('webhook-in-progress', detail, {}, { 'Retry-After': String(WEBHOOK_LEASE_MS / 1000) });
+  return new ProblemError('webhook-in-progress', detail, {}, WEBHOOK_LEASE_MS / 1000);
 }
 
-async function dispatch(deps: WebhookDeps, event: WebhookEvent, now: number): Promise<string> {
+/** An event that changes nothing (not paid yet, for no plan of ours, already applied elsewhere), and why. */
+class Ignored {
+  constructor(readonly why: string) {}
+  get detail(): string {
+    return `ignored: ${this.why}`;
+  }
+}
+const ignored = (why: string) => new Ignored(why);
+/** What handling an event did: its detail when it changed something, or why it changed nothing. */
+type Handled = string | Ignored;
+
+async function dispatch(deps: WebhookDeps, event: WebhookEvent, now: number): Promise<Handled> {
   const object = asRecord(event.data.object);
   switch (event.type) {
     case 'checkout.session.completed':
@@ -133,24 +144,24 @@ async function dispatch(deps: WebhookDeps, event: WebhookEvent, now: number): Pr
     case 'charge.refunded':
       return onChargeRefunded(deps, object, now);
     default:
-      return 'ignored: event type not used';
+      return ignored('event type not used');
   }
 }
 
-async function onCheckoutCompleted(deps: WebhookDeps, session: Obj, now: number): Promise<string> {
+async function onCheckoutCompleted(deps: WebhookDeps, session: Obj, now: number): Promise<Handled> {
   const { store } = deps;
   const sessionId = str(session, 'id');
-  if (!sessionId) return 'ignored: session without id';
+  if (!sessionId) return ignored('session without id');
   const paymentStatus = str(session, 'payment_status');
   // Delayed payment methods complete unpaid; checkout.session.async_payment_succeeded brings the money.
-  if (paymentStatus !== 'paid' && paymentStatus !== 'no_payment_required') return 'ignored: session not paid yet';
+  if (paymentStatus !== 'paid' && paymentStatus !== 'no_payment_required') return ignored('session not paid yet');
 
   // Two events (completed, async_payment_succeeded) or two deliveries may fulfil one session at the same
   // moment: the claim lets one through, and it is taken before the fulfilment record is looked at, so
   // "not fulfilled yet" and "mine to fulfil" are one atomic step.
   const claim = names.fulfilmentClaim(sessionId);
   const claimed = await store.claimOnce(claim, now, WEBHOOK_LEASE_MS);
-  if (await readJson<FulfilmentRecord>(store, names.fulfilment(sessionId), now)) return 'ignored: session already fulfilled';
+  if (await readJson<FulfilmentRecord>(store, names.fulfilment(sessionId), now)) return ignored('session already fulfilled');
   if (!claimed) {
     // Not a 2xx: if the holder then fails, this delivery's retry is what finishes the purchase.
     throw inProgress('Another delivery is fulfilling this Checkout Session; retry later.');
@@ -170,13 +181,13 @@ async function onCheckoutCompleted(deps: WebhookDeps, session: Obj, now: number)
  * one grant: the grant's id derives from the session (`addGrantOnce`), and a new key is chosen, and kept
  * in the reveal record, before it is created.
  */
-async function fulfilCheckout(deps: WebhookDeps, session: Obj, sessionId: string, now: number): Promise<string> {
+async function fulfilCheckout(deps: WebhookDeps, session: Obj, sessionId: string, now: number): Promise<Handled> {
   const { store } = deps;
   const checkout = await readCheckout(store, sessionId, now);
   const planId = (checkout?.plan ?? findPlan(str(asRecord(session.metadata), 'plan') ?? '')?.id) as PlanId | undefined;
   if (!planId) {
     deps.log?.({ event: 'billing-unknown-plan', session: sessionId });
-    return 'ignored: session for no plan of ours';
+    return ignored('session for no plan of ours');
   }
 
   const sourceRef = `checkout:${sessionId}`;
@@ -233,13 +244,13 @@ async function fulfilCheckout(deps: WebhookDeps, session: Obj, sessionId: string
   return `fulfilled ${planId} (${kind})`;
 }
 
-async function onInvoicePaid(deps: WebhookDeps, invoice: Obj, now: number): Promise<string> {
+async function onInvoicePaid(deps: WebhookDeps, invoice: Obj, now: number): Promise<Handled> {
   const { store } = deps;
   const subscriptionId = invoiceSubscription(invoice);
-  if (!subscriptionId) return 'ignored: not a subscription invoice';
+  if (!subscriptionId) return ignored('not a subscription invoice');
   const invoiceId = str(invoice, 'id') ?? 'unknown';
   const periodEnd = invoicePeriodEnd(invoice);
-  if (periodEnd === null) return 'ignored: invoice without a period';
+  if (periodEnd === null) return ignored('invoice without a period');
 
   const known = await readJson<SubscriptionPeriod>(store, names.subPeriod(subscriptionId), now);
   if (!known || periodEnd > known.periodEnd) {
@@ -255,9 +266,9 @@ async function onInvoicePaid(deps: WebhookDeps, invoice: Obj, now: number): Prom
   return applied;
 }
 
-async function onSubscriptionDeleted(deps: WebhookDeps, subscription: Obj, now: number): Promise<string> {
+async function onSubscriptionDeleted(deps: WebhookDeps, subscription: Obj, now: number): Promise<Handled> {
   const subscriptionId = str(subscription, 'id');
-  if (!subscriptionId) return 'ignored: subscription without id';
+  if (!subscriptionId) return ignored('subscription without id');
   const endedAtSeconds = num(subscription, 'ended_at') ?? num(subscription, 'canceled_at');
   const items = asRecord(subscription.items);
   const firstItem = asRecord(Array.isArray(items.data) ? items.data[0] : undefined);
@@ -271,11 +282,11 @@ async function onSubscriptionDeleted(deps: WebhookDeps, subscription: Obj, now: 
   return 'subscription ended';
 }
 
-async function onChargeRefunded(deps: WebhookDeps, charge: Obj, now: number): Promise<string> {
+async function onChargeRefunded(deps: WebhookDeps, charge: Obj, now: number): Promise<Handled> {
   const paymentIntent = str(charge, 'payment_intent');
   const amount = num(charge, 'amount');
   const amountRefunded = num(charge, 'amount_refunded');
-  if (!paymentIntent || amount === null || amountRefunded === null || amount <= 0) return 'ignored: charge without payment intent or amounts';
+  if (!paymentIntent || amount === null || amountRefunded === null || amount <= 0) return ignored('charge without payment intent or amounts');
   // amount_refunded is cumulative, so the largest one seen is the truth whatever order events come in.
   const known = await readJson<RefundFact>(deps.store, names.refund(paymentIntent), now);
   if (!known || amountRefunded > known.amountRefunded || (charge.refunded === true && !known.fullyRefunded)) {
@@ -286,7 +297,7 @@ async function onChargeRefunded(deps: WebhookDeps, charge: Obj, now: number): Pr
 }
 
 /** Brings a subscription's grant in line with every fact known about it. Safe to run any number of times. */
-async function reconcileSubscription(deps: WebhookDeps, subscriptionId: string, now: number): Promise<string> {
+async function reconcileSubscription(deps: WebhookDeps, subscriptionId: string, now: number): Promise<Handled> {
   const { store } = deps;
   const owner = await readJson<SubscriptionOwner>(store, names.subOwner(subscriptionId), now);
   if (!owner) return 'recorded: waiting for the checkout of this subscription';
@@ -312,7 +323,7 @@ async function reconcileSubscription(deps: WebhookDeps, subscriptionId: string, 
 }
 
 /** Removes the refunded share of a purchase's calls, once per refunded amount. Safe to run any number of times. */
-async function reconcileRefund(deps: WebhookDeps, paymentIntentId: string, now: number): Promise<string> {
+async function reconcileRefund(deps: WebhookDeps, paymentIntentId: string, now: number): Promise<Handled> {
   const { store } = deps;
   const fact = await readJson<RefundFact>(store, names.refund(paymentIntentId), now);
   if (!fact) return 'no refund';
@@ -331,17 +342,17 @@ async function reconcileRefund(deps: WebhookDeps, paymentIntentId: string, now: 
       return 'refund of a period that is no longer current: no calls to remove';
     }
   }
-  if (!keyHash || !grantId) return 'ignored: refund for no grant';
+  if (!keyHash || !grantId) return ignored('refund for no grant');
   // A rotated key handed its grants on: the refund follows them (lib/billing/rotate.ts).
   keyHash = await currentKeyHash(store, keyHash, now);
   const grant = (await store.listGrants(keyHash, now)).find((g) => g.id === grantId);
-  if (!grant) return 'ignored: the grant no longer exists';
+  if (!grant) return ignored('the grant no longer exists');
 
   const target = fact.fullyRefunded ? grant.calls : Math.min(grant.calls, Math.ceil((grant.calls * fact.amountRefunded) / fact.amount));
   // One atomic store step: `used` grows from its current value (a call committed meanwhile stays spent),
   // and only the part of `target` no earlier delivery removed is removed.
   const remove = await store.removeGrantCalls(grant.id, { appliedRecord: names.refundApplied(paymentIntentId), target }, now, FACT_TTL_MS);
-  if (remove === null) return 'ignored: the grant no longer exists';
+  if (remove === null) return ignored('the grant no longer exists');
   if (remove <= 0) return 'refund already applied';
   return `refund: removed up to ${remove} calls`;
 }

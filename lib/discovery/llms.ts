@@ -1,6 +1,7 @@
 import { ENDPOINTS, type LlmsSection } from '@/lib/endpoints';
 import { PLANS } from '@/lib/credits/plans';
 import { PRICE_USD, formatUsd } from '@/lib/price';
+import { checkServicesInWords, checksInWords } from '@/lib/checks/registry';
 import type { DiscoveryContext } from './openapi';
 
 // /llms.txt (llmstxt.org): an H1, a one-line summary, then sections of links an agent can follow,
@@ -21,7 +22,7 @@ export function llmsTxt(ctx: DiscoveryContext): string {
   const lines = [
     '# Paid Agent Checks',
     '',
-    `> Two paid checks for agents at ${PRICE_USD} USD per fulfilled request: an Agent Payment Readiness Assessment and an AI Visibility Check. Pay per request over HTTP 402 (MPP card, MPP evm, x402 v2 USDC on Base, chain 8453) or with a prepaid credits key (Authorization: Bearer). The same checks are MCP tools.`,
+    `> ${checksInWords()} paid checks for agents at ${PRICE_USD} USD per fulfilled request: ${checkServicesInWords()}. Pay per request over HTTP 402 (MPP card, MPP evm, x402 v2 USDC on Base, chain 8453) or with a prepaid credits key (Authorization: Bearer). The same checks are MCP tools.`,
     '',
     `Live payment rails: ${rails}. Send the request without payment to receive the 402 challenge (WWW-Authenticate: Payment and PAYMENT-REQUIRED), then retry with Authorization: Payment, PAYMENT-SIGNATURE (or X-PAYMENT), or a Bearer credits key. Send an Idempotency-Key header to make retries safe: the same key and body replay the result without a second charge.`,
     '',

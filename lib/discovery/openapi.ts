@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PaidOperation } from '@/lib/operations';
+import type { CheckEntry } from '@/lib/checks/entry';
 import { ENDPOINTS, PREPAID_RESPONSE_HEADERS, type FreeEndpoint } from '@/lib/endpoints';
 import { PRICE_CENTS, PRICE_USD, PRICE_USDC, PRICE_USDC_UNITS } from '@/lib/price';
 import { PROBLEMS, PROBLEM_BASE, PROBLEM_MEDIA_TYPE, type ProblemKind } from '@/lib/problems';
@@ -9,7 +9,7 @@ import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/paid-call/pipeline';
 // drift from the routes. Each paid operation carries `x-payment-info` with one offer per live rail, which is
 // what `mppx discover validate` and `mppx validate` read.
 
-export const INTERFACE_VERSION = '1.0.0';
+const INTERFACE_VERSION = '1.0.0';
 const USDC_UNITS = String(PRICE_USDC_UNITS);
 
 export interface DiscoveryContext {
@@ -18,7 +18,7 @@ export interface DiscoveryContext {
   usdcAddress: string;
 }
 
-export function paymentOffers(ctx: DiscoveryContext) {
+function paymentOffers(ctx: DiscoveryContext) {
   const offers: Array<Record<string, string>> = [];
   if (ctx.rails.includes('stripe')) {
     offers.push({ method: 'stripe', intent: 'charge', amount: String(PRICE_CENTS), currency: 'usd', description: `${PRICE_USD} USD by card or Link (shared payment token)` });
@@ -35,10 +35,10 @@ export function paymentOffers(ctx: DiscoveryContext) {
 const problemRef = { $ref: '#/components/schemas/Problem' };
 const problemResponse = (description: string) => ({ description, content: { [PROBLEM_MEDIA_TYPE]: { schema: problemRef } } });
 
-function paidOperation(op: PaidOperation, ctx: DiscoveryContext) {
+function paidOperation(op: CheckEntry, ctx: DiscoveryContext) {
   const offers = paymentOffers(ctx);
   return {
-    operationId: op.id,
+    operationId: op.operationId,
     summary: op.summary,
     description: `${op.description}\n\nPrice: ${PRICE_USD} USD per fulfilled request. Pay over HTTP 402 (the challenge is in WWW-Authenticate and PAYMENT-REQUIRED) or send a prepaid credits key as Authorization: Bearer. MCP tool: ${op.toolName}.`,
     tags: ['paid'],

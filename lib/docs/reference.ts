@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { readinessOperation, type PaidOperation } from '@/lib/operations';
+import type { CheckEntry } from '@/lib/checks/entry';
+import { readinessCheck } from '@/lib/checks/readiness/entry';
 import { ENDPOINTS, type ExampleResponse, type FreeEndpoint, type HttpMethod } from '@/lib/endpoints';
 import { PRICE_USD } from '@/lib/price';
 import { PROBLEMS, PROBLEM_BASE, type ProblemKind } from '@/lib/problems';
@@ -11,7 +12,7 @@ import { assessReadiness } from '@/lib/checks/readiness/assess';
 // operations' examples are validated against the operation's own schema below, so an example the API
 // would refuse fails the build instead of misleading a reader.
 
-const EXAMPLE_READINESS_REQUEST: ReadinessRequest = ReadinessRequest.parse(readinessOperation.example);
+const EXAMPLE_READINESS_REQUEST: ReadinessRequest = ReadinessRequest.parse(readinessCheck.example);
 
 export function exampleAssessment() {
   return assessReadiness(EXAMPLE_READINESS_REQUEST);
@@ -42,10 +43,10 @@ const PAID_ERRORS: ProblemKind[] = [
 
 const FIXED_NOW = new Date('2026-11-01T12:00:00.000Z');
 
-async function paidEndpoint(op: PaidOperation): Promise<EndpointDoc> {
+async function paidEndpoint(op: CheckEntry): Promise<EndpointDoc> {
   const example: unknown = op.example;
   const parsed = op.input.safeParse(example);
-  if (!parsed.success) throw new Error(`docs example for ${op.id} does not match its schema: ${parsed.error.message}`);
+  if (!parsed.success) throw new Error(`docs example for ${op.operationId} does not match its schema: ${parsed.error.message}`);
   const responses: ExampleResponse[] = [];
   if (!op.workBeforeCharge) {
     // Deterministic operations run for real, so the example is exactly what the API returns.
@@ -67,7 +68,7 @@ async function paidEndpoint(op: PaidOperation): Promise<EndpointDoc> {
   const errors = [...PAID_ERRORS];
   if (op.workBeforeCharge) errors.splice(1, 0, 'invalid-url', 'site-unreachable');
   return {
-    anchor: `op-${op.id}`,
+    anchor: `op-${op.operationId}`,
     method: 'POST',
     path: op.path,
     title: op.service,

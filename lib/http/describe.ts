@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PaidOperation } from '@/lib/operations';
+import type { CheckEntry } from '@/lib/checks/entry';
 import { PRICE_CENTS, PRICE_USD } from '@/lib/price';
 import { getRuntime } from '@/lib/runtime';
 
@@ -26,11 +26,11 @@ export function priceAndRails(): z.infer<typeof PriceAndRails> {
 
 /**
  * The 200 body of the free GET on a paid path: who it is, price and rails, then what the operation describes.
- * @example descriptionSchema(readinessOperation).parse(await (await GET()).json())
+ * @example descriptionSchema(readinessCheck).parse(await (await GET()).json())
  */
-export function descriptionSchema(operation: PaidOperation) {
+export function descriptionSchema(operation: CheckEntry) {
   return z.strictObject({
-    operationId: z.literal(operation.id),
+    operationId: z.literal(operation.operationId),
     service: z.string(),
     description: z.string(),
     method: z.literal('POST'),

@@ -3,7 +3,7 @@
 // paid by this process, so this process is where it is counted. Fixed windows, like the store's.
 
 /** Windows kept at most; past it the oldest go first, so a flood of addresses costs bounded memory. */
-export const PAGE_WINDOWS_MAX = 10_000;
+const PAGE_WINDOWS_MAX = 10_000;
 
 export interface PageRateLimiter {
   /** Counts one hit on `bucket`; refused past `limit` in the window `now` falls in, with the time until it ends. */

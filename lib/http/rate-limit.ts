@@ -17,5 +17,5 @@ export async function enforceRateLimit(store: Store, bucket: string, limit: numb
  */
 export function rateLimited(retryAfterMs: number): ProblemError {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  return new ProblemError('rate-limited', `Too many requests; retry in ${seconds} s.`, { retryAfterSeconds: seconds }, { 'Retry-After': String(seconds) });
+  return new ProblemError('rate-limited', `Too many requests; retry in ${seconds} s.`, { retryAfterSeconds: seconds }, seconds);
 }

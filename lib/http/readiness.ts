@@ -8,7 +8,7 @@ import { STORE_UNAVAILABLE_DETAIL, problem, problemResponse } from '@/lib/proble
 // dependency-free so a store outage never gets every instance restarted.
 
 /** How long the store may take to answer the readiness question. */
-export const READY_STORE_TIMEOUT_MS = 1_500;
+const READY_STORE_TIMEOUT_MS = 1_500;
 
 export const ReadyAnswer = z.strictObject({
   ok: z.literal(true),

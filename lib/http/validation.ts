@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { ProblemError, type FieldError } from '@/lib/problems';
 
 /** `$.a.b[0]` from a zod issue path. */
-export function jsonPath(path: ReadonlyArray<PropertyKey>): string {
+function jsonPath(path: ReadonlyArray<PropertyKey>): string {
   return path.reduce<string>((out, seg) => {
     if (typeof seg === 'number') return `${out}[${seg}]`;
     const name = String(seg);
@@ -10,7 +10,7 @@ export function jsonPath(path: ReadonlyArray<PropertyKey>): string {
   }, '$');
 }
 
-export function fieldErrors(error: z.ZodError): FieldError[] {
+function fieldErrors(error: z.ZodError): FieldError[] {
   const out: FieldError[] = [];
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {

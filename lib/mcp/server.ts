@@ -2,9 +2,9 @@
 // gets its own protocol server and transport: nothing is shared between requests, so any instance of the
 // service can answer any request.
 //
-// Paid tool calls go through the same paid-call pipeline as the REST routes (runPaidCall): this file reads
-// the call out of the MCP request (arguments, `_meta` credential and Idempotency-Key, the HTTP request's
-// Bearer key and client address), and lib/paid-call/mcp.ts renders the outcome as a result or an error.
+// Paid tool calls go through the same paid-call pipeline as the REST routes (servePaidCall): this file's
+// transport reads the call out of the MCP request (arguments, `_meta` credential and Idempotency-Key, the HTTP
+// request's Bearer key and client address), and lib/paid-call/mcp.ts renders the outcome as a result or an error.
 //
 // The low-level protocol `Server` is used on purpose: McpServer turns every error a tool throws into an
 // isError result, and MPP needs the payment error as a JSON-RPC error; it would also validate arguments
@@ -13,8 +13,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { z } from 'zod';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { PaidOperation } from '@/lib/operations';
-import { observedPaidCall } from '@/lib/paid-call/observe';
+import { servePaidCall, type PaidCallTransport } from '@/lib/paid-call/serve';
 import { JsonRpcError, outcomeToolResult } from '@/lib/paid-call/mcp';
 import { errorResponse, problem, problemResponse } from '@/lib/problems';
 import { bearerToken } from '@/lib/http/request';
@@ -22,13 +21,14 @@ import { clientIp } from '@/lib/http/client-ip';
 import { getRuntime, type Runtime } from '@/lib/runtime';
 import { logEvent } from '@/lib/log';
 import { PRICE_USD } from '@/lib/price';
+import { checksInWords } from '@/lib/checks/registry';
 import { INVALID_PARAMS_CODE, IDEMPOTENCY_META_KEY, challengeIdOf, credentialFromMeta } from './payment';
-import { LIST_PAID_SERVICES, listPaidServices, operationByTool, toolList } from './tools';
+import { LIST_PAID_SERVICES, checkByTool, listPaidServices, toolList } from './tools';
 
-export const MCP_SERVER_INFO = { name: 'paid-agent-checks', version: '1.0.0' };
+const MCP_SERVER_INFO = { name: 'paid-agent-checks', version: '1.0.0' };
 
-const INSTRUCTIONS =
-  `Two paid checks (${PRICE_USD} USD per fulfilled call) and a free catalogue. Call list_paid_services first. Paid tools answer an unpaid call ` +
+const instructions = () =>
+  `${checksInWords()} paid checks (${PRICE_USD} USD per fulfilled call) and a free catalogue. Call list_paid_services first. Paid tools answer an unpaid call ` +
   'with JSON-RPC error -32042 whose data.challenges are MPP challenges (card, USDC on Base); pay one and retry with the credential in ' +
   'params._meta["org.paymentauth/credential"] (mppx McpClient does this), or send "Authorization: Bearer <credits key>" on the HTTP request.';
 
@@ -64,8 +64,6 @@ export async function handleMcpRequest(request: Request, runtime?: Runtime): Pro
   }
 }
 
-export { JsonRpcError };
-
 const INTERNAL_ERROR_CODE = -32603;
 
 // The SDK parses a request with the handler's schema before its own tools/call check, and a failed parse
@@ -74,8 +72,8 @@ const INTERNAL_ERROR_CODE = -32603;
 // (`arguments` not an object, no `name`) with -32602 invalid params, as a client error should be.
 const AnyToolCall = z.object({ method: z.literal('tools/call'), params: z.unknown() });
 
-export function createMcpServer(context: CallContext): Server {
-  const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+function createMcpServer(context: CallContext): Server {
+  const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: instructions() });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
   server.setRequestHandler(AnyToolCall, async (request, extra) => {
     try {
@@ -96,31 +94,39 @@ async function callTool(context: CallContext, params: z.infer<typeof CallToolReq
     const summary = list.services.map((s) => `${s.toolName}: ${s.name}, ${s.price.amount} USD`).join('; ');
     return { content: [{ type: 'text', text: summary }], structuredContent: list };
   }
-  const operation = operationByTool(name);
-  if (!operation) {
+  const check = checkByTool(name);
+  if (!check) {
     throw new JsonRpcError(INVALID_PARAMS_CODE, `Unknown tool "${name}". Call tools/list, or list_paid_services for the paid ones.`);
   }
-  return callPaidTool(context, operation, args, meta as Record<string, unknown> | undefined, signal);
+  const call = { args, meta: meta as Record<string, unknown> | undefined, signal, request: context.request };
+  return servePaidCall(mcpTransport, check, call, context.runtime);
 }
 
-async function callPaidTool(
-  { runtime, request }: CallContext,
-  operation: PaidOperation,
-  args: Record<string, unknown> | undefined,
-  meta: Record<string, unknown> | undefined,
-  signal: AbortSignal,
-): Promise<CallToolResult> {
-  const credential = credentialFromMeta(meta);
-  const rawKey = meta?.[IDEMPOTENCY_META_KEY];
-  const outcome = await observedPaidCall(runtime, {
-    operation,
-    body: args ?? {},
-    idempotencyKey: rawKey === undefined || rawKey === null ? null : String(rawKey),
-    idempotencyKeySource: `$._meta.${IDEMPOTENCY_META_KEY}`,
-    clientIp: clientIp(request.headers, runtime.config.TRUSTED_PROXY),
-    bearerKey: bearerToken(request.headers),
-    credential,
-    signal: () => AbortSignal.any([signal, request.signal, AbortSignal.timeout(60_000)]),
-  }, 'mcp');
-  return outcomeToolResult(operation, outcome, challengeIdOf(credential), runtime.config.APP_URL);
+/** A tool call as the MCP transport reads it: the call's arguments and `_meta`, and the HTTP request that carried it. */
+interface ToolCall {
+  args: Record<string, unknown> | undefined;
+  meta: Record<string, unknown> | undefined;
+  signal: AbortSignal;
+  request: Request;
 }
+
+/**
+ * MCP: the arguments are the body; the credential and the Idempotency-Key ride in `_meta`; a Bearer key and
+ * the client's address come from the HTTP request. The outcome becomes a tool result or a JSON-RPC error.
+ */
+const mcpTransport: PaidCallTransport<ToolCall, CallToolResult> = {
+  surface: 'mcp',
+  readCall({ args, meta, signal, request }, _check, runtime) {
+    const rawKey = meta?.[IDEMPOTENCY_META_KEY];
+    return {
+      body: args ?? {},
+      idempotencyKey: rawKey === undefined || rawKey === null ? null : String(rawKey),
+      idempotencyKeySource: `$._meta.${IDEMPOTENCY_META_KEY}`,
+      clientIp: clientIp(request.headers, runtime.config.TRUSTED_PROXY),
+      bearerKey: bearerToken(request.headers),
+      credential: credentialFromMeta(meta),
+      signal: () => AbortSignal.any([signal, request.signal, AbortSignal.timeout(60_000)]),
+    };
+  },
+  respond: (outcome, check, { meta }, runtime) => outcomeToolResult(check, outcome, challengeIdOf(credentialFromMeta(meta)), runtime?.config.APP_URL),
+};

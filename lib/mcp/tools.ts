@@ -1,8 +1,9 @@
-// The MCP tools, generated from the operations registry: one paid tool per operation (input schema = the
+// The MCP tools, generated from the check registry: one paid tool per check (input schema = the
 // REST body schema, output schema = the REST 200 body) and the free list_paid_services.
 import { z } from 'zod';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { OPERATIONS, type PaidOperation } from '@/lib/operations';
+import type { CheckEntry } from '@/lib/checks/entry';
+import { checks } from '@/lib/checks/registry';
 import { PRICE_CENTS, PRICE_USD } from '@/lib/price';
 import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/paid-call/pipeline';
 import { CREDENTIAL_META_KEY, IDEMPOTENCY_META_KEY, PAYMENT_REQUIRED_CODE, RECEIPT_META_KEY } from './payment';
@@ -42,7 +43,7 @@ export const PaidServicesList = z.object({
 });
 export type PaidServicesList = z.infer<typeof PaidServicesList>;
 
-function paidTool(op: PaidOperation): Tool {
+function paidTool(op: CheckEntry): Tool {
   return {
     name: op.toolName,
     title: `${op.service} (${PRICE_USD} USD)`,
@@ -57,7 +58,7 @@ function paidTool(op: PaidOperation): Tool {
       title: op.service,
       readOnlyHint: true,
       destructiveHint: false,
-      // The visibility check fetches a third-party site; the readiness check reads only its arguments.
+      // A check whose work can fail for reasons outside its arguments reaches beyond them (a third-party site).
       openWorldHint: op.workBeforeCharge,
     },
   };
@@ -74,24 +75,31 @@ const listTool: Tool = {
   annotations: { title: 'List paid services', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
 };
 
-let cachedTools: Tool[] | undefined;
+/** Built once per list of checks (the list changes only when a test registers a check of its own). */
+const cachedTools = new WeakMap<readonly CheckEntry[], Tool[]>();
 
-/** Every tool, paid ones in registry order, then list_paid_services. Built once: the registry is static. */
+/** Every tool, paid ones in registry order, then list_paid_services. */
 export function toolList(): Tool[] {
-  cachedTools ??= [...OPERATIONS.map(paidTool), listTool];
-  return cachedTools;
+  const list = checks();
+  let tools = cachedTools.get(list);
+  if (!tools) cachedTools.set(list, (tools = [...list.map(paidTool), listTool]));
+  return tools;
 }
 
-export function operationByTool(name: string): PaidOperation | undefined {
-  return OPERATIONS.find((o) => o.toolName === name);
+/**
+ * The check a paid tool runs, by the tool's name.
+ * @example checkByTool('ai_visibility_check')?.id // 'ai-visibility'
+ */
+export function checkByTool(name: string): CheckEntry | undefined {
+  return checks().find((c) => c.toolName === name);
 }
 
 export function listPaidServices(appUrl: string, liveRails: readonly string[]): PaidServicesList {
   return {
-    services: OPERATIONS.map((op) => ({
+    services: checks().map((op) => ({
       name: op.service,
       toolName: op.toolName,
-      operationId: op.id,
+      operationId: op.operationId,
       description: op.description,
       price: { amount: PRICE_USD, currency: 'USD' as const, cents: PRICE_CENTS },
       rails: [...liveRails],

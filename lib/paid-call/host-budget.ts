@@ -14,7 +14,7 @@ import { problem, type Problem } from '@/lib/problems';
 //     a race for it is refused there, and the pipeline releases its reservation (or leaves its credential
 //     unsettled): nothing is charged either way.
 
-export const HOST_BUDGET_WINDOW_MS = 60_000;
+const HOST_BUDGET_WINDOW_MS = 60_000;
 
 const markerName = (host: string) => `host-budget-spent:${host}`;
 

@@ -1,8 +1,9 @@
-// The REST adapter of the paid-call pipeline: reads the call out of an HTTP request, and renders the
+// The REST transport of the paid-call pipeline: reads the call out of an HTTP request, and renders the
 // pipeline's outcome as the HTTP response (status, problem+json through lib/problems.ts, payment headers).
-import type { PaidOperation } from '@/lib/operations';
-import { getRuntime } from '@/lib/runtime';
-import { errorResponse, problemHeaders, problemResponse } from '@/lib/problems';
+// The routes of /api/agent/[check] are built here from the check registry.
+import type { CheckEntry } from '@/lib/checks/entry';
+import { checkById } from '@/lib/checks/registry';
+import { problem, problemHeaders, problemResponse, retryAfterHeader } from '@/lib/problems';
 import { bearerToken, readJsonBody } from '@/lib/http/request';
 import { clientIp } from '@/lib/http/client-ip';
 import { priceAndRails } from '@/lib/http/describe';
@@ -10,7 +11,7 @@ import { credentialFromHeaders } from '@/lib/payments/verify';
 import { observed } from '@/lib/http/observe';
 import { reportPath } from '@/lib/reports/store';
 import type { PaidCallOutcome, PrepaidFacts } from './pipeline';
-import { observedPaidCall, recordPaidCall, statusOutcome } from './observe';
+import { servePaidCall, type PaidCallTransport } from './serve';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 
@@ -24,8 +25,8 @@ function prepaidHeaders(prepaid: PrepaidFacts | undefined): Record<string, strin
 
 /**
  * A pipeline outcome as the HTTP response: 200 with the body (and Idempotent-Replayed on a replay; Credits-Remaining
- * and a Link to the stored report when a credits key paid), 402 with
- * WWW-Authenticate / PAYMENT-REQUIRED, or the problem with its Retry-After.
+ * and a Link to the stored report when a credits key paid), 402 with WWW-Authenticate / PAYMENT-REQUIRED (the one
+ * place a 402 is rendered), or the problem with its Retry-After.
  * @example return outcomeResponse(await runPaidCall(runtime, call))
  */
 export function outcomeResponse(outcome: PaidCallOutcome): Response {
@@ -44,57 +45,100 @@ export function outcomeResponse(outcome: PaidCallOutcome): Response {
       return new Response(JSON.stringify(outcome.problem), { status: 402, headers: problemHeaders(headers) });
     }
     case 'problem':
-      return problemResponse(outcome.problem, outcome.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(outcome.retryAfterSeconds) });
+      return problemResponse(outcome.problem, retryAfterHeader(outcome.retryAfterSeconds));
   }
 }
 
-/**
- * POST handler for a paid operation: HTTP plumbing around the pipeline.
- * @example export const POST = paidPost(readinessOperation)
- */
-export function paidPost(operation: PaidOperation) {
-  return observed(operation.id, async function POST(request: Request): Promise<Response> {
-    try {
-      const runtime = getRuntime();
-      const body = await readJsonBody(request, runtime.config.MAX_BODY_BYTES);
-      const bearerKey = bearerToken(request.headers);
-      const outcome = await observedPaidCall(runtime, {
-        operation,
-        body,
-        idempotencyKey: request.headers.get('idempotency-key'),
-        idempotencyKeySource: 'header:Idempotency-Key',
-        clientIp: clientIp(request.headers, runtime.config.TRUSTED_PROXY),
-        bearerKey,
-        // A prepaid key always pays first, so its calls skip the credential lookup (hot path).
-        credential: bearerKey === null ? credentialFromHeaders(request.headers) : null,
-        signal: () => request.signal,
-      }, 'rest');
-      return outcomeResponse(outcome);
-    } catch (error) {
-      // The body could not be read (400, 413) or the runtime could not be built: a call that never reached the pipeline.
-      const response = errorResponse(error, { route: operation.id, log: (event) => getRuntime().log({ ...event, operation: operation.id }) });
-      recordPaidCall(operation.id, 'none', statusOutcome(response.status), 'rest', false);
-      return response;
-    }
-  });
+/** REST: the JSON body, the Idempotency-Key header, the client's address, a Bearer key or a payment credential. */
+const restTransport: PaidCallTransport<Request, Response> = {
+  surface: 'rest',
+  async readCall(request, _check, runtime) {
+    const body = await readJsonBody(request, runtime.config.MAX_BODY_BYTES);
+    const bearerKey = bearerToken(request.headers);
+    return {
+      body,
+      idempotencyKey: request.headers.get('idempotency-key'),
+      idempotencyKeySource: 'header:Idempotency-Key',
+      clientIp: clientIp(request.headers, runtime.config.TRUSTED_PROXY),
+      bearerKey,
+      // A prepaid key always pays first, so its calls skip the credential lookup (hot path).
+      credential: bearerKey === null ? credentialFromHeaders(request.headers) : null,
+      signal: () => request.signal,
+    };
+  },
+  respond: (outcome) => outcomeResponse(outcome),
+};
+
+type Handler = (request?: Request) => Promise<Response>;
+
+const posts = new WeakMap<CheckEntry, Handler>();
+const gets = new WeakMap<CheckEntry, Handler>();
+
+/** POST /api/agent/<id>: the paid call, through the REST transport. One handler per check, named by its operation id. */
+function paidPost(check: CheckEntry): Handler {
+  let handler = posts.get(check);
+  if (!handler) {
+    handler = observed(check.operationId, (request: Request) => servePaidCall(restTransport, check, request));
+    posts.set(check, handler);
+  }
+  return handler;
+}
+
+/** GET /api/agent/<id>: free; what the check does, its price, rails and limits. */
+function describeGet(check: CheckEntry): Handler {
+  let handler = gets.get(check);
+  if (!handler) {
+    handler = observed(`describe-${check.operationId}`, async function GET(): Promise<Response> {
+      const body = {
+        operationId: check.operationId,
+        service: check.service,
+        description: check.description,
+        method: 'POST',
+        path: check.path,
+        mcpTool: check.toolName,
+        ...priceAndRails(),
+        ...check.describe(),
+      };
+      return Response.json(body, { headers: { 'Cache-Control': 'public, max-age=300' } });
+    });
+    gets.set(check, handler);
+  }
+  return handler;
+}
+
+/** What Next passes a route under a `[check]` segment. */
+export interface CheckRouteContext {
+  params: Promise<{ check: string }>;
 }
 
 /**
- * The free GET on a paid path: what it does, its price, rails and limits.
- * @example export const GET = describeGet(readinessOperation)
+ * The check a `[check]` segment names, or null (an unknown name, or one Next could not decode).
+ * @example const check = await checkOfRoute(context) // readinessCheck for /api/agent/readiness
  */
-export function describeGet(operation: PaidOperation) {
-  return observed(`describe-${operation.id}`, async function GET(): Promise<Response> {
-    const body = {
-      operationId: operation.id,
-      service: operation.service,
-      description: operation.description,
-      method: 'POST',
-      path: operation.path,
-      mcpTool: operation.toolName,
-      ...priceAndRails(),
-      ...operation.describe(),
-    };
-    return Response.json(body, { headers: { 'Cache-Control': 'public, max-age=300' } });
-  });
+export async function checkOfRoute(context: CheckRouteContext): Promise<CheckEntry | null> {
+  const id = await context.params.then(
+    (p) => p.check,
+    () => '',
+  );
+  return checkById(id) ?? null;
 }
+
+const unknownCheck = observed('agent-unknown', () =>
+  problemResponse(problem('not-found', 'No check has this name. GET /openapi.json or /llms.txt lists the checks.')),
+);
+
+/**
+ * The handlers of /api/agent/[check]: POST runs the named check as a paid call, GET describes it; 404 for a
+ * name no check has.
+ * @example export const { POST, GET } = checkRoutes
+ */
+export const checkRoutes = {
+  async POST(request: Request, context: CheckRouteContext): Promise<Response> {
+    const check = await checkOfRoute(context);
+    return check ? paidPost(check)(request) : unknownCheck(request);
+  },
+  async GET(request: Request | undefined, context: CheckRouteContext): Promise<Response> {
+    const check = await checkOfRoute(context);
+    return check ? describeGet(check)(request) : unknownCheck(request);
+  },
+};

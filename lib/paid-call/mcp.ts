@@ -1,4 +1,4 @@
-// The MCP adapter of the paid-call pipeline: renders an outcome as a tool result or a JSON-RPC error, as
+// The MCP rendering of the paid-call pipeline's outcome (the MCP transport, lib/mcp/server.ts, answers with it): renders an outcome as a tool result or a JSON-RPC error, as
 // MPP defines payment for MCP (lib/mcp/payment.ts has the field names and codes):
 //   fulfilled / replayed → result: structuredContent = the REST body, content = a Markdown summary
 //                          (lib/reports/markdown.ts), _meta: the MPP receipt, idempotentReplayed, and for a
@@ -8,11 +8,11 @@
 //   any other problem    → tool result with isError: true, the problem's detail as text, the problem in _meta
 import { Receipt } from 'mppx';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { PaidOperation } from '@/lib/operations';
+import type { CheckEntry } from '@/lib/checks/entry';
 import type { Problem } from '@/lib/problems';
 import { INVALID_PARAMS_CODE, PAYMENT_REQUIRED_CODE, PAYMENT_VERIFICATION_FAILED_CODE, RECEIPT_META_KEY } from '@/lib/mcp/payment';
 import { reportMarkdown } from '@/lib/reports/markdown';
-import { reportOperationOf, reportPath } from '@/lib/reports/store';
+import { reportPath } from '@/lib/reports/store';
 import type { PaidCallOutcome } from './pipeline';
 
 /**
@@ -33,9 +33,9 @@ export class JsonRpcError extends Error {
  * A pipeline outcome as an MCP tool result; throws JsonRpcError for payment-required and invalid params.
  * `challengeId`: the challenge the caller's credential answered, named in the receipt. `appUrl`: the site's
  * address, which makes `_meta.reportUrl` absolute.
- * @example return outcomeToolResult(readinessOperation, await runPaidCall(runtime, call), undefined)
+ * @example return outcomeToolResult(readinessCheck, await runPaidCall(runtime, call), undefined)
  */
-export function outcomeToolResult(operation: PaidOperation, outcome: PaidCallOutcome, challengeId: string | undefined, appUrl = ''): CallToolResult {
+export function outcomeToolResult(check: CheckEntry, outcome: PaidCallOutcome, challengeId: string | undefined, appUrl = ''): CallToolResult {
   switch (outcome.kind) {
     case 'fulfilled':
     case 'replayed': {
@@ -47,17 +47,16 @@ export function outcomeToolResult(operation: PaidOperation, outcome: PaidCallOut
       if (outcome.prepaid?.creditsRemaining !== null && outcome.prepaid?.creditsRemaining !== undefined) resultMeta.creditsRemaining = outcome.prepaid.creditsRemaining;
       if (outcome.prepaid?.reportId) resultMeta.reportUrl = `${appUrl.replace(/\/$/, '')}${reportPath(outcome.prepaid.reportId)}`;
       return {
-        content: [{ type: 'text', text: summaryOf(operation, body) }],
+        content: [{ type: 'text', text: summaryOf(check, body) }],
         structuredContent: body,
         ...(Object.keys(resultMeta).length ? { _meta: resultMeta } : {}),
       };
     }
     case 'payment-required': {
       const p = outcome.problem;
-      const reason = typeof p.reason === 'string' ? p.reason : undefined;
       // Same mapping as mppx's Mcp.errorCode(): an unreadable credential is invalid params, any other refused
       // credential a verification failure; both still carry a fresh challenge to pay.
-      const code = !p.type.endsWith('/payment-failed') ? PAYMENT_REQUIRED_CODE : reason === 'malformed-credential' ? INVALID_PARAMS_CODE : PAYMENT_VERIFICATION_FAILED_CODE;
+      const code = outcome.refused === undefined ? PAYMENT_REQUIRED_CODE : outcome.refused === 'malformed-credential' ? INVALID_PARAMS_CODE : PAYMENT_VERIFICATION_FAILED_CODE;
       throw new JsonRpcError(code, p.detail, { httpStatus: 402, challenges: outcome.challenge.challenges, problem: p });
     }
     case 'problem':
@@ -90,16 +89,16 @@ function decodeReceipt(receipt: Record<string, string>, challengeId: string | un
   }
 }
 
-function summaryOf(operation: PaidOperation, body: Record<string, unknown>): string {
+function summaryOf(check: CheckEntry, body: Record<string, unknown>): string {
   // The call is paid by now: a summary that cannot be written must not turn the result into an error.
   try {
-    return reportMarkdown(reportOperationOf(operation.path), body);
+    return reportMarkdown(check.id, body);
   } catch {
-    // An operation without a Markdown summary (a check added later) still has its one line.
+    // A body its Markdown cannot read still has its one line.
   }
   try {
-    return operation.summarize(body);
+    return check.summarize(body);
   } catch {
-    return `${operation.service}: done; the full result is in structuredContent.`;
+    return `${check.service}: done; the full result is in structuredContent.`;
   }
 }

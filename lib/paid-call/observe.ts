@@ -1,51 +1,68 @@
-// Metrics and log fields for paid calls, taken at the adapters' edge so the pipeline stays as it is: the call
-// goes in with its operation's run timed and its rails' verify/settle watched, and the outcome that comes back
-// is classified (rail, outcome) for pac_paid_calls_total and the request's access line.
-import type { PaidOperation } from '@/lib/operations';
-import type { PaymentRails } from '@/lib/payments/rails';
-import type { PaidRail, ValidCredential } from '@/lib/payments/verify';
+// Metrics and log fields for paid calls (lib/paid-call/serve.ts applies them): the pipeline tells the
+// observer the rail, the check's run time and failed settlements as they happen, and the outcome that comes
+// back is classified (rail, outcome) for pac_paid_calls_total and the request's access line.
+import type { CheckEntry } from '@/lib/checks/entry';
+import type { PaidRail } from '@/lib/payments/verify';
 import { metrics, type MetricOutcome, type MetricRail } from '@/lib/metrics';
 import { currentRequest } from '@/lib/request-context';
-import { runPaidCallUnlessDraining } from './drain';
-import type { PaidCall, PaidCallDeps, PaidCallOutcome } from './pipeline';
+import type { PaidCall, PaidCallObserver, PaidCallOutcome } from './pipeline';
 
 export type Surface = 'rest' | 'mcp';
 
 /**
- * runPaidCall (refused while the process drains, tracked while in flight: drain.ts), counted: the outcome by
- * operation, rail and outcome; the check's run time; a 402 issued; a
- * settlement that failed after the work. Never throws more than runPaidCall does (which is never).
- * @example const outcome = await observedPaidCall(getRuntime(), call, 'rest')
+ * The rail a call pays with as far as it is known before the pipeline: a key's is credits; x402 is x402 by its
+ * header; an MPP credential names no rail we trust until it verified (the observer then learns it).
+ * @example railOf({ bearerKey: 'pac_live_…', credential: null }) // 'credits'
  */
-export async function observedPaidCall(deps: PaidCallDeps, call: PaidCall, surface: Surface): Promise<PaidCallOutcome> {
-  // The rail is known for a key, and for a credential once its rail verified it; before that, x402 is x402 by
-  // its header and an MPP credential that did not verify names no rail we trust.
-  const seen: { rail: MetricRail } = { rail: call.bearerKey !== null || call.keyHash ? 'credits' : call.credential === null ? 'none' : call.credential.scheme === 'x402' ? 'x402' : 'none' };
-  const watched = call.bearerKey === null && !call.keyHash && call.credential !== null && deps.rails ? { ...deps, rails: watchRails(deps.rails, seen) } : deps;
-  const outcome = await runPaidCallUnlessDraining(watched, { ...call, operation: timedOperation(call.operation) });
-  recordPaidCall(call.operation.id, seen.rail, outcomeOf(outcome), surface, outcome.kind === 'payment-required');
-  return outcome;
+export function railOf(call: Pick<PaidCall, 'bearerKey' | 'keyHash' | 'credential'>): MetricRail {
+  if (call.bearerKey !== null || call.keyHash) return 'credits';
+  return call.credential?.scheme === 'x402' ? 'x402' : 'none';
+}
+
+/**
+ * An observer that counts into the process's metrics and keeps the verified rail in `seen`.
+ * @example const seen = { rail: railOf(call) }; await runPaidCall({ ...deps, observer: metricsObserver(seen) }, call)
+ */
+export function metricsObserver(seen: { rail: MetricRail }): PaidCallObserver {
+  return {
+    verified(rail: PaidRail) {
+      seen.rail = rail;
+    },
+    ran(check: CheckEntry, seconds: number) {
+      counted(() => metrics().checkDuration.observe({ operation: check.operationId }, seconds));
+    },
+    settlementFailed(rail: PaidRail, reason: string) {
+      counted(() => metrics().settlementFailures.inc({ rail, reason }));
+    },
+  };
 }
 
 /**
  * Counts a paid call (and the 402 it was answered with, when `issued402`): also for one that never reached the
  * pipeline (a body that could not be read: 400, 413). Names it on the request's access line.
- * @example recordPaidCall('readiness', 'none', 'refused', 'rest', false)
+ * @example recordPaidCall('createAgentReadinessAssessment', 'none', 'refused', 'rest', false)
  */
 export function recordPaidCall(operation: string, rail: MetricRail, outcome: MetricOutcome, surface: Surface, issued402: boolean): void {
   const request = currentRequest();
   if (request) Object.assign(request, { operation, rail, outcome });
-  try {
+  counted(() => {
     const m = metrics();
     m.paidCalls.inc({ operation, rail, outcome });
     if (issued402) m.paymentRequired.inc({ operation, surface });
+  });
+}
+
+function counted(count: () => void): void {
+  try {
+    count();
   } catch {
     // Counting never changes an answer.
   }
 }
 
 /**
- * The metric outcome of a pipeline outcome (see MetricOutcome).
+ * The metric outcome of a pipeline outcome (see MetricOutcome): a refused credential is `refused`, a call
+ * asked to pay first `unpaid`; a 4xx the caller can fix `refused`, a 422 or 5xx `failed`.
  * @example outcomeOf({ kind: 'problem', problem: { status: 422, … } }) // 'failed'
  */
 export function outcomeOf(outcome: PaidCallOutcome): MetricOutcome {
@@ -55,57 +72,8 @@ export function outcomeOf(outcome: PaidCallOutcome): MetricOutcome {
     case 'replayed':
       return 'replayed';
     case 'payment-required':
-      return outcome.problem.type.endsWith('/payment-failed') ? 'refused' : 'unpaid';
+      return outcome.refused === undefined ? 'unpaid' : 'refused';
     case 'problem':
-      return statusOutcome(outcome.problem.status);
+      return outcome.problem.status === 422 || outcome.problem.status >= 500 ? 'failed' : 'refused';
   }
-}
-
-/** A refusal for a 4xx the caller can fix, a failure for what went wrong on our side or the target's (422, 5xx). */
-export function statusOutcome(status: number): MetricOutcome {
-  return status === 422 || status >= 500 ? 'failed' : 'refused';
-}
-
-const timedOperations = new WeakMap<PaidOperation, PaidOperation>();
-
-// The operation with its run timed: the check's own duration, without payment or store time.
-function timedOperation(operation: PaidOperation): PaidOperation {
-  let timed = timedOperations.get(operation);
-  if (!timed) {
-    const run: PaidOperation['run'] = async (input, context) => {
-      const started = performance.now();
-      try {
-        return await operation.run(input, context);
-      } finally {
-        metrics().checkDuration.observe({ operation: operation.id }, (performance.now() - started) / 1000);
-      }
-    };
-    timed = Object.assign(Object.create(operation) as PaidOperation, { run });
-    timedOperations.set(operation, timed);
-  }
-  return timed;
-}
-
-// The rails with verify telling us the rail, and settle counting what failed after the work was done.
-function watchRails(rails: PaymentRails, seen: { rail: MetricRail }): PaymentRails {
-  const verify: PaymentRails['verify'] = async (credential, resourcePath) => {
-    const verdict = await rails.verify(credential, resourcePath);
-    if (!verdict.ok) return verdict;
-    seen.rail = verdict.rail;
-    return { ...verdict, settle: () => watchedSettle(verdict.rail, verdict.settle) };
-  };
-  return Object.assign(Object.create(rails) as PaymentRails, { verify });
-}
-
-function watchedSettle(rail: PaidRail, settle: ValidCredential['settle']): ReturnType<ValidCredential['settle']> {
-  return (async () => {
-    try {
-      const settled = await settle();
-      if (!settled.ok) metrics().settlementFailures.inc({ rail, reason: settled.unconfirmed ? 'unconfirmed' : settled.reason });
-      return settled;
-    } catch (error) {
-      metrics().settlementFailures.inc({ rail, reason: 'error' });
-      throw error;
-    }
-  })();
 }

@@ -3,23 +3,24 @@ import type { Config } from '@/lib/config';
 import type { Store } from '@/lib/store';
 import type { FinishedCall, IdempotentAnswer } from '@/lib/store/types';
 import { StoreUnavailableError } from '@/lib/store/types';
-import type { PaidOperation } from '@/lib/operations';
+import type { CheckEntry } from '@/lib/checks/entry';
 import { sha256Hex } from '@/lib/canonical-json';
 import { INTERNAL_ERROR, ProblemError, knownProblem, problem, type Problem } from '@/lib/problems';
 import { parseBody } from '@/lib/http/validation';
 import { enforceRateLimit, rateLimited } from '@/lib/http/rate-limit';
 import { balance, invalidCreditsKey, newUsageId, releaseCall, reserveCall } from '@/lib/credits/ledger';
-import { reportOperationOf, saveReport } from '@/lib/reports/store';
+import { saveReport } from '@/lib/reports/store';
 import { hashKey, isWellFormedKey, maskKey } from '@/lib/credits/keys';
 import { PRICE_USD } from '@/lib/price';
 import type { PaymentRails } from '@/lib/payments/rails';
 import type { PaymentChallenge } from '@/lib/payments/challenge';
-import type { PaymentCredential, PaymentFailure, ValidCredential } from '@/lib/payments/verify';
+import type { FailureReason, PaidRail, PaymentCredential, PaymentFailure, ValidCredential } from '@/lib/payments/verify';
 import { findUnconfirmed, paidBody, reconcileOne, recordUnconfirmed } from '@/lib/payments/settlements';
+import { readReplayRecord, REPLAY_TTL_MS, writeReplayRecord } from '@/lib/replay-record';
 import { hostBudgetSpent, spendHostBudget, spendOutbound } from './host-budget';
 import { costlyFailureBuckets, costlyFailuresSpent, countCostlyFailure } from './costly-failures';
 
-// The paid-call pipeline: one for every paid operation, over REST and MCP. It speaks neither HTTP nor
+// The paid-call pipeline: one for every check, over REST, MCP and the site. It speaks neither HTTP nor
 // JSON-RPC: it takes the call as data and returns an outcome; lib/paid-call/http.ts and mcp.ts render it.
 //   1. validate the body            → problem 400, no challenge
 //   2. validate the Idempotency-Key → problem 400, no challenge
@@ -29,18 +30,17 @@ import { costlyFailureBuckets, costlyFailuresSpent, countCostlyFailure } from '.
 //   4. pay: hold a prepaid call (in step 3's store step when nothing is looked up in between), or verify a
 //      payment credential without settling it, or answer payment-required with the challenges (problem 503
 //      when no rail is live)
-//   5. idempotent replay / conflict → replayed, or problem 409. Records are scoped to whoever pays: the
-//      credits key, or the verified payer of a credential (gap G3). A key holder's replay is looked up
+//   5. idempotent replay / conflict → replayed, or problem 409. Records are scoped to whoever pays (the
+//      credits key, or the verified payer of a credential), so nobody else's key replays them. A key holder's replay is looked up
 //      before its reservation; a credential's only after it verified, and the credential is then claimed
 //      but never settled.
 //   6. count the check against its site's budget (over it: released, 429), then run the operation
 //      (work that can fail runs here, before any charge; a costly failure counts against the caller's budget)
 //   7. commit the call (with its report kept, its answer stored and the calls left counted: two store steps) /
-//      settle the payment and store the response for replays: fulfilled. A settlement
-//      that ends without an answer is recorded for the reconciler (gap G1, lib/payments/settlements.ts).
+//      settle the payment and store the response for replays: fulfilled. A settlement that ends without an
+//      answer is recorded for the reconciler (lib/payments/settlements.ts), which finds out later whether it charged.
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$/;
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** An in-flight marker outlives the longest run; a crashed request frees its key after this. */
 const IN_FLIGHT_TTL_MS = 3 * 60 * 1000;
 
@@ -66,8 +66,11 @@ export type PaidCallOutcome =
     }
   | { kind: 'replayed'; body: unknown; receipt: Record<string, string>; prepaid?: PrepaidFacts }
   | { kind: 'problem'; problem: Problem; retryAfterSeconds?: number }
-  /** Pay first: the problem says why (unpaid, refused credential, no calls left), the challenge offers the terms. */
-  | { kind: 'payment-required'; problem: Problem; challenge: PaymentChallenge };
+  /**
+   * Pay first: the problem says why (unpaid, no calls left, or `refused`: the credential sent was refused, and
+   * why), the challenge offers the terms.
+   */
+  | { kind: 'payment-required'; problem: Problem; challenge: PaymentChallenge; refused?: FailureReason };
 
 export interface PaidCallDeps {
   config: Pick<
@@ -87,10 +90,22 @@ export interface PaidCallDeps {
   rails: PaymentRails | null;
   now?: () => Date;
   log?: (event: Record<string, unknown>) => void;
+  /** Told what the call did, for metrics (lib/paid-call/observe.ts); a call runs the same without one. */
+  observer?: PaidCallObserver;
+}
+
+/** What a paid call tells whoever counts calls, as it happens. */
+export interface PaidCallObserver {
+  /** A credential verified: the rail that pays. */
+  verified(rail: PaidRail): void;
+  /** The check's own work finished (or failed) after `seconds`, without payment or store time. */
+  ran(check: CheckEntry, seconds: number): void;
+  /** A settlement after the work failed (`reason`) or ended without an answer (`unconfirmed`). */
+  settlementFailed(rail: PaidRail, reason: string): void;
 }
 
 export interface PaidCall {
-  operation: PaidOperation;
+  check: CheckEntry;
   /** The parsed JSON body (not yet validated). */
   body: unknown;
   idempotencyKey: string | null;
@@ -115,18 +130,15 @@ export interface PaidCall {
   onReserved?: (release: () => Promise<unknown>) => void;
 }
 
-/** The headers stored with a result for replays (the stored record keeps the shape earlier releases wrote). */
-const STORED_JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
-
 function problemOutcome(p: Problem, retryAfterSeconds?: number): PaidCallOutcome {
   return retryAfterSeconds === undefined ? { kind: 'problem', problem: p } : { kind: 'problem', problem: p, retryAfterSeconds };
 }
 
 /** A refused credential: a 402 with its fresh challenge, or a 503 to retry later. */
 function refusedPayment(failure: PaymentFailure): PaidCallOutcome {
-  return failure.challenge
-    ? { kind: 'payment-required', problem: failure.problem, challenge: failure.challenge }
-    : problemOutcome(failure.problem, failure.retryAfterSeconds);
+  if (!failure.challenge) return problemOutcome(failure.problem, failure.retryAfterSeconds);
+  const outcome: PaidCallOutcome = { kind: 'payment-required', problem: failure.problem, challenge: failure.challenge };
+  return failure.reason === 'missing-credential' ? outcome : { ...outcome, refused: failure.reason };
 }
 
 /**
@@ -134,7 +146,7 @@ function refusedPayment(failure: PaymentFailure): PaidCallOutcome {
  * a `problem` outcome (nothing charged unless the outcome is fulfilled).
  * @example
  *   const outcome = await runPaidCall(getRuntime(), {
- *     operation: readinessOperation, body, idempotencyKey: null, idempotencyKeySource: 'header:Idempotency-Key',
+ *     check: readinessCheck, body, idempotencyKey: null, idempotencyKeySource: 'header:Idempotency-Key',
  *     clientIp: '203.0.113.7', bearerKey: null, credential: null,
  *   })
  *   if (outcome.kind === 'payment-required') outcome.challenge.challenges // the terms to pay
@@ -143,13 +155,10 @@ export async function runPaidCall(deps: PaidCallDeps, call: PaidCall): Promise<P
   try {
     return await pipeline(deps, call);
   } catch (error) {
-    if (error instanceof StoreUnavailableError) deps.log?.({ event: 'store-unavailable', operation: call.operation.id });
+    if (error instanceof StoreUnavailableError) deps.log?.({ event: 'store-unavailable', operation: call.check.operationId });
     const known = knownProblem(error);
-    if (known) {
-      const retryAfter = known.headers['Retry-After'];
-      return problemOutcome(known.problem, retryAfter === undefined ? undefined : Number(retryAfter));
-    }
-    deps.log?.({ event: 'internal-error', operation: call.operation.id, error: error instanceof Error ? error.message : String(error) });
+    if (known) return problemOutcome(known.problem, known.retryAfterSeconds);
+    deps.log?.({ event: 'internal-error', operation: call.check.operationId, error: error instanceof Error ? error.message : String(error) });
     return problemOutcome(INTERNAL_ERROR.problem);
   }
 }
@@ -162,7 +171,7 @@ interface Admitted {
   idempotencyKey: string;
   fingerprint: string;
   payment: { kind: 'credits'; usageId: string } | { kind: 'rail'; verified: ValidCredential };
-  /** Who pays, for sharing the renderer fairly (OperationContext.owner). */
+  /** Who pays, for sharing the renderer fairly (CheckContext.owner). */
   owner: string;
 }
 
@@ -187,8 +196,8 @@ async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOut
     result = await runOperation(deps, call, input, now, admitted.owner);
   } catch (error) {
     await abandon();
-    if (call.operation.costlyFailure?.(error)) await countCostly(deps, call, admitted.keyHash, now);
-    throw error;
+    if (call.check.costlyFailure?.(error)) await countCostly(deps, call, admitted.keyHash, now);
+    throw call.check.problemOf?.(error) ?? error;
   }
   return admitted.payment.kind === 'credits'
     ? chargeCredits(deps, call, admitted, admitted.payment.usageId, result, now)
@@ -198,8 +207,12 @@ async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOut
 /** Steps 1-2: the body against the operation's schema and precheck, and the Idempotency-Key's form. */
 function validateCall(call: PaidCall): unknown {
   // Nothing about payment is said to a malformed request.
-  const input = parseBody(call.operation.input, call.body);
-  call.operation.precheck?.(input);
+  const input = parseBody(call.check.input, call.body);
+  try {
+    call.check.precheck?.(input);
+  } catch (error) {
+    throw call.check.problemOf?.(error) ?? error;
+  }
   if (call.idempotencyKey !== null && !IDEMPOTENCY_KEY_PATTERN.test(call.idempotencyKey)) {
     throw new ProblemError('invalid-idempotency-key', 'Idempotency-Key must be 8-128 characters of A-Z a-z 0-9 . _ : - and start with a letter or digit.', {
       errors: [{ path: call.idempotencyKeySource, message: 'does not match ^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$' }],
@@ -214,7 +227,7 @@ function identify(call: PaidCall, input: unknown): { idempotencyKey: string; fin
     // The caller's key, or one of ours (known to no other request, so it needs no in-flight claim).
     idempotencyKey: call.idempotencyKey ?? `auto_${crypto.randomBytes(12).toString('base64url')}`,
     // zod rebuilds the parsed body in schema order, so equal bodies serialise identically whatever order the client sent.
-    fingerprint: sha256Hex(`${call.operation.id}\n${JSON.stringify(input)}`),
+    fingerprint: sha256Hex(`${call.check.operationId}\n${JSON.stringify(input)}`),
   };
 }
 
@@ -235,9 +248,9 @@ async function admitPrepaid(deps: PaidCallDeps, call: PaidCall, input: unknown, 
     throw invalidCreditsKey();
   }
   const keyHash = call.keyHash || hashKey(bearerKey, config.CREDITS_KEY_SECRET);
-  const holdAtOnce = call.idempotencyKey === null && (call.operation.targetHost?.(input) ?? null) === null && !call.operation.costlyFailure;
+  const holdAtOnce = call.idempotencyKey === null && (call.check.targetHost?.(input) ?? null) === null && !call.check.costlyFailure;
   const admittedAt = now();
-  const hold = holdAtOnce ? { reservationId: newUsageId(), holdUntil: admittedAt + holdMs, operation: call.operation.id } : undefined;
+  const hold = holdAtOnce ? { reservationId: newUsageId(), holdUntil: admittedAt + holdMs, operation: call.check.operationId } : undefined;
   const admission = await store.admitCall({
     now: admittedAt,
     windowMs,
@@ -248,7 +261,7 @@ async function admitPrepaid(deps: PaidCallDeps, call: PaidCall, input: unknown, 
   if (!admission.admitted) throw admission.refusal === 'invalid-key' ? invalidCreditsKey() : rateLimited(admission.retryAfterMs);
 
   const { idempotencyKey, fingerprint } = identify(call, input);
-  const scope = `${call.operation.id}:${keyHash}:${idempotencyKey}`;
+  const scope = `${call.check.operationId}:${keyHash}:${idempotencyKey}`;
   let usageId: string | null;
   if (hold) {
     usageId = admission.held ? hold.reservationId : null;
@@ -259,7 +272,7 @@ async function admitPrepaid(deps: PaidCallDeps, call: PaidCall, input: unknown, 
       const existing = await store.getIdempotent(scope, now());
       if (existing) return withBalance(store, keyHash, idempotentAnswer(existing, fingerprint), now());
     }
-    usageId = await reserveCall(store, keyHash, now(), holdMs, call.operation.id);
+    usageId = await reserveCall(store, keyHash, now(), holdMs, call.check.operationId);
   }
   if (!usageId) return creditsExhausted(deps, call);
   const heldId = usageId;
@@ -275,7 +288,7 @@ async function admitPrepaid(deps: PaidCallDeps, call: PaidCall, input: unknown, 
  */
 async function admitUnkeyed(deps: PaidCallDeps, call: PaidCall, input: unknown, now: Clock): Promise<Admitted | PaidCallOutcome> {
   const { store, config, rails } = deps;
-  const { operation } = call;
+  const { check } = call;
   await enforceRateLimit(store, `ip:${call.clientIp}`, config.RATE_LIMIT_PER_IP, config.RATE_LIMIT_WINDOW_SECONDS * 1000, now());
   const spent = await budgetsSpent(deps, call, input, null, now);
   if (spent) return spent;
@@ -289,16 +302,17 @@ async function admitUnkeyed(deps: PaidCallDeps, call: PaidCall, input: unknown, 
   }
   if (!call.credential) {
     // The same 402 whatever Idempotency-Key came with it (nothing about the key is told).
-    return paymentRequired(rails, operation, problem('payment-required', `${operation.service} costs ${PRICE_USD} USD. Pay with one of the offered challenges, or send a prepaid credits key as Authorization: Bearer.`, { plans: `${config.APP_URL}/api/agent/credits` }));
+    return paymentRequired(rails, check, problem('payment-required', `${check.service} costs ${PRICE_USD} USD. Pay with one of the offered challenges, or send a prepaid credits key as Authorization: Bearer.`, { plans: `${config.APP_URL}/api/agent/credits` }));
   }
   const { idempotencyKey, fingerprint } = identify(call, input);
-  const verified = await rails.verify(call.credential, operation.path);
+  const verified = await rails.verify(call.credential, check.path);
   if (!verified.ok) return refusedPayment(verified);
+  deps.observer?.verified(verified.rail);
   // The credential is now claimed: whatever follows, it is never settled unless this call settles it.
   const payer = await verified.payer().catch(() => undefined);
   if (payer === undefined) return processorUnavailable();
   // A payer Stripe shows no owner for cannot prove it is the same one later: its calls are never replayed.
-  const scope = `${operation.id}:payer:${sha256Hex(payer ?? `unbound:${crypto.randomUUID()}`)}:${idempotencyKey}`;
+  const scope = `${check.operationId}:payer:${sha256Hex(payer ?? `unbound:${crypto.randomUUID()}`)}:${idempotencyKey}`;
   if (call.idempotencyKey !== null) {
     const unconfirmed = await findUnconfirmed(store, scope, now());
     if (unconfirmed) {
@@ -318,7 +332,7 @@ async function admitUnkeyed(deps: PaidCallDeps, call: PaidCall, input: unknown, 
  * before anything is held or offered. Only a read: unpaid calls spend none of it.
  */
 async function siteBudgetSpent(deps: PaidCallDeps, call: PaidCall, input: unknown, now: Clock): Promise<PaidCallOutcome | null> {
-  const targetHost = call.operation.targetHost?.(input) ?? null;
+  const targetHost = call.check.targetHost?.(input) ?? null;
   if (targetHost === null) return null;
   const refused = await hostBudgetSpent(deps.store, targetHost, deps.config.VISIBILITY_CHECKS_PER_HOST_PER_MINUTE, now());
   return refused ? problemOutcome(refused.problem, refused.retryAfterSeconds) : null;
@@ -332,7 +346,7 @@ async function budgetsSpent(deps: PaidCallDeps, call: PaidCall, input: unknown, 
   const { config } = deps;
   const [site, costly] = await Promise.all([
     siteBudgetSpent(deps, call, input, now),
-    call.operation.costlyFailure
+    call.check.costlyFailure
       ? costlyFailuresSpent(deps.store, costlyFailureBuckets(keyHash, call.clientIp), config.RATE_LIMIT_COSTLY_FAILURES, config.RATE_LIMIT_WINDOW_SECONDS * 1000, now())
       : null,
   ]);
@@ -343,15 +357,15 @@ async function budgetsSpent(deps: PaidCallDeps, call: PaidCall, input: unknown, 
 /** Step 6, on a costly failure: counted against the caller's budgets. The failure's own answer goes out whatever the store says. */
 async function countCostly(deps: PaidCallDeps, call: PaidCall, keyHash: string | null, now: Clock): Promise<void> {
   const { config } = deps;
-  deps.log?.({ event: 'costly-failure', operation: call.operation.id });
+  deps.log?.({ event: 'costly-failure', operation: call.check.operationId });
   await countCostlyFailure(deps.store, costlyFailureBuckets(keyHash, call.clientIp), config.RATE_LIMIT_COSTLY_FAILURES, config.RATE_LIMIT_WINDOW_SECONDS * 1000, now()).catch(
-    (e: unknown) => deps.log?.({ event: 'costly-failure-count-failed', operation: call.operation.id, error: String(e) }),
+    (e: unknown) => deps.log?.({ event: 'costly-failure-count-failed', operation: call.check.operationId, error: String(e) }),
   );
 }
 
 /** Step 6's first half: an admitted, paid-for check counts against its site's budget; over it, released and 429. */
 async function spendSiteBudget(deps: PaidCallDeps, call: PaidCall, input: unknown, now: Clock, abandon: () => Promise<void>): Promise<PaidCallOutcome | null> {
-  const targetHost = call.operation.targetHost?.(input) ?? null;
+  const targetHost = call.check.targetHost?.(input) ?? null;
   if (targetHost === null) return null;
   const refused = await spendHostBudget(deps.store, targetHost, deps.config.VISIBILITY_CHECKS_PER_HOST_PER_MINUTE, now()).catch(async (e) => {
     await abandon();
@@ -396,51 +410,47 @@ function runOperation(deps: PaidCallDeps, call: PaidCall, input: unknown, now: C
       return (signal ??= call.signal?.() ?? AbortSignal.timeout(60_000));
     },
   };
-  return call.operation.run(input, context);
+  const started = performance.now();
+  const ran = () => deps.observer?.ran(call.check, (performance.now() - started) / 1000);
+  return call.check.run(input, context).finally(ran);
 }
 
 /** The answer of a fulfilled call: its body, serialised once, and the record kept for replays. */
 function fulfilledBody(call: PaidCall, admitted: Admitted, reference: Record<string, string>, result: Record<string, unknown>) {
-  const body = paidBody(call.operation.service, admitted.idempotencyKey, reference, result);
+  const body = paidBody(call.check.service, admitted.idempotencyKey, reference, result);
   // Serialised once: the same text is stored for replays and sent now.
   return { body, bodyText: JSON.stringify(body) };
 }
 
-/** The record kept for replays; the report id rides with it, so a replay links the same report and never stores a second. */
-function replayRecord(bodyText: string, receipt: Record<string, string>, reportId: string | null): string {
-  const stored = JSON.stringify({ ...STORED_JSON_HEADERS, ...receipt });
-  const report = reportId ? `,"report":${JSON.stringify(reportId)}` : '';
-  return `{"headers":${stored},"body":${bodyText}${report}}`;
-}
-
 /** Step 7 for a prepaid call: its report stored, then the held call committed with its answer kept for replays and the calls left counted, in one store step. */
 async function chargeCredits(deps: PaidCallDeps, call: PaidCall, admitted: Admitted, usageId: string, result: Record<string, unknown>, now: Clock): Promise<PaidCallOutcome> {
-  const { operation } = call;
+  const { check } = call;
   const reference = { creditsUsage: usageId };
   const { body, bodyText } = fulfilledBody(call, admitted, reference, result);
   const keyHash = admitted.keyHash!;
   // The work is delivered and paid for: a report the store cannot keep only goes unsaid. It is stored before the
   // commit because its id rides in the replay record the commit keeps.
-  const reportId = await saveReport(deps.store, { keyHash, operation: reportOperationOf(operation.path), creditsUsage: usageId, body, bodyText }, now(), deps.config.REPORT_RETENTION_DAYS).catch(
+  const reportId = await saveReport(deps.store, { keyHash, check, creditsUsage: usageId, body, bodyText }, now(), deps.config.REPORT_RETENTION_DAYS).catch(
     (e: unknown) => {
-      deps.log?.({ event: 'report-store-failed', operation: operation.id, error: String(e) });
+      deps.log?.({ event: 'report-store-failed', operation: check.operationId, error: String(e) });
       return null;
     },
   );
-  const record = replayRecord(bodyText, {}, reportId);
-  const answer = { scope: admitted.scope, fingerprint: admitted.fingerprint, response: record, ttlMs: IDEMPOTENCY_TTL_MS };
+  // The report id rides in the replay record, so a replay links the same report and never stores a second.
+  const record = writeReplayRecord(bodyText, {}, reportId);
+  const answer = { scope: admitted.scope, fingerprint: admitted.fingerprint, response: record, ttlMs: REPLAY_TTL_MS };
   const finished = await finishThroughOutage(deps.store, usageId, now, answer);
   if (finished === 'unconfirmed') {
     // The store never confirmed the commit: deliver the finished work. If the commit did land, the caller got what
     // it paid for; if not, the hold lapses and the call returns to the key. Never "charged, told nothing was".
-    deps.log?.({ event: 'commit-unconfirmed', operation: operation.id, usage: usageId, key: call.bearerKey ? maskKey(call.bearerKey) : null });
+    deps.log?.({ event: 'commit-unconfirmed', operation: check.operationId, usage: usageId, key: call.bearerKey ? maskKey(call.bearerKey) : null });
     // Whether the answer was kept with it is as unknown: keep it on its own, as for a credential.
     await storeAnswer(deps, call, admitted, record, now);
   } else if (finished.commit === 'lost') {
     // The hold timed out and the key has no call left: the work is done, so deliver it uncharged rather than fail it.
-    deps.log?.({ event: 'reservation-lost', operation: operation.id, usage: usageId, key: call.bearerKey ? maskKey(call.bearerKey) : null });
+    deps.log?.({ event: 'reservation-lost', operation: check.operationId, usage: usageId, key: call.bearerKey ? maskKey(call.bearerKey) : null });
   }
-  deps.log?.({ event: 'fulfilled', operation: operation.id, ...reference });
+  deps.log?.({ event: 'fulfilled', operation: check.operationId, ...reference });
   const creditsRemaining = finished === 'unconfirmed' ? null : finished.callsLeft;
   return { kind: 'fulfilled', body, bodyText, receipt: {}, prepaid: { creditsRemaining, reportId } };
 }
@@ -466,28 +476,30 @@ async function settleCredential(
   abandon: () => Promise<void>,
   now: Clock,
 ): Promise<PaidCallOutcome> {
-  const { operation } = call;
+  const { check } = call;
   let settled;
   try {
     settled = await verified.settle();
   } catch (error) {
+    deps.observer?.settlementFailed(verified.rail, 'error');
     await abandon();
     throw error;
   }
   if (!settled.ok) {
+    deps.observer?.settlementFailed(verified.rail, settled.unconfirmed ? 'unconfirmed' : settled.reason);
     if (settled.unconfirmed) {
       // The charge may still complete: keep the result for the payer's retry before freeing the key.
       await recordUnconfirmed(deps.store, {
-        operation: operation.id,
+        operation: check.operationId,
         scope: admitted.scope,
         fingerprint: admitted.fingerprint,
         idempotencyKey: admitted.idempotencyKey,
         trace: settled.unconfirmed,
-        response: { headers: { ...STORED_JSON_HEADERS }, service: operation.service, result },
+        response: { headers: {}, service: check.service, result },
         recordedAt: now(),
         status: 'pending',
-      }).catch((e) => deps.log?.({ event: 'settlement-record-failed', operation: operation.id, error: String(e) }));
-      deps.log?.({ event: 'settlement-unconfirmed', operation: operation.id, rail: settled.unconfirmed.rail });
+      }).catch((e) => deps.log?.({ event: 'settlement-record-failed', operation: check.operationId, error: String(e) }));
+      deps.log?.({ event: 'settlement-unconfirmed', operation: check.operationId, rail: settled.unconfirmed.rail });
       await abandon();
       return refusedPayment({ ...settled, problem: { ...settled.problem, idempotencyKey: admitted.idempotencyKey } });
     }
@@ -496,16 +508,16 @@ async function settleCredential(
   }
   const reference = { paymentIntent: settled.reference };
   const { body, bodyText } = fulfilledBody(call, admitted, reference, result);
-  await storeAnswer(deps, call, admitted, replayRecord(bodyText, settled.headers, null), now);
-  deps.log?.({ event: 'fulfilled', operation: operation.id, ...reference });
+  await storeAnswer(deps, call, admitted, writeReplayRecord(bodyText, settled.headers, null), now);
+  deps.log?.({ event: 'fulfilled', operation: check.operationId, ...reference });
   return { kind: 'fulfilled', body, bodyText, receipt: settled.headers };
 }
 
 /** Keeps a fulfilled call's answer for replays; a store that fails here costs the replay, never the answer. */
 async function storeAnswer(deps: PaidCallDeps, call: PaidCall, admitted: Admitted, record: string, now: Clock): Promise<void> {
   await deps.store
-    .completeIdempotent(admitted.scope, admitted.fingerprint, record, now(), IDEMPOTENCY_TTL_MS)
-    .catch((e) => deps.log?.({ event: 'idempotency-store-failed', operation: call.operation.id, error: String(e) }));
+    .completeIdempotent(admitted.scope, admitted.fingerprint, record, now(), REPLAY_TTL_MS)
+    .catch((e) => deps.log?.({ event: 'idempotency-store-failed', operation: call.check.operationId, error: String(e) }));
 }
 
 /** How long, in all, a finished call waits for the store to confirm its commit before it is delivered unconfirmed. */
@@ -535,12 +547,8 @@ function idempotentAnswer(record: { state: 'in-flight' | 'done'; fingerprint: st
   if (record.state === 'in-flight' || !record.response) {
     return problemOutcome(problem('idempotency-in-flight', 'A request with this Idempotency-Key is still running. Retry once it has finished.'), 2);
   }
-  const stored = JSON.parse(record.response) as { headers: Record<string, string>; body: unknown; report?: string };
-  // Stored records carry the JSON headers too; only the payment's receipt is part of the outcome.
-  const { 'Content-Type': _type, 'Cache-Control': _cache, ...receipt } = stored.headers;
-  return stored.report
-    ? { kind: 'replayed', body: stored.body, receipt, prepaid: { creditsRemaining: null, reportId: stored.report } }
-    : { kind: 'replayed', body: stored.body, receipt };
+  const { body, receipt, reportId } = readReplayRecord(record.response);
+  return reportId ? { kind: 'replayed', body, receipt, prepaid: { creditsRemaining: null, reportId } } : { kind: 'replayed', body, receipt };
 }
 
 function processorUnavailable(): PaidCallOutcome {
@@ -550,8 +558,8 @@ function processorUnavailable(): PaidCallOutcome {
   );
 }
 
-async function paymentRequired(rails: PaymentRails, operation: PaidOperation, body: Problem): Promise<PaidCallOutcome> {
-  const challenge = await rails.challenge(operation.path, body);
+async function paymentRequired(rails: PaymentRails, check: CheckEntry, body: Problem): Promise<PaidCallOutcome> {
+  const challenge = await rails.challenge(check.path, body);
   return { kind: 'payment-required', problem: challenge.problem, challenge };
 }
 
@@ -572,7 +580,7 @@ async function creditsExhausted(deps: PaidCallDeps, call: PaidCall): Promise<Pai
   if (deps.rails) {
     return paymentRequired(
       deps.rails,
-      call.operation,
+      call.check,
       problem('credits-exhausted', 'This credits key has no calls left. Buy more at /pricing, or pay for this call with one of the offered challenges.', links),
     );
   }

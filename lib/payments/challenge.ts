@@ -11,10 +11,13 @@
 // expiry, so every evm authorization nonce (derived from the challenge) is new. Verification is untouched: it
 // is mppx's handler, which recomputes the id from the credential's echoed challenge with the same key.
 import { Challenge } from 'mppx';
-import { problem, problemResponse, type Problem } from '@/lib/problems';
+import { problem, type Problem } from '@/lib/problems';
 import { PRICE_USD } from '@/lib/price';
 
-/** A 402's terms as data: the challenges (what MCP sends) and their HTTP rendering (what REST sends). */
+/**
+ * A 402's terms as data: the challenges (what MCP sends) and the two header values REST sends them in. The
+ * response itself is rendered in one place only, the REST transport (lib/paid-call/http.ts `outcomeResponse`).
+ */
 export interface PaymentChallenge {
   status: 402;
   problem: Problem;
@@ -24,14 +27,11 @@ export interface PaymentChallenge {
   wwwAuthenticate: string;
   /** x402 v2's PAYMENT-REQUIRED, or null without the x402 rail. */
   paymentRequired: string | null;
-  /** The two payment headers above as a Headers object. */
-  readonly headers: Headers;
-  toResponse(): Response;
 }
 
 export const DEFAULT_CHALLENGE_DETAIL =
-  `Pay ${PRICE_USD} USD per request: by card (MPP method stripe), in USDC on Base (MPP method evm, or x402 v2 with ' +
-  'PAYMENT-SIGNATURE), or send a prepaid credits key as Authorization: Bearer.`;
+  `Pay ${PRICE_USD} USD per request: by card (MPP method stripe), in USDC on Base (MPP method evm, or x402 v2 with ` +
+  'PAYMENT-SIGNATURE), or send a prepaid credits key as Authorization: Bearer.';
 
 /** An mppx charge handler: a 402 for a request without credential, else a 200 with its receipt writer. */
 export type ChargeHandler = (input: Request) => Promise<
@@ -66,35 +66,19 @@ const templates = new WeakMap<ChallengeIssuer, Map<string, Promise<ChallengeTemp
 const MAX_TEMPLATES = 64;
 
 /**
- * Builds the 402 for `resourceUrl` (default: APP_URL + the request's path). Only the method of `request` is
- * used: headers and body are ignored, so the terms are identical for every request to the resource.
+ * The 402 terms for `resourceUrl` (APP_URL + a path) with `body` as its problem. The terms depend on the
+ * resource and the method only, never on a request's headers or body.
+ * @example const offer = await challenge(rails, rails.resourceUrl('/api/agent/readiness'), problem('payment-required', 'Pay 1.00 USD.'))
  */
 export async function challenge(
   rails: ChallengeIssuer,
-  request: { method?: string; url?: string },
-  resourceUrl?: string,
+  resourceUrl: string,
   body: Problem = problem('payment-required', DEFAULT_CHALLENGE_DETAIL),
+  method = 'POST',
 ): Promise<PaymentChallenge> {
-  const url = resourceUrl ?? rails.resourceUrl(new URL(request.url ?? '/', rails.appUrl).pathname);
-  const method = request.method ?? 'POST';
-  const template = await templateFor(rails, method, url);
-  const offered = template ? fromTemplate(rails, template) : await fromHandler(rails, method, url);
-  const status = 402 as const;
-  const payload = { ...body, status };
-  const paymentHeaders = () => {
-    const headers = new Headers({ 'WWW-Authenticate': offered.wwwAuthenticate });
-    if (offered.paymentRequired !== null) headers.set('PAYMENT-REQUIRED', offered.paymentRequired);
-    return headers;
-  };
-  return {
-    status,
-    problem: payload,
-    ...offered,
-    get headers() {
-      return paymentHeaders();
-    },
-    toResponse: () => problemResponse(payload, Object.fromEntries(paymentHeaders())),
-  };
+  const template = await templateFor(rails, method, resourceUrl);
+  const offered = template ? fromTemplate(rails, template) : await fromHandler(rails, method, resourceUrl);
+  return { status: 402, problem: { ...body, status: 402 }, ...offered };
 }
 
 type Offered = Pick<PaymentChallenge, 'challenges' | 'wwwAuthenticate' | 'paymentRequired'>;

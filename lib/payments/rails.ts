@@ -137,7 +137,7 @@ export function createPaymentRails(config: PaymentConfig, options: CreatePayment
     resourceUrl: (pathname: string) => new URL(pathname, appUrl.origin).href,
     stripe: stripeClient,
     cardPayer: async (spt: string) => (stripeClient ? sharedPaymentTokenOwner(stripeClient, spt) : null),
-    challenge: (resourcePath, body) => challenge(rails, { method: 'POST' }, rails.resourceUrl(resourcePath), body),
+    challenge: (resourcePath, body) => challenge(rails, rails.resourceUrl(resourcePath), body),
     verify: (credential, resourcePath) => verifyPayment(rails, credential, rails.resourceUrl(resourcePath)),
     settlements: processorProbe({ rpcUrl: options.rpcUrl ?? null, stripe: stripeClient }),
   };

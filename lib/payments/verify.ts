@@ -1,16 +1,17 @@
 // verifyPayment(): validate a payment credential WITHOUT charging it, and hand the paid-call pipeline a
 // settle() to call after the paid operation succeeded. See scope.ts for how mppx's one-shot handler is split.
-// The credential arrives as data (PaymentCredential), whichever transport carried it; verifyCredential()
-// reads it from an HTTP request's headers first.
+// The credential arrives as data (PaymentCredential), whichever transport carried it (credentialFromHeaders
+// reads it from an HTTP request). A refusal is data too: a problem, and a fresh challenge for a 402 or a retry
+// delay for a 503; the transports render it.
 //
-//   const verdict = await verifyCredential(rails, request)
-//   if (!verdict.ok) return verdict.response            // 402 (fresh challenge) or 503, problem+json
+//   const verdict = await verifyPayment(rails, credential, resourceUrl)
+//   if (!verdict.ok) return refused(verdict)            // 402 (fresh challenge) or 503; nothing charged
 //   const result = await runOperation()                 // a failure here: just return; nothing is charged
 //   const settled = await verdict.settle()
-//   if (!settled.ok) return settled.response            // 402 (fresh challenge) or 503; nothing charged
+//   if (!settled.ok) return refused(settled)            // 402 (fresh challenge) or 503; nothing charged
 //   return 200 with settled.headers and paymentIntent = settled.reference
 import { x402 } from 'mppx';
-import { STORE_UNAVAILABLE_DETAIL, problem, problemResponse, type Problem } from '@/lib/problems';
+import { STORE_UNAVAILABLE_DETAIL, problem, type Problem } from '@/lib/problems';
 import { challenge, type ChallengeIssuer, type ChargeHandler, type PaymentChallenge } from './challenge';
 import type { CredentialClaims } from './claims';
 import { requestScope, type PendingSettlement, type RequestScope, type SettlementTrace } from './scope';
@@ -59,17 +60,13 @@ export interface PaymentFailure {
   challenge?: PaymentChallenge;
   /** For a 503: when to try again. */
   retryAfterSeconds?: number;
-  /** The HTTP headers of `response` (payment headers of a 402; Retry-After of a 503). */
-  readonly headers: Headers;
-  /** A fresh Response each call. */
-  readonly response: Response;
   /** The raw cause, for server logs only: never send it to the client. */
   internalMessage?: string;
   /** Set when a settlement ended without an answer (`settlement-unconfirmed`): what to ask the processor later. */
   unconfirmed?: SettlementTrace;
 }
 
-export interface Settlement {
+interface Settlement {
   ok: true;
   /** PaymentIntent id (card) or transaction hash (USDC). */
   reference: string;
@@ -110,20 +107,6 @@ export function credentialFromHeaders(headers: Headers): PaymentCredential | nul
   if (auth !== null && /^Payment\s/i.test(auth)) return { scheme: 'mpp', authorization: auth };
   const signature = headers.get('payment-signature') ?? headers.get('x-payment');
   return signature === null ? null : { scheme: 'x402', signature };
-}
-
-/** Whether the request carries a machine-payment credential (as opposed to none, or a Bearer key). */
-export function hasPaymentCredential(request: Request): boolean {
-  return credentialFromHeaders(request.headers) !== null;
-}
-
-/** verifyPayment() for the credential an HTTP request carries (default resource: APP_URL + its path). */
-export function verifyCredential(
-  rails: CredentialVerifier,
-  request: Request,
-  resourceUrl: string = rails.resourceUrl(new URL(request.url).pathname),
-): Promise<CredentialVerdict> {
-  return verifyPayment(rails, credentialFromHeaders(request.headers), resourceUrl, request.method);
 }
 
 /**
@@ -299,36 +282,14 @@ async function failure(
     const body = problem(reason === 'store-unavailable' ? 'store-unavailable' : 'payments-unavailable', DETAILS[reason], {
       reason,
     });
-    const retry = { 'Retry-After': '5' };
-    return {
-      ok: false, status, reason, problem: body, retryAfterSeconds: 5, ...extra,
-      get headers() {
-        return new Headers(retry);
-      },
-      get response() {
-        return problemResponse(body, retry);
-      },
-    };
+    return { ok: false, status, reason, problem: body, retryAfterSeconds: 5, ...extra };
   }
   const detail =
     reason === 'missing-credential'
       ? undefined
       : `${DETAILS[reason]} Nothing was charged. Pay the new challenge in this response.`;
-  const fresh = await challenge(
-    rails,
-    request,
-    resourceUrl,
-    detail === undefined ? undefined : problem('payment-failed', detail, { reason }),
-  );
-  return {
-    ok: false, status, reason, problem: fresh.problem, challenge: fresh, ...extra,
-    get headers() {
-      return fresh.headers;
-    },
-    get response() {
-      return fresh.toResponse();
-    },
-  };
+  const fresh = await challenge(rails, resourceUrl, detail === undefined ? undefined : problem('payment-failed', detail, { reason }), request.method);
+  return { ok: false, status, reason, problem: fresh.problem, challenge: fresh, ...extra };
 }
 
 function describe(error: unknown): string | undefined {

@@ -1,12 +1,11 @@
 import type { Store } from '@/lib/store';
 import { getRuntime } from '@/lib/runtime';
-import { ownReport, reportPage, type ReportList, type ReportOperation } from './store';
+import { ownReport, reportPage, type ReportList } from './store';
 
 // For server components (the account history, /reports/<id>): the same reads as GET /api/reports and
 // GET /api/reports/<id>, on the process's store. The keyHash comes from sessionFromCookies (lib/session).
 
-export { reportMarkdown } from './markdown';
-export { REPORT_ID_PATTERN, isReportCursor, reportFacts, reportPath, type ReportList, type ReportListItem, type ReportOperation } from './store';
+export { REPORT_ID_PATTERN, isReportCursor, type ReportList, type ReportListItem } from './store';
 
 /**
  * One page of the key's stored reports, newest first; pass `nextCursor` back for the next page.
@@ -33,7 +32,7 @@ export function getReport(
   id: string,
   deps: { store: Store } = getRuntime(),
   now = Date.now(),
-): Promise<{ operation: ReportOperation; createdAt: string; body: unknown } | null> {
+): Promise<{ operation: string; createdAt: string; body: unknown } | null> {
   return ownReport(deps.store, keyHash, id, now);
 }
 

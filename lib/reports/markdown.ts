@@ -1,65 +1,16 @@
-import type { ReportOperation } from './store';
-import { readinessMarkdown } from '@/lib/checks/readiness/markdown';
+import { checkMarkdown } from '@/lib/checks/entry';
+import { checkById } from '@/lib/checks/registry';
 
 // A paid answer as Markdown: the MCP tool's text content (many chat clients show the model only the text,
-// never structuredContent) and the site's "Copy as Markdown". It reads the 200 body defensively, member
-// by member, so a body from an older or newer check version still makes a summary.
-
-/** Findings listed in the summary, most severe first (the body keeps them all). */
-export const MARKDOWN_TOP_FINDINGS = 5;
-
-const SEVERITY_RANK: Record<string, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
-
-const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
-const list = (v: unknown): Array<Record<string, unknown>> => (Array.isArray(v) ? v.map(obj) : []);
-const text = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
-/** Keeps a value from breaking the Markdown around it: one line, no backticks. */
-const inline = (v: unknown): string => text(v).replace(/\s+/g, ' ').replace(/`/g, "'").trim();
-
-function topFindings(findings: Array<Record<string, unknown>>, label: (f: Record<string, unknown>) => string): string[] {
-  if (!findings.length) return ['## Findings', '', 'None: nothing to fix.'];
-  const sorted = [...findings].sort((a, b) => (SEVERITY_RANK[text(a.severity)] ?? 9) - (SEVERITY_RANK[text(b.severity)] ?? 9));
-  const shown = sorted.slice(0, MARKDOWN_TOP_FINDINGS);
-  const lines = [`## Top findings (${shown.length} of ${findings.length})`, ''];
-  shown.forEach((f, i) => {
-    lines.push(`${i + 1}. **${inline(f.severity) || 'finding'}** ${label(f)}`);
-    if (text(f.fix)) lines.push(`   Fix: ${inline(f.fix)}`);
-  });
-  return lines;
-}
-
-function visibilityMarkdown(body: Record<string, unknown>): string[] {
-  const report = obj(body.report);
-  const crawlers = list(report.crawlers);
-  const refused = crawlers.filter((c) => c.allowed === false);
-  const lines = [
-    `# AI visibility: ${inline(report.checkedUrl)}`,
-    '',
-    `**Score: ${inline(report.score)}/${inline(report.scoreMax)}** (HTTP ${inline(report.status)}, robots.txt ${inline(report.robotsTxt)})`,
-    '',
-  ];
-  if (!crawlers.length) lines.push('## Crawlers', '', 'No crawler verdicts in this report.');
-  else if (!refused.length) lines.push('## Crawlers', '', `All ${crawlers.length} crawlers may fetch this page under robots.txt.`);
-  else {
-    lines.push(`## Crawlers refused (${refused.length} of ${crawlers.length})`, '');
-    for (const c of refused) {
-      const vendor = inline(c.vendor);
-      const rule = inline(c.rule);
-      lines.push(`- ${inline(c.token)}${vendor ? ` (${vendor})` : ''}${rule ? `: \`${rule}\`` : ''}${c.group ? ` in group \`${inline(c.group)}\`` : ''}`);
-    }
-  }
-  lines.push('', ...topFindings(list(report.findings), (f) => inline(f.observed) || inline(f.why) || inline(f.id)));
-  return lines;
-}
+// never structuredContent) and the site's "Copy as Markdown". Each check writes its own (its entry's
+// `markdown`); checkMarkdown adds what every answer says.
 
 /**
- * A paid check's 200 body as a short Markdown summary: the score or verdict, blockers, the top findings
- * with their fixes, and the crawlers refused.
+ * A check's 200 body as a short Markdown summary (its score or verdict, its top findings), by the check's id.
  * @example reportMarkdown('ai-visibility', body) // "# AI visibility: https://example.com/\n\n**Score: 77/100** …"
  */
-export function reportMarkdown(operation: ReportOperation, body: unknown): string {
-  const b = obj(body);
-  const lines = operation === 'readiness' ? readinessMarkdown(b).split('\n') : visibilityMarkdown(b);
-  lines.push('', 'The full result is the JSON body (MCP: structuredContent).');
-  return lines.join('\n');
+export function reportMarkdown(checkId: string, body: unknown): string {
+  const check = checkById(checkId);
+  if (!check) throw new Error(`no check "${checkId}"`);
+  return checkMarkdown(check, body);
 }

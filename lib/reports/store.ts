@@ -4,6 +4,8 @@ import type { Store } from '@/lib/store';
 import type { ReportCursor, ReportSummary } from '@/lib/store/types';
 import { ProblemError } from '@/lib/problems';
 import { digestsEqual } from '@/lib/credits/keys';
+import type { CheckReport } from '@/lib/checks/entry';
+import { checks } from '@/lib/checks/registry';
 
 // Stored reports: the 200 body of every fulfilled call paid with a credits key (site, REST or MCP), kept
 // for its key for REPORT_RETENTION_DAYS. A report is found by an unguessable id, and still only answered
@@ -14,14 +16,10 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** `rep_` + 192 random bits (base64url). */
 export const REPORT_ID_PATTERN = /^rep_[A-Za-z0-9_-]{32}$/;
 
-/** The checks a report can come from, named as in their paths (`/api/agent/<name>`). */
-export const REPORT_OPERATIONS = ['readiness', 'ai-visibility'] as const;
-export type ReportOperation = (typeof REPORT_OPERATIONS)[number];
-
-/** One row of GET /api/reports. */
+/** One row of GET /api/reports; `operation` is the id of the check that made it (lib/checks/registry.ts). */
 export const ReportListItem = z.strictObject({
   id: z.string().regex(REPORT_ID_PATTERN),
-  operation: z.enum(REPORT_OPERATIONS),
+  operation: z.enum(checks().map((c) => c.id) as [string, ...string[]]),
   createdAt: z.string(),
   creditsUsage: z.string(),
   target: z.string(),
@@ -33,46 +31,25 @@ export type ReportListItem = z.infer<typeof ReportListItem>;
 export const ReportList = z.strictObject({ reports: z.array(ReportListItem), nextCursor: z.string().nullable() });
 export type ReportList = z.infer<typeof ReportList>;
 
-export const REPORT_PAGE_DEFAULT = 20;
+const REPORT_PAGE_DEFAULT = 20;
 export const REPORT_PAGE_MAX = 100;
 
 /**
- * The operation's short name from its path.
- * @example reportOperationOf('/api/agent/ai-visibility') // 'ai-visibility'
- */
-export function reportOperationOf(path: string): ReportOperation {
-  const name = path.slice(path.lastIndexOf('/') + 1);
-  if (!(REPORT_OPERATIONS as readonly string[]).includes(name)) throw new Error(`no report operation for ${path}`);
-  return name as ReportOperation;
-}
-
-const record = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
-
-/**
- * What a history row shows of a 200 body: the checked URL (visibility) or the workflow's name (readiness), and the score.
- * @example reportFacts('readiness', body) // { target: 'Checkout agent', score: 62 }
- */
-export function reportFacts(operation: ReportOperation, body: unknown): { target: string; score: number | null } {
-  const part = record(record(body)[operation === 'readiness' ? 'assessment' : 'report']);
-  const target = operation === 'readiness' ? record(part.workflow).name : part.checkedUrl;
-  return { target: typeof target === 'string' ? target : '', score: typeof part.score === 'number' ? part.score : null };
-}
-
-/**
- * Keeps a fulfilled prepaid call's 200 body for its key and returns the new report's id. The store files it
+ * Keeps a fulfilled prepaid call's 200 body for its key and returns the new report's id: filed under the
+ * check's id, with the target and score its entry reads from the body for the history row. The store files it
  * under whoever holds the call (`creditsUsage`) at that moment, so a key rotated while the check ran keeps it.
- * @example const id = await saveReport(store, { keyHash, operation: 'readiness', creditsUsage, body, bodyText }, Date.now(), 30);
+ * @example const id = await saveReport(store, { keyHash, check: readinessCheck, creditsUsage, body, bodyText }, Date.now(), 30);
  */
 export async function saveReport(
   store: Store,
-  report: { keyHash: string; operation: ReportOperation; creditsUsage: string; body: unknown; bodyText: string },
+  report: { keyHash: string; check: CheckReport; creditsUsage: string; body: unknown; bodyText: string },
   now: number,
   retentionDays: number,
 ): Promise<string> {
   const id = `rep_${crypto.randomBytes(24).toString('base64url')}`;
-  const { target, score } = reportFacts(report.operation, report.body);
+  const { target, score } = report.check.facts(report.body);
   await store.putReport(
-    { id, keyHash: report.keyHash, operation: report.operation, createdAt: now, creditsUsage: report.creditsUsage, target, score, body: report.bodyText },
+    { id, keyHash: report.keyHash, operation: report.check.id, createdAt: now, creditsUsage: report.creditsUsage, target, score, body: report.bodyText },
     now,
     retentionDays * DAY_MS,
   );
@@ -112,7 +89,7 @@ export function isReportCursor(cursor: string): boolean {
  * Reads `limit` and `cursor` as they come in a query string (strings or absent): 400 problems for bad values.
  * @example parsePage({ limit: url.searchParams.get('limit'), cursor: url.searchParams.get('cursor') })
  */
-export function parsePage(query: { limit?: string | number | null; cursor?: string | null }): { limit: number; cursor: string | null } {
+function parsePage(query: { limit?: string | number | null; cursor?: string | null }): { limit: number; cursor: string | null } {
   let limit = REPORT_PAGE_DEFAULT;
   if (query.limit !== null && query.limit !== undefined && query.limit !== '') {
     limit = typeof query.limit === 'number' ? query.limit : /^\d{1,4}$/.test(query.limit) ? Number(query.limit) : NaN;
@@ -125,7 +102,7 @@ export function parsePage(query: { limit?: string | number | null; cursor?: stri
 
 const toItem = (r: ReportSummary): ReportListItem => ({
   id: r.id,
-  operation: r.operation as ReportOperation,
+  operation: r.operation,
   createdAt: new Date(r.createdAt).toISOString(),
   creditsUsage: r.creditsUsage,
   target: r.target,
@@ -149,9 +126,9 @@ export async function reportPage(store: Store, keyHash: string, page: { limit?: 
  * The stored 200 body of report `id` when `keyHash` paid for it, else null (unknown, expired, or another key's).
  * @example const body = await ownReport(store, keyHash, 'rep_…', Date.now()); if (!body) notFound();
  */
-export async function ownReport(store: Store, keyHash: string, id: string, now: number): Promise<{ operation: ReportOperation; createdAt: string; body: unknown } | null> {
+export async function ownReport(store: Store, keyHash: string, id: string, now: number): Promise<{ operation: string; createdAt: string; body: unknown } | null> {
   if (!REPORT_ID_PATTERN.test(id)) return null;
   const report = await store.getReport(id, now);
   if (!report || !digestsEqual(report.keyHash, keyHash)) return null;
-  return { operation: report.operation as ReportOperation, createdAt: new Date(report.createdAt).toISOString(), body: JSON.parse(report.body) as unknown };
+  return { operation: report.operation, createdAt: new Date(report.createdAt).toISOString(), body: JSON.parse(report.body) as unknown };
 }

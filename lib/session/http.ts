@@ -1,15 +1,16 @@
 // The HTTP side of signing in on the site and of the stored reports: route handlers the app/ routes
 // export as they are. Errors leave through lib/problems.ts (answerWithProblems), like every route.
-import type { PaidOperation } from '@/lib/operations';
+import type { CheckEntry } from '@/lib/checks/entry';
 import { getRuntime, type Runtime } from '@/lib/runtime';
-import { ProblemError, answerWithProblems } from '@/lib/problems';
+import { ProblemError, answerWithProblems, problem, problemResponse } from '@/lib/problems';
 import { bearerToken, readJsonBody, readOptionalJsonBody } from '@/lib/http/request';
 import { clientIp } from '@/lib/http/client-ip';
 import { enforceRateLimit } from '@/lib/http/rate-limit';
 import { parseBody } from '@/lib/http/validation';
 import { authenticateKey } from '@/lib/credits/ledger';
-import { observedPaidCall } from '@/lib/paid-call/observe';
-import { outcomeResponse } from '@/lib/paid-call/http';
+import { checkOfRoute, outcomeResponse, type CheckRouteContext } from '@/lib/paid-call/http';
+import { servePaidCall, type PaidCallTransport } from '@/lib/paid-call/serve';
+import { observed } from '@/lib/http/observe';
 import { ownReport, reportPage } from '@/lib/reports/store';
 import { RotateBody, SignInBody, notSignedIn, readSession, rotateSessionKey, sessionCookie, sessionCookieSecure, sessionIdFromHeaders, signIn, signOut } from './index';
 
@@ -32,7 +33,7 @@ const sessionIdOf = (request: Request, runtime: Runtime) => sessionIdFromHeaders
  * Requests with no Origin (curl, server-side callers) carry no ambient cookie to abuse.
  * @example refuseForeignOrigin(request, runtime.config.APP_URL)
  */
-export function refuseForeignOrigin(request: Request, appUrl: string): void {
+function refuseForeignOrigin(request: Request, appUrl: string): void {
   const origin = request.headers.get('origin');
   if (origin === null) return;
   if (origin !== new URL(appUrl).origin) {
@@ -85,41 +86,55 @@ export function rotatePost(request: Request): Promise<Response> {
   });
 }
 
+/** The site: a signed-in session pays with its key; the page sends a fresh Idempotency-Key per submission. */
+const siteTransport: PaidCallTransport<Request, Response> = {
+  surface: 'rest',
+  async readCall(request, _check, runtime) {
+    refuseForeignOrigin(request, runtime.config.APP_URL);
+    const session = await readSession(runtime.store, sessionIdOf(request, runtime), Date.now());
+    if (!session) throw notSignedIn();
+    const body = await readJsonBody(request, runtime.config.MAX_BODY_BYTES);
+    const idempotencyKey = request.headers.get('idempotency-key');
+    if (idempotencyKey === null) {
+      // A page retrying a lost answer must not pay twice: each submission carries its own key.
+      throw new ProblemError('invalid-idempotency-key', 'Send an Idempotency-Key header: a fresh one for each submission, the same one to retry it.', {
+        errors: [{ path: 'header:Idempotency-Key', message: 'is required' }],
+      });
+    }
+    return {
+      body,
+      idempotencyKey,
+      idempotencyKeySource: 'header:Idempotency-Key',
+      clientIp: clientIp(request.headers, runtime.config.TRUSTED_PROXY),
+      bearerKey: null,
+      keyHash: session.keyHash,
+      credential: null,
+      signal: () => request.signal,
+    };
+  },
+  respond: (outcome) => outcomeResponse(outcome),
+};
+
+const sitePosts = new WeakMap<CheckEntry, (request: Request) => Promise<Response>>();
+
 /**
- * POST /api/session/checks/<name>: a paid check run from the site, paid with the signed-in key through the
+ * POST /api/session/checks/<id>: a paid check run from the site, paid with the signed-in key through the
  * same pipeline as a Bearer call (same idempotency, charge rules and answer). Idempotency-Key is required.
- * @example export const POST = sessionCheckPost(visibilityOperation)
+ * 404 for a name no check has.
+ * @example export const POST = sessionCheckPost
  */
-export function sessionCheckPost(operation: PaidOperation) {
-  return function POST(request: Request): Promise<Response> {
-    return route(`session-${operation.id}`, async (runtime) => {
-      refuseForeignOrigin(request, runtime.config.APP_URL);
-      const session = await readSession(runtime.store, sessionIdOf(request, runtime), Date.now());
-      if (!session) throw notSignedIn();
-      const body = await readJsonBody(request, runtime.config.MAX_BODY_BYTES);
-      const idempotencyKey = request.headers.get('idempotency-key');
-      if (idempotencyKey === null) {
-        // A page retrying a lost answer must not pay twice: each submission carries its own key.
-        throw new ProblemError('invalid-idempotency-key', 'Send an Idempotency-Key header: a fresh one for each submission, the same one to retry it.', {
-          errors: [{ path: 'header:Idempotency-Key', message: 'is required' }],
-        });
-      }
-      // Counted, refused while the server drains and tracked while in flight, like the REST and MCP calls.
-      const outcome = await observedPaidCall(runtime, {
-        operation,
-        body,
-        idempotencyKey,
-        idempotencyKeySource: 'header:Idempotency-Key',
-        clientIp: clientIp(request.headers, runtime.config.TRUSTED_PROXY),
-        bearerKey: null,
-        keyHash: session.keyHash,
-        credential: null,
-        signal: () => request.signal,
-      }, 'rest');
-      return outcomeResponse(outcome);
-    });
-  };
+export async function sessionCheckPost(request: Request, context: CheckRouteContext): Promise<Response> {
+  const check = await checkOfRoute(context);
+  if (!check) return unknownSiteCheck(request);
+  let handler = sitePosts.get(check);
+  if (!handler) {
+    handler = observed(`session-${check.id}`, (r: Request) => servePaidCall(siteTransport, check, r));
+    sitePosts.set(check, handler);
+  }
+  return handler(request);
 }
+
+const unknownSiteCheck = observed('session-unknown', () => problemResponse(problem('not-found', 'No check has this name.')));
 
 /**
  * Counts one read of stored reports for the client address (RATE_LIMIT_REPORTS_PER_IP), before the key or the

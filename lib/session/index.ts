@@ -81,7 +81,7 @@ export function sessionCookieSecure(config: Pick<Config, 'NODE_ENV' | 'APP_URL'>
  * The session cookie's name: `__Host-pac_session` when it is Secure, else `pac_session`.
  * @example sessionCookieName(sessionCookieSecure(config)) // '__Host-pac_session' in production
  */
-export function sessionCookieName(secure: boolean): string {
+function sessionCookieName(secure: boolean): string {
   return secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
 }
 

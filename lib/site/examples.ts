@@ -1,5 +1,5 @@
 import { exampleAssessment } from '@/lib/docs/reference';
-import { READINESS_LIMITS, readinessOperation } from '@/lib/operations';
+import { READINESS_LIMITS, readinessCheck } from '@/lib/checks/readiness/entry';
 import type { VisibilityResult } from '@/lib/checks/visibility/check';
 import stored from './examples/visibility.json';
 
@@ -15,5 +15,5 @@ export function exampleVisibilityBody(): { service: string; checkedAt: string } 
 }
 
 export function exampleReadinessBody() {
-  return { service: readinessOperation.service, assessedAt: EXAMPLE_CHECKED_AT, assessment: exampleAssessment(), limits: READINESS_LIMITS };
+  return { service: readinessCheck.service, assessedAt: EXAMPLE_CHECKED_AT, assessment: exampleAssessment(), limits: READINESS_LIMITS };
 }

@@ -1,9 +1,11 @@
 // Idempotency records are scoped to the credits key: two key holders who happen to send the same
 // Idempotency-Key and body each get their own paid call, and neither ever sees the other's answer.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { POST } from '@/app/api/agent/readiness/route';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { installTestRuntime, post, validReadinessBody, type TestRuntime } from '../support/runtime';
+import { agentCheckRoute } from '../support/check-routes';
+
+const { POST } = agentCheckRoute('readiness');
 
 const URL_ = 'http://localhost:3000/api/agent/readiness';
 const SHARED_IDEMPOTENCY_KEY = 'order-shared-0001';

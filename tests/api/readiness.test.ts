@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { POST, GET } from '@/app/api/agent/readiness/route';
 import { GET as creditsGET } from '@/app/api/agent/credits/route';
 import { createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
@@ -7,6 +6,9 @@ import { artifactHash } from '@/lib/canonical-json';
 import { StoreUnavailableError } from '@/lib/store';
 import type { Store } from '@/lib/store';
 import { installTestRuntime, post, validReadinessBody, type TestRuntime } from '../support/runtime';
+import { agentCheckRoute } from '../support/check-routes';
+
+const { POST, GET } = agentCheckRoute('readiness');
 
 const URL_ = 'http://localhost:3000/api/agent/readiness';
 

@@ -1,11 +1,13 @@
 // Reads of stored reports count against RATE_LIMIT_REPORTS_PER_IP per client address, before the key is looked up.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { POST as restReadiness } from '@/app/api/agent/readiness/route';
 import { GET as listReports } from '@/app/api/reports/route';
 import { GET as readReport } from '@/app/api/reports/[id]/route';
 import { createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { installTestRuntime, post, validReadinessBody, type TestRuntime } from '../support/runtime';
+import { agentCheckRoute } from '../support/check-routes';
+
+const { POST: restReadiness } = agentCheckRoute('readiness');
 
 const BASE = 'http://localhost:3000';
 let rt: TestRuntime;

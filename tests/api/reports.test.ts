@@ -5,8 +5,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { POST as readiness } from '@/app/api/agent/readiness/route';
-import { POST as visibility } from '@/app/api/agent/ai-visibility/route';
 import { GET as listRoute } from '@/app/api/reports/route';
 import { GET as reportRoute } from '@/app/api/reports/[id]/route';
 import { balance, createKey } from '@/lib/credits/ledger';
@@ -18,6 +16,10 @@ import type { Store } from '@/lib/store';
 import { StoreUnavailableError } from '@/lib/store/types';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { installTestRuntime, post, validReadinessBody, type TestRuntime } from '../support/runtime';
+import { agentCheckRoute } from '../support/check-routes';
+
+const { POST: readiness } = agentCheckRoute('readiness');
+const { POST: visibility } = agentCheckRoute('ai-visibility');
 
 const BASE = 'http://localhost:3000';
 const T0 = new Date('2026-11-01T10:00:00.000Z');

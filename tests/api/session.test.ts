@@ -4,9 +4,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DELETE as signOut, GET as whoAmI, POST as signIn } from '@/app/api/session/route';
 import { POST as rotate } from '@/app/api/session/rotate/route';
-import { POST as sessionReadiness } from '@/app/api/session/checks/readiness/route';
-import { POST as sessionVisibility } from '@/app/api/session/checks/ai-visibility/route';
-import { POST as restReadiness } from '@/app/api/agent/readiness/route';
 import { GET as listReports } from '@/app/api/reports/route';
 import { GET as readReport } from '@/app/api/reports/[id]/route';
 import { balance, createKey } from '@/lib/credits/ledger';
@@ -14,6 +11,11 @@ import { PROBLEM_BASE } from '@/lib/problems';
 import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from '@/lib/session';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { installTestRuntime, post, validReadinessBody, type TestRuntime } from '../support/runtime';
+import { agentCheckRoute, siteCheckRoute } from '../support/check-routes';
+
+const { POST: sessionReadiness } = siteCheckRoute('readiness');
+const { POST: sessionVisibility } = siteCheckRoute('ai-visibility');
+const { POST: restReadiness } = agentCheckRoute('readiness');
 
 const BASE = 'http://localhost:3000';
 const PAGE = '<!doctype html><html lang="en"><head><title>Widgets</title></head><body><h1>Widgets</h1><p>words</p></body></html>';

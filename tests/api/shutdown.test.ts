@@ -1,15 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { drain, inFlightCalls, installShutdownHandlers, onShutdown, resetLifecycleForTests, trackFlight } from '@/lib/lifecycle';
-import { runPaidCallUnlessDraining } from '@/lib/paid-call/drain';
-import { readinessOperation, type PaidOperation } from '@/lib/operations';
-import { POST as readinessPOST } from '@/app/api/agent/readiness/route';
+import { runTracked } from '@/lib/paid-call/serve';
+import { readinessCheck } from '@/lib/checks/readiness/entry';
+import type { CheckEntry } from '@/lib/checks/entry';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { handleMcpRequest } from '@/lib/mcp/server';
 import { startup } from '@/lib/startup';
 import { installTestRuntime, validReadinessBody, type TestRuntime } from '../support/runtime';
+import { agentCheckRoute } from '../support/check-routes';
 
-// The drain behind graceful shutdown (lib/lifecycle.ts, lib/paid-call/drain.ts), in process: what waits, what is
+const { POST: readinessPOST } = agentCheckRoute('readiness');
+
+// The drain behind graceful shutdown (lib/lifecycle.ts, lib/paid-call/serve.ts runTracked), in process: what waits, what is
 // cut short and given back, what is refused. The real signal against `next start` is tests/system/shutdown.test.ts.
 
 let rt: TestRuntime;
@@ -29,12 +32,12 @@ function gatedOperation() {
   let started!: () => void;
   let cut = false;
   const running = new Promise<void>((resolve) => (started = resolve));
-  const operation: PaidOperation = {
-    ...(readinessOperation as unknown as PaidOperation),
+  const operation: CheckEntry = {
+    ...readinessCheck,
     run: (input, context) => {
       started();
       return new Promise((resolve, reject) => {
-        finish = () => resolve(readinessOperation.run(input as never, context) as never);
+        finish = () => resolve(readinessCheck.run(input as never, context) as never);
         context.signal.addEventListener('abort', () => {
           cut = true;
           reject(new Error('aborted'));
@@ -45,8 +48,8 @@ function gatedOperation() {
   return { operation, running, finish: () => finish(), cut: () => cut };
 }
 
-const callWith = (operation: PaidOperation, bearerKey: string) => ({
-  operation, body: validReadinessBody(), idempotencyKey: null, idempotencyKeySource: 'header:Idempotency-Key', clientIp: '203.0.113.9', bearerKey, credential: null,
+const callWith = (check: CheckEntry, bearerKey: string) => ({
+  check, body: validReadinessBody(), idempotencyKey: null, idempotencyKeySource: 'header:Idempotency-Key', clientIp: '203.0.113.9', bearerKey, credential: null,
 });
 
 describe('draining paid calls', () => {
@@ -59,7 +62,7 @@ describe('draining paid calls', () => {
     onShutdown(function last() {
       order.push('last');
     });
-    const outcome = runPaidCallUnlessDraining(rt, callWith(gate.operation, key)).then((o) => (order.push('call'), o));
+    const outcome = runTracked(rt, callWith(gate.operation, key)).then((o) => (order.push('call'), o));
     await gate.running;
     expect(inFlightCalls()).toBe(1);
 
@@ -86,7 +89,7 @@ describe('draining paid calls', () => {
   it('cuts short a call that outlasts the grace: its held call is back at once, and it answers 503 shutting-down', async () => {
     const { key, keyHash } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
     const gate = gatedOperation();
-    const outcome = runPaidCallUnlessDraining(rt, callWith(gate.operation, key));
+    const outcome = runTracked(rt, callWith(gate.operation, key));
     await gate.running;
     expect((await balance(rt.store, keyHash)).grants[0].reserved).toBe(1);
 
@@ -160,8 +163,8 @@ describe('the grace of SHUTDOWN_GRACE_SECONDS, on real timers', () => {
       const { key, keyHash } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
       const quick = gatedOperation();
       const slow = gatedOperation();
-      const quickOutcome = runPaidCallUnlessDraining(rt, callWith(quick.operation, key));
-      const slowOutcome = runPaidCallUnlessDraining(rt, callWith(slow.operation, key));
+      const quickOutcome = runTracked(rt, callWith(quick.operation, key));
+      const slowOutcome = runTracked(rt, callWith(slow.operation, key));
       await Promise.all([quick.running, slow.running]);
       expect((await balance(rt.store, keyHash)).grants[0].reserved).toBe(2);
 

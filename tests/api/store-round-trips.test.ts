@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { POST } from '@/app/api/agent/readiness/route';
 import { createKey } from '@/lib/credits/ledger';
 import type { Store } from '@/lib/store';
 import { installTestRuntime, post, validReadinessBody, type TestRuntime } from '../support/runtime';
+import { agentCheckRoute } from '../support/check-routes';
+
+const { POST } = agentCheckRoute('readiness');
 
 // Each store call is a round trip to the store's thread (SQLite) or to Redis, and on a paid call they were most
 // of its cost beyond a trivial route (`npm run bench -- readiness`). These pin how many a paid call makes, and

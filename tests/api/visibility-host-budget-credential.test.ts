@@ -11,7 +11,6 @@ import { Mppx, evm } from 'mppx/client';
 import { createPublicClient, http, parseAbi, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { POST } from '@/app/api/agent/ai-visibility/route';
 import { hostBudgetSpent, spendHostBudget } from '@/lib/paid-call/host-budget';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { railsFor, setRuntimeForTests } from '@/lib/runtime';
@@ -22,6 +21,9 @@ import { redisHarness, sqliteHarness, vercelKvHarness } from '../store/adapters'
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
 import { serveWebHandler, type WebServer } from '../support/web-server';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
+import { agentCheckRoute } from '../support/check-routes';
+
+const { POST } = agentCheckRoute('ai-visibility');
 
 const PATH = '/api/agent/ai-visibility';
 const ONE_USDC = 1_000_000n;

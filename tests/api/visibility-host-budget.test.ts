@@ -1,10 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { POST } from '@/app/api/agent/ai-visibility/route';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { goodRoutes } from '../visibility/fixture-pages';
 import { installTestRuntime, post, type TestRuntime } from '../support/runtime';
+import { agentCheckRoute } from '../support/check-routes';
+
+const { POST } = agentCheckRoute('ai-visibility');
 
 // The per-target-host budget on the paid route (docs/SECURITY.md, section 5): one site is checked at most
 // VISIBILITY_CHECKS_PER_HOST_PER_MINUTE times a minute whoever asks, and a call over it is refused 429

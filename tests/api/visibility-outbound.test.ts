@@ -1,10 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { POST } from '@/app/api/agent/ai-visibility/route';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { goodRoutes } from '../visibility/fixture-pages';
 import { installTestRuntime, post, type TestRuntime } from '../support/runtime';
+import { agentCheckRoute } from '../support/check-routes';
+
+const { POST } = agentCheckRoute('ai-visibility');
 
 // The per-domain budgets on the paid route: checks of one site per minute count per registrable domain of the
 // address asked for, and a check whose page's own domain has no requests left for the minute is refused 429,

@@ -12,7 +12,6 @@ import Stripe from 'stripe';
 import { createPublicClient, http, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POST } from '@/app/api/agent/ai-visibility/route';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { railsFor } from '@/lib/runtime';
 import { startRails, type Rails } from '../../scripts/rails/start';
@@ -21,6 +20,9 @@ import { installTestRuntime, type TestRuntime } from '../support/runtime';
 import { serveWebHandler, type WebServer } from '../support/web-server';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { sptFromTestHelper } from '../support/card';
+import { agentCheckRoute } from '../support/check-routes';
+
+const { POST } = agentCheckRoute('ai-visibility');
 
 const PATH = '/api/agent/ai-visibility';
 const ONE_USDC = 1_000_000n;

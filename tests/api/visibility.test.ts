@@ -1,10 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { POST, GET } from '@/app/api/agent/ai-visibility/route';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { artifactHash } from '@/lib/canonical-json';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { installTestRuntime, post, type TestRuntime } from '../support/runtime';
+import { agentCheckRoute } from '../support/check-routes';
+
+const { POST, GET } = agentCheckRoute('ai-visibility');
 
 // The paid route around the visibility core, in-process, against a fixture site mapped through CHECK_HOST_MAP.
 

@@ -1,8 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Server } from 'node:http';
 import { GET as creditsGET } from '@/app/api/agent/credits/route';
-import { GET as readinessGET } from '@/app/api/agent/readiness/route';
-import { GET as visibilityGET } from '@/app/api/agent/ai-visibility/route';
 import { POST as checkoutPOST } from '@/app/api/billing/checkout/route';
 import { GET as sessionGET } from '@/app/api/billing/session/route';
 import { POST as accountPOST } from '@/app/api/billing/account/route';
@@ -14,18 +12,23 @@ import { GET as openApiGET } from '@/app/openapi.json/route';
 import { GET as llmsGET } from '@/app/llms.txt/route';
 import { GET as ownSessionGET, POST as signInPOST, DELETE as signOutDELETE } from '@/app/api/session/route';
 import { POST as rotatePOST } from '@/app/api/session/rotate/route';
-import { POST as sessionReadinessPOST } from '@/app/api/session/checks/readiness/route';
-import { POST as sessionVisibilityPOST } from '@/app/api/session/checks/ai-visibility/route';
 import { GET as reportsGET } from '@/app/api/reports/route';
 import { GET as reportGET } from '@/app/api/reports/[id]/route';
 import { ENDPOINTS, type FreeEndpoint } from '@/lib/endpoints';
 import { createKey } from '@/lib/credits/ledger';
-import { readinessOperation, visibilityOperation } from '@/lib/operations';
+import { readinessCheck } from '@/lib/checks/readiness/entry';
+import { visibilityCheck } from '@/lib/checks/visibility/entry';
 import { LIST_PAID_SERVICES } from '@/lib/mcp/tools';
 import { startStripeCheckoutFake, type StandaloneCheckoutFake } from '@/scripts/rails/stripe-checkout-fake';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
 import { bridgeWebhooks } from '../support/webhook-bridge';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
+import { agentCheckRoute, siteCheckRoute } from '../support/check-routes';
+
+const { GET: readinessGET } = agentCheckRoute('readiness');
+const { GET: visibilityGET } = agentCheckRoute('ai-visibility');
+const { POST: sessionReadinessPOST } = siteCheckRoute('readiness');
+const { POST: sessionVisibilityPOST } = siteCheckRoute('ai-visibility');
 
 // Each free route's real answers, parsed with the 200 schema its registry entry declares (the schema
 // /openapi.json publishes). Purchases go through the official Stripe SDK against the local fake, which
@@ -77,7 +80,7 @@ async function signedIn(): Promise<{ cookie: string; key: string }> {
 
 /** A readiness check run from a session: its answer, and the report it stored. */
 async function sessionCheck(cookie: string): Promise<Response> {
-  return sessionReadinessPOST(json('/api/session/checks/readiness', readinessOperation.example, { cookie, 'idempotency-key': `registry-${Math.random().toString(36).slice(2)}` }));
+  return sessionReadinessPOST(json('/api/session/checks/readiness', readinessCheck.example, { cookie, 'idempotency-key': `registry-${Math.random().toString(36).slice(2)}` }));
 }
 
 /** Real answers of each free route, under `METHOD path` as in the registry. */
@@ -86,14 +89,14 @@ const SAMPLES: Record<string, () => Promise<Response[]>> = {
     const { key } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
     return [await creditsGET(new Request(`${BASE}/api/agent/credits`)), await creditsGET(new Request(`${BASE}/api/agent/credits`, { headers: { authorization: `Bearer ${key}` } }))];
   },
-  [`GET ${readinessOperation.path}`]: async () => [await readinessGET()],
-  [`GET ${visibilityOperation.path}`]: async () => [await visibilityGET()],
+  [`GET ${readinessCheck.path}`]: async () => [await readinessGET()],
+  [`GET ${visibilityCheck.path}`]: async () => [await visibilityGET()],
   'POST /api/mcp': async () => {
     const rpc = (body: unknown) => mcpPOST(json('/api/mcp', body, { accept: 'application/json, text/event-stream' }));
     return [
       await rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'registry-test', version: '1' } } }),
       await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: LIST_PAID_SERVICES, arguments: {} } }),
-      await rpc({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: readinessOperation.toolName, arguments: readinessOperation.example } }),
+      await rpc({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: readinessCheck.toolName, arguments: readinessCheck.example } }),
     ];
   },
   'POST /api/billing/checkout': async () => [(await buy('bundle-25')).created],

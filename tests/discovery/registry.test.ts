@@ -5,7 +5,7 @@ import { validate } from 'mppx/discovery';
 import { openApiDocument } from '@/lib/discovery/openapi';
 import { llmsTxt } from '@/lib/discovery/llms';
 import { ENDPOINTS } from '@/lib/endpoints';
-import { OPERATIONS } from '@/lib/operations';
+import { checks } from '@/lib/checks/registry';
 import { LIST_PAID_SERVICES } from '@/lib/mcp/tools';
 import { BASE_USDC_ADDRESS } from '@/lib/config';
 
@@ -24,8 +24,12 @@ function routeFiles(dir = APP): Array<{ file: string; urlPath: string }> {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) return routeFiles(full);
     if (entry.name !== 'route.ts') return [];
-    // A dynamic segment `[id]` is the path parameter `{id}` of OpenAPI.
-    return [{ file: full, urlPath: '/' + path.relative(APP, dir).split(path.sep).map((s) => s.replace(/^\[(\w+)\]$/, '{$1}')).join('/') }];
+    // A `[check]` segment is one path per check in the registry (each documented as its own operation); any other
+    // dynamic segment `[id]` is the path parameter `{id}` of OpenAPI.
+    const segments = path.relative(APP, dir).split(path.sep);
+    const urlPath = (check?: string) => '/' + segments.map((s) => (s === '[check]' && check ? check : s.replace(/^\[(\w+)\]$/, '{$1}'))).join('/');
+    if (!segments.includes('[check]')) return [{ file: full, urlPath: urlPath() }];
+    return checks().map((c) => ({ file: full, urlPath: urlPath(c.id) }));
   });
 }
 
@@ -90,7 +94,7 @@ describe('/openapi.json from the endpoint registry', () => {
   });
 
   it('gives each paid operation its output schema as the 200 schema', () => {
-    for (const op of OPERATIONS) {
+    for (const op of checks()) {
       const schema = doc.paths[op.path].post.responses['200'].content!['application/json'].schema as { required: string[] };
       expect(schema.required).toEqual(expect.arrayContaining(['service', 'idempotencyKey', 'artifactHash']));
     }
@@ -104,7 +108,7 @@ describe('/openapi.json from the endpoint registry', () => {
 describe('/llms.txt from the endpoint registry', () => {
   it('names every MCP tool and links the entries that carry an llms.txt line', () => {
     const text = llmsTxt(ctx);
-    expect(text).toContain(`tools ${[...OPERATIONS.map((o) => o.toolName), LIST_PAID_SERVICES].join(', ')}`);
+    expect(text).toContain(`tools ${[...checks().map((o) => o.toolName), LIST_PAID_SERVICES].join(', ')}`);
     for (const e of ENDPOINTS) {
       if (e.kind === 'paid') expect(text).toContain(`- [POST ${e.path}](${ctx.appUrl}${e.path}): ${e.operation.service}.`);
       else if (e.llms) expect(text).toContain(`- [${e.llms.label}](${ctx.appUrl}${e.path}): ${e.llms.text}`);

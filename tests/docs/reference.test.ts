@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { endpointDocs, problemTable } from '@/lib/docs/reference';
-import { OPERATIONS } from '@/lib/operations';
+import { checks } from '@/lib/checks/registry';
 import { PROBLEMS } from '@/lib/problems';
 
 // The docs page renders these; if the registry or the problem table grows, the docs grow with it.
@@ -9,7 +9,7 @@ describe('generated API reference', () => {
   it('documents every paid operation (POST and its free GET) and every billing route', async () => {
     const docs = await endpointDocs('https://checks.example');
     const routes = docs.map((d) => `${d.method} ${d.path.split('?')[0]}`);
-    for (const op of OPERATIONS) {
+    for (const op of checks()) {
       expect(routes).toContain(`POST ${op.path}`);
       expect(routes).toContain(`GET ${op.path}`);
     }
@@ -21,7 +21,7 @@ describe('generated API reference', () => {
 
   it('shows each paid operation a request its own schema accepts, and a real result where the check is deterministic', async () => {
     const docs = await endpointDocs('https://checks.example');
-    for (const op of OPERATIONS) {
+    for (const op of checks()) {
       const doc = docs.find((d) => d.method === 'POST' && d.path === op.path)!;
       expect(op.input.safeParse(doc.requestBody).success).toBe(true);
       if (!op.workBeforeCharge) expect(op.output.safeParse(doc.responses[0].body).success).toBe(true);

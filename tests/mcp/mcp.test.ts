@@ -8,10 +8,11 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import Stripe from 'stripe';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { OPERATIONS, readinessOperation, visibilityOperation } from '@/lib/operations';
+import { checks } from '@/lib/checks/registry';
+import { readinessCheck } from '@/lib/checks/readiness/entry';
+import { visibilityCheck } from '@/lib/checks/visibility/entry';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
-import { POST as restReadiness } from '@/app/api/agent/readiness/route';
 import { jsonSchema } from '@/lib/mcp/tools';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { LEAK_PATTERN, parseWwwAuthenticate } from '../payments/harness';
@@ -19,6 +20,9 @@ import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { post, validReadinessBody } from '../support/runtime';
 import { connectClient, startMcpServer, type McpTestServer } from './support';
 import { sptFromTestHelper } from '../support/card';
+import { agentCheckRoute } from '../support/check-routes';
+
+const { POST: restReadiness } = agentCheckRoute('readiness');
 
 const USDC_DOMAIN = { name: 'USD Coin', version: '2' };
 const CREDENTIAL = 'org.paymentauth/credential';
@@ -122,7 +126,7 @@ describe('tools/list', () => {
   it('advertises the two paid tools and list_paid_services, with schemas generated from the registry', async () => {
     const { tools } = await (await client()).listTools();
     expect(tools.map((t) => t.name)).toEqual(['agent_payment_readiness_assessment', 'ai_visibility_check', 'list_paid_services']);
-    for (const op of OPERATIONS) {
+    for (const op of checks()) {
       const tool = tools.find((t) => t.name === op.toolName)!;
       expect(tool.inputSchema).toEqual(jsonSchema(op.input, 'input'));
       expect(tool.outputSchema).toEqual(jsonSchema(op.output, 'output'));
@@ -149,14 +153,14 @@ describe('list_paid_services', () => {
     const list = result.structuredContent as { services: Array<Record<string, unknown>>; mcpPayment: Record<string, unknown> };
     expect(list.services).toHaveLength(2);
     expect(list.services[0]).toEqual({
-      name: readinessOperation.service,
+      name: readinessCheck.service,
       toolName: 'agent_payment_readiness_assessment',
-      operationId: readinessOperation.id,
-      description: readinessOperation.description,
+      operationId: readinessCheck.operationId,
+      description: readinessCheck.description,
       price: { amount: '1.00', currency: 'USD', cents: 100 },
       rails: ['stripe', 'evm', 'x402'],
       rest: { method: 'POST', path: '/api/agent/readiness', url: `${srv.url}/api/agent/readiness` },
-      inputSchema: jsonSchema(readinessOperation.input, 'input'),
+      inputSchema: jsonSchema(readinessCheck.input, 'input'),
     });
     expect(list.services[1]).toMatchObject({ toolName: 'ai_visibility_check', rest: { path: '/api/agent/ai-visibility' } });
     expect(list.mcpPayment).toMatchObject({ methods: ['stripe', 'evm'], paymentRequiredCode: -32042, credentialMetaKey: CREDENTIAL, receiptMetaKey: RECEIPT });
@@ -200,8 +204,8 @@ describe('paying in-band', () => {
     expect(receipt.challengeId).toEqual(expect.any(String));
     expect(result.receipt).toEqual(receipt);
     const body = result.structuredContent as Record<string, unknown>;
-    expect(body).toMatchObject({ service: readinessOperation.service, paymentIntent: receipt.reference, assessment: { scoreMax: 100 } });
-    expect(readinessOperation.output.safeParse(body).success).toBe(true);
+    expect(body).toMatchObject({ service: readinessCheck.service, paymentIntent: receipt.reference, assessment: { scoreMax: 100 } });
+    expect(readinessCheck.output.safeParse(body).success).toBe(true);
     expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/^# Agent payment readiness: Checkout agent\n\n\*\*Verdict: not-ready\*\*, score \d+\/100\n/);
     const after = await usdc();
     expect(before.payer - after.payer).toBe(1_000_000n);
@@ -263,7 +267,7 @@ describe('prepaid key', () => {
     expect(body.idempotencyKey).toBe('mcp-vis-000001');
     expect(body.report.checkedUrl).toBe('https://site.test/');
     expect(body.report.crawlers.find((x) => x.token === 'GPTBot')!.allowed).toBe(false);
-    expect(visibilityOperation.output.safeParse(body).success).toBe(true);
+    expect(visibilityCheck.output.safeParse(body).success).toBe(true);
     expect(result._meta?.[RECEIPT]).toBeUndefined();
     expect(await callsLeft()).toBe(24);
 

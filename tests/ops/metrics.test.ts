@@ -2,18 +2,21 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { POST as readinessPOST } from '@/app/api/agent/readiness/route';
-import { POST as visibilityPOST } from '@/app/api/agent/ai-visibility/route';
 import { POST as mcpPOST } from '@/app/api/mcp/route';
 import { GET as metricsGET } from '@/app/api/metrics/route';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { railsFor } from '@/lib/runtime';
 import { timedStore } from '@/lib/metrics';
 import { openSqliteStore } from '@/lib/store/sqlite';
-import { readinessOperation, visibilityOperation } from '@/lib/operations';
+import { readinessCheck } from '@/lib/checks/readiness/entry';
+import { visibilityCheck } from '@/lib/checks/visibility/entry';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { installTestRuntime, post, validReadinessBody, type TestRuntime } from '../support/runtime';
 import { parseSamples, sample, sumOf, type Samples } from './prom-text';
+import { agentCheckRoute } from '../support/check-routes';
+
+const { POST: readinessPOST } = agentCheckRoute('readiness');
+const { POST: visibilityPOST } = agentCheckRoute('ai-visibility');
 
 // GET /api/metrics after a mixed run, held against the ledger: every fulfilled call the counters show is one
 // committed call on the key, and nothing else moved the key's balance.
@@ -64,10 +67,10 @@ describe('GET /api/metrics after a mixed run', () => {
     const answers: number[] = [];
     const bearer = { authorization: `Bearer ${key}` };
     // Three fulfilled readiness calls on the key, one replayed, one refused body (400), one unpaid (402).
-    for (const n of [1, 2, 3]) answers.push((await readinessPOST(post(`${BASE}${readinessOperation.path}`, validReadinessBody(), { ...bearer, 'idempotency-key': `metrics-${n}-0000` }))).status);
-    answers.push((await readinessPOST(post(`${BASE}${readinessOperation.path}`, validReadinessBody(), { ...bearer, 'idempotency-key': 'metrics-1-0000' }))).status);
-    answers.push((await readinessPOST(post(`${BASE}${readinessOperation.path}`, { workflow: 'no' }, bearer))).status);
-    answers.push((await readinessPOST(post(`${BASE}${readinessOperation.path}`, validReadinessBody()))).status);
+    for (const n of [1, 2, 3]) answers.push((await readinessPOST(post(`${BASE}${readinessCheck.path}`, validReadinessBody(), { ...bearer, 'idempotency-key': `metrics-${n}-0000` }))).status);
+    answers.push((await readinessPOST(post(`${BASE}${readinessCheck.path}`, validReadinessBody(), { ...bearer, 'idempotency-key': 'metrics-1-0000' }))).status);
+    answers.push((await readinessPOST(post(`${BASE}${readinessCheck.path}`, { workflow: 'no' }, bearer))).status);
+    answers.push((await readinessPOST(post(`${BASE}${readinessCheck.path}`, validReadinessBody()))).status);
     // A visibility check on the key whose site hangs up: 422, nothing charged.
     answers.push((await visibilityPOST(post(`${BASE}/api/agent/ai-visibility`, { url: 'https://site.test/reset' }, bearer))).status);
     // One fulfilled call over MCP, on the same key.
@@ -75,15 +78,15 @@ describe('GET /api/metrics after a mixed run', () => {
       new Request(`${BASE}/api/mcp`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...bearer },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: readinessOperation.toolName, arguments: validReadinessBody() } }),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: readinessCheck.toolName, arguments: validReadinessBody() } }),
       }),
     );
     answers.push(mcp.status);
     expect(answers).toEqual([200, 200, 200, 200, 400, 402, 422, 200]);
 
     const moved = delta(before, await scrape());
-    const readiness = readinessOperation.id;
-    const visibility = visibilityOperation.id;
+    const readiness = readinessCheck.operationId;
+    const visibility = visibilityCheck.operationId;
     const paid = (operation: string, rail: string, outcome: string) => moved('pac_paid_calls_total', { operation, rail, outcome });
     expect(paid(readiness, 'credits', 'fulfilled')).toBe(4);
     expect(paid(readiness, 'credits', 'replayed')).toBe(1);

@@ -1,6 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import * as readinessRoute from '@/app/api/agent/readiness/route';
-import * as visibilityRoute from '@/app/api/agent/ai-visibility/route';
 import * as creditsRoute from '@/app/api/agent/credits/route';
 import * as accountRoute from '@/app/api/billing/account/route';
 import * as checkoutRoute from '@/app/api/billing/checkout/route';
@@ -14,8 +12,6 @@ import * as openApiRoute from '@/app/openapi.json/route';
 import * as llmsRoute from '@/app/llms.txt/route';
 import * as siteSessionRoute from '@/app/api/session/route';
 import * as siteRotateRoute from '@/app/api/session/rotate/route';
-import * as siteReadinessRoute from '@/app/api/session/checks/readiness/route';
-import * as siteVisibilityRoute from '@/app/api/session/checks/ai-visibility/route';
 import * as reportsRoute from '@/app/api/reports/route';
 import * as reportRoute from '@/app/api/reports/[id]/route';
 import { ENDPOINTS } from '@/lib/endpoints';
@@ -23,15 +19,21 @@ import { createKey } from '@/lib/credits/ledger';
 import { logEvent, registerLogSecrets, scrubSecrets } from '@/lib/log';
 import { REQUEST_ID_PATTERN, withRequestContext } from '@/lib/request-context';
 import { railsFor } from '@/lib/runtime';
-import { readinessOperation } from '@/lib/operations';
+import { readinessCheck } from '@/lib/checks/readiness/entry';
 import { installTestRuntime, validReadinessBody, type TestRuntime } from '../support/runtime';
+import { agentCheckRoute, siteCheckRoute } from '../support/check-routes';
+
+const readinessRoute = agentCheckRoute('readiness');
+const visibilityRoute = agentCheckRoute('ai-visibility');
+const siteReadinessRoute = siteCheckRoute('readiness');
+const siteVisibilityRoute = siteCheckRoute('ai-visibility');
 
 // Every answer carries X-Request-Id (a valid incoming one echoed, else a new one), and every log line written
 // while a request is served is one JSON object naming it.
 
 type RouteModule = Partial<Record<'GET' | 'POST' | 'DELETE', (request: Request) => Response | Promise<Response>>>;
 const ROUTES: Record<string, RouteModule> = {
-  [readinessOperation.path]: readinessRoute,
+  [readinessCheck.path]: readinessRoute,
   '/api/agent/ai-visibility': visibilityRoute,
   '/api/agent/credits': creditsRoute,
   '/api/billing/account': accountRoute,
@@ -115,8 +117,8 @@ describe('X-Request-Id', () => {
 
   it('gives each request without one its own id, on 200s, 402s and problems alike', async () => {
     const ok = await call('/api/health', 'GET', {});
-    const unpaid = await readinessRoute.POST(new Request(`${BASE}${readinessOperation.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(validReadinessBody()) }));
-    const invalid = await call(readinessOperation.path, 'POST', {});
+    const unpaid = await readinessRoute.POST(new Request(`${BASE}${readinessCheck.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(validReadinessBody()) }));
+    const invalid = await call(readinessCheck.path, 'POST', {});
     expect([ok.status, unpaid.status, invalid.status]).toEqual([200, 402, 400]);
     expect(invalid.headers.get('content-type')).toBe('application/problem+json');
     const ids = [ok, unpaid, invalid].map((r) => r.headers.get('x-request-id'));
@@ -136,18 +138,18 @@ describe('log lines', () => {
   it('writes one JSON access line per request with id, route, status, duration, operation, rail and outcome, and no key', async () => {
     const { key } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
     const lines = await stdoutLines(async () => {
-      await readinessRoute.POST(new Request(`${BASE}${readinessOperation.path}`, {
+      await readinessRoute.POST(new Request(`${BASE}${readinessCheck.path}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'x-request-id': 'paid-call-1' },
         body: JSON.stringify(validReadinessBody()),
       }));
-      await readinessRoute.POST(new Request(`${BASE}${readinessOperation.path}`, { method: 'POST', headers: { 'x-request-id': 'unpaid-call-1' }, body: JSON.stringify(validReadinessBody()) }));
+      await readinessRoute.POST(new Request(`${BASE}${readinessCheck.path}`, { method: 'POST', headers: { 'x-request-id': 'unpaid-call-1' }, body: JSON.stringify(validReadinessBody()) }));
     });
     const events = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     const access = events.filter((e) => e.event === 'request');
     expect(access).toHaveLength(2);
-    expect(access[0]).toMatchObject({ requestId: 'paid-call-1', route: readinessOperation.id, method: 'POST', status: 200, operation: readinessOperation.id, rail: 'credits', outcome: 'fulfilled' });
-    expect(access[1]).toMatchObject({ requestId: 'unpaid-call-1', route: readinessOperation.id, status: 402, operation: readinessOperation.id, rail: 'none', outcome: 'unpaid' });
+    expect(access[0]).toMatchObject({ requestId: 'paid-call-1', route: readinessCheck.operationId, method: 'POST', status: 200, operation: readinessCheck.operationId, rail: 'credits', outcome: 'fulfilled' });
+    expect(access[1]).toMatchObject({ requestId: 'unpaid-call-1', route: readinessCheck.operationId, status: 402, operation: readinessCheck.operationId, rail: 'none', outcome: 'unpaid' });
     for (const e of access) expect(typeof e.durationMs).toBe('number');
     expect(lines.join('\n')).not.toContain(key);
     expect(lines.join('\n')).not.toContain(key.slice('pac_live_'.length));

@@ -2,8 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { liveRails, type PaymentConfig } from '../../lib/payments/config';
 import { createPaymentRails } from '../../lib/payments/rails';
-import { challenge } from '../../lib/payments/challenge';
+import { problem } from '../../lib/problems';
 import { decodeBase64Json, parseWwwAuthenticate, postJson, rails, server, withPaidServer, type Rails, expectSpecPaymentTerms, expectSameTermsNewChallenges } from './harness';
+
+const PAY = problem('payment-required', 'Pay 1.00 USD.');
 
 withPaidServer();
 
@@ -31,18 +33,19 @@ describe('402 challenge', () => {
   });
 
   it('never issues the same challenge twice, even for simultaneous requests', async () => {
-    const all = await Promise.all(Array.from({ length: 40 }, () => challenge(server.payments, { method: 'POST', url: server.resource })));
-    const ids = all.flatMap((c) => parseWwwAuthenticate(c.headers.get('www-authenticate')!).map((x) => x.params.id));
+    const all = await Promise.all(Array.from({ length: 40 }, () => server.payments.challenge(new URL(server.resource).pathname, PAY)));
+    const ids = all.flatMap((c) => parseWwwAuthenticate(c.wwwAuthenticate).map((x) => x.params.id));
     expect(ids).toHaveLength(80);
     expect(new Set(ids).size).toBe(80);
   });
 
   it('derives realm and resource.url from APP_URL, not from the request', async () => {
     const payments = createPaymentRails({ ...configOf(rails), appUrl: 'https://checks.example.com/' })!;
-    const c = await challenge(payments, { method: 'POST', url: 'http://10.0.0.7:3000/api/agent/readiness' });
-    const [card] = parseWwwAuthenticate(c.headers.get('www-authenticate')!);
+    // Only a path goes in: the host a request came to never reaches the terms.
+    const c = await payments.challenge('/api/agent/readiness', PAY);
+    const [card] = parseWwwAuthenticate(c.wwwAuthenticate);
     expect(card!.params.realm).toBe('checks.example.com');
-    expect(decodeBase64Json<{ resource: unknown }>(c.headers.get('payment-required')).resource).toEqual({
+    expect(decodeBase64Json<{ resource: unknown }>(c.paymentRequired).resource).toEqual({
       url: 'https://checks.example.com/api/agent/readiness',
     });
   });
@@ -63,16 +66,16 @@ describe('rail configuration', () => {
 
   it('a card-only configuration offers the card challenge and no PAYMENT-REQUIRED', async () => {
     const payments = createPaymentRails({ ...configOf(rails), x402FacilitatorUrl: undefined })!;
-    const c = await challenge(payments, { method: 'POST', url: server.resource });
-    expect(parseWwwAuthenticate(c.headers.get('www-authenticate')!).map((x) => x.params.method)).toEqual(['stripe']);
-    expect(c.headers.get('payment-required')).toBeNull();
+    const c = await payments.challenge(new URL(server.resource).pathname, PAY);
+    expect(parseWwwAuthenticate(c.wwwAuthenticate).map((x) => x.params.method)).toEqual(['stripe']);
+    expect(c.paymentRequired).toBeNull();
   });
 
   it('a USDC-only configuration offers the evm challenge and PAYMENT-REQUIRED', async () => {
     const payments = createPaymentRails({ ...configOf(rails), stripeSecretKey: undefined })!;
-    const c = await challenge(payments, { method: 'POST', url: server.resource });
-    expect(parseWwwAuthenticate(c.headers.get('www-authenticate')!).map((x) => x.params.method)).toEqual(['evm']);
-    expect(decodeBase64Json<{ x402Version: number }>(c.headers.get('payment-required')).x402Version).toBe(2);
+    const c = await payments.challenge(new URL(server.resource).pathname, PAY);
+    expect(parseWwwAuthenticate(c.wwwAuthenticate).map((x) => x.params.method)).toEqual(['evm']);
+    expect(decodeBase64Json<{ x402Version: number }>(c.paymentRequired).x402Version).toBe(2);
   });
 });
 

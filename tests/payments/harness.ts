@@ -1,14 +1,22 @@
-// Test harness: local rails + a minimal paid endpoint that uses lib/payments exactly as the gate does
-// (challenge when no credential; verify -> run -> settle), served over node:http so real clients can pay it.
+// Test harness: local rails and a paid endpoint served by the production paid-call pipeline (runPaidCall
+// and outcomeResponse, with a check of its own that echoes the body), over node:http so real clients can pay it.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { createPublicClient, http } from 'viem';
+import { z } from 'zod';
 import { serveWebHandler } from '../support/web-server';
 import { startRails, type Rails } from '../../scripts/rails/start';
-import { challenge } from '../../lib/payments/challenge';
+import { defineCheck, paidResult } from '../../lib/checks/entry';
 import { memoryCredentialClaims, type CredentialClaims } from '../../lib/payments/claims';
 import { paymentConfigOf, type PaymentConfig } from '../../lib/payments/config';
 import { createPaymentRails, type PaymentRails } from '../../lib/payments/rails';
-import { hasPaymentCredential, verifyCredential } from '../../lib/payments/verify';
+import { credentialFromHeaders, type PaidRail } from '../../lib/payments/verify';
+import { runPaidCall, type PaidCallDeps } from '../../lib/paid-call/pipeline';
+import { outcomeResponse } from '../../lib/paid-call/http';
+import { ProblemError } from '../../lib/problems';
+import { openSqliteStore } from '../../lib/store/sqlite';
 
 export interface PaidServer {
   url: string;
@@ -24,6 +32,34 @@ export interface PaidServer {
   close(): Promise<void>;
 }
 
+/** The harness's paid check: it echoes the body with the rail that paid; `fail` makes it fail (422) after the credential verified. */
+function echoCheck(state: { runs: number; failRuns: boolean }, rail: () => PaidRail | null) {
+  return defineCheck({
+    id: 'harness-echo',
+    label: 'Harness echo',
+    operationId: 'harnessEcho',
+    toolName: 'harness_echo',
+    service: 'Harness echo',
+    summary: 'Echoes the body',
+    description: 'Echoes the body it was paid for (payment tests only).',
+    input: z.record(z.string(), z.unknown()),
+    output: paidResult({}),
+    example: {},
+    workBeforeCharge: false,
+    async run(input) {
+      state.runs += 1;
+      if (state.failRuns) throw new ProblemError('site-unreachable', 'operation failed');
+      return { ok: true, echo: input, rail: rail() };
+    },
+    described: z.strictObject({}),
+    describe: () => ({}),
+    matches: () => false,
+    facts: () => ({ target: '', score: null }),
+    markdown: () => '',
+    summarize: () => 'echoed',
+  });
+}
+
 export async function startPaidServer(
   rails: Rails,
   options: { claims?: CredentialClaims; config?: Partial<PaymentConfig> } = {},
@@ -35,42 +71,71 @@ export async function startPaidServer(
   const config: PaymentConfig = { ...paymentConfigOf({ ...rails.env, APP_URL: appUrl }), ...options.config };
   const payments = createPaymentRails(config, { claims: options.claims ?? memoryCredentialClaims() });
   if (!payments) throw new Error('no rails configured');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pac-harness-'));
+  const store = openSqliteStore(dir);
+  const deps: PaidCallDeps = {
+    config: {
+      APP_URL: appUrl, CREDITS_KEY_SECRET: 'x'.repeat(40), RATE_LIMIT_PER_IP: 1_000_000, RATE_LIMIT_PER_KEY: 1_000_000, RATE_LIMIT_WINDOW_SECONDS: 60,
+      RATE_LIMIT_COSTLY_FAILURES: 3, CREDITS_RESERVATION_HOLD_SECONDS: 120, VISIBILITY_CHECKS_PER_HOST_PER_MINUTE: 1_000_000, REPORT_RETENTION_DAYS: 30,
+    },
+    store,
+    rails: payments,
+  };
+  const resourcePath = echoCheck(state, () => null).path;
 
   async function handle(request: Request): Promise<Response> {
     const url = new URL(request.url);
-    if (request.method !== 'POST' || url.pathname !== '/api/paid') return new Response('not found', { status: 404 });
+    if (request.method !== 'POST' || url.pathname !== resourcePath) return new Response('not found', { status: 404 });
     let body: unknown;
     try {
       body = await request.json();
     } catch {
       return Response.json({ error: 'bad body' }, { status: 400 });
     }
-    if (!hasPaymentCredential(request)) return (await challenge(payments!, request)).toResponse();
-    const verdict = await verifyCredential(payments!, request);
-    if (!verdict.ok) return verdict.response;
-    // The paid operation runs between validation and settlement.
-    state.runs += 1;
-    if (state.failRuns) return Response.json({ error: 'operation failed' }, { status: 422 });
-    await state.beforeSettle?.();
-    const settled = await verdict.settle();
-    if (!settled.ok) return settled.response;
-    return Response.json(
-      { ok: true, echo: body, rail: verdict.rail, paymentIntent: settled.reference },
-      { headers: settled.headers },
+    // The rail that paid, learnt when the credential verified; the settlement waits for the test's hook.
+    let rail: PaidRail | null = null;
+    const watched: PaymentRails = {
+      ...payments!,
+      verify: async (credential, resourcePath) => {
+        const verdict = await payments!.verify(credential, resourcePath);
+        if (!verdict.ok) return verdict;
+        return {
+          ...verdict,
+          // These tests put Stripe faults on the charge; who owns a card token (a Stripe lookup of its own) is
+          // tested with the payer's idempotency scope (payer-idempotency.test.ts), so it is not asked here.
+          payer: verdict.rail === 'stripe' ? async () => null : verdict.payer,
+          settle: async () => (await state.beforeSettle?.(), verdict.settle()),
+        };
+      },
+    };
+    const outcome = await runPaidCall(
+      { ...deps, rails: watched, observer: { verified: (r) => (rail = r), ran: () => {}, settlementFailed: () => {} } },
+      {
+        check: echoCheck(state, () => rail),
+        body,
+        idempotencyKey: null,
+        idempotencyKeySource: 'header:Idempotency-Key',
+        clientIp: '203.0.113.7',
+        bearerKey: null,
+        credential: credentialFromHeaders(request.headers),
+      },
     );
+    return outcomeResponse(outcome);
   }
 
   return Object.assign(state, {
     url: appUrl,
-    resource: `${appUrl}/api/paid`,
+    resource: `${appUrl}${resourcePath}`,
     rails,
     payments,
-    close: () => server.close(),
+    close: async () => {
+      await server.close();
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
   });
 }
 
-
-export { startRails };
 export type { Rails };
 
 /** The rails and paid server of the current test file, set by withPaidServer() (read them inside tests and hooks). */

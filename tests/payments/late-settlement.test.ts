@@ -12,7 +12,6 @@ import Stripe from 'stripe';
 import { createPublicClient, http, parseAbiItem, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { POST as readinessPOST } from '@/app/api/agent/readiness/route';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { httpFacilitator } from '@/lib/payments/facilitator';
 import { storeCredentialClaims } from '@/lib/payments/claims';
@@ -24,6 +23,9 @@ import { LATE_ANSWER_MS } from '../../scripts/rails/faults';
 import { LEAK_PATTERN } from './harness';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
 import { readinessPayer } from '../support/readiness-payer';
+import { agentCheckRoute } from '../support/check-routes';
+
+const { POST: readinessPOST } = agentCheckRoute('readiness');
 
 const APP_URL = 'http://localhost:3000';
 const DEADLINE_MS = 1_000;

@@ -7,13 +7,15 @@ import Stripe from 'stripe';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POST as readinessPOST } from '@/app/api/agent/readiness/route';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { railsFor } from '@/lib/runtime';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { chainLedger } from './harness';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
 import { readinessPayer } from '../support/readiness-payer';
+import { agentCheckRoute } from '../support/check-routes';
+
+const { POST: readinessPOST } = agentCheckRoute('readiness');
 
 const APP_URL = 'http://localhost:3000';
 const ONE_USDC = 1_000_000n;

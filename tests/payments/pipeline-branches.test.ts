@@ -3,12 +3,14 @@
 // The real route and the real SQLite store, wrapped in a Proxy that misbehaves on one chosen method; the
 // clock is frozen (fake Date), so a hold lapses only when a test moves the clock past it.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { POST } from '@/app/api/agent/readiness/route';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { maskKey } from '@/lib/credits/keys';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { StoreUnavailableError, type Store } from '@/lib/store';
 import { installTestRuntime, post, validReadinessBody, type TestRuntime } from '../support/runtime';
+import { agentCheckRoute } from '../support/check-routes';
+
+const { POST } = agentCheckRoute('readiness');
 
 const URL_ = 'http://localhost:3000/api/agent/readiness';
 const START = new Date('2026-03-01T10:00:00.000Z');

@@ -12,13 +12,15 @@ import Stripe from 'stripe';
 import { getAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { POST } from '@/app/api/agent/readiness/route';
 import { railsFor } from '@/lib/runtime';
 import { StoreUnavailableError, type Store } from '@/lib/store';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { chainLedger, expectPaymentProblem, parseWwwAuthenticate } from './harness';
 import { sptFromTestHelper } from '../support/card';
 import { installTestRuntime, validReadinessBody, type TestRuntime } from '../support/runtime';
+import { agentCheckRoute } from '../support/check-routes';
+
+const { POST } = agentCheckRoute('readiness');
 
 const APP_URL = 'http://localhost:3000';
 const URL_ = `${APP_URL}/api/agent/readiness`;

@@ -383,8 +383,8 @@ describe('the README walk-through', () => {
   it('shows the v2 answer the walk-through request really gets', async () => {
     const { readFileSync } = await import('node:fs');
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const { readinessOperation } = await import('@/lib/operations');
-    const a = assessReadiness(ReadinessRequest.parse(readinessOperation.example));
+    const { readinessCheck } = await import('@/lib/checks/readiness/entry');
+    const a = assessReadiness(ReadinessRequest.parse(readinessCheck.example));
     const c = a.capabilities.find((x) => x.key === 'payment_challenge_and_receipt')!;
     expect(readme).toContain(`"verdict":"${a.verdict}","score":${a.score},`);
     expect(readme).toContain(JSON.stringify(a.summary));

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { fieldOfPath, validateReadiness } from '@/components/check/ReadinessForm';
 import { reportPathFrom } from '@/components/check/session';
-import { reportKind } from '@/components/report-view/types';
+import { reportViewOf } from '@/components/report-view/views';
 import { CAPABILITY_KEYS } from '@/lib/checks/readiness/schema';
 import { exampleReadinessBody, exampleVisibilityBody } from '@/lib/site/examples';
 
@@ -60,9 +60,9 @@ it('reportPathFrom reads the report page from the Link header of a paid answer',
   expect(reportPathFrom('</elsewhere>; rel="related"')).toBeNull();
 });
 
-it('reportKind tells the two checks apart by shape', () => {
-  expect(reportKind(exampleVisibilityBody())).toBe('visibility');
-  expect(reportKind(exampleReadinessBody())).toBe('readiness');
-  expect(reportKind({ report: {} })).toBeNull();
-  expect(reportKind(null)).toBeNull();
+it('reportViewOf tells the two checks apart by shape', () => {
+  expect(reportViewOf(exampleVisibilityBody())?.report.id).toBe('ai-visibility');
+  expect(reportViewOf(exampleReadinessBody())?.report.id).toBe('readiness');
+  expect(reportViewOf({ report: {} })).toBeNull();
+  expect(reportViewOf(null)).toBeNull();
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '@/lib/config';
 import { createKey } from '@/lib/credits/ledger';
-import { readinessOperation } from '@/lib/operations';
+import { readinessCheck } from '@/lib/checks/readiness/entry';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { runPaidCall, type PaidCallDeps, type PaidCall } from '@/lib/paid-call/pipeline';
 import { outcomeResponse } from '@/lib/paid-call/http';
@@ -27,15 +27,15 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
       let clock = T0;
       const deps: PaidCallDeps = { config, store, rails: null, now: () => new Date(clock) };
       const { key, grant } = await createKey(store, config.CREDITS_KEY_SECRET, 'bundle-25', { now: T0 });
-      const call = (operation = readinessOperation): PaidCall => ({
-        operation, body: validReadinessBody(), idempotencyKey: 'order-crashed-0001', idempotencyKeySource: 'header:Idempotency-Key',
+      const call = (check = readinessCheck): PaidCall => ({
+        check, body: validReadinessBody(), idempotencyKey: 'order-crashed-0001', idempotencyKeySource: 'header:Idempotency-Key',
         clientIp: '203.0.113.9', bearerKey: key, credential: null,
       });
 
       // The first request reserves a call, claims the key, then never finishes (its process died).
       let started!: () => void;
       const running = new Promise<void>((resolve) => (started = resolve));
-      void runPaidCall(deps, call({ ...readinessOperation, run: () => (started(), new Promise(() => {})) }));
+      void runPaidCall(deps, call({ ...readinessCheck, run: () => (started(), new Promise(() => {})) }));
       await running;
 
       clock = T0 + IN_FLIGHT_TTL_MS - 1;

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { POST as readinessPOST } from '@/app/api/agent/readiness/route';
-import { POST as visibilityPOST } from '@/app/api/agent/ai-visibility/route';
 import { createKey, balance } from '@/lib/credits/ledger';
 import { railsFor } from '@/lib/runtime';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { installTestRuntime, validReadinessBody, type TestRuntime } from '../support/runtime';
+import { agentCheckRoute } from '../support/check-routes';
+
+const { POST: readinessPOST } = agentCheckRoute('readiness');
+const { POST: visibilityPOST } = agentCheckRoute('ai-visibility');
 
 // Hostile input against both paid routes, with every payment rail live: whatever the body and
 // headers, the answer is never a 5xx, an error is always problem+json, and nothing is charged

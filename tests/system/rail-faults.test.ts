@@ -14,7 +14,6 @@ import { Mppx, evm, stripe as stripeMethods } from 'mppx/client';
 import Stripe from 'stripe';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POST as readinessPOST } from '@/app/api/agent/readiness/route';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { httpFacilitator } from '@/lib/payments/facilitator';
 import { storeCredentialClaims } from '@/lib/payments/claims';
@@ -26,6 +25,9 @@ import type { ProcessorFault } from '../../scripts/rails/faults';
 import { LEAK_PATTERN, chainLedger } from '../payments/harness';
 import { installTestRuntime, validReadinessBody, type TestRuntime } from '../support/runtime';
 import { sptFromTestHelper } from '../support/card';
+import { agentCheckRoute } from '../support/check-routes';
+
+const { POST: readinessPOST } = agentCheckRoute('readiness');
 
 const APP_URL = 'http://localhost:3000';
 const SHORT_TIMEOUT_MS = 1_500;

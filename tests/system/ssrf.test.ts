@@ -10,13 +10,15 @@
 // then connects to a local fixture. No CHECK_HOST_MAP: the production guard path is the one under test.
 import dns from 'node:dns';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { POST as visibilityPOST } from '@/app/api/agent/ai-visibility/route';
 import { isPublicAddress } from '@/lib/checks/visibility/safe-fetch';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
 import { answerEverySocketFrom, type Dial } from '../support/route-sockets';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
+import { agentCheckRoute } from '../support/check-routes';
+
+const { POST: visibilityPOST } = agentCheckRoute('ai-visibility');
 
 const APP_URL = 'http://localhost:3000';
 const PUBLIC_IP = '93.184.215.14';

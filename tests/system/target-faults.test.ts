@@ -11,7 +11,6 @@ import zlib from 'node:zlib';
 import { Mppx, evm } from 'mppx/client';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POST as visibilityPOST } from '@/app/api/agent/ai-visibility/route';
 import { CHECK_BUDGET_MS, PAGE_MAX_BYTES } from '@/lib/checks/visibility/check';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
@@ -20,6 +19,9 @@ import { startRails, type Rails } from '../../scripts/rails/start';
 import { LEAK_PATTERN, chainLedger } from '../payments/harness';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
 import { gzipLayers, startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
+import { agentCheckRoute } from '../support/check-routes';
+
+const { POST: visibilityPOST } = agentCheckRoute('ai-visibility');
 
 const APP_URL = 'http://localhost:3000';
 const MB = 1024 * 1024;

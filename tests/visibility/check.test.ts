@@ -4,7 +4,7 @@ import { checkVisibility, visibilityCheckDescription, type VisibilityResult } fr
 import { CRAWLERS } from '@/lib/checks/visibility/crawlers';
 import { RUBRIC, RUBRIC_VERSION, BLOCKING_SCORE_CAP, VISIBILITY_LIMITS } from '@/lib/checks/visibility/rubric';
 import { ProblemError } from '@/lib/problems';
-import { visibilityProblem } from '@/lib/operations';
+import { visibilityProblem } from '@/lib/checks/visibility/entry';
 import { startFixtureSite, type FixtureResponse, type FixtureRoute, type FixtureSite } from './fixture-site';
 import { goodPage, goodRoutes, httpsOnly, text, xml } from './fixture-pages';
 
@@ -22,7 +22,7 @@ async function run(routes: Record<string, FixtureRoute>, url = 'https://site.tes
   return { result, site };
 }
 
-/** The check's failure as the edge answers it (lib/operations.ts visibilityProblem). */
+/** The check's failure as the edge answers it (lib/checks/visibility/entry.ts visibilityProblem). */
 async function problemOf(promise: Promise<unknown>): Promise<ProblemError> {
   try {
     await promise;

@@ -4,7 +4,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { POST } from '@/app/api/agent/ai-visibility/route';
 import { isSitemapDocument, runAnalysisTask, type AnalysisResult, type AnalysisTask } from '@/lib/checks/visibility/analysis';
 import { analysisPool, replaceAnalysisPool } from '@/lib/checks/visibility/analysis-pool';
 import { checkVisibility, SiteUnreachable } from '@/lib/checks/visibility/check';
@@ -17,6 +16,9 @@ import { createWorkerPool, TaskDeadlineError, TaskQueueTimeoutError, type Worker
 import { installTestRuntime, post } from '../support/runtime';
 import { startFixtureSite, type FixtureSite } from './fixture-site';
 import { HOSTILE_LLMS, HOSTILE_PAGE_PATH, HOSTILE_ROBOTS, HOSTILE_SITEMAP, hostileRoutes, NESTED_TABLES_PAGE, unclosedFormattingPage } from './hostile-site';
+import { agentCheckRoute } from '../support/check-routes';
+
+const { POST } = agentCheckRoute('ai-visibility');
 
 // Whether the event loop stays free while analysis runs is shown by ordering, not by timing: an ordinary HTTP
 // request to a tiny local server is sent as a task starts, and must be answered before that task settles. With the

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkVisibility, OutboundBudgetSpent, SiteUnreachable, visibilityCheckDescription, type VisibilityResult } from '@/lib/checks/visibility/check';
 import { createOutboundGate, registrableDomain, THIRD_PARTY_REQUESTS_PER_DOMAIN } from '@/lib/checks/visibility/outbound';
 import { FetchRefusedError, safeFetch } from '@/lib/checks/visibility/safe-fetch';
-import { visibilityOperation } from '@/lib/operations';
+import { visibilityCheck } from '@/lib/checks/visibility/entry';
 import { spendOutbound } from '@/lib/paid-call/host-budget';
 import { openSqliteStore } from '@/lib/store/sqlite';
 import type { Store } from '@/lib/store';
@@ -73,8 +73,8 @@ describe('registrable domains', () => {
   });
 
   it('the per-site check budget of the paid route is keyed by the registrable domain of the address asked for', () => {
-    expect(visibilityOperation.targetHost!({ url: 'https://a7.attacker-example.com/x' })).toBe('attacker-example.com');
-    expect(visibilityOperation.targetHost!({ url: 'https://www.example.co.uk/' })).toBe('example.co.uk');
+    expect(visibilityCheck.targetHost!({ url: 'https://a7.attacker-example.com/x' })).toBe('attacker-example.com');
+    expect(visibilityCheck.targetHost!({ url: 'https://www.example.co.uk/' })).toBe('example.co.uk');
   });
 });
 

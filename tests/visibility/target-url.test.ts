@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ProblemError } from '@/lib/problems';
 import { InvalidTargetUrl, normalizeTargetUrl } from '@/lib/checks/visibility/target-url';
-import { visibilityProblem } from '@/lib/operations';
+import { visibilityProblem } from '@/lib/checks/visibility/entry';
 
-/** The refusal as the edge answers it (lib/operations.ts maps the check's InvalidTargetUrl to 400 invalid-url). */
+/** The refusal as the edge answers it (the check's entry maps its InvalidTargetUrl to 400 invalid-url). */
 function refusal(input: string, allowHosts: string[] = []): ProblemError {
   try {
     normalizeTargetUrl(input, { allowHosts });

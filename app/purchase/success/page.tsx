@@ -1,5 +1,5 @@
 import { PurchaseStatus } from '@/components/PurchaseStatus';
-import { readinessOperation } from '@/lib/operations';
+import { readinessCheck } from '@/lib/checks/readiness/entry';
 import { pageMetadata } from '@/lib/site/metadata';
 
 // The address carries the Checkout Session id; it must not leak to other sites through Referer.
@@ -14,7 +14,7 @@ export default async function PurchaseSuccess({ searchParams }: { searchParams: 
   return (
     <>
       <h1>Thank you for your purchase</h1>
-      <PurchaseStatus sessionId={sessionId} exampleBody={JSON.stringify(readinessOperation.example)} examplePath={readinessOperation.path} />
+      <PurchaseStatus sessionId={sessionId} exampleBody={JSON.stringify(readinessCheck.example)} examplePath={readinessCheck.path} />
     </>
   );
 }

@@ -10,11 +10,9 @@ import { buildPlan, type PlanPhase } from './plan';
 // Pure and deterministic: the same request gives the same assessment, byte for byte. No clock, no randomness,
 // no network: everything below is derived from the declaration and the published rubric.
 
-export { SEVERITY_ORDER, type Severity };
+type FindingKind = 'missing' | 'unknown' | 'partial' | 'no-evidence' | 'evidence-unverifiable';
 
-export type FindingKind = 'missing' | 'unknown' | 'partial' | 'no-evidence' | 'evidence-unverifiable';
-
-export interface ReadinessFinding {
+interface ReadinessFinding {
   id: string;
   capability: CapabilityKey;
   severity: Severity;
@@ -38,9 +36,9 @@ interface CapabilityResult {
   finding: ReadinessFinding | null;
 }
 
-export type Verdict = 'ready' | 'ready-with-gaps' | 'not-ready';
+type Verdict = 'ready' | 'ready-with-gaps' | 'not-ready';
 
-export interface ProductionDelta {
+interface ProductionDelta {
   score: number;
   verdict: Verdict;
   newlyRequired: CapabilityKey[];

@@ -2,11 +2,9 @@
 // Nothing is fetched or opened: "checkable" means the string names something a reader could check (an address,
 // a file, a test, a command or a record), not that it was checked.
 
-export const EVIDENCE_KINDS = ['url', 'path', 'test', 'command', 'reference', 'statement'] as const;
-
 // The order of EVIDENCE_RULES is part of the rules: a command that names an address is a command, a test file is a
 // test before it is a path.
-export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
+export type EvidenceKind = 'url' | 'path' | 'test' | 'command' | 'reference' | 'statement';
 
 export interface EvidenceItem {
   text: string;

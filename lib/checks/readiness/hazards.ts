@@ -35,7 +35,7 @@ export interface HazardRule {
   fix: string;
 }
 
-export const TAKES_PAYMENTS_RULE = 'payments are taken: payment_challenge_and_receipt or webhook_verification is implemented or partial';
+const TAKES_PAYMENTS_RULE = 'payments are taken: payment_challenge_and_receipt or webhook_verification is implemented or partial';
 
 export const HAZARD_RULES: readonly HazardRule[] = [
   {

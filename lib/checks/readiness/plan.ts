@@ -46,7 +46,7 @@ export interface PlanFinding {
   gap: boolean;
 }
 
-export interface PlanStep {
+interface PlanStep {
   capability: CapabilityKey;
   findingId: string;
   action: string;
@@ -61,7 +61,7 @@ export interface PlanPhase {
 const rank = (s: Severity) => SEVERITY_ORDER.indexOf(s);
 
 /** The plan severity of each finding (PLAN_SEVERITY_RULE). */
-export function planSeverity(f: PlanFinding, hazards: readonly Hazard[]): Severity {
+function planSeverity(f: PlanFinding, hazards: readonly Hazard[]): Severity {
   if (!f.gap) return f.severity;
   return hazards.filter((h) => h.capabilities.includes(f.capability)).reduce<Severity>((s, h) => (rank(h.severity) < rank(s) ? h.severity : s), f.severity);
 }

@@ -109,7 +109,7 @@ export function isRequired(key: CapabilityKey, workflow: ReadinessRequest['workf
 }
 
 /** What changed from assessment 1.x (rubric readiness-rubric-2026-11.1), published with the rubric. */
-export const READINESS_CHANGES = {
+const READINESS_CHANGES = {
   from: { assessmentVersion: '1.0.0', rubricVersion: 'readiness-rubric-2026-11.1' },
   to: { assessmentVersion: ASSESSMENT_VERSION, rubricVersion: READINESS_RUBRIC_VERSION },
   kept: 'Every 1.x member keeps its name and meaning; points, weights, requirements, blockers and the verdict rules are unchanged except for the evidence credit below.',

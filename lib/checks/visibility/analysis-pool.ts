@@ -9,13 +9,13 @@ import type { AnalysisResult, AnalysisResults, AnalysisTask } from './analysis';
 // and the check then fails uncharged.
 
 /** A task that runs longer than this is stopped; a 512 KB page takes well under a second on a busy machine. */
-export const ANALYSIS_DEADLINE_MS = 5_000;
+const ANALYSIS_DEADLINE_MS = 5_000;
 /**
  * A task that waits longer than this for a free thread is given up unrun (TaskQueueTimeoutError): two tasks
  * running to their deadlines take 5 s, so a wait of 10 s means the threads are swamped, and the check fails
  * cleanly rather than waiting behind every queued task.
  */
-export const ANALYSIS_QUEUE_DEADLINE_MS = 10_000;
+const ANALYSIS_QUEUE_DEADLINE_MS = 10_000;
 /** Two threads: enough for checks to overlap, few enough that a stuck one leaves most cores alone. */
 const ANALYSIS_THREADS = 2;
 // A runaway allocation ends the thread (and fails the task) rather than growing the server's heap.

@@ -31,7 +31,7 @@ export const PARSE_MAX_DEPTH = 512;
 export const PARSE_MAX_REOPENED_FORMATTING = 20_000;
 
 /** Which limit stopped the parse. */
-export type ParseLimit = 'nodes' | 'depth' | 'reopened-formatting';
+type ParseLimit = 'nodes' | 'depth' | 'reopened-formatting';
 
 /** The limit a parse stopped at, with its value (for the finding that explains it). */
 export interface ParseLimitHit {

@@ -1,8 +1,0 @@
-import { observed } from '@/lib/http/observe';
-import { visibilityOperation } from '@/lib/operations';
-import { sessionCheckPost } from '@/lib/session/http';
-
-export const runtime = 'nodejs';
-export const dynamic = 'force-dynamic';
-
-export const POST = observed('session-ai-visibility', sessionCheckPost(visibilityOperation));

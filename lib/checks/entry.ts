@@ -1,0 +1,136 @@
+import { z } from 'zod';
+
+// What a check is, in one object: the entry each check folder exports (lib/checks/<name>/entry.ts) and the
+// registry lists (lib/checks/registry.ts). Every surface reads it: the REST route (/api/agent/<id>), the
+// site's route (/api/session/checks/<id>), the MCP tool, the stored report and its history row, the Markdown,
+// OpenAPI, the docs and /llms.txt. The view of a report is the one thing it does not hold: React components
+// live in components/ and are looked up by the check's id there (components/report-view/views.tsx), so lib
+// imports no component and the browser's bundle never pulls in a check's `run`.
+
+/** What the pipeline hands a check's `run` besides its input. */
+interface CheckContext {
+  signal: AbortSignal;
+  now: Date;
+  /**
+   * Counts one request a check is about to send to a registrable domain against that domain's budget for the
+   * minute (OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE, in the store); `allowed` false: do not send it.
+   */
+  spendOutbound?: (domain: string) => Promise<{ allowed: boolean; retryAfterMs: number }>;
+  /**
+   * Who pays for this call: `key:<hash>` for a credits key, `payer:<hash>` for a verified payer, `ip:<address>`
+   * when a credential names no payer. Shared resources (the renderer) are shared fairly between owners.
+   */
+  owner?: string;
+}
+
+/**
+ * The part of a check a browser may load (no `run`, nothing that fetches): how its 200 body reads as a history
+ * row and as Markdown, and how a person names it. components/ imports this much of a check and no more.
+ */
+export interface CheckReport {
+  /** The check's one public name: path tail (/api/agent/<id>), site route, stored report kind, the site's tab. */
+  id: string;
+  /** What a person calls it on the site (tabs, the history table). */
+  label: string;
+  /** Whether a 200 body (or a stored report) is this check's, by its shape. */
+  matches(body: unknown): boolean;
+  /** What a history row shows of a 200 body: what was checked, and the score (null when it has none). */
+  facts(body: unknown): { target: string; score: number | null };
+  /** The 200 body as a short Markdown summary (the MCP tool's text, the site's "Copy as Markdown"). */
+  markdown(body: Record<string, unknown>): string;
+}
+
+export interface CheckSpec<S extends z.ZodType, D extends z.ZodObject> extends CheckReport {
+  /** The OpenAPI operationId; also the metric label, and part of every idempotency scope (so it never changes). */
+  operationId: string;
+  /** The MCP tool's name. */
+  toolName: string;
+  /** Its full name, in every 200 body's `service`. */
+  service: string;
+  summary: string;
+  description: string;
+  input: S;
+  /** The full 200 body (the pipeline's envelope, `paidResult`, plus what `run` returns): the MCP tool's outputSchema. */
+  output: z.ZodType;
+  /** A valid request body, shown in the docs and the OpenAPI document (and sent by `mppx validate`). */
+  example: z.infer<S>;
+  /** Checks beyond the schema that must refuse with 400 before any payment is asked for. */
+  precheck?(input: z.infer<S>): void;
+  /**
+   * The site the check fetches from (the registrable domain of its address), when it fetches a site: the
+   * pipeline then holds it to the per-site budget (VISIBILITY_CHECKS_PER_HOST_PER_MINUTE), across all callers,
+   * before any charge.
+   */
+  targetHost?(input: z.infer<S>): string;
+  /** True when the work can fail for reasons outside the buyer's request body (it then runs before any charge). */
+  workBeforeCharge: boolean;
+  /** The check's own members of the 200 body; the pipeline adds service, idempotencyKey and the payment reference. */
+  run(input: z.infer<S>, context: CheckContext): Promise<Record<string, unknown>>;
+  /**
+   * The check's own failures (thrown by `precheck` or `run`) in the service's error vocabulary: a ProblemError.
+   * Anything it does not know it returns as it is.
+   */
+  problemOf?(error: unknown): unknown;
+  /**
+   * True for an error `run` threw after holding shared capacity to its deadline (an analysis thread that ran
+   * away, a queue for one that never freed): the pipeline counts it against the caller's costly-failure budget
+   * (RATE_LIMIT_COSTLY_FAILURES), since a failed run is never charged. Absent: no failure is costly.
+   */
+  costlyFailure?(error: unknown): boolean;
+  /** The members `describe` adds to the free GET's 200 body (its schema in OpenAPI and the docs). */
+  described: D;
+  /** What the free GET on the check's path describes besides price and rails. */
+  describe(): z.infer<D>;
+  /** One line about a 200 body, for a client that shows text when the Markdown cannot be made. */
+  summarize(body: Record<string, unknown>): string;
+}
+
+/** A check as every surface sees it: its spec, with the input types erased so a list can hold them all. */
+export interface CheckEntry extends CheckSpec<z.ZodType, z.ZodObject> {
+  /** Its REST path, `/api/agent/<id>`. */
+  path: string;
+}
+
+/** The public name's shape: a path segment, a report kind and a CSS-safe id all at once. */
+const CHECK_ID = /^[a-z][a-z0-9-]{1,40}$/;
+
+/**
+ * A check's entry from its spec: the REST path follows from its id. Checked here, once, so the spec's input
+ * type holds inside `run` and `precheck` and the registry can still list every check together.
+ * @example export const echoCheck = defineCheck({ id: 'echo', … })
+ */
+export function defineCheck<S extends z.ZodType, D extends z.ZodObject>(spec: CheckSpec<S, D>): CheckEntry {
+  if (!CHECK_ID.test(spec.id)) throw new Error(`check id "${spec.id}" is not a lower-case path segment`);
+  // The spec's functions take its own input type; the pipeline only ever passes them input its `input` parsed.
+  return { ...(spec as unknown as CheckSpec<z.ZodType, z.ZodObject>), path: `/api/agent/${spec.id}` };
+}
+
+/**
+ * The 200 body's schema: what the pipeline adds to every answer (which service, the Idempotency-Key, how the
+ * call was paid, the limits and the artifact's hash) around the check's own members. Nested objects are loose:
+ * the schema names what a client can rely on without freezing every detail of a report (its own versions say
+ * when those change).
+ * @example output: paidResult({ assessedAt: z.string(), assessment: ReadinessAssessmentSchema })
+ */
+export function paidResult<T extends z.ZodRawShape>(shape: T) {
+  return z.looseObject({
+    service: z.string(),
+    idempotencyKey: z.string(),
+    /** The credits reservation spent (prepaid key), or the PaymentIntent id / transaction hash (402 rails). */
+    creditsUsage: z.string().optional(),
+    paymentIntent: z.string().optional(),
+    limits: z.array(z.string()),
+    artifactHash: z.string(),
+    ...shape,
+  });
+}
+
+/**
+ * A check's 200 body as the Markdown every surface shows: the check's own summary, then where the rest is.
+ * Pure, so the site's "Copy as Markdown" and the MCP tool's text are the same words.
+ * @example checkMarkdown(readinessReport, body) // "# Payment readiness: …\n\nThe full result is the JSON body (MCP: structuredContent)."
+ */
+export function checkMarkdown(report: Pick<CheckReport, 'markdown'>, body: unknown): string {
+  const b = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  return `${report.markdown(b)}\n\nThe full result is the JSON body (MCP: structuredContent).`;
+}

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { artifactHash } from '@/lib/canonical-json';
+import { PRICE_USD } from '@/lib/price';
+import { defineCheck, paidResult } from '@/lib/checks/entry';
+import { ReadinessAssessmentSchema, ReadinessRequest } from './schema';
+import { assessReadiness } from './assess';
+import { readinessRubric } from './rubric';
+import { readinessReport } from './report';
+
+// The Agent Payment Readiness Assessment as the service sells it: over REST, MCP and the site alike.
+
+const ReadinessDescribed = z.strictObject({
+  rubric: z.looseObject({ rubricVersion: z.string(), scoreMax: z.number().int(), capabilities: z.array(z.looseObject({ key: z.string() })) }),
+  limits: z.array(z.string()),
+});
+
+export const READINESS_LIMITS = [
+  'Capabilities are classified as declared; nothing is fetched, tested or verified.',
+  'The assessment never authorizes execution of a payment workflow.',
+  'Evidence strings are classified by published patterns (address, path, test, command, record or statement); none is opened or checked for truth.',
+];
+
+export const readinessCheck = defineCheck({
+  ...readinessReport,
+  operationId: 'createAgentReadinessAssessment',
+  toolName: 'agent_payment_readiness_assessment',
+  service: 'Agent Payment Readiness Assessment',
+  summary: `Classify the payment capabilities declared for a workflow (${PRICE_USD} USD)`,
+  description:
+    'Classifies the ten payment capabilities a buyer declares about a workflow against a published rubric: a verdict for the target environment, ' +
+    'a 0-100 score, blockers, findings with the concrete risk, ordered fix steps, ways to verify and primary-source references, hazards (gaps dangerous together), ' +
+    'a phased plan, and for a sandbox workflow what production would add. Deterministic; verifies nothing and never authorizes execution.',
+  input: ReadinessRequest,
+  output: paidResult({ assessedAt: z.string(), assessment: ReadinessAssessmentSchema }),
+  example: {
+    workflow: { name: 'Checkout agent', intendedUsers: 'agents', targetEnvironment: 'production' },
+    capabilities: {
+      machine_discovery: { status: 'implemented', evidence: ['openapi.json with x-payment-info'] },
+      payment_challenge_and_receipt: { status: 'implemented', evidence: ['402 with MPP challenges'] },
+      idempotency: { status: 'partial' },
+      webhook_verification: { status: 'implemented' },
+      durable_fulfillment: { status: 'implemented', evidence: ['orders table'] },
+      user_authentication: { status: 'missing' },
+      wallet_ownership: { status: 'unknown' },
+      onramp_provider_handoff: { status: 'missing' },
+      delivery_evidence: { status: 'implemented', evidence: ['artifact hash stored'] },
+      recovery_and_reconciliation: { status: 'missing' },
+    },
+  },
+  workBeforeCharge: false,
+  async run(input, { now }) {
+    const assessment = assessReadiness(input);
+    return { assessedAt: now.toISOString(), assessment, limits: READINESS_LIMITS, artifactHash: artifactHash(assessment) };
+  },
+  described: ReadinessDescribed,
+  describe: () => ({ rubric: readinessRubric(), limits: READINESS_LIMITS }),
+  summarize(body) {
+    const { assessment } = body as {
+      assessment: { workflow: { name: string }; verdict: string; score: number; blockers: string[]; findings: unknown[] };
+    };
+    return (
+      `Readiness for "${assessment.workflow.name}": ${assessment.verdict}, score ${assessment.score}/100, ` +
+      `${assessment.blockers.length} blocker(s), ${assessment.findings.length} finding(s). Declared capabilities were classified, not verified.`
+    );
+  },
+});
