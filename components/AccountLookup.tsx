@@ -3,6 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import { PLANS } from '@/lib/credits/plans';
 import { TableWrap } from './TableWrap';
+import { ColumnHeads } from '@/components/ColumnHeads';
 
 interface Grant {
   id: string;
@@ -110,14 +111,7 @@ export function AccountLookup() {
           <TableWrap label="Calls left per grant">
             <table>
               <caption className="visually-hidden">Calls left per grant</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Plan</th>
-                  <th scope="col">Calls left</th>
-                  <th scope="col">Used</th>
-                  <th scope="col">Expires (UTC)</th>
-                </tr>
-              </thead>
+              <ColumnHeads names={['Plan', 'Calls left', 'Used', 'Expires (UTC)']} />
               <tbody>
                 {summary.grants.map((g) => (
                   <tr key={g.id}>

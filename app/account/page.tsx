@@ -8,6 +8,7 @@ import { isReportCursor, listReports, type ReportListItem } from '@/lib/reports'
 import { sessionFromCookies } from '@/lib/session';
 import { pageMetadata } from '@/lib/site/metadata';
 import { TableWrap } from '@/components/TableWrap';
+import { ColumnHeads } from '@/components/ColumnHeads';
 
 export const generateMetadata = () =>
   pageMetadata({ path: '/account', title: 'Account', description: 'Your credits key: calls left, the reports it paid for, key rotation and signing out.', index: false });
@@ -26,14 +27,7 @@ function History({ reports }: { reports: ReportListItem[] }) {
     <TableWrap label="Your reports">
       <table data-testid="history">
         <caption className="visually-hidden">Reports paid with this key, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">When (UTC)</th>
-            <th scope="col">Check</th>
-            <th scope="col">Target</th>
-            <th scope="col">Score</th>
-          </tr>
-        </thead>
+        <ColumnHeads names={['When (UTC)', 'Check', 'Target', 'Score']} />
         <tbody>
           {reports.map((r) => (
             <tr key={r.id}>

@@ -22,6 +22,7 @@ import { LIST_PAID_SERVICES } from '@/lib/mcp/tools';
 import { PAYMENT_REQUIRED_CODE } from '@/lib/mcp/payment';
 import { pageMetadata } from '@/lib/site/metadata';
 import { TableWrap } from '@/components/TableWrap';
+import { ColumnHeads } from '@/components/ColumnHeads';
 
 export const generateMetadata = () =>
   pageMetadata({
@@ -185,12 +186,7 @@ const res = await pay(\`\${process.env.BASE}${readinessCheck.path}\`, {
       <TableWrap label="Limits">
         <table>
           <caption>Limits</caption>
-          <thead>
-            <tr>
-              <th scope="col">Limit</th>
-              <th scope="col">Value</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Limit', 'Value']} />
           <tbody>
             <tr><td>Price</td><td>{PRICE_USD} USD per fulfilled request</td></tr>
             <tr><td>Request body</td><td>{config.MAX_BODY_BYTES} bytes</td></tr>

@@ -6,6 +6,7 @@ import { PolicyMeta } from '@/components/PolicyMeta';
 import { getConfig } from '@/lib/config';
 import { SESSION_TTL_MS } from '@/lib/session';
 import { TableWrap } from '@/components/TableWrap';
+import { ColumnHeads } from '@/components/ColumnHeads';
 
 export const generateMetadata = () =>
   pageMetadata({
@@ -25,13 +26,7 @@ export default function Privacy() {
       <TableWrap label="What we keep">
         <table>
           <caption className="visually-hidden">What we keep and for how long</caption>
-          <thead>
-            <tr>
-              <th scope="col">What</th>
-              <th scope="col">Why</th>
-              <th scope="col">How long</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['What', 'Why', 'How long']} />
           <tbody>
             <tr>
               <td>A keyed hash of each credits key, never the key itself</td>

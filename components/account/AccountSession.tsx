@@ -3,6 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import { useRouter } from 'next/navigation';
 import { CopyButton } from '../CopyButton';
+import { KeyField } from '../check/KeyField';
 import { SignInForm } from '../check/SignInForm';
 import { signOut } from '../check/session';
 
@@ -99,25 +100,14 @@ export function RotateKeyForm({ askForKey, onRotated }: { askForKey: boolean; on
     </p>
   );
   if (needsKey) {
-    const errorId = 'rotate-key-error';
     return (
       <>
         {intro}
         <form className="stack" onSubmit={rotate} noValidate aria-label="Replace your key">
-          <div>
-            <label htmlFor="rotate-current-key">
-              Your current credits key <span className="hint">(you signed in more than a few minutes ago, so replacing the key needs it)</span>
-            </label>
-            <input
-              id="rotate-current-key" name="key" type="password" autoComplete="off" spellCheck={false} value={current}
-              onChange={(e) => setCurrent(e.target.value)} aria-invalid={error ? true : undefined} aria-describedby={error ? errorId : undefined}
-            />
-            {error ? (
-              <p id={errorId} className="field-error" role="alert">
-                {error}
-              </p>
-            ) : null}
-          </div>
+          <KeyField
+            id="rotate-current-key" label="Your current credits key" value={current} onChange={setCurrent} error={error}
+            hint="(you signed in more than a few minutes ago, so replacing the key needs it)"
+          />
           <div className="actions">
             <button type="submit" className="button" disabled={stage === 'busy'}>
               {stage === 'busy' ? 'Replacing…' : 'Replace this key'}

@@ -2,6 +2,7 @@
 
 import { useState, type FormEvent } from 'react';
 import Link from 'next/link';
+import { KeyField } from './KeyField';
 import { signIn, type SessionState } from './session';
 
 /** Signs in with a credits key. `onSignedIn` gets the session; the key is cleared from the form. */
@@ -33,24 +34,13 @@ export function SignInForm({ onSignedIn, idPrefix = 'signin' }: { onSignedIn: (s
     setBusy(false);
   }
 
-  const errorId = `${idPrefix}-error`;
   return (
     <form className="stack" onSubmit={submit} noValidate aria-labelledby={`${idPrefix}-title`}>
       <h2 id={`${idPrefix}-title`}>Sign in with your credits key</h2>
-      <div>
-        <label htmlFor={`${idPrefix}-key`}>
-          Credits key <span className="hint">(starts with pac_live_; sent once, then you stay signed in with a cookie that does not hold it)</span>
-        </label>
-        <input
-          id={`${idPrefix}-key`} name="key" type="password" autoComplete="off" spellCheck={false} value={key}
-          onChange={(e) => setKey(e.target.value)} aria-invalid={error ? true : undefined} aria-describedby={error ? errorId : undefined}
-        />
-        {error ? (
-          <p id={errorId} className="field-error" role="alert">
-            {error}
-          </p>
-        ) : null}
-      </div>
+      <KeyField
+        id={`${idPrefix}-key`} label="Credits key" value={key} onChange={setKey} error={error}
+        hint="(starts with pac_live_; sent once, then you stay signed in with a cookie that does not hold it)"
+      />
       <div className="actions">
         <button type="submit" className="button" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}

@@ -3,6 +3,7 @@ import { visibilityCheckDescription } from '@/lib/checks/visibility/check';
 import { RUBRIC_CHANGES } from '@/lib/checks/visibility/rubric-changes';
 import { problemTable } from '@/lib/docs/reference';
 import { TableWrap } from '../TableWrap';
+import { ColumnHeads } from '@/components/ColumnHeads';
 
 export function ReadinessRubric() {
   const r = readinessRubric();
@@ -15,12 +16,7 @@ export function ReadinessRubric() {
       <TableWrap label="Credit per declared status">
         <table>
           <caption>Credit per declared status</caption>
-          <thead>
-            <tr>
-              <th scope="col">Status</th>
-              <th scope="col">Credit</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Status', 'Credit']} />
           <tbody>
             {Object.entries(r.points.credit).map(([status, credit]) => (
               <tr key={status}>
@@ -53,15 +49,7 @@ export function ReadinessRubric() {
       <TableWrap label="The ten capabilities">
         <table>
           <caption>The ten capabilities</caption>
-          <thead>
-            <tr>
-              <th scope="col">Capability</th>
-              <th scope="col">Weight</th>
-              <th scope="col">Required when</th>
-              <th scope="col">Why it matters</th>
-              <th scope="col">Fix</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Capability', 'Weight', 'Required when', 'Why it matters', 'Fix']} />
           <tbody>
             {r.capabilities.map((c) => (
               <tr key={c.key}>
@@ -83,13 +71,7 @@ export function ReadinessRubric() {
       <TableWrap label="Evidence rules">
         <table>
           <caption>Evidence kinds, in the order the rules are tried</caption>
-          <thead>
-            <tr>
-              <th scope="col">Kind</th>
-              <th scope="col">Rule</th>
-              <th scope="col">Examples</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Kind', 'Rule', 'Examples']} />
           <tbody>
             {[...r.evidence.rules, { kind: 'statement', ...r.evidence.statement }].map((e) => (
               <tr key={e.kind}>
@@ -126,15 +108,7 @@ export function ReadinessRubric() {
       <TableWrap label="Hazard rules">
         <table>
           <caption>The {r.hazards.table.length} hazard rules</caption>
-          <thead>
-            <tr>
-              <th scope="col">Hazard</th>
-              <th scope="col">Severity</th>
-              <th scope="col">Fires when</th>
-              <th scope="col">Why</th>
-              <th scope="col">Fix</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Hazard', 'Severity', 'Fires when', 'Why', 'Fix']} />
           <tbody>
             {r.hazards.table.map((h) => (
               <tr key={h.id}>
@@ -164,13 +138,7 @@ export function ReadinessRubric() {
       <TableWrap label="Dependency graph">
         <table>
           <caption>Dependency graph: fix the first before the second</caption>
-          <thead>
-            <tr>
-              <th scope="col">First</th>
-              <th scope="col">Then</th>
-              <th scope="col">Because</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['First', 'Then', 'Because']} />
           <tbody>
             {r.plan.dependencies.map((d) => (
               <tr key={`${d.before}-${d.after}`}>
@@ -225,14 +193,7 @@ export function VisibilityRubric() {
       <TableWrap label="Visibility rubric items">
         <table>
           <caption>Rubric items ({d.rubric.reduce((n, i) => n + i.points, 0)} points)</caption>
-          <thead>
-            <tr>
-              <th scope="col">Item</th>
-              <th scope="col">Category</th>
-              <th scope="col">Points</th>
-              <th scope="col">Criterion</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Item', 'Category', 'Points', 'Criterion']} />
           <tbody>
             {d.rubric.map((item) => (
               <tr key={item.id}>
@@ -254,14 +215,7 @@ export function VisibilityRubric() {
       <TableWrap label={`Changes from rubric ${RUBRIC_CHANGES.from}`}>
         <table>
           <caption>Changes from rubric {RUBRIC_CHANGES.from}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Item</th>
-              <th scope="col">Points before</th>
-              <th scope="col">Points now</th>
-              <th scope="col">Why</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Item', 'Points before', 'Points now', 'Why']} />
           <tbody>
             {RUBRIC_CHANGES.changes.map((c) => (
               <tr key={c.item}>
@@ -286,15 +240,7 @@ export function CrawlerTable() {
     <TableWrap label="Crawlers">
       <table>
         <caption>The {d.crawlers.length} crawlers reported</caption>
-        <thead>
-          <tr>
-            <th scope="col">Token</th>
-            <th scope="col">Vendor</th>
-            <th scope="col">Role</th>
-            <th scope="col">Purpose</th>
-            <th scope="col">Obeys robots.txt</th>
-          </tr>
-        </thead>
+        <ColumnHeads names={['Token', 'Vendor', 'Role', 'Purpose', 'Obeys robots.txt']} />
         <tbody>
           {d.crawlers.map((c) => (
             <tr key={c.token}>
@@ -328,13 +274,7 @@ export function ProblemTable() {
     <TableWrap label="Problem types">
       <table>
         <caption>Every problem type</caption>
-        <thead>
-          <tr>
-            <th scope="col">Status</th>
-            <th scope="col">Type</th>
-            <th scope="col">Title</th>
-          </tr>
-        </thead>
+        <ColumnHeads names={['Status', 'Type', 'Title']} />
         <tbody>
           {problemTable().map((p) => (
             <tr key={p.kind} id={`problem-${p.kind}`}>

@@ -4,6 +4,7 @@ import { READINESS_VERDICT } from './labels';
 import { Findings, Heading, Limits, sub, type Level } from './parts';
 import type { ReadinessBody } from './types';
 import { TableWrap } from '../TableWrap';
+import { ColumnHeads } from '@/components/ColumnHeads';
 
 // The Agent Payment Readiness Assessment's report: verdict, score, blockers, the capability table, findings.
 
@@ -49,14 +50,7 @@ function ReadinessReport({ body, level, idPrefix }: { body: ReadinessBody; level
       <TableWrap label="Capabilities">
         <table className="capability-table stack-on-phone">
           <caption className="visually-hidden">Declared status, requirement and points of each capability</caption>
-          <thead>
-            <tr>
-              <th scope="col">Capability</th>
-              <th scope="col">Declared</th>
-              <th scope="col">Requirement</th>
-              <th scope="col">Points</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Capability', 'Declared', 'Requirement', 'Points']} />
           <tbody>
             {a.capabilities.map((c) => (
               <tr key={c.key}>

@@ -4,6 +4,7 @@ import { ACCESS_LABEL, visibilityVerdict } from './labels';
 import { Facts, Findings, Heading, Limits, plain, sub, yesNo, type Level } from './parts';
 import type { VisibilityBody } from './types';
 import { TableWrap } from '../TableWrap';
+import { ColumnHeads } from '@/components/ColumnHeads';
 
 // The AI Visibility Check's report: score, crawler matrix with the deciding rule and the live access probes,
 // findings by severity, page and site facts.
@@ -148,13 +149,7 @@ function VisibilityReport({ body, level, idPrefix }: { body: VisibilityBody; lev
         <TableWrap label="Score by rubric item">
           <table>
             <caption className="visually-hidden">Points earned per rubric item</caption>
-            <thead>
-              <tr>
-                <th scope="col">Item</th>
-                <th scope="col">Earned</th>
-                <th scope="col">Criterion</th>
-              </tr>
-            </thead>
+            <ColumnHeads names={['Item', 'Earned', 'Criterion']} />
             <tbody>
               {r.scoring.map((line) => (
                 <tr key={line.id}>
