@@ -13,6 +13,7 @@
 import { Challenge } from 'mppx';
 import { problem, type Problem } from '@/lib/problems';
 import { PRICE_USD } from '@/lib/price';
+import { withX402Terms } from './x402-extensions';
 
 /**
  * A 402's terms as data: the challenges (what MCP sends) and the two header values REST sends them in. The
@@ -96,7 +97,7 @@ async function fromHandler(rails: ChallengeIssuer, method: string, url: string):
   return {
     challenges: Challenge.fromHeadersList(headers),
     wwwAuthenticate: headers.get('WWW-Authenticate') ?? '',
-    paymentRequired: headers.get('PAYMENT-REQUIRED'),
+    paymentRequired: withX402Terms(headers.get('PAYMENT-REQUIRED'), url),
   };
 }
 
@@ -132,7 +133,7 @@ async function learnTemplate(rails: ChallengeIssuer, method: string, url: string
     if (offered.length === 0 || !plain) return null;
     return {
       terms: offered.map((c) => ({ realm: c.realm, method: c.method, intent: c.intent, request: c.request })),
-      paymentRequired: headers.get('PAYMENT-REQUIRED'),
+      paymentRequired: withX402Terms(headers.get('PAYMENT-REQUIRED'), url),
     };
   } catch {
     return null;
