@@ -17,6 +17,7 @@ import type { PaymentChallenge } from '@/lib/payments/challenge';
 import type { FailureReason, PaidRail, PaymentCredential, PaymentFailure, ValidCredential } from '@/lib/payments/verify';
 import { findUnconfirmed, paidBody, reconcileOne, recordUnconfirmed } from '@/lib/payments/settlements';
 import { readReplayRecord, REPLAY_TTL_MS, writeReplayRecord } from '@/lib/replay-record';
+import { paymentIdentifierOf } from '@/lib/payments/x402-extensions';
 import { hostBudgetSpent, spendHostBudget, spendOutbound } from './host-budget';
 import { costlyFailureBuckets, costlyFailuresSpent, countCostlyFailure } from './costly-failures';
 
@@ -178,9 +179,10 @@ interface Admitted {
 /** The clock of one call: the deps' clock in tests, the wall clock otherwise. */
 type Clock = () => number;
 
-async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOutcome> {
+async function pipeline(deps: PaidCallDeps, sent: PaidCall): Promise<PaidCallOutcome> {
   const now: Clock = () => (deps.now?.() ?? new Date()).getTime();
-  const input = validateCall(call);
+  const input = validateCall(sent);
+  const call = withPaymentIdentifier(sent);
   const prepaid = call.bearerKey !== null || Boolean(call.keyHash);
   const admitted = prepaid ? await admitPrepaid(deps, call, input, now) : await admitUnkeyed(deps, call, input, now);
   if ('kind' in admitted) return admitted;
@@ -219,6 +221,31 @@ function validateCall(call: PaidCall): unknown {
     });
   }
   return input;
+}
+
+/** Where a payment-identifier travels, named in a 400 about it. */
+const PAYMENT_IDENTIFIER_SOURCE = 'payment:extensions.payment-identifier.info.id';
+
+/**
+ * An x402 payment's payment-identifier is the call's Idempotency-Key: a call carrying both must carry the same
+ * (else 400), and one carrying only the id is keyed by it. Its scope stays the verified payer's (admitUnkeyed), so
+ * a copied id without the payer's signature reaches no answer.
+ */
+function withPaymentIdentifier(call: PaidCall): PaidCall {
+  if (call.credential?.scheme !== 'x402') return call;
+  const identifier = paymentIdentifierOf(call.credential.signature);
+  if ('invalid' in identifier) {
+    throw new ProblemError('invalid-idempotency-key', `The payment's payment-identifier is not valid: ${identifier.invalid}`, {
+      errors: [{ path: PAYMENT_IDENTIFIER_SOURCE, message: 'must be 16-128 characters of A-Z a-z 0-9 _ -' }],
+    });
+  }
+  if (identifier.id === null) return call;
+  if (call.idempotencyKey !== null && call.idempotencyKey !== identifier.id) {
+    throw new ProblemError('invalid-idempotency-key', "The Idempotency-Key and the payment's payment-identifier differ. Send one, or the same in both.", {
+      errors: [{ path: call.idempotencyKeySource, message: `differs from ${PAYMENT_IDENTIFIER_SOURCE}` }],
+    });
+  }
+  return { ...call, idempotencyKey: identifier.id, idempotencyKeySource: PAYMENT_IDENTIFIER_SOURCE };
 }
 
 /** The call's Idempotency-Key and its body's fingerprint: worked out only for a call that gets past its 402. */

@@ -144,15 +144,21 @@ function shallowSchema(schema: Record<string, unknown>, depth: number): Record<s
   return out;
 }
 
-/** What a payment payload says about its payment-identifier: none, a valid id, or an id that is not one. */
+/** What an x402 payment says about its payment-identifier: none, a valid id, or an id that is not one. */
 export type PaymentIdentifier = { id: string | null } | { invalid: string };
 
 /**
- * The payment-identifier id an x402 payment payload carries (null when it carries none), or why it is not one.
- * @example paymentIdentifierOf(payload) // { id: 'pay_7d5d747be160e280504c099d984bcfe0' }
+ * The payment-identifier id an x402 payment (its PAYMENT-SIGNATURE value) carries, null when it carries none, or why
+ * the id it carries is not one. A payment that cannot be decoded carries none here: verifying it refuses it.
+ * @example paymentIdentifierOf(request.headers.get('payment-signature')!) // { id: 'pay_7d5d747be160e280504c099d984bcfe0' }
  */
-export function paymentIdentifierOf(payload: unknown): PaymentIdentifier {
-  if (payload === null || typeof payload !== 'object') return { id: null };
+export function paymentIdentifierOf(signature: string): PaymentIdentifier {
+  let payload: unknown;
+  try {
+    payload = x402.Header.decodePaymentSignature(signature);
+  } catch {
+    return { id: null };
+  }
   const { id, validation } = extractAndValidatePaymentIdentifier(payload as PaymentPayload);
   if (!validation.valid) return { invalid: (validation.errors ?? ['the payment identifier is not valid']).join('; ') };
   return { id };
