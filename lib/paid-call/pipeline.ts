@@ -31,7 +31,8 @@ import { costlyFailureBuckets, costlyFailuresSpent, countCostlyFailure } from '.
 //   4. pay: hold a prepaid call (in step 3's store step when nothing is looked up in between), or verify a
 //      payment credential without settling it, or answer payment-required with the challenges (problem 503
 //      when no rail is live)
-//   5. idempotent replay / conflict → replayed, or problem 409. Records are scoped to whoever pays (the
+//   5. idempotent replay / conflict → replayed, or problem 409 (an x402 payment's payment-identifier is its
+//      Idempotency-Key: withPaymentIdentifier). Records are scoped to whoever pays (the
 //      credits key, or the verified payer of a credential), so nobody else's key replays them. A key holder's replay is looked up
 //      before its reservation; a credential's only after it verified, and the credential is then claimed
 //      but never settled.

@@ -10,6 +10,8 @@
 // Challenge.serialize, ~0.07 ms. Nothing that identifies a challenge is reused: every 402 has its own id and
 // expiry, so every evm authorization nonce (derived from the challenge) is new. Verification is untouched: it
 // is mppx's handler, which recomputes the id from the credential's echoed challenge with the same key.
+// PAYMENT-REQUIRED gets the resource's x402 extensions and service metadata (x402-extensions.ts) once, as the
+// template is learnt: they depend on the resource only.
 import { Challenge } from 'mppx';
 import { problem, type Problem } from '@/lib/problems';
 import { PRICE_USD } from '@/lib/price';

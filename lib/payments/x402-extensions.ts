@@ -20,7 +20,7 @@ import { paidBody } from './settlements';
 const SERVICE_NAME = 'Paid Agent Checks';
 
 /** What a 402 adds to x402's PaymentRequired for one paid resource. */
-export interface X402ResourceTerms {
+interface X402ResourceTerms {
   /** Added to `resource` beside its url: what directories show of the resource and its service. */
   resource: { description: string; mimeType: string; serviceName: string; tags: string[] };
   /** The PaymentRequired's `extensions`: `bazaar` and `payment-identifier`. */
@@ -40,7 +40,7 @@ const built = new WeakMap<CheckEntry, X402ResourceTerms>();
  * The x402 extensions and resource metadata of a check's 402, built once per check.
  * @example x402Terms(readinessCheck).extensions.bazaar.info.input // { type: 'http', method: 'POST', bodyType: 'json', body: {...} }
  */
-export function x402Terms(check: CheckEntry): X402ResourceTerms {
+function x402Terms(check: CheckEntry): X402ResourceTerms {
   let terms = built.get(check);
   if (!terms) {
     terms = buildTerms(check);
@@ -53,7 +53,7 @@ export function x402Terms(check: CheckEntry): X402ResourceTerms {
  * The x402 terms of the paid resource at `pathname` (a check's REST path), or null for a path no check serves.
  * @example x402TermsForPath('/api/agent/readiness')?.resource.serviceName // 'Paid Agent Checks'
  */
-export function x402TermsForPath(pathname: string): X402ResourceTerms | null {
+function x402TermsForPath(pathname: string): X402ResourceTerms | null {
   const check = checks().find((c) => c.path === pathname);
   return check ? x402Terms(check) : null;
 }
