@@ -1,17 +1,20 @@
 import type { EndpointDoc } from '@/lib/docs/reference';
 import { PROBLEMS } from '@/lib/problems';
 import { JsonBlock } from '../CodeBlock';
+import { Wrappable } from './Wrappable';
 
 export function EndpointSection({ doc }: { doc: EndpointDoc }) {
   return (
     <section className="endpoint" id={doc.anchor} aria-labelledby={`${doc.anchor}-title`}>
       <h3 id={`${doc.anchor}-title`}>
         <code>
-          {doc.method} {doc.path}
+          {doc.method} <Wrappable text={doc.path} />
         </code>{' '}
         {doc.title}
       </h3>
-      <p>{doc.summary}</p>
+      <p>
+        <Wrappable text={doc.summary} />
+      </p>
       <dl className="facts">
         <dt>Price</dt>
         <dd>{doc.price}</dd>

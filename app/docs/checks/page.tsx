@@ -40,12 +40,12 @@ export default function DocsChecks() {
 
       <h2 id="not-seen">What the checks do not see</h2>
       {all.map((c) => (
-        <section key={c.id} aria-labelledby={`${c.id}-not-seen`}>
+        <div key={c.id}>
           <h3 id={`${c.id}-not-seen`}>{c.service}</h3>
           <ul>
             {(c.describe() as { limits?: string[] }).limits?.map((l) => <li key={l}>{l}</li>)}
           </ul>
-        </section>
+        </div>
       ))}
     </>
   );

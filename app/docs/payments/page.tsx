@@ -6,6 +6,7 @@ import { RENEWAL_GRACE_MS, HANDLED_EVENT_TYPES } from '@/lib/billing/webhook';
 import { docsExamples } from '@/lib/docs/examples';
 import { docsPageMetadata } from '@/lib/site/metadata';
 import { CodeBlock } from '@/components/CodeBlock';
+import { Wrappable } from '@/components/docs/Wrappable';
 
 export const generateMetadata = () => docsPageMetadata('/docs/payments');
 // Examples name this deployment's own origin, known only at run time.
@@ -78,7 +79,7 @@ export default function DocsPayments() {
           {HANDLED_EVENT_TYPES.map((t, i) => (
             <span key={t}>
               {i ? ', ' : ''}
-              <code>{t}</code>
+              <code><Wrappable text={t} /></code>
             </span>
           ))}
           . Each event is processed once, in any order.
