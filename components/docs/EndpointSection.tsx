@@ -17,9 +17,13 @@ export function EndpointSection({ doc }: { doc: EndpointDoc }) {
       </p>
       <dl className="facts">
         <dt>Price</dt>
-        <dd>{doc.price}</dd>
+        <dd>
+          <Wrappable text={doc.price} />
+        </dd>
         <dt>Authentication</dt>
-        <dd>{doc.auth}</dd>
+        <dd>
+          <Wrappable text={doc.auth} />
+        </dd>
         {doc.requestContentType ? (
           <>
             <dt>Request body</dt>
@@ -32,7 +36,9 @@ export function EndpointSection({ doc }: { doc: EndpointDoc }) {
             <dd>
               {doc.requestHeaders.map((h) => (
                 <div key={h}>
-                  <code>{h}</code>
+                  <code>
+                    <Wrappable text={h} />
+                  </code>
                 </div>
               ))}
             </dd>
@@ -54,7 +60,9 @@ export function EndpointSection({ doc }: { doc: EndpointDoc }) {
       {doc.responses.map((r, i) => (
         <div key={i}>
           <h4>
-            Response {r.status}: <span className="muted">{r.description}</span>
+            Response {r.status}: <span className="muted">
+              <Wrappable text={r.description} />
+            </span>
           </h4>
           {r.headers ? <JsonBlock value={r.headers} label={`Response ${r.status} headers`} /> : null}
           {r.body !== undefined ? <JsonBlock value={r.body} label={`Response ${r.status} body`} /> : null}
