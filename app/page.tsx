@@ -40,14 +40,14 @@ export default function Home() {
           <h3 id="check-visibility">{visibility.name}</h3>
           <p>{visibility.description}</p>
           <p>
-            <code>POST /api/agent/ai-visibility</code> · {CRAWLERS.length} crawlers · <Link href="/docs#visibility-rubric">rubric</Link>
+            <code>POST /api/agent/ai-visibility</code> · {CRAWLERS.length} crawlers · <Link href="/docs/checks#ai-visibility-rubric">rubric</Link>
           </p>
         </section>
         <section className="card" aria-labelledby="check-readiness">
           <h3 id="check-readiness">{readinessCheck.service}</h3>
           <p>{readinessCheck.description}</p>
           <p>
-            <code>POST {readinessCheck.path}</code> · <Link href="/docs#readiness-rubric">rubric</Link>
+            <code>POST {readinessCheck.path}</code> · <Link href="/docs/checks#readiness-rubric">rubric</Link>
           </p>
         </section>
       </div>

@@ -138,10 +138,9 @@ export function PurchaseStatus({ sessionId, exampleBody, examplePath }: { sessio
       </div>
       <h3>Try it</h3>
       <CodeBlock label="curl example">{curl}</CodeBlock>
-      <div className="actions">
-        <CopyButton text={curl} label="Copy command" />
-        <Link href="/docs#quick-start-prepaid">Quick start with a prepaid key</Link>
-      </div>
+      <p>
+        <Link href="/docs/payments#quick-start-prepaid">Quick start with a prepaid key</Link>
+      </p>
     </div>
   );
 }

@@ -21,7 +21,7 @@ export function SiteFooter() {
       <div className="inner">
         <p>
           {PRICE_USD} USD per fulfilled request, or prepaid credits. Checks report what they can see; they imply no ranking, traffic or
-          payment outcome. <Link href="/docs#limits">Limits</Link>
+          payment outcome. <Link href="/docs/api#limits">Limits</Link>
         </p>
         <nav aria-label="Legal and support">
           <ul className="footer-links">

@@ -11,6 +11,12 @@ const LINKS = [
   { href: '/account', label: 'Account' },
 ];
 
+/** `page` on the link's own page; `true` on a page inside its section (a docs page under /docs). */
+function currentness(pathname: string, href: string): 'page' | 'true' | undefined {
+  if (pathname === href) return 'page';
+  return href !== '/' && pathname.startsWith(`${href}/`) ? 'true' : undefined;
+}
+
 export function SiteNav() {
   const pathname = usePathname();
   return (
@@ -18,7 +24,7 @@ export function SiteNav() {
       <ul>
         {LINKS.map((l) => (
           <li key={l.href}>
-            <Link href={l.href} aria-current={pathname === l.href ? 'page' : undefined}>
+            <Link href={l.href} aria-current={currentness(pathname, l.href)}>
               {l.label}
             </Link>
           </li>

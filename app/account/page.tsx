@@ -59,7 +59,7 @@ export default async function Account({ searchParams }: { searchParams: Promise<
         <AccountLookup />
         <p className="muted">
           Need more calls? <Link href="/pricing#top-up">Top up a key</Link>. Agents can read the same numbers from{' '}
-          <Link href="/docs#agentCredits">GET /api/agent/credits</Link>.
+          <Link href="/docs/api#agentCredits">GET /api/agent/credits</Link>.
         </p>
       </>
     );

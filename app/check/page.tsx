@@ -46,11 +46,11 @@ export default async function CheckPage() {
         <li>
           <strong>The AI Visibility Check</strong> fetches one public page with its robots.txt, sitemap and llms.txt, reports for each of
           15 search and AI crawlers whether robots.txt lets it in and which rule decided, and scores the page against the{' '}
-          <Link href="/docs#visibility-rubric">published rubric</Link>, with a fix for every point lost.
+          <Link href="/docs/checks#ai-visibility-rubric">published rubric</Link>, with a fix for every point lost.
         </li>
         <li>
           <strong>The Agent Payment Readiness Assessment</strong> classifies the ten payment capabilities you declare for a workflow:
-          a verdict, blockers, a score and the fixes, against the <Link href="/docs#readiness-rubric">readiness rubric</Link>. It checks
+          a verdict, blockers, a score and the fixes, against the <Link href="/docs/checks#readiness-rubric">readiness rubric</Link>. It checks
           nothing independently and never authorizes a payment.
         </li>
       </ul>

@@ -37,14 +37,14 @@ export default function Contact() {
           Refunds: see <Link href="/refunds">what a refund does to your calls</Link>. Stored data: see the <Link href="/privacy">privacy page</Link>.
         </li>
         <li>
-          How a check scores a site: the <Link href="/docs#visibility-rubric">visibility rubric</Link> and the{' '}
-          <Link href="/docs#readiness-rubric">readiness rubric</Link> list every point.
+          How a check scores a site: the <Link href="/docs/checks#ai-visibility-rubric">visibility rubric</Link> and the{' '}
+          <Link href="/docs/checks#readiness-rubric">readiness rubric</Link> list every point.
         </li>
       </ul>
       <h2>Problems with the API or MCP</h2>
       <p>
         Every error the API answers is a problem document with a stable <code>type</code> and a <code>detail</code> that says what went
-        wrong. Send us both, with the time of the request, the endpoint you called and its Idempotency-Key if it had one. The <Link href="/docs#errors">error table</Link> explains each type.
+        wrong. Send us both, with the time of the request, the endpoint you called and its Idempotency-Key if it had one. The <Link href="/docs/api#errors">error table</Link> explains each type.
       </p>
       <h2>Security</h2>
       <p>

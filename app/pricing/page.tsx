@@ -22,7 +22,7 @@ export default function Pricing() {
       <PlanCards />
       <p className="muted">
         Prices in US dollars. Payment by card through Stripe Checkout. A call is spent only by a fulfilled request; a visibility check
-        that cannot reach the site is not charged. See <Link href="/docs#limits">limits</Link>.
+        that cannot reach the site is not charged. See <Link href="/docs/api#limits">limits</Link>.
       </p>
       <section aria-labelledby="top-up">
         <h2 id="top-up">Top up an existing key</h2>

@@ -41,7 +41,7 @@ export default function Terms() {
       <p>
         A report states what the check could see at the time it ran, scored against a published rubric. It is not a promise of any
         ranking, traffic, citation by an AI system, or payment outcome. Each report lists the limits of what it could see; the{' '}
-        <Link href="/docs#not-seen">docs</Link> list them all.
+        <Link href="/docs/checks#not-seen">docs</Link> list them all.
       </p>
       <h2 id="availability">Availability and changes</h2>
       <p>

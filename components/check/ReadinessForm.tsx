@@ -127,7 +127,7 @@ export function ReadinessForm({
       <h2 id="readiness-form-title">Agent Payment Readiness Assessment</h2>
       <p className="muted">
         Declare the state of each capability of your payment workflow. Nothing is fetched or verified: the assessment classifies what you
-        declare against the <a href="/docs#readiness-rubric">published rubric</a>.
+        declare against the <a href="/docs/checks#readiness-rubric">published rubric</a>.
       </p>
       <div className="actions">
         <button type="button" className="button secondary" onClick={() => { setForm(fromExample(example)); setErrors({}); }}>

@@ -1,22 +1,29 @@
 import type { EndpointDoc } from '@/lib/docs/reference';
 import { PROBLEMS } from '@/lib/problems';
 import { JsonBlock } from '../CodeBlock';
+import { Wrappable } from './Wrappable';
 
 export function EndpointSection({ doc }: { doc: EndpointDoc }) {
   return (
     <section className="endpoint" id={doc.anchor} aria-labelledby={`${doc.anchor}-title`}>
       <h3 id={`${doc.anchor}-title`}>
         <code>
-          {doc.method} {doc.path}
+          {doc.method} <Wrappable text={doc.path} />
         </code>{' '}
         {doc.title}
       </h3>
-      <p>{doc.summary}</p>
+      <p>
+        <Wrappable text={doc.summary} />
+      </p>
       <dl className="facts">
         <dt>Price</dt>
-        <dd>{doc.price}</dd>
+        <dd>
+          <Wrappable text={doc.price} />
+        </dd>
         <dt>Authentication</dt>
-        <dd>{doc.auth}</dd>
+        <dd>
+          <Wrappable text={doc.auth} />
+        </dd>
         {doc.requestContentType ? (
           <>
             <dt>Request body</dt>
@@ -29,7 +36,9 @@ export function EndpointSection({ doc }: { doc: EndpointDoc }) {
             <dd>
               {doc.requestHeaders.map((h) => (
                 <div key={h}>
-                  <code>{h}</code>
+                  <code>
+                    <Wrappable text={h} />
+                  </code>
                 </div>
               ))}
             </dd>
@@ -51,7 +60,9 @@ export function EndpointSection({ doc }: { doc: EndpointDoc }) {
       {doc.responses.map((r, i) => (
         <div key={i}>
           <h4>
-            Response {r.status}: <span className="muted">{r.description}</span>
+            Response {r.status}: <span className="muted">
+              <Wrappable text={r.description} />
+            </span>
           </h4>
           {r.headers ? <JsonBlock value={r.headers} label={`Response ${r.status} headers`} /> : null}
           {r.body !== undefined ? <JsonBlock value={r.body} label={`Response ${r.status} body`} /> : null}

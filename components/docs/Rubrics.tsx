@@ -1,17 +1,33 @@
-import { readinessRubric } from '@/lib/checks/readiness/rubric';
-import { visibilityCheckDescription } from '@/lib/checks/visibility/check';
+import type { readinessRubric } from '@/lib/checks/readiness/rubric';
+import type { visibilityCheckDescription } from '@/lib/checks/visibility/check';
+import { MAX_URL_LENGTH } from '@/lib/checks/visibility/target-url';
+import { PAGE_MAX_BYTES } from '@/lib/checks/visibility/check';
 import { RUBRIC_CHANGES } from '@/lib/checks/visibility/rubric-changes';
 import { problemTable } from '@/lib/docs/reference';
 import { TableWrap } from '../TableWrap';
 import { ColumnHeads } from '@/components/ColumnHeads';
 
-export function ReadinessRubric() {
-  const r = readinessRubric();
+// Each check's rubric as its free GET publishes it (the entry's `describe()`), laid out for people. The docs'
+// checks page finds a check's component by the check's id (components/docs/rubric-views.tsx).
+
+/** What the readiness check's `describe()` publishes. */
+interface ReadinessDescribed {
+  rubric: ReturnType<typeof readinessRubric>;
+}
+
+/** What the visibility check's `describe()` publishes. */
+type VisibilityDescribed = Pick<ReturnType<typeof visibilityCheckDescription>, 'checkVersion' | 'rubricVersion' | 'scoringRule' | 'fetched' | 'rubric' | 'crawlers'>;
+
+export function ReadinessRubric({ described }: { described: unknown }) {
+  const r = (described as ReadinessDescribed).rubric;
   return (
     <>
       <p>
         Rubric version <code>{r.rubricVersion}</code>. Score 0-{r.scoreMax}. {r.points.rule} Points earned per capability:{' '}
         {r.points.earned}.
+      </p>
+      <p>
+        The workflow&apos;s name is 1-120 characters; each capability takes at most 5 evidence items of 1-240 characters.
       </p>
       <TableWrap label="Credit per declared status">
         <table>
@@ -180,15 +196,17 @@ export function ReadinessRubric() {
   );
 }
 
-export function VisibilityRubric() {
-  const d = visibilityCheckDescription();
+export function VisibilityRubric({ described }: { described: unknown }) {
+  const d = described as VisibilityDescribed;
   return (
     <>
       <p>
         Check version <code>{d.checkVersion}</code>, rubric version <code>{d.rubricVersion}</code>. {d.scoringRule}
       </p>
       <p>
-        Fetched: {d.fetched.page}; then {d.fetched.site.join(', ')}; within {d.fetched.budgetSeconds} seconds in all.
+        Fetched: {d.fetched.page}; then {d.fetched.site.join(', ')}; within {d.fetched.budgetSeconds} seconds in all. The address is
+        1-{MAX_URL_LENGTH} characters (default ports only; IP addresses and internal names are refused), and the page is read to{' '}
+        {PAGE_MAX_BYTES / 1024} KB (<code>page.truncated</code> is true past that).
       </p>
       <TableWrap label="Visibility rubric items">
         <table>
@@ -230,12 +248,14 @@ export function VisibilityRubric() {
           </tbody>
         </table>
       </TableWrap>
+      <h3 id="crawlers">Crawlers</h3>
+      <CrawlerTable crawlers={d.crawlers} />
     </>
   );
 }
 
-export function CrawlerTable() {
-  const d = visibilityCheckDescription();
+function CrawlerTable({ crawlers }: { crawlers: VisibilityDescribed['crawlers'] }) {
+  const d = { crawlers };
   return (
     <TableWrap label="Crawlers">
       <table>

@@ -2,6 +2,7 @@ import { ENDPOINTS, type LlmsSection } from '@/lib/endpoints';
 import { PLANS } from '@/lib/credits/plans';
 import { PRICE_USD, formatUsd } from '@/lib/price';
 import { checkServicesInWords, checksInWords } from '@/lib/checks/registry';
+import { DOCS_PAGES } from '@/lib/docs/pages';
 import type { DiscoveryContext } from './openapi';
 
 // /llms.txt (llmstxt.org): an H1, a one-line summary, then sections of links an agent can follow,
@@ -30,7 +31,7 @@ export function llmsTxt(ctx: DiscoveryContext): string {
     '',
     ...ENDPOINTS.flatMap((e) => (e.kind === 'paid' ? [`- [POST ${e.path}](${ctx.appUrl}${e.path}): ${e.operation.service}. ${e.operation.description} MCP tool: \`${e.operation.toolName}\`. A free GET on the same path describes it.`] : [])),
     '',
-    ...section(ctx, 'Discovery and docs', [`- [Docs](${ctx.appUrl}/docs): quick starts for each way to pay, API reference, rubrics, limits`]),
+    ...section(ctx, 'Discovery and docs', DOCS_PAGES.map((p) => `- [Docs: ${p.label}](${ctx.appUrl}${p.path}): ${p.description}`)),
     ...section(ctx, 'Prepaid credits', PLANS.map((p) => `- [${p.name}](${ctx.appUrl}/pricing#${p.id}): ${p.calls} calls${p.billing === 'monthly' ? ' a month' : ''} for ${formatUsd(p.priceCents)} USD; ${p.description}`)),
   ];
   return lines.join('\n');

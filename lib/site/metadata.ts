@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { getConfig, supportEmail } from '@/lib/config';
 import { PLANS } from '@/lib/credits/plans';
 import { formatUsd, PRICE_USD } from '@/lib/price';
+import { DOCS_PAGES } from '@/lib/docs/pages';
 
 // What search engines and AI crawlers read about each page: its canonical address, the Open Graph and
 // Twitter cards and the structured data. Every address is absolute and built from APP_URL, the public
@@ -51,12 +52,22 @@ export function pageMetadata({
   };
 }
 
+/**
+ * A documentation page's metadata, from its entry in the docs' page list (lib/docs/pages.ts).
+ * @example export const generateMetadata = () => docsPageMetadata('/docs/api');
+ */
+export function docsPageMetadata(path: string): Metadata {
+  const page = DOCS_PAGES.find((p) => p.path === path);
+  if (!page) throw new Error(`${path} is not in DOCS_PAGES`);
+  return pageMetadata({ path, title: page.title, description: page.description });
+}
+
 /** The pages a search engine should know about, in sitemap order. */
 export const PUBLIC_PAGES: ReadonlyArray<{ path: string; priority: number }> = [
   { path: '/', priority: 1 },
   { path: '/pricing', priority: 0.9 },
   { path: '/check', priority: 0.8 },
-  { path: '/docs', priority: 0.8 },
+  ...DOCS_PAGES.map((p) => ({ path: p.path, priority: p.path === '/docs' ? 0.8 : 0.7 })),
   { path: '/contact', priority: 0.4 },
   { path: '/terms', priority: 0.3 },
   { path: '/privacy', priority: 0.3 },

@@ -36,8 +36,8 @@ test('home and pricing render, accessibly', async ({ page, consoleErrors: _ }) =
   await expectAccessible(page, 'pricing-mobile');
   await page.setViewportSize({ width: 1280, height: 720 });
 
-  await page.goto(`${BASE()}/docs`);
-  await expect(page.getByRole('heading', { name: 'API reference' })).toBeVisible();
+  await page.goto(`${BASE()}/docs/api`);
+  await expect(page.getByRole('heading', { name: 'REST reference', level: 1 })).toBeVisible();
   await expect(page.locator('#op-createAgentReadinessAssessment')).toBeVisible();
   await expect(page.locator('#problem-credits-exhausted')).toBeVisible();
   await screenshot(page, 'docs');

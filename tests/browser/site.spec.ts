@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { expect, type Page } from '@playwright/test';
 import storedExample from '../../lib/site/examples/visibility.json';
+import { DOCS_PAGES } from '../../lib/docs/pages';
 import {
   BASE, buy, DESKTOP, expectAccessible, expectNoSidewaysScroll, expectRefusedRequestLogged, PHONE, screenshot, test,
 } from './helpers';
@@ -43,7 +44,7 @@ const PAGES = [
   ['/check', 'check-signed-out', 'Run a check'],
   ['/account', 'account-signed-out', 'Your account'],
   ['/pricing', 'pricing-page', 'Pricing'],
-  ['/docs', 'docs-page', 'Documentation'],
+  ...DOCS_PAGES.map((p) => [p.path, p.path === '/docs' ? 'docs-page' : `docs-${p.path.split('/').pop()}`, p.title] as const),
   ['/terms', 'terms', 'Terms of service'],
   ['/privacy', 'privacy', 'Privacy'],
   ['/refunds', 'refunds', 'Refunds'],
@@ -53,7 +54,7 @@ const PAGES = [
 
 for (const [path, name, h1] of PAGES) {
   test(`${path} renders in the site chrome, on desktop and phone, accessibly`, async ({ page, consoleErrors }) => {
-    // axe over the docs page (every endpoint, both rubrics) at two widths takes a minute on a busy machine.
+    // axe over the REST reference (every endpoint) at two widths takes a minute on a busy machine.
     test.setTimeout(180_000);
     const res = await page.goto(`${BASE()}${path}`);
     expect(res!.status()).toBe(path === '/no-such-page' ? 404 : 200);
@@ -76,29 +77,85 @@ test('the home page shows an example report of each check through the report vie
   await expect(page.getByText('Example · AI Visibility Check')).toBeVisible();
 });
 
-test('docs: the table of contents stays in view, and code scrolls instead of being cut', async ({ page, consoleErrors: _ }) => {
+test('docs: the sidebar reaches every page, marks the current one and stays in view', async ({ page, consoleErrors: _ }) => {
+  test.setTimeout(120_000);
   await page.goto(`${BASE()}/docs`);
-  const toc = page.getByRole('navigation', { name: 'On this page' });
-  await page.locator('#errors').scrollIntoViewIfNeeded();
-  await expect(toc).toBeInViewport();
+  const sidebar = page.getByRole('navigation', { name: 'Documentation' });
+  await expect(sidebar.getByRole('link')).toHaveText(DOCS_PAGES.map((p) => p.label));
+  for (const p of DOCS_PAGES) {
+    await sidebar.getByRole('link', { name: p.label, exact: true }).click();
+    await expect(page).toHaveURL(`${BASE()}${p.path}`);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText(p.title);
+    // The current page, and only it, is marked.
+    await expect(sidebar.locator('[aria-current="page"]')).toHaveText([p.label]);
+  }
+  // Far down the longest page, the sidebar is still in view.
+  await page.goto(`${BASE()}/docs/api`);
+  await page.locator('#limits').scrollIntoViewIfNeeded();
+  await expect(sidebar.getByRole('link', { name: 'Payments' })).toBeInViewport();
   await screenshot(page, 'docs-scrolled');
-  await toc.getByRole('link', { name: 'Readiness rubric' }).click();
-  await expect(page).toHaveURL(/#readiness-rubric$/);
-  // Every code block keeps its lines whole: a line longer than the block scrolls inside it.
-  const cut = await page.evaluate(() =>
-    [...document.querySelectorAll('pre')].filter((pre) => getComputedStyle(pre).overflowX !== 'auto' || getComputedStyle(pre).whiteSpace !== 'pre').length,
-  );
-  expect(cut).toBe(0);
-  // Capability keys are never broken mid-word.
-  const broken = await page.evaluate(() =>
-    [...document.querySelectorAll('td code, th code')].filter((c) => /^[a-z_]+$/.test(c.textContent ?? '') && c.getClientRects().length > 1).map((c) => c.textContent),
-  );
-  expect(broken).toEqual([]);
+  // The main navigation marks Docs on every docs page.
+  await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Docs' })).toHaveAttribute('aria-current', 'true');
+
+  // On a phone the sidebar is one button naming the page; it opens the list, and a link goes there.
   await page.setViewportSize(PHONE);
-  await expectNoSidewaysScroll(page);
+  const toggle = sidebar.getByRole('button', { name: 'Docs: REST reference' });
+  await expect(toggle).toHaveAttribute('aria-expanded', 'false');
+  await expect(sidebar.getByRole('link', { name: 'Payments' })).toBeHidden();
+  await toggle.click();
+  await expect(toggle).toHaveAttribute('aria-expanded', 'true');
+  await screenshot(page, 'docs-menu-phone');
+  await sidebar.getByRole('link', { name: 'Payments' }).click();
+  await expect(page).toHaveURL(`${BASE()}/docs/payments`);
+  await expect(sidebar.getByRole('button', { name: 'Docs: Payments' })).toHaveAttribute('aria-expanded', 'false');
   await page.setViewportSize(DESKTOP);
+});
+
+test('docs: every code block scrolls inside itself and its copy button copies it whole', async ({ page, consoleErrors: _ }) => {
+  test.setTimeout(120_000);
+  const counts: Record<string, number> = {};
+  for (const p of DOCS_PAGES) {
+    await page.goto(`${BASE()}${p.path}`);
+    // Every code block keeps its lines whole: a line longer than the block scrolls inside it.
+    const blocks = await page.evaluate(() =>
+      [...document.querySelectorAll('pre')].map((pre) => ({
+        scrolls: getComputedStyle(pre).overflowX === 'auto' && getComputedStyle(pre).whiteSpace === 'pre',
+        copy: pre.closest('.code-block')?.querySelector('button')?.getAttribute('aria-label') === `Copy: ${pre.getAttribute('aria-label')}`,
+      })),
+    );
+    counts[p.path] = blocks.length;
+    expect(blocks.filter((b) => !b.scrolls || !b.copy), p.path).toEqual([]);
+    await page.setViewportSize(PHONE);
+    await expectNoSidewaysScroll(page);
+    await page.setViewportSize(DESKTOP);
+  }
+  // Every page but the checks' shows code.
+  expect(Object.entries(counts).filter(([, n]) => n === 0).map(([path]) => path)).toEqual(['/docs/checks']);
+  await page.goto(`${BASE()}/docs`);
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  const example = page.getByLabel('Prepaid key example', { exact: true });
   // The one $BASE: every example command names the service through it.
-  await expect(page.getByLabel('Prepaid key example')).toContainText('curl -s $BASE/api/agent/credits');
+  await expect(example).toContainText('curl -s $BASE/api/agent/credits');
+  await page.getByRole('button', { name: 'Copy: Prepaid key example' }).click();
+  await expect(page.getByText('Copied.')).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await example.textContent());
+});
+
+test('docs: the old single page\'s anchors lead to the page their section is on now', async ({ page, consoleErrors: _ }) => {
+  for (const [old, now] of [
+    ['readiness-rubric', '/docs/checks#readiness-rubric'],
+    ['visibility-rubric', '/docs/checks#ai-visibility-rubric'],
+    ['problem-credits-exhausted', '/docs/api#problem-credits-exhausted'],
+    ['quick-start-prepaid', '/docs/payments#quick-start-prepaid'],
+  ] as const) {
+    await page.goto(`${BASE()}/docs#${old}`);
+    await expect(page).toHaveURL(`${BASE()}${now}`);
+    await expect(page.locator(`#${now.split('#')[1]}`)).toBeInViewport();
+  }
+  // The quick start keeps its own.
+  await page.goto(`${BASE()}/docs#quick-start`);
+  await expect(page.locator('#quick-start')).toBeVisible();
+  expect(page.url()).toBe(`${BASE()}/docs#quick-start`);
 });
 
 test('buy, sign in, check a site, read the report, find it in the history, sign out, replace the key', async ({ page, request, consoleErrors }) => {
@@ -298,9 +355,7 @@ for (const [path, name] of PAGES) {
   test(`${path}: the navigation leaves no item alone on a row, and no word breaks mid-word, at 1280 and 390`, async ({ page, consoleErrors }) => {
     await page.setViewportSize(DESKTOP);
     await page.goto(`${BASE()}${path}`);
-    // The docs' inline identifiers (event names, contract addresses) are longer than a phone's line and have no
-    // break point of their own: giving them one is the docs pages' markup, so the docs are held to the navigation only.
-    const words = async () => (path === '/docs' ? [] : midWordBreaks(page));
+    const words = () => midWordBreaks(page);
     const desktop = { navRows: await navRowSizes(page), brokenWords: await words() };
     await page.setViewportSize(PHONE);
     await screenshot(page, `${name}-phone-layout`);

@@ -18,7 +18,7 @@ const READ_BY_BUILT_NAME: Record<string, string> = { RAILS_ANVIL_PORT: 'scripts/
 /** Read by our code but set by the platform, never by an operator. */
 const SET_BY_THE_PLATFORM: Record<string, string> = { NEXT_RUNTIME: 'Next.js sets it in each runtime it loads a module in' };
 /** Named only inside example code the docs page shows its readers (their shell's $BASE), never read by us. */
-const IN_DOCS_EXAMPLES: Record<string, string> = { BASE: 'app/docs/page.tsx' };
+const IN_DOCS_EXAMPLES: Record<string, string> = { BASE: 'lib/docs/examples.ts' };
 
 const READ_PATTERNS = [/process\.env\.([A-Z][A-Z0-9_]*)/g, /process\.env\[['"`]([A-Z][A-Z0-9_]*)['"`]\]/g, /\benv\.([A-Z][A-Z0-9_]*)/g];
 

@@ -1,13 +1,15 @@
-// The /docs rubric section, rendered as the server renders it: it publishes every v2 rule.
+// The readiness rubric on the docs' checks page, rendered as the server renders it from what the check's free
+// GET publishes: it publishes every v2 rule.
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { ReadinessRubric } from '@/components/docs/Rubrics';
 import { HAZARD_RULES } from '@/lib/checks/readiness/hazards';
 import { REFERENCES } from '@/lib/checks/readiness/references';
+import { readinessCheck } from '@/lib/checks/readiness/entry';
 
-describe('the readiness rubric on /docs', () => {
-  const html = renderToStaticMarkup(createElement(ReadinessRubric));
+describe('the readiness rubric on /docs/checks', () => {
+  const html = renderToStaticMarkup(createElement(ReadinessRubric, { described: readinessCheck.describe() }));
 
   it('shows the evidence rules, effort scale, hazard table, dependency graph, sources and the changes from 1.x', () => {
     for (const id of ['readiness-evidence', 'readiness-findings', 'readiness-hazards', 'readiness-plan', 'readiness-sources', 'readiness-changes']) {

@@ -1,0 +1,79 @@
+import { getConfig } from '@/lib/config';
+import { PLANS } from '@/lib/credits/plans';
+import { PRICE_USD, formatUsd } from '@/lib/price';
+import { RESERVATION_HOLD_MS } from '@/lib/credits/ledger';
+import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/paid-call/pipeline';
+import { REPLAY_TTL_MS } from '@/lib/replay-record';
+import { REVEAL_TTL_MS } from '@/lib/billing/records';
+import { endpointDocs } from '@/lib/docs/reference';
+import { docsPageMetadata } from '@/lib/site/metadata';
+import { EndpointSection } from '@/components/docs/EndpointSection';
+import { ProblemTable } from '@/components/docs/Rubrics';
+import { TableWrap } from '@/components/TableWrap';
+import { ColumnHeads } from '@/components/ColumnHeads';
+
+export const generateMetadata = () => docsPageMetadata('/docs/api');
+// Examples name this deployment's own origin, known only at run time.
+export const dynamic = 'force-dynamic';
+
+const hours = (ms: number) => ms / 3_600_000;
+
+export default async function DocsApi() {
+  const config = getConfig();
+  const endpoints = await endpointDocs(config.APP_URL.replace(/\/$/, ''));
+  return (
+    <>
+      <h1>REST reference</h1>
+      <p className="lead">
+        Every endpoint, generated from the code that serves it: the request, example answers, both JSON Schemas and the errors each can
+        answer. The same document is <a href="/openapi.json">/openapi.json</a>.
+      </p>
+      <nav className="docs-toc" aria-labelledby="toc-title">
+        <h2 id="toc-title">On this page</h2>
+        <ol>
+          {endpoints.map((d) => (
+            <li key={d.anchor}>
+              <a href={`#${d.anchor}`}>
+                <code>{d.method} {d.path.split('?')[0]}</code>
+              </a>
+            </li>
+          ))}
+          <li><a href="#errors">Errors</a></li>
+          <li><a href="#limits">Limits</a></li>
+        </ol>
+      </nav>
+
+      <h2 id="api">Endpoints</h2>
+      {endpoints.map((doc) => (
+        <EndpointSection key={`${doc.method} ${doc.path}`} doc={doc} />
+      ))}
+
+      <h2 id="errors">Errors</h2>
+      <p>
+        Every error is RFC 9457 problem details: <code>type</code> (stable, below), <code>title</code>, <code>status</code>,{' '}
+        <code>detail</code>, and for a 400 an <code>errors</code> list of <code>{'{ path, message }'}</code>, one per bad field, with its
+        JSON path. A 429 and most 503s carry <code>Retry-After</code>. A 402 also carries the payment challenges.
+      </p>
+      <ProblemTable />
+
+      <h2 id="limits">Limits</h2>
+      <TableWrap label="Limits">
+        <table>
+          <caption>Limits</caption>
+          <ColumnHeads names={['Limit', 'Value']} />
+          <tbody>
+            <tr><td>Price</td><td>{PRICE_USD} USD per fulfilled request</td></tr>
+            <tr><td>Request body</td><td>{config.MAX_BODY_BYTES} bytes</td></tr>
+            <tr><td>Idempotency-Key</td><td><code>{IDEMPOTENCY_KEY_PATTERN.source}</code>; results kept {hours(REPLAY_TTL_MS)} hours</td></tr>
+            <tr><td>Rate limit</td><td>{config.RATE_LIMIT_PER_IP} requests per client IP and {config.RATE_LIMIT_PER_KEY} per credits key, every {config.RATE_LIMIT_WINDOW_SECONDS} seconds</td></tr>
+            <tr><td>Each check&apos;s own input</td><td>its request JSON Schema above, and its rubric on the checks page</td></tr>
+            <tr><td>x402 maxTimeoutSeconds</td><td>300</td></tr>
+            <tr><td>Prepaid plans</td><td>{PLANS.map((p) => `${p.name}: ${formatUsd(p.priceCents)} USD${p.billing === 'monthly' ? ' a month' : ''}, ${p.billing === 'monthly' ? `${p.calls} calls a month` : `${p.calls} calls for ${p.validity}`}`).join('; ')}</td></tr>
+            <tr><td>A call held by a request that never finished</td><td>returns to the balance after {RESERVATION_HOLD_MS / 60_000} minutes</td></tr>
+            <tr><td>New key shown after purchase</td><td>once; unclaimed, it is destroyed after {hours(REVEAL_TTL_MS)} hour(s)</td></tr>
+          </tbody>
+        </table>
+      </TableWrap>
+    </>
+  );
+}

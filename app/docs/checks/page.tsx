@@ -1,0 +1,52 @@
+import { checks } from '@/lib/checks/registry';
+import { PRICE_USD } from '@/lib/price';
+import { docsPageMetadata } from '@/lib/site/metadata';
+import { CheckRubric } from '@/components/docs/rubric-views';
+
+export const generateMetadata = () => docsPageMetadata('/docs/checks');
+
+export default function DocsChecks() {
+  const all = checks();
+  return (
+    <>
+      <h1>Checks and rubrics</h1>
+      <p className="lead">
+        Each check scores against a published rubric: the same one its free <code>GET</code> returns, versioned, so a score can be
+        traced to the rule that gave it. {PRICE_USD} USD per fulfilled request.
+      </p>
+      <nav className="docs-toc" aria-labelledby="toc-title">
+        <h2 id="toc-title">On this page</h2>
+        <ol>
+          {all.map((c) => (
+            <li key={c.id}>
+              <a href={`#${c.id}`}>{c.service}</a>
+            </li>
+          ))}
+          <li><a href="#not-seen">What the checks do not see</a></li>
+        </ol>
+      </nav>
+
+      {all.map((c) => (
+        <section key={c.id} id={c.id} aria-labelledby={`${c.id}-title`}>
+          <h2 id={`${c.id}-title`}>{c.service}</h2>
+          <p>{c.description}</p>
+          <p>
+            <code>POST {c.path}</code> · MCP tool <code>{c.toolName}</code> · free description <code>GET {c.path}</code>
+          </p>
+          <h3 id={`${c.id}-rubric`}>Rubric</h3>
+          <CheckRubric check={c} />
+        </section>
+      ))}
+
+      <h2 id="not-seen">What the checks do not see</h2>
+      {all.map((c) => (
+        <div key={c.id}>
+          <h3 id={`${c.id}-not-seen`}>{c.service}</h3>
+          <ul>
+            {(c.describe() as { limits?: string[] }).limits?.map((l) => <li key={l}>{l}</li>)}
+          </ul>
+        </div>
+      ))}
+    </>
+  );
+}
