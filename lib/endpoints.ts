@@ -266,6 +266,16 @@ const FREE_ROUTES: FreeEndpoint[] = [
     llms: { section: 'Discovery and docs', label: 'OpenAPI 3.1', text: 'every endpoint, request and response schemas and x-payment-info offers' },
   },
   {
+    kind: 'free', method: 'GET', path: '/.well-known/x402', operationId: 'x402WellKnown', title: 'x402 resource list',
+    summary: 'The paid resources, for the x402 directories (free)',
+    description: 'Free. { version: 1, resources, instructions }: the absolute address of every paid check (empty while the x402 rail is not live) and how to call them. Cached for 5 minutes.',
+    price: 'free', auth: 'none',
+    ok: { description: 'The resource list', contentType: 'application/json', schema: z.strictObject({ version: z.literal(1), resources: z.array(z.string()), instructions: z.string() }) },
+    examples: (appUrl) => [{ status: 200, description: 'With the x402 rail live.', body: { version: 1, resources: checks().map((c) => `${appUrl}${c.path}`), instructions: 'POST the JSON body of a paid operation without payment: …' } }],
+    errors: [],
+    llms: { section: 'Discovery and docs', label: 'x402 resource list', text: 'the paid resources as the x402 directories read them' },
+  },
+  {
     kind: 'free', method: 'GET', path: '/llms.txt', operationId: 'llmsTxt', title: 'llms.txt',
     summary: 'A summary for language models, with links (free)',
     description: 'Free. The llmstxt.org summary of this service: the paid operations, discovery documents and prepaid plans. Cached for 5 minutes.',
