@@ -57,6 +57,8 @@ export interface FreeEndpoint {
   auth: string;
   /** True when an `Authorization: Bearer <credits key>` changes the answer (OpenAPI security). */
   optionalCreditsKey?: boolean;
+  /** True when a wallet that paid may read it with a SIGN-IN-WITH-X header instead (OpenAPI security `siwx`). */
+  walletSignIn?: boolean;
   query?: Array<{ name: string; required: boolean; description: string; schema: z.ZodType; example: string }>;
   /** Segments of `path` written `{name}` (the route's folder is `[name]`). */
   pathParams?: Array<{ name: string; description: string; schema: z.ZodType; example: string }>;
@@ -371,7 +373,7 @@ const SESSION_AND_REPORT_ROUTES: FreeEndpoint[] = [
     description:
       'Every fulfilled call paid with a credits key (site, REST or MCP) or a wallet (MPP evm, x402) keeps its 200 body for REPORT_RETENTION_DAYS (30 by default). This lists the key\'s or the wallet\'s reports, newest first (creditsUsage for a key, paymentReference, the transaction, for a wallet): ' +
       'target is the checked URL (visibility) or the workflow\'s name (readiness), score the report\'s score. Pass nextCursor as cursor for the next page (null: no more). Reads are rate limited per client address (RATE_LIMIT_REPORTS_PER_IP).',
-    price: 'free', auth: ownerAuth, optionalCreditsKey: true,
+    price: 'free', auth: ownerAuth, optionalCreditsKey: true, walletSignIn: true,
     query: [
       { name: 'limit', required: false, description: `Reports per page, 1-${REPORT_PAGE_MAX} (default 20)`, schema: z.string(), example: '20' },
       { name: 'cursor', required: false, description: 'nextCursor of the previous page', schema: z.string(), example: '…' },
@@ -388,7 +390,7 @@ const SESSION_AND_REPORT_ROUTES: FreeEndpoint[] = [
     kind: 'free', method: 'GET', path: '/api/reports/{id}', operationId: 'getReport', title: 'One stored report',
     summary: 'A stored report: the 200 body of a paid call, to the key that paid for it',
     description: 'The 200 body exactly as the paid call answered it. Only the key that paid for it (or its session), or the wallet that paid for it (SIGN-IN-WITH-X), may read it: any other key or wallet, and an unknown or expired id, get the same 404. Reads are rate limited per client address (RATE_LIMIT_REPORTS_PER_IP).',
-    price: 'free', auth: ownerAuth, optionalCreditsKey: true,
+    price: 'free', auth: ownerAuth, optionalCreditsKey: true, walletSignIn: true,
     pathParams: [{ name: 'id', description: 'The report id (from the Link header, _meta.reportUrl or GET /api/reports)', schema: z.string(), example: reportIdExample }],
     ok: { description: 'The stored 200 body of a paid check', contentType: 'application/json', schema: z.union(checks().map((o) => o.output)) },
     // The body is a paid route's 200, shown in that route's section.

@@ -135,7 +135,7 @@ function freeOperation(endpoint: FreeEndpoint) {
     summary: endpoint.summary,
     description: endpoint.description,
     tags: ['free'],
-    ...(endpoint.optionalCreditsKey ? { security: [{}, { creditsKey: [] }] } : {}),
+    ...(endpoint.optionalCreditsKey ? { security: [{}, { creditsKey: [] }, ...(endpoint.walletSignIn ? [{ siwx: [] }] : [])] } : {}),
     ...(parameters.length ? { parameters } : {}),
     ...(request ? {
       requestBody: {
@@ -195,6 +195,10 @@ export function openApiDocument(ctx: DiscoveryContext) {
     components: {
       securitySchemes: {
         creditsKey: { type: 'http', scheme: 'bearer', description: 'A prepaid credits key (pac_live_…)' },
+        siwx: {
+          type: 'apiKey', in: 'header', name: 'SIGN-IN-WITH-X',
+          description: 'x402 sign-in-with-x: a SIWE message signed by the wallet that paid, base64 JSON; the 401 offers the challenge in extensions["sign-in-with-x"]. Good once, for 5 minutes.',
+        },
       },
       schemas: {
         Problem: {

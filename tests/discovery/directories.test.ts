@@ -35,6 +35,14 @@ describe('x-payment-info for the directories', () => {
     expect(doc.paths['/api/agent/readiness'].post['x-payment-info']!.protocols).toEqual([{ x402: {} }]);
   });
 
+  it('declares the wallet sign-in (siwx) beside the credits key on the reports routes only', () => {
+    const doc = openApiDocument(ctx) as unknown as { paths: Record<string, Record<string, { security?: unknown }>>; components: { securitySchemes: Record<string, unknown> } };
+    expect(doc.components.securitySchemes.siwx).toMatchObject({ type: 'apiKey', in: 'header', name: 'SIGN-IN-WITH-X' });
+    const withSiwx = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).filter(([, op]) => JSON.stringify(op.security ?? []).includes('siwx')).map(([method]) => `${method} ${path}`));
+    expect(withSiwx).toEqual(['get /api/reports', 'get /api/reports/{id}']);
+    expect(doc.paths['/api/reports'].get.security).toEqual([{}, { creditsKey: [] }, { siwx: [] }]);
+  });
+
   it('tells an agent how to call us in info.x-guidance', () => {
     const guidance = (openApiDocument(ctx) as Doc).info['x-guidance'];
     expect(guidance).toBe(callGuidance());
