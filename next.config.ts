@@ -1,5 +1,6 @@
 import type { NextConfig } from 'next';
 import { contentSecurityPolicy } from './lib/http/csp';
+import { CORS_HEADERS, CORS_PATHS } from './lib/http/cors';
 
 // Every path gets the nonce-less policy; proxy.ts replaces it on pages with one carrying that
 // request's script nonce.
@@ -25,7 +26,8 @@ const nextConfig: NextConfig = {
   // `npm test` type-checks the whole tree (tests included) with tsc; the build need not do it twice.
   typescript: { ignoreBuildErrors: true },
   async headers() {
-    return [{ source: '/:path*', headers: securityHeaders }];
+    // The public API answers pages on any origin (lib/http/cors.ts); nothing else does.
+    return [{ source: '/:path*', headers: securityHeaders }, ...CORS_PATHS.map((source) => ({ source, headers: [...CORS_HEADERS] }))];
   },
 };
 

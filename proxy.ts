@@ -94,7 +94,7 @@ export const config = {
   // fetch RSC payloads, not HTML.
   matcher: [
     {
-      source: '/((?!api/|_next/static|_next/image|icon\\.svg|llms\\.txt|openapi\\.json|favicon\\.ico|robots\\.txt|sitemap\\.xml|opengraph-image).*)',
+      source: '/((?!api/|\\.well-known/|_next/static|_next/image|icon\\.svg|llms\\.txt|openapi\\.json|favicon\\.ico|robots\\.txt|sitemap\\.xml|opengraph-image).*)',
       missing: [
         { type: 'header', key: 'next-router-prefetch' },
         { type: 'header', key: 'purpose', value: 'prefetch' },

@@ -57,6 +57,8 @@ export interface FreeEndpoint {
   auth: string;
   /** True when an `Authorization: Bearer <credits key>` changes the answer (OpenAPI security). */
   optionalCreditsKey?: boolean;
+  /** True when a wallet that paid may read it with a SIGN-IN-WITH-X header instead (OpenAPI security `siwx`). */
+  walletSignIn?: boolean;
   query?: Array<{ name: string; required: boolean; description: string; schema: z.ZodType; example: string }>;
   /** Segments of `path` written `{name}` (the route's folder is `[name]`). */
   pathParams?: Array<{ name: string; description: string; schema: z.ZodType; example: string }>;
@@ -266,6 +268,16 @@ const FREE_ROUTES: FreeEndpoint[] = [
     llms: { section: 'Discovery and docs', label: 'OpenAPI 3.1', text: 'every endpoint, request and response schemas and x-payment-info offers' },
   },
   {
+    kind: 'free', method: 'GET', path: '/.well-known/x402', operationId: 'x402WellKnown', title: 'x402 resource list',
+    summary: 'The paid resources, for the x402 directories (free)',
+    description: 'Free. { version: 1, resources, instructions }: the absolute address of every paid check (empty while the x402 rail is not live) and how to call them. Cached for 5 minutes.',
+    price: 'free', auth: 'none',
+    ok: { description: 'The resource list', contentType: 'application/json', schema: z.strictObject({ version: z.literal(1), resources: z.array(z.string()), instructions: z.string() }) },
+    examples: (appUrl) => [{ status: 200, description: 'With the x402 rail live.', body: { version: 1, resources: checks().map((c) => `${appUrl}${c.path}`), instructions: 'POST the JSON body of a paid operation without payment: …' } }],
+    errors: [],
+    llms: { section: 'Discovery and docs', label: 'x402 resource list', text: 'the paid resources as the x402 directories read them' },
+  },
+  {
     kind: 'free', method: 'GET', path: '/llms.txt', operationId: 'llmsTxt', title: 'llms.txt',
     summary: 'A summary for language models, with links (free)',
     description: 'Free. The llmstxt.org summary of this service: the paid operations, discovery documents and prepaid plans. Cached for 5 minutes.',
@@ -279,11 +291,11 @@ const FREE_ROUTES: FreeEndpoint[] = [
 /** What a prepaid 200 says it cost (lib/paid-call/http.ts); the OpenAPI 200 of each paid route names them too. */
 export const PREPAID_RESPONSE_HEADERS: Record<string, string> = {
   'Credits-Remaining': 'Calls left on the credits key after this call (on a replay: left now). Only when a credits key paid.',
-  Link: 'The stored report of this call: </api/reports/rep_…>; rel="related" (kept REPORT_RETENTION_DAYS, readable with the same key). Only when a credits key paid.',
+  Link: 'The stored report of this call: </api/reports/rep_…>; rel="related" (kept REPORT_RETENTION_DAYS, readable with the same key, or by the paying wallet with SIGN-IN-WITH-X). When a credits key or a wallet (MPP evm, x402) paid.',
 };
 
 const sessionAuth = `the ${SECURE_SESSION_COOKIE} cookie set by POST /api/session (${SESSION_COOKIE} on plain-http development)`;
-const ownerAuth = `Authorization: Bearer <credits key>, or ${sessionAuth}`;
+const ownerAuth = `Authorization: Bearer <credits key>, ${sessionAuth}, or for a wallet that paid SIGN-IN-WITH-X: <base64 signed message> (the 401 carries the challenge in extensions["sign-in-with-x"]; each message is good once, for 5 minutes)`;
 const sessionCookieHeader = `Set-Cookie: ${SECURE_SESSION_COOKIE}=<opaque id>; Path=/; HttpOnly; SameSite=Strict; Max-Age=604800; Secure (in production or behind an https APP_URL; on plain-http development ${SESSION_COOKIE}=<opaque id> without Secure)`;
 const reportIdExample = 'rep_3q2mVZ0Lr8Yc1xN4T7bKpWsA9eHfJdUg';
 
@@ -359,9 +371,9 @@ const SESSION_AND_REPORT_ROUTES: FreeEndpoint[] = [
     kind: 'free', method: 'GET', path: '/api/reports', operationId: 'listReports', title: 'Stored reports',
     summary: 'The key\'s stored reports, newest first (paginated)',
     description:
-      'Every fulfilled call paid with a credits key (site, REST or MCP) keeps its 200 body for REPORT_RETENTION_DAYS (30 by default). This lists the key\'s reports, newest first: ' +
+      'Every fulfilled call paid with a credits key (site, REST or MCP) or a wallet (MPP evm, x402) keeps its 200 body for REPORT_RETENTION_DAYS (30 by default). This lists the key\'s or the wallet\'s reports, newest first (creditsUsage for a key, paymentReference, the transaction, for a wallet): ' +
       'target is the checked URL (visibility) or the workflow\'s name (readiness), score the report\'s score. Pass nextCursor as cursor for the next page (null: no more). Reads are rate limited per client address (RATE_LIMIT_REPORTS_PER_IP).',
-    price: 'free', auth: ownerAuth, optionalCreditsKey: true,
+    price: 'free', auth: ownerAuth, optionalCreditsKey: true, walletSignIn: true,
     query: [
       { name: 'limit', required: false, description: `Reports per page, 1-${REPORT_PAGE_MAX} (default 20)`, schema: z.string(), example: '20' },
       { name: 'cursor', required: false, description: 'nextCursor of the previous page', schema: z.string(), example: '…' },
@@ -371,19 +383,19 @@ const SESSION_AND_REPORT_ROUTES: FreeEndpoint[] = [
       status: 200, description: 'One page.',
       body: { reports: [{ id: reportIdExample, operation: 'ai-visibility', createdAt: '2026-11-23T12:00:00.000Z', creditsUsage: 'cu_…', target: 'https://example.com/', score: 77 }], nextCursor: null },
     }],
-    errors: ['invalid-request', 'invalid-credits-key', 'not-signed-in', 'rate-limited', 'store-unavailable'],
-    llms: { section: 'Prepaid credits', label: 'Stored reports', text: 'with Authorization: Bearer <key>, the key\'s paid results of the last 30 days, newest first; GET /api/reports/{id} returns one' },
+    errors: ['invalid-request', 'invalid-credits-key', 'not-signed-in', 'wallet-sign-in-refused', 'rate-limited', 'store-unavailable'],
+    llms: { section: 'Prepaid credits', label: 'Stored reports', text: 'with Authorization: Bearer <key> (or a wallet that paid: SIGN-IN-WITH-X), the paid results of the last 30 days, newest first; GET /api/reports/{id} returns one' },
   },
   {
     kind: 'free', method: 'GET', path: '/api/reports/{id}', operationId: 'getReport', title: 'One stored report',
     summary: 'A stored report: the 200 body of a paid call, to the key that paid for it',
-    description: 'The 200 body exactly as the paid call answered it. Only the key that paid for it (or its session) may read it: any other key, and an unknown or expired id, get the same 404. Reads are rate limited per client address (RATE_LIMIT_REPORTS_PER_IP).',
-    price: 'free', auth: ownerAuth, optionalCreditsKey: true,
+    description: 'The 200 body exactly as the paid call answered it. Only the key that paid for it (or its session), or the wallet that paid for it (SIGN-IN-WITH-X), may read it: any other key or wallet, and an unknown or expired id, get the same 404. Reads are rate limited per client address (RATE_LIMIT_REPORTS_PER_IP).',
+    price: 'free', auth: ownerAuth, optionalCreditsKey: true, walletSignIn: true,
     pathParams: [{ name: 'id', description: 'The report id (from the Link header, _meta.reportUrl or GET /api/reports)', schema: z.string(), example: reportIdExample }],
     ok: { description: 'The stored 200 body of a paid check', contentType: 'application/json', schema: z.union(checks().map((o) => o.output)) },
     // The body is a paid route's 200, shown in that route's section.
     examples: () => [],
-    errors: ['invalid-credits-key', 'not-signed-in', 'not-found', 'rate-limited', 'store-unavailable'],
+    errors: ['invalid-credits-key', 'not-signed-in', 'wallet-sign-in-refused', 'not-found', 'rate-limited', 'store-unavailable'],
   },
 ];
 

@@ -14,6 +14,7 @@ export const PROBLEMS = {
   'invalid-credits-key': { status: 401, title: 'The credits key is not valid' },
   'unauthorized': { status: 401, title: 'Authorization required' },
   'not-signed-in': { status: 401, title: 'Not signed in' },
+  'wallet-sign-in-refused': { status: 401, title: 'The wallet sign-in was not accepted' },
   'cross-origin-refused': { status: 403, title: 'Requests from another site are refused' },
   'current-key-required': { status: 403, title: 'Confirm the current credits key' },
   'payment-required': { status: 402, title: 'Payment required' },

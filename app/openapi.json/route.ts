@@ -8,5 +8,5 @@ export const dynamic = 'force-dynamic';
 export const GET = observed('openapi', () => {
   const { config, rails } = getRuntime();
   const doc = openApiDocument({ appUrl: config.APP_URL, rails: rails?.live ?? [], usdcAddress: config.USDC_ADDRESS });
-  return Response.json(doc, { headers: { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' } });
+  return Response.json(doc, { headers: { 'Cache-Control': 'public, max-age=300' } });
 });

@@ -102,11 +102,13 @@ export async function balance(store: Store, keyHash: string, now = Date.now()): 
   return summariseGrants(await store.listGrants(keyHash, now));
 }
 
+/** How every usage id (a prepaid call's reservation) starts. */
+export const USAGE_ID_PREFIX = 'cu_';
 /**
  * A new usage id (`cu_…`): the id of one held call, and the `creditsUsage` its answer names.
  * @example await store.admitCall({ ...admission, hold: { reservationId: newUsageId(), holdUntil } });
  */
-export const newUsageId = (): string => newId('cu_');
+export const newUsageId = (): string => newId(USAGE_ID_PREFIX);
 
 /**
  * Holds one call; returns its usage id (`cu_…`), or null when the key has no live calls left. `operation`

@@ -7,7 +7,9 @@ import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/paid-call/pipeline';
 
 // The OpenAPI 3.1 document, generated from the endpoint registry (lib/endpoints.ts) so it cannot
 // drift from the routes. Each paid operation carries `x-payment-info` with one offer per live rail, which is
-// what `mppx discover validate` and `mppx validate` read.
+// what `mppx discover validate` and `mppx validate` read, and beside the offers the same terms in the shape
+// the x402 directories read (x402scan, mppscan, AgentCash): `price` and `protocols`. `info.x-guidance` tells
+// an agent how to call us.
 
 const INTERFACE_VERSION = '1.0.0';
 const USDC_UNITS = String(PRICE_USDC_UNITS);
@@ -30,6 +32,32 @@ function paymentOffers(ctx: DiscoveryContext) {
     offers.push({ method: 'x402', intent: 'exact', amount: USDC_UNITS, currency: ctx.usdcAddress, network: 'eip155:8453', description: `${PRICE_USDC} on Base over x402 v2 (PAYMENT-SIGNATURE)` });
   }
   return offers;
+}
+
+/**
+ * The price and the protocols that take it, in the directories' shape: one fixed price in USD; `x402` when the
+ * x402 rail is live, one `mpp` entry per live MPP method (its currency as the offer names it).
+ */
+function directoryPaymentInfo(offers: Array<Record<string, string>>) {
+  const protocols = offers.map((offer): Record<string, Record<string, string>> =>
+    offer.method === 'x402' ? { x402: {} } : { mpp: { method: offer.method, intent: offer.intent, currency: offer.currency } },
+  );
+  return { price: { mode: 'fixed', currency: 'USD', amount: PRICE_USD }, protocols };
+}
+
+/**
+ * How an agent should call us, in a few sentences: the directories show it (OpenAPI `info.x-guidance`, the
+ * `instructions` of /.well-known/x402).
+ * @example callGuidance().startsWith('POST') // true
+ */
+export function callGuidance(): string {
+  return (
+    `POST the JSON body of a paid operation without payment: the 402 carries the terms (${PRICE_USD} USD) in WWW-Authenticate (MPP: card, or USDC on Base) ` +
+    'and PAYMENT-REQUIRED (x402 v2: USDC on Base). Retry the same request with Authorization: Payment <credential>, PAYMENT-SIGNATURE (or X-PAYMENT), ' +
+    'or Authorization: Bearer <prepaid credits key>. Send an Idempotency-Key so a retry never pays twice: the same key and body return the stored answer. ' +
+    'A check that fails (422) charges nothing. A wallet that paid reads its reports later at GET /api/reports with a SIGN-IN-WITH-X header. ' +
+    'GET on a paid path describes it for free; /llms.txt summarises everything.'
+  );
 }
 
 const problemRef = { $ref: '#/components/schemas/Problem' };
@@ -77,7 +105,7 @@ function paidOperation(op: CheckEntry, ctx: DiscoveryContext) {
       '429': problemResponse('Rate limited; see Retry-After'),
       '503': problemResponse('Machine payments not available right now; nothing charged'),
     },
-    ...(offers.length ? { 'x-payment-info': { offers } } : {}),
+    ...(offers.length ? { 'x-payment-info': { offers, ...directoryPaymentInfo(offers) } } : {}),
   };
 }
 
@@ -107,7 +135,7 @@ function freeOperation(endpoint: FreeEndpoint) {
     summary: endpoint.summary,
     description: endpoint.description,
     tags: ['free'],
-    ...(endpoint.optionalCreditsKey ? { security: [{}, { creditsKey: [] }] } : {}),
+    ...(endpoint.optionalCreditsKey ? { security: [{}, { creditsKey: [] }, ...(endpoint.walletSignIn ? [{ siwx: [] }] : [])] } : {}),
     ...(parameters.length ? { parameters } : {}),
     ...(request ? {
       requestBody: {
@@ -156,6 +184,7 @@ export function openApiDocument(ctx: DiscoveryContext) {
       title: 'Paid Agent Checks',
       version: INTERFACE_VERSION,
       description: `Agent Payment Readiness Assessment and AI Visibility Check at ${PRICE_USD} USD per fulfilled request, over HTTP 402 (MPP card, MPP evm, x402 v2) or prepaid credits keys.`,
+      'x-guidance': callGuidance(),
     },
     servers: [{ url: ctx.appUrl }],
     'x-service-info': {
@@ -166,6 +195,10 @@ export function openApiDocument(ctx: DiscoveryContext) {
     components: {
       securitySchemes: {
         creditsKey: { type: 'http', scheme: 'bearer', description: 'A prepaid credits key (pac_live_…)' },
+        siwx: {
+          type: 'apiKey', in: 'header', name: 'SIGN-IN-WITH-X',
+          description: 'x402 sign-in-with-x: a SIWE message signed by the wallet that paid, base64 JSON; the 401 offers the challenge in extensions["sign-in-with-x"]. Good once, for 5 minutes.',
+        },
       },
       schemas: {
         Problem: {

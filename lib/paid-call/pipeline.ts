@@ -9,7 +9,7 @@ import { INTERNAL_ERROR, ProblemError, knownProblem, problem, type Problem } fro
 import { parseBody } from '@/lib/http/validation';
 import { enforceRateLimit, rateLimited } from '@/lib/http/rate-limit';
 import { balance, invalidCreditsKey, newUsageId, releaseCall, reserveCall } from '@/lib/credits/ledger';
-import { saveReport } from '@/lib/reports/store';
+import { saveReport, walletOwner } from '@/lib/reports/store';
 import { hashKey, isWellFormedKey, maskKey } from '@/lib/credits/keys';
 import { PRICE_USD } from '@/lib/price';
 import type { PaymentRails } from '@/lib/payments/rails';
@@ -46,9 +46,12 @@ export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$/;
 /** An in-flight marker outlives the longest run; a crashed request frees its key after this. */
 const IN_FLIGHT_TTL_MS = 3 * 60 * 1000;
 
-/** What a call paid with a credits key adds to its answer (headers on REST, `_meta` over MCP). */
+/**
+ * What a call paid with a credits key adds to its answer (headers on REST, `_meta` over MCP); a call a wallet
+ * paid (MPP evm, x402) says where its report is, with no calls left to count.
+ */
 export interface PrepaidFacts {
-  /** Calls left on the key after this call (a replay: left now); null when the store could not say. */
+  /** Calls left on the key after this call (a replay: left now); null when the store could not say or a wallet paid. */
   creditsRemaining: number | null;
   /** The stored report of this call (`/api/reports/<id>`); null when it could not be stored. */
   reportId: string | null;
@@ -63,7 +66,7 @@ export type PaidCallOutcome =
       bodyText: string;
       /** The payment's receipt as mppx writes it (Payment-Receipt, PAYMENT-RESPONSE); empty for a prepaid call. */
       receipt: Record<string, string>;
-      /** Present when a credits key paid. */
+      /** Present when a credits key or a wallet paid. */
       prepaid?: PrepaidFacts;
     }
   | { kind: 'replayed'; body: unknown; receipt: Record<string, string>; prepaid?: PrepaidFacts }
@@ -175,6 +178,8 @@ interface Admitted {
   payment: { kind: 'credits'; usageId: string } | { kind: 'rail'; verified: ValidCredential };
   /** Who pays, for sharing the renderer fairly (CheckContext.owner). */
   owner: string;
+  /** A paying wallet's report owner (walletOwner): its report is kept for it. Null for a card. */
+  wallet?: string | null;
 }
 
 /** The clock of one call: the deps' clock in tests, the wall clock otherwise. */
@@ -351,7 +356,7 @@ async function admitUnkeyed(deps: PaidCallDeps, call: PaidCall, input: unknown, 
     if (existing) return idempotentAnswer(existing, fingerprint);
   }
   const owner = payer ? `payer:${sha256Hex(payer)}` : `ip:${call.clientIp}`;
-  const admitted: Admitted = { keyHash: null, scope, idempotencyKey, fingerprint, payment: { kind: 'rail', verified }, owner };
+  const admitted: Admitted = { keyHash: null, scope, idempotencyKey, fingerprint, payment: { kind: 'rail', verified }, owner, wallet: walletOfPayer(payer) };
   return (await claimIdempotencyKey(deps, call, admitted, now)) ?? admitted;
 }
 
@@ -456,14 +461,8 @@ async function chargeCredits(deps: PaidCallDeps, call: PaidCall, admitted: Admit
   const reference = { creditsUsage: usageId };
   const { body, bodyText } = fulfilledBody(call, admitted, reference, result);
   const keyHash = admitted.keyHash!;
-  // The work is delivered and paid for: a report the store cannot keep only goes unsaid. It is stored before the
-  // commit because its id rides in the replay record the commit keeps.
-  const reportId = await saveReport(deps.store, { keyHash, check, creditsUsage: usageId, body, bodyText }, now(), deps.config.REPORT_RETENTION_DAYS).catch(
-    (e: unknown) => {
-      deps.log?.({ event: 'report-store-failed', operation: check.operationId, error: String(e) });
-      return null;
-    },
-  );
+  // Stored before the commit because its id rides in the replay record the commit keeps.
+  const reportId = await keepReport(deps, check, keyHash, usageId, body, bodyText, now);
   // The report id rides in the replay record, so a replay links the same report and never stores a second.
   const record = writeReplayRecord(bodyText, {}, reportId);
   const answer = { scope: admitted.scope, fingerprint: admitted.fingerprint, response: record, ttlMs: REPLAY_TTL_MS };
@@ -536,9 +535,26 @@ async function settleCredential(
   }
   const reference = { paymentIntent: settled.reference };
   const { body, bodyText } = fulfilledBody(call, admitted, reference, result);
-  await storeAnswer(deps, call, admitted, writeReplayRecord(bodyText, settled.headers, null), now);
+  // A wallet keeps its report, readable later with a SIGN-IN-WITH-X from the same address; the id rides in the replay record.
+  const reportId = admitted.wallet ? await keepReport(deps, check, admitted.wallet, settled.reference, body, bodyText, now) : null;
+  await storeAnswer(deps, call, admitted, writeReplayRecord(bodyText, settled.headers, reportId), now);
   deps.log?.({ event: 'fulfilled', operation: check.operationId, ...reference });
-  return { kind: 'fulfilled', body, bodyText, receipt: settled.headers };
+  const fulfilled: PaidCallOutcome = { kind: 'fulfilled', body, bodyText, receipt: settled.headers };
+  return admitted.wallet ? { ...fulfilled, prepaid: { creditsRemaining: null, reportId } } : fulfilled;
+}
+
+/** The wallet behind a verified payer (`evm:<chainId>:<address>`) as its report owner; null for a card. */
+function walletOfPayer(payer: string | null): string | null {
+  const address = /^evm:\d+:(0x[0-9a-fA-F]{40})$/.exec(payer ?? '')?.[1];
+  return address ? walletOwner(address) : null;
+}
+
+/** Stores a paid call's report for its owner; the work is delivered and paid for, so a report the store cannot keep only goes unsaid. */
+function keepReport(deps: PaidCallDeps, check: CheckEntry, owner: string, paidWith: string, body: unknown, bodyText: string, now: Clock): Promise<string | null> {
+  return saveReport(deps.store, { keyHash: owner, check, creditsUsage: paidWith, body, bodyText }, now(), deps.config.REPORT_RETENTION_DAYS).catch((e: unknown) => {
+    deps.log?.({ event: 'report-store-failed', operation: check.operationId, error: String(e) });
+    return null;
+  });
 }
 
 /** Keeps a fulfilled call's answer for replays; a store that fails here costs the replay, never the answer. */

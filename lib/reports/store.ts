@@ -4,24 +4,32 @@ import type { Store } from '@/lib/store';
 import type { ReportCursor, ReportSummary } from '@/lib/store/types';
 import { ProblemError } from '@/lib/problems';
 import { digestsEqual } from '@/lib/credits/keys';
+import { sha256Hex } from '@/lib/canonical-json';
+import { USAGE_ID_PREFIX } from '@/lib/credits/ledger';
 import type { CheckReport } from '@/lib/checks/entry';
 import { checks } from '@/lib/checks/registry';
 
-// Stored reports: the 200 body of every fulfilled call paid with a credits key (site, REST or MCP), kept
-// for its key for REPORT_RETENTION_DAYS. A report is found by an unguessable id, and still only answered
-// to the key that paid for it: anyone else, and an id that never was, get the same 404.
+// Stored reports: the 200 body of every fulfilled call paid with a credits key (site, REST or MCP) or by a
+// wallet (MPP evm, x402), kept for its owner for REPORT_RETENTION_DAYS. The owner is the key's hash, or the
+// wallet's (walletOwner). A report is found by an unguessable id, and still only answered to the owner that
+// paid for it: anyone else, and an id that never was, get the same 404.
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** `rep_` + 192 random bits (base64url). */
 export const REPORT_ID_PATTERN = /^rep_[A-Za-z0-9_-]{32}$/;
 
-/** One row of GET /api/reports; `operation` is the id of the check that made it (lib/checks/registry.ts). */
+/**
+ * One row of GET /api/reports; `operation` is the id of the check that made it (lib/checks/registry.ts). A
+ * key's report names the prepaid call it spent (`creditsUsage`), a wallet's the settlement's transaction
+ * (`paymentReference`).
+ */
 export const ReportListItem = z.strictObject({
   id: z.string().regex(REPORT_ID_PATTERN),
   operation: z.enum(checks().map((c) => c.id) as [string, ...string[]]),
   createdAt: z.string(),
-  creditsUsage: z.string(),
+  creditsUsage: z.string().optional(),
+  paymentReference: z.string().optional(),
   target: z.string(),
   score: z.number().nullable(),
 });
@@ -35,9 +43,19 @@ const REPORT_PAGE_DEFAULT = 20;
 export const REPORT_PAGE_MAX = 100;
 
 /**
- * Keeps a fulfilled prepaid call's 200 body for its key and returns the new report's id: filed under the
- * check's id, with the target and score its entry reads from the body for the history row. The store files it
- * under whoever holds the call (`creditsUsage`) at that moment, so a key rotated while the check ran keeps it.
+ * The owner a wallet's reports are filed under: a hash of its address (any case), so the store keeps no address
+ * and a wallet's owner can never equal a key's hash.
+ * @example walletOwner('0xAbC…') === walletOwner('0xabc…') // true
+ */
+export function walletOwner(address: string): string {
+  return sha256Hex(`wallet:${address.toLowerCase()}`);
+}
+
+/**
+ * Keeps a fulfilled call's 200 body for its owner and returns the new report's id: filed under the check's id,
+ * with the target and score its entry reads from the body for the history row. `creditsUsage` is what paid: a
+ * prepaid call's usage id (the store files the report under whoever holds that call at that moment, so a key
+ * rotated while the check ran keeps it), or a wallet's settlement reference with `keyHash` its walletOwner.
  * @example const id = await saveReport(store, { keyHash, check: readinessCheck, creditsUsage, body, bodyText }, Date.now(), 30);
  */
 export async function saveReport(
@@ -104,7 +122,7 @@ const toItem = (r: ReportSummary): ReportListItem => ({
   id: r.id,
   operation: r.operation,
   createdAt: new Date(r.createdAt).toISOString(),
-  creditsUsage: r.creditsUsage,
+  ...(r.creditsUsage.startsWith(USAGE_ID_PREFIX) ? { creditsUsage: r.creditsUsage } : { paymentReference: r.creditsUsage }),
   target: r.target,
   score: r.score,
 });

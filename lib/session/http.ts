@@ -12,6 +12,7 @@ import { checkOfRoute, outcomeResponse, type CheckRouteContext } from '@/lib/pai
 import { servePaidCall, type PaidCallTransport } from '@/lib/paid-call/serve';
 import { observed } from '@/lib/http/observe';
 import { ownReport, reportPage } from '@/lib/reports/store';
+import { SIWX_HEADER, siwxChallenge, walletFromHeader } from './wallet';
 import { RotateBody, SignInBody, notSignedIn, readSession, rotateSessionKey, sessionCookie, sessionCookieSecure, sessionIdFromHeaders, signIn, signOut } from './index';
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -145,12 +146,23 @@ async function countReportRead(request: Request, { config, store }: Runtime): Pr
   await enforceRateLimit(store, `reports-ip:${ip}`, config.RATE_LIMIT_REPORTS_PER_IP, config.RATE_LIMIT_WINDOW_SECONDS * 1000, Date.now());
 }
 
-/** The key a reports request speaks for: its Bearer key (checked), else its session; 401 with neither. */
+/**
+ * The owner a reports request speaks for: its Bearer key (checked), else a wallet's SIGN-IN-WITH-X (checked, its
+ * nonce spent), else its session; with none, 401 saying how to sign in either way (a fresh wallet challenge).
+ */
 async function reportOwner(request: Request, runtime: Runtime): Promise<string> {
   const bearer = bearerToken(request.headers);
   if (bearer !== null) return authenticateKey(runtime.store, runtime.config.CREDITS_KEY_SECRET, bearer);
+  const signedMessage = request.headers.get(SIWX_HEADER);
+  if (signedMessage !== null) return walletFromHeader(runtime.store, signedMessage, runtime.config.APP_URL);
   const session = await readSession(runtime.store, sessionIdOf(request, runtime), Date.now());
-  if (!session) throw notSignedIn();
+  if (!session) {
+    throw new ProblemError(
+      'not-signed-in',
+      `Send Authorization: Bearer <credits key>, sign in with a credits key (POST /api/session), or, for a wallet that paid, sign the message in extensions["sign-in-with-x"] and send it base64 in the ${SIWX_HEADER} header.`,
+      { extensions: siwxChallenge(runtime.config.APP_URL, new URL(request.url).pathname) },
+    );
+  }
   return session.keyHash;
 }
 
@@ -177,7 +189,7 @@ export function reportGet(request: Request, id: string): Promise<Response> {
     await countReportRead(request, runtime);
     const keyHash = await reportOwner(request, runtime);
     const report = await ownReport(runtime.store, keyHash, id, Date.now());
-    if (!report) throw new ProblemError('not-found', 'No report with this id belongs to this key (reports are kept 30 days by default).');
+    if (!report) throw new ProblemError('not-found', 'No report with this id belongs to this key or wallet (reports are kept 30 days by default).');
     return Response.json(report.body, { headers: NO_STORE });
   });
 }

@@ -207,6 +207,9 @@ describe('paying in-band', () => {
     expect(body).toMatchObject({ service: readinessCheck.service, paymentIntent: receipt.reference, assessment: { scoreMax: 100 } });
     expect(readinessCheck.output.safeParse(body).success).toBe(true);
     expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/^# Agent payment readiness: Checkout agent\n\n\*\*Verdict: not-ready\*\*, score \d+\/100\n/);
+    // The paying wallet's report, readable later with SIGN-IN-WITH-X; no key, so no calls left to count.
+    expect(result._meta?.reportUrl).toMatch(/\/api\/reports\/rep_[A-Za-z0-9_-]{32}$/);
+    expect(result._meta?.creditsRemaining).toBeUndefined();
     const after = await usdc();
     expect(before.payer - after.payer).toBe(1_000_000n);
     expect(after.payTo - before.payTo).toBe(1_000_000n);
@@ -223,6 +226,8 @@ describe('paying in-band', () => {
     expect(created).toHaveLength(1);
     expect(created[0]).toMatchObject({ id: receipt.reference, amount: 100, currency: 'usd', status: 'succeeded' });
     expect((result.structuredContent as Record<string, unknown>).paymentIntent).toBe(receipt.reference);
+    // A card has no address to sign in with later: no report is kept for it.
+    expect(result._meta?.reportUrl).toBeUndefined();
   });
 
   it('a replayed credential gets a fresh challenge and is not charged again', async () => {
