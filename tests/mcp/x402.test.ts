@@ -143,8 +143,11 @@ describe('an x402 MCP client', () => {
     const body = result.structuredContent as Record<string, unknown>;
     expect(body).toMatchObject({ service: readinessCheck.service, paymentIntent: settled.transaction });
     expect(readinessCheck.output.safeParse(body).success).toBe(true);
-    // A wallet's call has no key to count and no stored report: the text is the summary alone.
-    expect(textOf(result).text).toBe(reportMarkdown('readiness', body));
+    // A wallet's call keeps its report for the paying address (read back with SIGN-IN-WITH-X) and has no key
+    // to count: the text is the summary and the report's address, and no calls left.
+    const reportUrl = result._meta?.reportUrl as string;
+    expect(reportUrl).toMatch(/\/api\/reports\/rep_[A-Za-z0-9_-]+$/);
+    expect(textOf(result).text).toBe(`${reportMarkdown('readiness', body).trimEnd()}\n\nReport: ${reportUrl}.`);
     expect(result._meta).not.toHaveProperty('creditsRemaining');
     const after = await usdc();
     expect(before.payer - after.payer).toBe(1_000_000n);
