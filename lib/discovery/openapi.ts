@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CheckEntry } from '@/lib/checks/entry';
-import { ENDPOINTS, PREPAID_RESPONSE_HEADERS, type FreeEndpoint } from '@/lib/endpoints';
+import { endpoints, PREPAID_RESPONSE_HEADERS, type FreeEndpoint } from '@/lib/endpoints';
 import { PRICE_CENTS, PRICE_USD, PRICE_USDC, PRICE_USDC_UNITS } from '@/lib/price';
 import { PROBLEMS, PROBLEM_BASE, PROBLEM_MEDIA_TYPE, type ProblemKind } from '@/lib/problems';
 import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/paid-call/pipeline';
@@ -141,7 +141,7 @@ function refusedOperation(endpoint: FreeEndpoint, method: string) {
  */
 export function openApiDocument(ctx: DiscoveryContext) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const endpoint of ENDPOINTS) {
+  for (const endpoint of endpoints()) {
     const item = (paths[endpoint.path] ??= {});
     if (endpoint.kind === 'paid') {
       item.post = paidOperation(endpoint.operation, ctx);
