@@ -204,8 +204,9 @@ test('buy, sign in, check a site, read the report, find it in the history, sign 
   await expect(page.getByTestId('report').getByRole('table')).toContainText('recovery_and_reconciliation');
   await reviewBothWidths(page, 'check-readiness-result');
   await page.getByRole('button', { name: 'AI Visibility' }).click();
-  await expect(page.getByTestId('report-verdict')).toHaveCount(0);
+  await expect(page.getByTestId('report')).toHaveCount(1);
   await expect(page.getByTestId('crawler-matrix')).toBeVisible();
+  await expect(page.getByTestId('report-verdict')).not.toHaveText('Not ready');
   await page.getByRole('button', { name: 'Payment Readiness' }).click();
   await expect(page.getByTestId('report-verdict')).toHaveText('Not ready');
 
