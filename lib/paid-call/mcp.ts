@@ -33,7 +33,7 @@ export class JsonRpcError extends Error {
  * A pipeline outcome as an MCP tool result; throws JsonRpcError for payment-required and invalid params.
  * `challengeId`: the challenge the caller's credential answered, named in the receipt. `appUrl`: the site's
  * address, which makes `_meta.reportUrl` absolute.
- * @example return outcomeToolResult(readinessCheck, await runPaidCall(runtime, call), undefined)
+ * @example return outcomeToolResult(check, await runPaidCall(runtime, call), undefined)
  */
 export function outcomeToolResult(check: CheckEntry, outcome: PaidCallOutcome, challengeId: string | undefined, appUrl = ''): CallToolResult {
   switch (outcome.kind) {

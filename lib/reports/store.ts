@@ -38,7 +38,7 @@ export const REPORT_PAGE_MAX = 100;
  * Keeps a fulfilled prepaid call's 200 body for its key and returns the new report's id: filed under the
  * check's id, with the target and score its entry reads from the body for the history row. The store files it
  * under whoever holds the call (`creditsUsage`) at that moment, so a key rotated while the check ran keeps it.
- * @example const id = await saveReport(store, { keyHash, check: readinessCheck, creditsUsage, body, bodyText }, Date.now(), 30);
+ * @example const id = await saveReport(store, { keyHash, check, creditsUsage, body, bodyText }, Date.now(), 30);
  */
 export async function saveReport(
   store: Store,
