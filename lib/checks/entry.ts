@@ -54,6 +54,11 @@ export interface CheckSpec<S extends z.ZodType, D extends z.ZodObject> extends C
   output: z.ZodType;
   /** A valid request body, shown in the docs and the OpenAPI document (and sent by `mppx validate`). */
   example: z.infer<S>;
+  /**
+   * What `run` answers, as a real run of the check answered (the check's own members of the 200 body): the example
+   * answer directories show (the x402 `bazaar` extension of the 402). Called once per process.
+   */
+  exampleAnswer(): Record<string, unknown>;
   /** Checks beyond the schema that must refuse with 400 before any payment is asked for. */
   precheck?(input: z.infer<S>): void;
   /**

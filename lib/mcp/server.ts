@@ -15,14 +15,16 @@ import { z } from 'zod';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { servePaidCall, type PaidCallTransport } from '@/lib/paid-call/serve';
 import { JsonRpcError, outcomeToolResult } from '@/lib/paid-call/mcp';
-import { errorResponse, problem, problemResponse } from '@/lib/problems';
+import { ProblemError, errorResponse, problem, problemResponse } from '@/lib/problems';
 import { bearerToken } from '@/lib/http/request';
 import { clientIp } from '@/lib/http/client-ip';
 import { getRuntime, type Runtime } from '@/lib/runtime';
+import type { PaymentCredential } from '@/lib/payments/verify';
 import { logEvent } from '@/lib/log';
 import { PRICE_USD } from '@/lib/price';
 import { checksInWords } from '@/lib/checks/registry';
-import { INVALID_PARAMS_CODE, IDEMPOTENCY_META_KEY, challengeIdOf, credentialFromMeta } from './payment';
+import { CREDENTIAL_META_KEY, INVALID_PARAMS_CODE, IDEMPOTENCY_META_KEY, challengeIdOf, credentialFromMeta } from './payment';
+import { X402_PAYMENT_META_KEY, declaresX402, x402PaymentFromMeta } from './x402';
 import { LIST_PAID_SERVICES, checkByTool, listPaidServices, toolList } from './tools';
 
 const MCP_SERVER_INFO = { name: 'paid-agent-checks', version: '1.0.0' };
@@ -30,7 +32,9 @@ const MCP_SERVER_INFO = { name: 'paid-agent-checks', version: '1.0.0' };
 const instructions = () =>
   `${checksInWords()} paid checks (${PRICE_USD} USD per fulfilled call) and a free catalogue. Call list_paid_services first. Paid tools answer an unpaid call ` +
   'with JSON-RPC error -32042 whose data.challenges are MPP challenges (card, USDC on Base); pay one and retry with the credential in ' +
-  'params._meta["org.paymentauth/credential"] (mppx McpClient does this), or send "Authorization: Bearer <credits key>" on the HTTP request.';
+  'params._meta["org.paymentauth/credential"] (mppx McpClient does this), or send "Authorization: Bearer <credits key>" on the HTTP request. ' +
+  'x402 clients pay with the PaymentPayload in params._meta["x402/payment"] and get the settlement in the result\'s _meta["x402/payment-response"]; ' +
+  'a call declaring "org.x402/payment" in params._meta["io.modelcontextprotocol/clientCapabilities"].extensions gets the x402 terms as an isError result.';
 
 /** Room for the JSON-RPC envelope around a body of MAX_BODY_BYTES. */
 const ENVELOPE_BYTES = 16 * 1024;
@@ -110,9 +114,22 @@ interface ToolCall {
   request: Request;
 }
 
+/** The payment a call carries in `_meta`: MPP's credential or x402's payload; both at once is refused. */
+function credentialOf(meta: Record<string, unknown> | undefined): PaymentCredential | null {
+  const mpp = credentialFromMeta(meta);
+  const x402 = x402PaymentFromMeta(meta);
+  if (mpp && x402) {
+    throw new ProblemError('invalid-request', 'Send one payment: an MPP credential or an x402 payment, not both.', {
+      errors: [{ path: `$._meta["${X402_PAYMENT_META_KEY}"]`, message: `not allowed beside $._meta["${CREDENTIAL_META_KEY}"]` }],
+    });
+  }
+  return mpp ?? x402;
+}
+
 /**
- * MCP: the arguments are the body; the credential and the Idempotency-Key ride in `_meta`; a Bearer key and
- * the client's address come from the HTTP request. The outcome becomes a tool result or a JSON-RPC error.
+ * MCP: the arguments are the body; the credential (MPP's or x402's) and the Idempotency-Key ride in `_meta`; a
+ * Bearer key and the client's address come from the HTTP request. The outcome becomes a tool result or a
+ * JSON-RPC error, in the payment binding the call speaks (lib/mcp/x402.ts says how a call is recognised).
  */
 const mcpTransport: PaidCallTransport<ToolCall, CallToolResult> = {
   surface: 'mcp',
@@ -124,9 +141,15 @@ const mcpTransport: PaidCallTransport<ToolCall, CallToolResult> = {
       idempotencyKeySource: `$._meta.${IDEMPOTENCY_META_KEY}`,
       clientIp: clientIp(request.headers, runtime.config.TRUSTED_PROXY),
       bearerKey: bearerToken(request.headers),
-      credential: credentialFromMeta(meta),
+      credential: credentialOf(meta),
       signal: () => AbortSignal.any([signal, request.signal, AbortSignal.timeout(60_000)]),
     };
   },
-  respond: (outcome, check, { meta }, runtime) => outcomeToolResult(check, outcome, challengeIdOf(credentialFromMeta(meta)), runtime?.config.APP_URL),
+  respond: (outcome, check, { meta }, runtime) =>
+    outcomeToolResult(check, outcome, {
+      // An MPP credential is answered in MPP's binding even beside an x402 declaration.
+      binding: declaresX402(meta) && credentialFromMeta(meta) === null ? 'x402' : 'mpp',
+      challengeId: challengeIdOf(credentialFromMeta(meta)),
+      appUrl: runtime?.config.APP_URL,
+    }),
 };

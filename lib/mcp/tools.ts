@@ -7,16 +7,10 @@ import { checks } from '@/lib/checks/registry';
 import { PRICE_CENTS, PRICE_USD } from '@/lib/price';
 import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/paid-call/pipeline';
 import { CREDENTIAL_META_KEY, IDEMPOTENCY_META_KEY, PAYMENT_REQUIRED_CODE, RECEIPT_META_KEY } from './payment';
+import { jsonSchema } from './schema';
+import { CLIENT_CAPABILITIES_META_KEY, X402_EXTENSION_ID, X402_PAYMENT_META_KEY, X402_PAYMENT_RESPONSE_META_KEY } from './x402';
 
 export const LIST_PAID_SERVICES = 'list_paid_services';
-
-// Draft-07 without `$schema`: MCP clients validate outputs with Ajv, whose default build knows draft-07 and
-// fails to compile a schema that names the 2020-12 meta-schema.
-export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
-  const generated = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as Record<string, unknown>;
-  delete generated.$schema;
-  return generated as Tool['inputSchema'];
-}
 
 const PaidServiceEntry = z.object({
   name: z.string(),
@@ -33,12 +27,21 @@ export const PaidServicesList = z.object({
   services: z.array(PaidServiceEntry),
   prepaid: z.object({ how: z.string(), plans: z.string() }),
   mcpPayment: z.object({
-    /** MPP methods offered in-band over MCP (x402 is an HTTP header protocol: REST only). */
+    /** MPP methods offered in-band over MCP (answered -32042); x402 has its own binding, below. */
     methods: z.array(z.string()),
     paymentRequiredCode: z.number().int(),
     credentialMetaKey: z.string(),
     receiptMetaKey: z.string(),
     idempotencyMetaKey: z.string(),
+    /** x402's MCP binding (null when the x402 rail is not live): where its payment and settlement ride, how to ask for its terms. */
+    x402: z
+      .object({
+        paymentMetaKey: z.string(),
+        paymentResponseMetaKey: z.string(),
+        clientCapabilitiesMetaKey: z.string(),
+        extension: z.string(),
+      })
+      .nullable(),
   }),
 });
 export type PaidServicesList = z.infer<typeof PaidServicesList>;
@@ -51,7 +54,9 @@ function paidTool(op: CheckEntry): Tool {
       `${op.description}\n\nPrice: ${PRICE_USD} USD per fulfilled call. An unpaid call is answered with JSON-RPC error ${PAYMENT_REQUIRED_CODE} ` +
       `carrying MPP challenges (card and USDC on Base); retry with the credential in params._meta["${CREDENTIAL_META_KEY}"], or send a prepaid ` +
       `credits key as "Authorization: Bearer" on the HTTP request. Optional params._meta.${IDEMPOTENCY_META_KEY} ` +
-      `(${IDEMPOTENCY_KEY_PATTERN.source}) replays a result without a second charge. Same call over REST: POST ${op.path}.`,
+      `(${IDEMPOTENCY_KEY_PATTERN.source}) replays a result without a second charge. x402 clients: pay with the PaymentPayload in ` +
+      `params._meta["${X402_PAYMENT_META_KEY}"]; declare "${X402_EXTENSION_ID}" in params._meta["${CLIENT_CAPABILITIES_META_KEY}"].extensions ` +
+      `to get the x402 terms as an isError result. Same call over REST: POST ${op.path}.`,
     inputSchema: jsonSchema(op.input, 'input'),
     outputSchema: jsonSchema(op.output, 'output') as Tool['outputSchema'],
     annotations: {
@@ -116,6 +121,14 @@ export function listPaidServices(appUrl: string, liveRails: readonly string[]): 
       credentialMetaKey: CREDENTIAL_META_KEY,
       receiptMetaKey: RECEIPT_META_KEY,
       idempotencyMetaKey: IDEMPOTENCY_META_KEY,
+      x402: liveRails.includes('x402')
+        ? {
+            paymentMetaKey: X402_PAYMENT_META_KEY,
+            paymentResponseMetaKey: X402_PAYMENT_RESPONSE_META_KEY,
+            clientCapabilitiesMetaKey: CLIENT_CAPABILITIES_META_KEY,
+            extension: X402_EXTENSION_ID,
+          }
+        : null,
     },
   };
 }

@@ -1,9 +1,13 @@
 // The MCP rendering of the paid-call pipeline's outcome (the MCP transport, lib/mcp/server.ts, answers with it): renders an outcome as a tool result or a JSON-RPC error, as
-// MPP defines payment for MCP (lib/mcp/payment.ts has the field names and codes):
+// MPP defines payment for MCP (lib/mcp/payment.ts has the field names and codes), or as x402 does for a
+// call in x402's terms (lib/mcp/x402.ts):
 //   fulfilled / replayed → result: structuredContent = the REST body, content = a Markdown summary
-//                          (lib/reports/markdown.ts), _meta: the MPP receipt, idempotentReplayed, and for a
-//                          credits key creditsRemaining and reportUrl (the REST Credits-Remaining and Link)
-//   payment-required     → JSON-RPC -32042 (or -32043 / -32602 for a refused credential) with data.challenges
+//                          (lib/reports/markdown.ts) ending with the report's address and the calls left in
+//                          words, _meta: the MPP receipt, the x402 SettlementResponse, idempotentReplayed, and
+//                          for a credits key creditsRemaining and reportUrl (the REST Credits-Remaining and Link)
+//   payment-required     → MPP: JSON-RPC -32042 (or -32043 / -32602 for a refused credential) with
+//                          data.challenges, and data.x402 the x402 terms; x402: a tool result with isError,
+//                          the PaymentRequired in structuredContent and content[0].text
 //   problem 400          → JSON-RPC -32602 with data.errors [{ path, message }] (paths within `arguments`)
 //   any other problem    → tool result with isError: true, the problem's detail as text, the problem in _meta
 import { Receipt } from 'mppx';
@@ -11,6 +15,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CheckEntry } from '@/lib/checks/entry';
 import type { Problem } from '@/lib/problems';
 import { INVALID_PARAMS_CODE, PAYMENT_REQUIRED_CODE, PAYMENT_VERIFICATION_FAILED_CODE, RECEIPT_META_KEY } from '@/lib/mcp/payment';
+import { X402_PAYMENT_RESPONSE_META_KEY, mcpPaymentRequired, settlementOf, x402PaymentRequiredResult } from '@/lib/mcp/x402';
 import { reportMarkdown } from '@/lib/reports/markdown';
 import { reportPath } from '@/lib/reports/store';
 import type { PaidCallOutcome } from './pipeline';
@@ -29,39 +34,69 @@ export class JsonRpcError extends Error {
   }
 }
 
+/** How a tool call is answered: which payment binding the caller speaks, and what names its result. */
+export interface ToolResultContext {
+  /** `mpp`: payment-required is JSON-RPC -32042; `x402`: an isError result carrying x402's PaymentRequired. */
+  binding: 'mpp' | 'x402';
+  /** The challenge the caller's MPP credential answered, named in the receipt. */
+  challengeId?: string;
+  /** The site's address, which makes `_meta.reportUrl` absolute. */
+  appUrl?: string;
+}
+
 /**
- * A pipeline outcome as an MCP tool result; throws JsonRpcError for payment-required and invalid params.
- * `challengeId`: the challenge the caller's credential answered, named in the receipt. `appUrl`: the site's
- * address, which makes `_meta.reportUrl` absolute.
- * @example return outcomeToolResult(check, await runPaidCall(runtime, call), undefined)
+ * A pipeline outcome as an MCP tool result; throws JsonRpcError for invalid params, and for payment-required
+ * in MPP's binding.
+ * @example return outcomeToolResult(check, await runPaidCall(runtime, call), { binding: 'mpp', appUrl })
  */
-export function outcomeToolResult(check: CheckEntry, outcome: PaidCallOutcome, challengeId: string | undefined, appUrl = ''): CallToolResult {
+export function outcomeToolResult(check: CheckEntry, outcome: PaidCallOutcome, context: ToolResultContext): CallToolResult {
   switch (outcome.kind) {
     case 'fulfilled':
     case 'replayed': {
       const body = outcome.body as Record<string, unknown>;
       const resultMeta: Record<string, unknown> = {};
-      const receipt = decodeReceipt(outcome.receipt, challengeId);
+      const receipt = decodeReceipt(outcome.receipt, context.challengeId);
       if (receipt) resultMeta[RECEIPT_META_KEY] = receipt;
+      const settlement = settlementOf(outcome.receipt);
+      if (settlement) resultMeta[X402_PAYMENT_RESPONSE_META_KEY] = settlement;
       if (outcome.kind === 'replayed') resultMeta.idempotentReplayed = true;
-      if (outcome.prepaid?.creditsRemaining !== null && outcome.prepaid?.creditsRemaining !== undefined) resultMeta.creditsRemaining = outcome.prepaid.creditsRemaining;
-      if (outcome.prepaid?.reportId) resultMeta.reportUrl = `${appUrl.replace(/\/$/, '')}${reportPath(outcome.prepaid.reportId)}`;
+      const creditsRemaining = outcome.prepaid?.creditsRemaining ?? null;
+      if (creditsRemaining !== null) resultMeta.creditsRemaining = creditsRemaining;
+      const reportUrl = outcome.prepaid?.reportId ? `${(context.appUrl ?? '').replace(/\/$/, '')}${reportPath(outcome.prepaid.reportId)}` : null;
+      if (reportUrl) resultMeta.reportUrl = reportUrl;
       return {
-        content: [{ type: 'text', text: summaryOf(check, body) }],
+        content: [{ type: 'text', text: withTail(summaryOf(check, body), reportUrl, creditsRemaining) }],
         structuredContent: body,
         ...(Object.keys(resultMeta).length ? { _meta: resultMeta } : {}),
       };
     }
-    case 'payment-required': {
-      const p = outcome.problem;
-      // Same mapping as mppx's Mcp.errorCode(): an unreadable credential is invalid params, any other refused
-      // credential a verification failure; both still carry a fresh challenge to pay.
-      const code = outcome.refused === undefined ? PAYMENT_REQUIRED_CODE : outcome.refused === 'malformed-credential' ? INVALID_PARAMS_CODE : PAYMENT_VERIFICATION_FAILED_CODE;
-      throw new JsonRpcError(code, p.detail, { httpStatus: 402, challenges: outcome.challenge.challenges, problem: p });
-    }
+    case 'payment-required':
+      return paymentRequiredResult(check, outcome, context.binding);
     case 'problem':
       return problemToolResult(outcome.problem, outcome.retryAfterSeconds);
   }
+}
+
+/**
+ * The words a model reads after the summary: where the stored report is and what is left on the key, which
+ * `_meta` says too (many clients show the model only the text).
+ */
+function withTail(summary: string, reportUrl: string | null, creditsRemaining: number | null): string {
+  const sentences: string[] = [];
+  if (reportUrl) sentences.push(`Report: ${reportUrl}.`);
+  if (creditsRemaining !== null) sentences.push(creditsRemaining === 0 ? 'No calls left on this key.' : `${creditsRemaining} ${creditsRemaining === 1 ? 'call' : 'calls'} left on this key.`);
+  return sentences.length ? `${summary.trimEnd()}\n\n${sentences.join(' ')}` : summary;
+}
+
+function paymentRequiredResult(check: CheckEntry, outcome: Extract<PaidCallOutcome, { kind: 'payment-required' }>, binding: ToolResultContext['binding']): CallToolResult {
+  const p = outcome.problem;
+  const x402 = mcpPaymentRequired(check, outcome.challenge.paymentRequired, p.detail);
+  // Without x402 terms on offer, an x402 caller is answered as any other: MPP's challenges are all there is.
+  if (binding === 'x402' && x402) return x402PaymentRequiredResult(x402, { problem: p });
+  // Same mapping as mppx's Mcp.errorCode(): an unreadable credential is invalid params, any other refused
+  // credential a verification failure; both still carry a fresh challenge to pay.
+  const code = outcome.refused === undefined ? PAYMENT_REQUIRED_CODE : outcome.refused === 'malformed-credential' ? INVALID_PARAMS_CODE : PAYMENT_VERIFICATION_FAILED_CODE;
+  throw new JsonRpcError(code, p.detail, { httpStatus: 402, challenges: outcome.challenge.challenges, problem: p, ...(x402 ? { x402 } : {}) });
 }
 
 function problemToolResult(p: Problem, retryAfterSeconds: number | undefined): CallToolResult {

@@ -17,6 +17,7 @@ import type { PaymentChallenge } from '@/lib/payments/challenge';
 import type { FailureReason, PaidRail, PaymentCredential, PaymentFailure, ValidCredential } from '@/lib/payments/verify';
 import { findUnconfirmed, paidBody, reconcileOne, recordUnconfirmed } from '@/lib/payments/settlements';
 import { readReplayRecord, REPLAY_TTL_MS, writeReplayRecord } from '@/lib/replay-record';
+import { paymentIdentifierOf } from '@/lib/payments/x402-extensions';
 import { hostBudgetSpent, spendHostBudget, spendOutbound } from './host-budget';
 import { costlyFailureBuckets, costlyFailuresSpent, countCostlyFailure } from './costly-failures';
 
@@ -30,7 +31,8 @@ import { costlyFailureBuckets, costlyFailuresSpent, countCostlyFailure } from '.
 //   4. pay: hold a prepaid call (in step 3's store step when nothing is looked up in between), or verify a
 //      payment credential without settling it, or answer payment-required with the challenges (problem 503
 //      when no rail is live)
-//   5. idempotent replay / conflict → replayed, or problem 409. Records are scoped to whoever pays (the
+//   5. idempotent replay / conflict → replayed, or problem 409 (an x402 payment's payment-identifier is its
+//      Idempotency-Key: withPaymentIdentifier). Records are scoped to whoever pays (the
 //      credits key, or the verified payer of a credential), so nobody else's key replays them. A key holder's replay is looked up
 //      before its reservation; a credential's only after it verified, and the credential is then claimed
 //      but never settled.
@@ -178,9 +180,10 @@ interface Admitted {
 /** The clock of one call: the deps' clock in tests, the wall clock otherwise. */
 type Clock = () => number;
 
-async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOutcome> {
+async function pipeline(deps: PaidCallDeps, sent: PaidCall): Promise<PaidCallOutcome> {
   const now: Clock = () => (deps.now?.() ?? new Date()).getTime();
-  const input = validateCall(call);
+  const input = validateCall(sent);
+  const call = withPaymentIdentifier(sent);
   const prepaid = call.bearerKey !== null || Boolean(call.keyHash);
   const admitted = prepaid ? await admitPrepaid(deps, call, input, now) : await admitUnkeyed(deps, call, input, now);
   if ('kind' in admitted) return admitted;
@@ -219,6 +222,31 @@ function validateCall(call: PaidCall): unknown {
     });
   }
   return input;
+}
+
+/** Where a payment-identifier travels, named in a 400 about it. */
+const PAYMENT_IDENTIFIER_SOURCE = 'payment:extensions.payment-identifier.info.id';
+
+/**
+ * An x402 payment's payment-identifier is the call's Idempotency-Key: a call carrying both must carry the same
+ * (else 400), and one carrying only the id is keyed by it. Its scope stays the verified payer's (admitUnkeyed), so
+ * a copied id without the payer's signature reaches no answer.
+ */
+function withPaymentIdentifier(call: PaidCall): PaidCall {
+  if (call.credential?.scheme !== 'x402') return call;
+  const identifier = paymentIdentifierOf(call.credential.signature);
+  if ('invalid' in identifier) {
+    throw new ProblemError('invalid-idempotency-key', `The payment's payment-identifier is not valid: ${identifier.invalid}`, {
+      errors: [{ path: PAYMENT_IDENTIFIER_SOURCE, message: 'must be 16-128 characters of A-Z a-z 0-9 _ -' }],
+    });
+  }
+  if (identifier.id === null) return call;
+  if (call.idempotencyKey !== null && call.idempotencyKey !== identifier.id) {
+    throw new ProblemError('invalid-idempotency-key', "The Idempotency-Key and the payment's payment-identifier differ. Send one, or the same in both.", {
+      errors: [{ path: call.idempotencyKeySource, message: `differs from ${PAYMENT_IDENTIFIER_SOURCE}` }],
+    });
+  }
+  return { ...call, idempotencyKey: identifier.id, idempotencyKeySource: PAYMENT_IDENTIFIER_SOURCE };
 }
 
 /** The call's Idempotency-Key and its body's fingerprint: worked out only for a call that gets past its 402. */

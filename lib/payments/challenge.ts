@@ -10,9 +10,12 @@
 // Challenge.serialize, ~0.07 ms. Nothing that identifies a challenge is reused: every 402 has its own id and
 // expiry, so every evm authorization nonce (derived from the challenge) is new. Verification is untouched: it
 // is mppx's handler, which recomputes the id from the credential's echoed challenge with the same key.
+// PAYMENT-REQUIRED gets the resource's x402 extensions and service metadata (x402-extensions.ts) once, as the
+// template is learnt: they depend on the resource only.
 import { Challenge } from 'mppx';
 import { problem, type Problem } from '@/lib/problems';
 import { PRICE_USD } from '@/lib/price';
+import { withX402Terms } from './x402-extensions';
 
 /**
  * A 402's terms as data: the challenges (what MCP sends) and the two header values REST sends them in. The
@@ -96,7 +99,7 @@ async function fromHandler(rails: ChallengeIssuer, method: string, url: string):
   return {
     challenges: Challenge.fromHeadersList(headers),
     wwwAuthenticate: headers.get('WWW-Authenticate') ?? '',
-    paymentRequired: headers.get('PAYMENT-REQUIRED'),
+    paymentRequired: withX402Terms(headers.get('PAYMENT-REQUIRED'), url),
   };
 }
 
@@ -132,7 +135,7 @@ async function learnTemplate(rails: ChallengeIssuer, method: string, url: string
     if (offered.length === 0 || !plain) return null;
     return {
       terms: offered.map((c) => ({ realm: c.realm, method: c.method, intent: c.intent, request: c.request })),
-      paymentRequired: headers.get('PAYMENT-REQUIRED'),
+      paymentRequired: withX402Terms(headers.get('PAYMENT-REQUIRED'), url),
     };
   } catch {
     return null;

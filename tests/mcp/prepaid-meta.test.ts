@@ -74,7 +74,7 @@ describe('a tool call paid with a credits key', () => {
     };
     const { type, text } = textOf(result);
     expect(type).toBe('text');
-    expect(text).toBe(reportMarkdown('readiness', body));
+    expect(text).toBe(`${reportMarkdown('readiness', body)}\n\nReport: ${result._meta?.reportUrl as string}. 24 calls left on this key.`);
     const lines = text.split('\n');
     expect(lines.slice(0, 5)).toEqual(['# Agent payment readiness: Checkout agent', '', `**Verdict: not-ready**, score ${body.assessment.score}/100`, '', body.assessment.summary]);
     expect(body.assessment.blockers.length).toBeGreaterThan(0);
@@ -87,6 +87,18 @@ describe('a tool call paid with a credits key', () => {
     expect(headings).toHaveLength(body.assessment.findings.length);
     expect(headings[0]).toMatch(new RegExp(`^### 1\\. ${body.assessment.findings[0].severity}: ${body.assessment.findings[0].capability} \\(effort: (small|medium|large)\\)$`));
     expect(text).toContain(`1. ${body.assessment.findings[0].steps[0]}`);
+  });
+
+  it('ends its text with the report address and the calls left, in words; a replay says what is left now', async () => {
+    const first = await call('agent_payment_readiness_assessment', validReadinessBody(), 'mcp-tail-00001');
+    const reportUrl = first._meta?.reportUrl as string;
+    expect(reportUrl).toMatch(/\/api\/reports\/rep_[A-Za-z0-9_-]{32}$/);
+    expect(textOf(first).text.endsWith(`\n\nReport: ${reportUrl}. 24 calls left on this key.`)).toBe(true);
+
+    await call('ai_visibility_check', { url: 'https://site.test/' }, 'mcp-tail-00002');
+    const replay = await call('agent_payment_readiness_assessment', validReadinessBody(), 'mcp-tail-00001');
+    expect(replay._meta).toMatchObject({ idempotentReplayed: true, creditsRemaining: 23, reportUrl });
+    expect(textOf(replay).text.split('\n\n').at(-1)).toBe(`Report: ${reportUrl}. 23 calls left on this key.`);
   });
 
   it('summarises a visibility check: score, the crawlers refused with their rule, and the top findings', async () => {

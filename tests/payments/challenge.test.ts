@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { liveRails, type PaymentConfig } from '../../lib/payments/config';
 import { createPaymentRails } from '../../lib/payments/rails';
 import { problem } from '../../lib/problems';
+import { readinessCheck } from '../../lib/checks/readiness/entry';
 import { decodeBase64Json, parseWwwAuthenticate, postJson, rails, server, withPaidServer, type Rails, expectSpecPaymentTerms, expectSameTermsNewChallenges } from './harness';
 
 const PAY = problem('payment-required', 'Pay 1.00 USD.');
@@ -47,6 +48,10 @@ describe('402 challenge', () => {
     expect(card!.params.realm).toBe('checks.example.com');
     expect(decodeBase64Json<{ resource: unknown }>(c.paymentRequired).resource).toEqual({
       url: 'https://checks.example.com/api/agent/readiness',
+      description: readinessCheck.summary,
+      mimeType: 'application/json',
+      serviceName: 'Paid Agent Checks',
+      tags: ['readiness', 'agents', 'ai', 'audit'],
     });
   });
 });

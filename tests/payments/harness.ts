@@ -45,6 +45,7 @@ function echoCheck(state: { runs: number; failRuns: boolean }, rail: () => PaidR
     input: z.record(z.string(), z.unknown()),
     output: paidResult({}),
     example: {},
+    exampleAnswer: () => ({ ok: true, echo: {}, rail: 'x402', limits: [], artifactHash: 'sha256:0' }),
     workBeforeCharge: false,
     async run(input) {
       state.runs += 1;

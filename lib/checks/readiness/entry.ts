@@ -20,6 +20,31 @@ export const READINESS_LIMITS = [
   'Evidence strings are classified by published patterns (address, path, test, command, record or statement); none is opened or checked for truth.',
 ];
 
+/** The request body the docs, OpenAPI and the 402 show. */
+const READINESS_EXAMPLE: ReadinessRequest = {
+  workflow: { name: 'Checkout agent', intendedUsers: 'agents', targetEnvironment: 'production' },
+  capabilities: {
+    machine_discovery: { status: 'implemented', evidence: ['openapi.json with x-payment-info'] },
+    payment_challenge_and_receipt: { status: 'implemented', evidence: ['402 with MPP challenges'] },
+    idempotency: { status: 'partial' },
+    webhook_verification: { status: 'implemented' },
+    durable_fulfillment: { status: 'implemented', evidence: ['orders table'] },
+    user_authentication: { status: 'missing' },
+    wallet_ownership: { status: 'unknown' },
+    onramp_provider_handoff: { status: 'missing' },
+    delivery_evidence: { status: 'implemented', evidence: ['artifact hash stored'] },
+    recovery_and_reconciliation: { status: 'missing' },
+  },
+};
+
+/** When the example answer was assessed: a fixed time, so the example never changes between runs. */
+const EXAMPLE_ASSESSED_AT = '2026-11-01T12:00:00.000Z';
+
+function readinessAnswer(input: ReadinessRequest, now: Date) {
+  const assessment = assessReadiness(input);
+  return { assessedAt: now.toISOString(), assessment, limits: READINESS_LIMITS, artifactHash: artifactHash(assessment) };
+}
+
 export const readinessCheck = defineCheck({
   ...readinessReport,
   operationId: 'createAgentReadinessAssessment',
@@ -32,25 +57,12 @@ export const readinessCheck = defineCheck({
     'a phased plan, and for a sandbox workflow what production would add. Deterministic; verifies nothing and never authorizes execution.',
   input: ReadinessRequest,
   output: paidResult({ assessedAt: z.string(), assessment: ReadinessAssessmentSchema }),
-  example: {
-    workflow: { name: 'Checkout agent', intendedUsers: 'agents', targetEnvironment: 'production' },
-    capabilities: {
-      machine_discovery: { status: 'implemented', evidence: ['openapi.json with x-payment-info'] },
-      payment_challenge_and_receipt: { status: 'implemented', evidence: ['402 with MPP challenges'] },
-      idempotency: { status: 'partial' },
-      webhook_verification: { status: 'implemented' },
-      durable_fulfillment: { status: 'implemented', evidence: ['orders table'] },
-      user_authentication: { status: 'missing' },
-      wallet_ownership: { status: 'unknown' },
-      onramp_provider_handoff: { status: 'missing' },
-      delivery_evidence: { status: 'implemented', evidence: ['artifact hash stored'] },
-      recovery_and_reconciliation: { status: 'missing' },
-    },
-  },
+  example: READINESS_EXAMPLE,
+  // The check is pure, so its example answer is the answer to its example.
+  exampleAnswer: () => readinessAnswer(READINESS_EXAMPLE, new Date(EXAMPLE_ASSESSED_AT)),
   workBeforeCharge: false,
   async run(input, { now }) {
-    const assessment = assessReadiness(input);
-    return { assessedAt: now.toISOString(), assessment, limits: READINESS_LIMITS, artifactHash: artifactHash(assessment) };
+    return readinessAnswer(input, now);
   },
   described: ReadinessDescribed,
   describe: () => ({ rubric: readinessRubric(), limits: READINESS_LIMITS }),

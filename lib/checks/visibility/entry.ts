@@ -9,6 +9,7 @@ import { InvalidTargetUrl, normalizeTargetUrl } from './target-url';
 import { closeRenderer } from './render';
 import { VisibilityReportSchema } from './report-caps';
 import { visibilityReport } from './report';
+import storedExample from '@/lib/site/examples/visibility.json';
 
 // The AI Visibility Check as the service sells it: over REST, MCP and the site alike.
 
@@ -54,6 +55,12 @@ export const visibilityCheck = defineCheck({
   // Every string and list the site can fill is bounded (report-caps.ts); the check cuts to these bounds.
   output: paidResult({ checkedAt: z.string(), report: VisibilityReportSchema }),
   example: { url: 'https://example.com/pricing' },
+  // A stored run of this check against a fixture shop (tests/site/example-report.test.ts reruns it and fails when
+  // the stored copy drifts from what the check answers).
+  exampleAnswer: () => {
+    const { checkedAt, report, limits } = storedExample as unknown as { checkedAt: string; report: Record<string, unknown>; limits: string[] };
+    return { checkedAt, report, limits, artifactHash: artifactHash(report) };
+  },
   precheck(input) {
     try {
       normalizeTargetUrl(input.url);

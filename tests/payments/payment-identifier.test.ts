@@ -1,0 +1,143 @@
+// x402's payment-identifier is the call's Idempotency-Key, scoped to the verified payer. Paid by a real x402
+// client (@x402/fetch, the id put in by appendPaymentIdentifierToExtensions) through the readiness route
+// in-process, on the local chain and facilitator: a resent payment with the same id, body and payer gets the
+// stored answer and nothing more is settled; the same id with another body is 409; a stranger who copies the id
+// (paying with a signature of its own) gets its own call, never the first payer's answer; an id that differs from
+// the Idempotency-Key is 400.
+import { x402Client } from '@x402/core/client';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { appendPaymentIdentifierToExtensions } from '@x402/extensions/payment-identifier';
+import type { Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROBLEM_BASE } from '@/lib/problems';
+import { railsFor } from '@/lib/runtime';
+import { startRails, type Rails } from '../../scripts/rails/start';
+import { chainLedger, decodeBase64Json } from './harness';
+import { installTestRuntime, validReadinessBody, type TestRuntime } from '../support/runtime';
+import { agentCheckRoute } from '../support/check-routes';
+
+const { POST: readinessPOST } = agentCheckRoute('readiness');
+const APP_URL = 'http://localhost:3000';
+const ONE_USDC = 1_000_000n;
+
+let rails: Rails;
+let rt: TestRuntime;
+
+beforeAll(async () => {
+  rails = await startRails();
+  rt = installTestRuntime({ ...rails.env, APP_URL, RATE_LIMIT_PER_IP: '100000' });
+  rt.rails = railsFor(rt.config, rt.store);
+}, 120_000);
+
+afterAll(async () => {
+  await rt?.dispose();
+  await rails?.stop();
+});
+
+async function fundedPayer(): Promise<Hex> {
+  const key = generatePrivateKey();
+  await rails.mintUsdc(privateKeyToAccount(key).address, 10n * ONE_USDC);
+  return key;
+}
+
+/** The readiness route in-process, as `fetch` for the x402 client. */
+const routeFetch: typeof fetch = async (input, init) => readinessPOST(new Request(input, init));
+
+/** A real x402 client paying as `privateKey` that puts `paymentId` in every payment it signs. */
+function payingClient(privateKey: Hex, paymentId: string) {
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: privateKeyToAccount(privateKey) });
+  client.onBeforePaymentCreation(async ({ paymentRequired }) => {
+    if (paymentRequired.extensions) appendPaymentIdentifierToExtensions(paymentRequired.extensions, paymentId);
+  });
+  const pay = wrapFetchWithPayment(routeFetch, client);
+  return (body: unknown, headers: Record<string, string> = {}) =>
+    pay(`${APP_URL}/api/agent/readiness`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.41', ...headers },
+      body: JSON.stringify(body),
+    });
+}
+
+const body = (name: string) => validReadinessBody({ workflow: { name, intendedUsers: 'agents', targetEnvironment: 'production' } });
+
+describe('payment-identifier, paid by @x402/fetch', () => {
+  it('the same id, body and payer: the stored answer (Idempotent-Replayed) and no second settlement; another body: 409, nothing settled', async () => {
+    const alice = await fundedPayer();
+    const aliceAddress = privateKeyToAccount(alice).address;
+    const paymentId = `pay_${crypto.randomUUID().replaceAll('-', '')}`;
+    const pay = payingClient(alice, paymentId);
+    const paidBody = body('Alice retries');
+
+    const before = await chainLedger(rails);
+    const aliceBefore = await rails.usdcBalance(aliceAddress);
+    const first = await pay(paidBody);
+    expect(first.status).toBe(200);
+    expect(decodeBase64Json<{ success: boolean; payer: string }>(first.headers.get('payment-response'))).toMatchObject({ success: true, payer: aliceAddress });
+    const paid = (await first.json()) as { idempotencyKey: string; paymentIntent: string; assessment: unknown };
+    expect(paid.idempotencyKey).toBe(paymentId);
+    expect(paid.paymentIntent).toMatch(/^0x[0-9a-f]{64}$/);
+    const afterFirst = await chainLedger(rails);
+    expect(afterFirst.facilitatorTxs - before.facilitatorTxs).toBe(1);
+    expect(aliceBefore - (await rails.usdcBalance(aliceAddress))).toBe(ONE_USDC);
+
+    // The resend: a new payment from the same payer with the same id and body gets the stored answer, unsettled.
+    const again = await pay(paidBody);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.json()).toEqual(paid);
+    expect((await chainLedger(rails)).facilitatorTxs).toBe(afterFirst.facilitatorTxs);
+    expect(aliceBefore - (await rails.usdcBalance(aliceAddress))).toBe(ONE_USDC);
+
+    // The same id with another body: 409, and nothing settled.
+    const conflict = await pay(body('Another body'));
+    expect(conflict.status).toBe(409);
+    expect(((await conflict.json()) as { type: string }).type).toBe(`${PROBLEM_BASE}idempotency-conflict`);
+    expect((await chainLedger(rails)).facilitatorTxs).toBe(afterFirst.facilitatorTxs);
+    expect(aliceBefore - (await rails.usdcBalance(aliceAddress))).toBe(ONE_USDC);
+  });
+
+  it("a stranger who copies the id, paying with its own signature, is charged for its own call and never gets the first payer's answer", async () => {
+    const alice = await fundedPayer();
+    const mallory = await fundedPayer();
+    const malloryAddress = privateKeyToAccount(mallory).address;
+    const paymentId = `pay_${crypto.randomUUID().replaceAll('-', '')}`;
+    const paidBody = body('Alice private workflow');
+
+    const first = await payingClient(alice, paymentId)(paidBody);
+    expect(first.status).toBe(200);
+    const alicePaid = (await first.json()) as { paymentIntent: string };
+
+    const before = await chainLedger(rails);
+    const malloryBefore = await rails.usdcBalance(malloryAddress);
+    const copied = await payingClient(mallory, paymentId)(paidBody);
+    expect(copied.status).toBe(200);
+    expect(copied.headers.get('idempotent-replayed')).toBeNull();
+    const own = (await copied.json()) as { paymentIntent: string };
+    expect(own.paymentIntent).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(own.paymentIntent).not.toBe(alicePaid.paymentIntent);
+    expect((await chainLedger(rails)).facilitatorTxs - before.facilitatorTxs).toBe(1);
+    expect(malloryBefore - (await rails.usdcBalance(malloryAddress))).toBe(ONE_USDC);
+  });
+
+  it('an Idempotency-Key that differs from the payment-identifier: 400, nothing settled; the same value in both pays once', async () => {
+    const payer = await fundedPayer();
+    const paymentId = `pay_${crypto.randomUUID().replaceAll('-', '')}`;
+    const pay = payingClient(payer, paymentId);
+    const before = await chainLedger(rails);
+
+    const differs = await pay(body('Two keys'), { 'idempotency-key': 'another-key-0001' });
+    expect(differs.status).toBe(400);
+    const problem = (await differs.json()) as { type: string; errors: { path: string }[] };
+    expect(problem.type).toBe(`${PROBLEM_BASE}invalid-idempotency-key`);
+    expect(problem.errors[0]!.path).toBe('header:Idempotency-Key');
+    expect((await chainLedger(rails)).facilitatorTxs).toBe(before.facilitatorTxs);
+
+    const same = await pay(body('Two keys'), { 'idempotency-key': paymentId });
+    expect(same.status).toBe(200);
+    expect(((await same.json()) as { idempotencyKey: string }).idempotencyKey).toBe(paymentId);
+    expect((await chainLedger(rails)).facilitatorTxs - before.facilitatorTxs).toBe(1);
+  });
+});
