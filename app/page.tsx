@@ -1,24 +1,21 @@
 import Link from 'next/link';
 import { getConfig } from '@/lib/config';
-import { readinessCheck } from '@/lib/checks/readiness/entry';
+import { checkById, checks, checksInWords } from '@/lib/checks/registry';
 import { PRICE_USD } from '@/lib/price';
-import { visibilityCheckDescription } from '@/lib/checks/visibility/check';
-import { CRAWLERS } from '@/lib/checks/visibility/crawlers';
 import { ReportView } from '@/components/report-view/ReportView';
-import { exampleReadinessBody, exampleVisibilityBody } from '@/lib/site/examples';
+import { showcases } from '@/lib/site/examples';
 import { pageMetadata, SITE_DESCRIPTION } from '@/lib/site/metadata';
 
 export const generateMetadata = () =>
   pageMetadata({ path: '/', title: 'Paid Agent Checks: agent payment readiness and AI visibility', description: SITE_DESCRIPTION, absoluteTitle: true });
 
 export default function Home() {
-  const visibility = visibilityCheckDescription();
-  const example = exampleVisibilityBody();
+  const shown = showcases(checks().map((c) => c.id)).map((s) => ({ ...s, check: checkById(s.id)! }));
   return (
     <>
       <h1>Paid checks for agent commerce</h1>
       <p className="lead">
-        Two checks, {PRICE_USD} USD per fulfilled request: is a payment workflow ready for AI agents to pay through, and what can search
+        {checksInWords()} checks, {PRICE_USD} USD per fulfilled request: is a payment workflow ready for AI agents to pay through, and what can search
         and AI crawlers see of a page? Run them here in your browser with a credits key, or let an agent call the API and pay per call
         over HTTP 402.
       </p>
@@ -36,36 +33,33 @@ export default function Home() {
 
       <h2>What the checks do</h2>
       <div className="grid">
-        <section className="card" aria-labelledby="check-visibility">
-          <h3 id="check-visibility">{visibility.name}</h3>
-          <p>{visibility.description}</p>
-          <p>
-            <code>POST /api/agent/ai-visibility</code> · {CRAWLERS.length} crawlers · <Link href="/docs/checks#ai-visibility-rubric">rubric</Link>
-          </p>
-        </section>
-        <section className="card" aria-labelledby="check-readiness">
-          <h3 id="check-readiness">{readinessCheck.service}</h3>
-          <p>{readinessCheck.description}</p>
-          <p>
-            <code>POST {readinessCheck.path}</code> · <Link href="/docs/checks#readiness-rubric">rubric</Link>
-          </p>
-        </section>
+        {shown.map(({ id, check, description, facts, rubric }) => (
+          <section key={id} className="card" aria-labelledby={`check-${id}`}>
+            <h3 id={`check-${id}`}>{check.service}</h3>
+            <p>{description ?? check.description}</p>
+            <p>
+              <code>POST {check.path}</code>
+              {facts.map((fact) => ` · ${fact}`)} · <Link href={rubric}>rubric</Link>
+            </p>
+          </section>
+        ))}
       </div>
 
       <h2>An example report of each check</h2>
       <p className="muted">
-        These are examples, shown exactly as a paid report is. The visibility report is a real run of the check against a demonstration
-        shop at <code>{new URL(example.report.checkedUrl).host}</code>, a reserved name that is not a real site; the readiness report is computed by
-        the same code the API runs, from the example request in the docs.
+        These are examples, shown exactly as a paid report is.{' '}
+        {shown.map(({ id, check, example }) => (
+          <span key={id}>
+            The {check.label} report is {example.source}.{' '}
+          </span>
+        ))}
       </p>
-      <section className="example-report" aria-label="Example AI Visibility report">
-        <p className="example-label">Example · AI Visibility Check</p>
-        <ReportView body={example} level={3} idPrefix="example-visibility" fileName="example-ai-visibility.json" />
-      </section>
-      <section className="example-report" aria-label="Example readiness report">
-        <p className="example-label">Example · {readinessCheck.service}</p>
-        <ReportView body={exampleReadinessBody()} level={3} idPrefix="example-readiness" fileName="example-readiness.json" />
-      </section>
+      {shown.map(({ id, check, example }) => (
+        <section key={id} className="example-report" aria-label={`Example ${check.label} report`}>
+          <p className="example-label">Example · {check.service}</p>
+          <ReportView body={example.body()} level={3} idPrefix={`example-${id}`} fileName={`example-${id}.json`} />
+        </section>
+      ))}
 
       <h2>Who it is for</h2>
       <div className="grid">

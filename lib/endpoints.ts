@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { CheckEntry } from '@/lib/checks/entry';
 import { checks } from '@/lib/checks/registry';
-import { readinessCheck } from '@/lib/checks/readiness/entry';
 import type { ProblemKind } from '@/lib/problems';
 import { PRICE_CENTS, PRICE_USD } from '@/lib/price';
 import { PLANS, planList } from '@/lib/credits/plans';
@@ -20,7 +19,8 @@ import { CREDENTIAL_META_KEY, IDEMPOTENCY_META_KEY, PAYMENT_REQUIRED_CODE } from
 // its request and response schemas and what the docs say about it. The OpenAPI document, the docs
 // page and /llms.txt are generated from this list, and tests/discovery/registry.test.ts walks app/
 // so a route without an entry (or an entry without a route) fails. Paid operations come from the
-// operations registry; this file adds their free GET descriptions and every free route.
+// checks' registry, read each time `endpoints()` is asked (a check registered at run time is listed too);
+// this file adds their free GET descriptions and every free route.
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
@@ -100,7 +100,7 @@ const OpenApiDocument = z.looseObject({
   components: z.looseObject({}),
 });
 
-const paidTools = checks().map((o) => o.toolName);
+const paidTools = () => checks().map((o) => o.toolName);
 
 function describeEndpoint(op: CheckEntry): FreeEndpoint {
   return {
@@ -152,23 +152,30 @@ const FREE_ROUTES: FreeEndpoint[] = [
   {
     kind: 'free', method: 'POST', path: '/api/mcp', operationId: 'mcp', title: 'MCP tools',
     summary: 'MCP Streamable HTTP endpoint (stateless JSON-RPC): the paid checks as tools',
-    description:
-      `MCP Streamable HTTP (stateless JSON-RPC). Tools: ${paidTools.join(', ')} (paid, ${PRICE_USD} USD each or one prepaid call) and ${LIST_PAID_SERVICES} (free). ` +
-      `An unpaid paid-tool call answers JSON-RPC error ${PAYMENT_REQUIRED_CODE} carrying the payment challenge; the client retries with its credential in the request's _meta.`,
+    // The tool list and the example call read the registry when asked, like the paid endpoints.
+    get description() {
+      return `MCP Streamable HTTP (stateless JSON-RPC). Tools: ${paidTools().join(', ')} (paid, ${PRICE_USD} USD each or one prepaid call) and ${LIST_PAID_SERVICES} (free). ` +
+        `An unpaid paid-tool call answers JSON-RPC error ${PAYMENT_REQUIRED_CODE} carrying the payment challenge; the client retries with its credential in the request's _meta.`;
+    },
     price: `${PRICE_USD} USD per paid tool call`,
     auth: `credential in params._meta["${CREDENTIAL_META_KEY}"], or Authorization: Bearer <credits key> on the HTTP request`,
     optionalCreditsKey: true,
-    request: {
-      contentTypes: ['application/json'],
-      schema: JsonRpcRequest,
-      headers: ['Content-Type: application/json', 'Accept: application/json, text/event-stream'],
-      example: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: readinessCheck.toolName, arguments: readinessCheck.example, _meta: { [IDEMPOTENCY_META_KEY]: 'order-0001' } } },
+    get request() {
+      const [first] = checks();
+      return {
+        contentTypes: ['application/json'],
+        schema: JsonRpcRequest,
+        headers: ['Content-Type: application/json', 'Accept: application/json, text/event-stream'],
+        example: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: first.toolName, arguments: first.example, _meta: { [IDEMPOTENCY_META_KEY]: 'order-0001' } } },
+      };
     },
     ok: { description: 'The JSON-RPC response (a result, or an error such as the payment challenge)', contentType: 'application/json', schema: JsonRpcResponse },
     refusedMethods: ['GET', 'DELETE'],
     examples: () => [{ status: 200, description: 'Unpaid: a JSON-RPC error with the challenge.', body: { jsonrpc: '2.0', id: 1, error: { code: PAYMENT_REQUIRED_CODE, message: 'Payment required', data: { challenges: ['…'] } } } }],
     errors: [],
-    llms: { section: 'Discovery and docs', label: 'MCP endpoint', text: `Streamable HTTP; tools ${[...paidTools, LIST_PAID_SERVICES].join(', ')}` },
+    get llms() {
+      return { section: 'Discovery and docs' as const, label: 'MCP endpoint', text: `Streamable HTTP; tools ${[...paidTools(), LIST_PAID_SERVICES].join(', ')}` };
+    },
   },
   {
     kind: 'free', method: 'POST', path: '/api/billing/checkout', operationId: 'createCheckoutSession', title: 'Buy a plan (Stripe Checkout)',
@@ -321,7 +328,7 @@ function sessionCheckEndpoint(op: CheckEntry): FreeEndpoint {
   };
 }
 
-const SESSION_AND_REPORT_ROUTES: FreeEndpoint[] = [
+const SESSION_ROUTES: FreeEndpoint[] = [
   {
     kind: 'free', method: 'POST', path: '/api/session', operationId: 'signIn', title: 'Sign in (site session)',
     summary: 'Sign in on the site with a credits key: sets the session cookie',
@@ -366,7 +373,9 @@ const SESSION_AND_REPORT_ROUTES: FreeEndpoint[] = [
     examples: () => [{ status: 200, description: 'The new key, shown this once.', body: { key: keyExample, keyPrefix: maskedKey, callsLeft: 24 } }],
     errors: ['invalid-request', 'not-signed-in', 'invalid-credits-key', 'current-key-required', 'cross-origin-refused', 'payload-too-large', 'store-unavailable'],
   },
-  ...checks().map(sessionCheckEndpoint),
+];
+
+const REPORT_ROUTES: FreeEndpoint[] = [
   {
     kind: 'free', method: 'GET', path: '/api/reports', operationId: 'listReports', title: 'Stored reports',
     summary: 'The key\'s stored reports, newest first (paginated)',
@@ -392,16 +401,26 @@ const SESSION_AND_REPORT_ROUTES: FreeEndpoint[] = [
     description: 'The 200 body exactly as the paid call answered it. Only the key that paid for it (or its session), or the wallet that paid for it (SIGN-IN-WITH-X), may read it: any other key or wallet, and an unknown or expired id, get the same 404. Reads are rate limited per client address (RATE_LIMIT_REPORTS_PER_IP).',
     price: 'free', auth: ownerAuth, optionalCreditsKey: true, walletSignIn: true,
     pathParams: [{ name: 'id', description: 'The report id (from the Link header, _meta.reportUrl or GET /api/reports)', schema: z.string(), example: reportIdExample }],
-    ok: { description: 'The stored 200 body of a paid check', contentType: 'application/json', schema: z.union(checks().map((o) => o.output)) },
+    get ok() {
+      return { description: 'The stored 200 body of a paid check', contentType: 'application/json', schema: z.union(checks().map((o) => o.output)) };
+    },
     // The body is a paid route's 200, shown in that route's section.
     examples: () => [],
     errors: ['invalid-credits-key', 'not-signed-in', 'wallet-sign-in-refused', 'not-found', 'rate-limited', 'store-unavailable'],
   },
 ];
 
-/** Every endpoint, in the order the docs page shows them: each paid POST and its free GET, then the free routes. */
-export const ENDPOINTS: readonly Endpoint[] = [
-  ...checks().flatMap((operation): Endpoint[] => [{ kind: 'paid', method: 'POST', path: operation.path, operation }, describeEndpoint(operation)]),
-  ...FREE_ROUTES,
-  ...SESSION_AND_REPORT_ROUTES,
-];
+/**
+ * Every endpoint, in the order the docs page shows them: each paid POST and its free GET, then the free routes.
+ * Read from the checks' registry each time, so a check registered after load is listed like the built-in ones.
+ * @example endpoints().filter((e) => e.kind === 'paid').map((e) => e.path) // ['/api/agent/readiness', '/api/agent/ai-visibility']
+ */
+export function endpoints(): readonly Endpoint[] {
+  return [
+    ...checks().flatMap((operation): Endpoint[] => [{ kind: 'paid', method: 'POST', path: operation.path, operation }, describeEndpoint(operation)]),
+    ...FREE_ROUTES,
+    ...SESSION_ROUTES,
+    ...checks().map(sessionCheckEndpoint),
+    ...REPORT_ROUTES,
+  ];
+}

@@ -48,7 +48,7 @@ export function registerLogSecrets(values: Array<string | undefined>): void {
 
 /**
  * Writes one JSON line: the time, the current request's id and route (when serving one), then `event`.
- * @example logEvent({ event: 'fulfilled', operation: 'readiness', creditsUsage: 'cu_1' })
+ * @example logEvent({ event: 'fulfilled', operation: check.operationId, creditsUsage: 'cu_1' })
  */
 export function logEvent(event: Record<string, unknown>): void {
   if (process.env.LOG_LEVEL === 'silent') return;

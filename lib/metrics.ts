@@ -70,7 +70,7 @@ const holder = globalThis as unknown as { __pacMetrics?: Metrics };
 
 /**
  * The process's metrics.
- * @example metrics().paidCalls.inc({ operation: 'createAgentReadinessAssessment', rail: 'credits', outcome: 'fulfilled' })
+ * @example metrics().paidCalls.inc({ operation: check.operationId, rail: 'credits', outcome: 'fulfilled' })
  */
 export function metrics(): Metrics {
   return (holder.__pacMetrics ??= createMetrics());

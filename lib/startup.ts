@@ -2,7 +2,7 @@ import { ConfigError } from '@/lib/config';
 import { getRuntime } from '@/lib/runtime';
 import { startPurgeSchedule, type PurgeSchedule } from '@/lib/store/purge';
 import { startReconciler } from '@/lib/payments/settlements';
-import { closeRenderer } from '@/lib/checks/visibility/render';
+import { checks } from '@/lib/checks/registry';
 import { installShutdownHandlers, onShutdown } from '@/lib/lifecycle';
 
 const holder = globalThis as unknown as { __pacPurge?: PurgeSchedule };
@@ -12,8 +12,8 @@ export function startup(): void {
     const { config, rails, store, log } = getRuntime();
     // One schedule per process, even if Next evaluates this module twice.
     holder.__pacPurge ??= startPurgeSchedule(store, { log });
-    // The visibility check's shared Chromium is closed once the drain is over (Playwright kills it on exit too).
-    onShutdown('renderer', closeRenderer);
+    // What the checks hold for the life of the process (a shared Chromium) is released once the drain is over.
+    onShutdown('checks', () => Promise.all(checks().map((c) => c.close?.())));
     const live = rails?.live.length ? rails.live.join(', ') : 'none (prepaid credits keys only)';
     console.log(`[paid-agent-checks] store: ${config.storeKind}; payment rails live: ${live}; APP_URL ${config.APP_URL}`);
     // Settlements that ended without an answer are asked about until the processors say what happened.

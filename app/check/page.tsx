@@ -1,9 +1,8 @@
 import Link from 'next/link';
 import { cookies } from 'next/headers';
 import { CheckApp } from '@/components/check/CheckApp';
-import type { ReadinessExample } from '@/components/check/ReadinessForm';
 import { getConfig } from '@/lib/config';
-import { readinessCheck } from '@/lib/checks/readiness/entry';
+import { checks } from '@/lib/checks/registry';
 import { PRICE_USD } from '@/lib/price';
 import { sessionFromCookies } from '@/lib/session';
 import { pageMetadata } from '@/lib/site/metadata';
@@ -12,7 +11,7 @@ export const generateMetadata = () =>
   pageMetadata({
     path: '/check',
     title: 'Run a check',
-    description: `Run the AI Visibility Check or the Agent Payment Readiness Assessment in your browser with a credits key: ${PRICE_USD} USD a call, only when it succeeds.`,
+    description: `Run ${checks().map((c) => `the ${c.service}`).join(' or ')} in your browser with a credits key: ${PRICE_USD} USD a call, only when it succeeds.`,
   });
 
 export default async function CheckPage() {
@@ -26,7 +25,7 @@ export default async function CheckPage() {
       </p>
       <CheckApp
         initial={session ? { signedIn: true, callsLeft: session.callsLeft, keyPrefix: session.keyPrefix } : null}
-        example={readinessCheck.example as ReadinessExample}
+        examples={Object.fromEntries(checks().map((c) => [c.id, c.example]))}
       />
       <h2>How it works</h2>
       <ul>
@@ -42,16 +41,6 @@ export default async function CheckPage() {
         <li>
           <strong>Every report is kept for {days} days.</strong> Each result gets a permanent link that only you, signed in with the same
           key, can open. Your <Link href="/account">account page</Link> lists them, newest first.
-        </li>
-        <li>
-          <strong>The AI Visibility Check</strong> fetches one public page with its robots.txt, sitemap and llms.txt, reports for each of
-          15 search and AI crawlers whether robots.txt lets it in and which rule decided, and scores the page against the{' '}
-          <Link href="/docs/checks#ai-visibility-rubric">published rubric</Link>, with a fix for every point lost.
-        </li>
-        <li>
-          <strong>The Agent Payment Readiness Assessment</strong> classifies the ten payment capabilities you declare for a workflow:
-          a verdict, blockers, a score and the fixes, against the <Link href="/docs/checks#readiness-rubric">readiness rubric</Link>. It checks
-          nothing independently and never authorizes a payment.
         </li>
       </ul>
       <p className="muted">

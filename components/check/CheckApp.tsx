@@ -1,14 +1,20 @@
 'use client';
 
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import Link from 'next/link';
 import { ReportView } from '../report-view/ReportView';
-import { ReadinessForm, fieldOfPath, type ReadinessExample } from './ReadinessForm';
+import { checkForms } from './forms';
 import { SignInForm } from './SignInForm';
 import { newIdempotencyKey, runCheck, signOut, type Problem, type SessionState } from './session';
 
-type Check = 'ai-visibility' | 'readiness';
-type Result = { check: Check; body: unknown; reportPath: string | null } | null;
+// What one check's tab shows under its form: its own last answer, so switching tabs never shows one
+// check's result or error under another check's form (an answer that arrives after a switch lands in its
+// own check's tab).
+interface Shown {
+  problem?: { message: string; noCalls: boolean };
+  serverErrors?: ReadonlyArray<{ path: string; message: string }>;
+  result?: { body: unknown; reportPath: string | null };
+}
 
 /** What a refused check means for the person, in words; a 422 or any refusal before the work says nothing was charged. */
 function problemMessage(problem: Problem): string {
@@ -20,15 +26,14 @@ function problemMessage(problem: Problem): string {
   return `${detail} Nothing was charged.`;
 }
 
-export function CheckApp({ initial, example }: { initial: SessionState | null; example: ReadinessExample }) {
+/** The check page: sign in, then one tab per check the server lists (with its example request), each with its form. */
+export function CheckApp({ initial, examples }: { initial: SessionState | null; examples: Record<string, unknown> }) {
+  const forms = checkForms(Object.keys(examples));
   const [session, setSession] = useState<SessionState | null>(initial);
-  const [check, setCheck] = useState<Check>('ai-visibility');
-  const [url, setUrl] = useState('');
-  const [urlError, setUrlError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<{ message: string; noCalls: boolean } | null>(null);
-  const [serverErrors, setServerErrors] = useState<Record<string, string>>({});
-  const [result, setResult] = useState<Result>(null);
+  const [check, setCheck] = useState<string>(forms[0]?.report.id ?? '');
+  const [busy, setBusy] = useState<string | null>(null);
+  const [shown, setShown] = useState<Record<string, Shown>>({});
+  const show = (id: string, value: Shown) => setShown((all) => ({ ...all, [id]: value }));
 
   if (!session) {
     return (
@@ -42,50 +47,35 @@ export function CheckApp({ initial, example }: { initial: SessionState | null; e
     );
   }
 
-  async function run(kind: Check, body: unknown) {
-    setBusy(true);
-    setProblem(null);
-    setServerErrors({});
-    setResult(null);
+  async function run(id: string, body: unknown) {
+    setBusy(id);
+    show(id, {});
     try {
-      const outcome = await runCheck(kind, body, newIdempotencyKey());
+      const outcome = await runCheck(id, body, newIdempotencyKey());
       if (outcome.ok) {
-        setResult({ check: kind, body: outcome.body, reportPath: outcome.reportPath });
+        show(id, { result: { body: outcome.body, reportPath: outcome.reportPath } });
         if (outcome.callsLeft !== null) setSession((s) => (s ? { ...s, callsLeft: outcome.callsLeft! } : s));
       } else if (outcome.problem.status === 401) {
         // The session ended (signed out elsewhere, or the key was replaced): sign in again.
         setSession(null);
       } else {
-        setProblem({ message: problemMessage(outcome.problem), noCalls: outcome.problem.status === 402 });
+        show(id, { problem: { message: problemMessage(outcome.problem), noCalls: outcome.problem.status === 402 }, serverErrors: outcome.problem.errors ?? [] });
         if (outcome.problem.status === 402) setSession((s) => (s ? { ...s, callsLeft: 0 } : s));
-        const fields: Record<string, string> = {};
-        for (const e of outcome.problem.errors ?? []) {
-          const field = kind === 'ai-visibility' ? 'url' : fieldOfPath(e.path);
-          if (field) fields[field] = e.message;
-        }
-        if (kind === 'ai-visibility' && fields.url) setUrlError(fields.url);
-        else setServerErrors(fields);
       }
     } catch {
-      setProblem({ message: 'The server could not be reached. Nothing was charged; try again.', noCalls: false });
+      show(id, { problem: { message: 'The server could not be reached. Nothing was charged; try again.', noCalls: false } });
     }
-    setBusy(false);
-  }
-
-  function submitVisibility(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const value = url.trim();
-    if (!value) return setUrlError('Required: enter the address of a page.');
-    if (!/^https?:\/\/[^\s/]+/i.test(value)) return setUrlError('Enter a full address that starts with https:// (or http://).');
-    setUrlError(null);
-    void run('ai-visibility', { url: value });
+    setBusy(null);
   }
 
   async function leave() {
     await signOut();
     setSession(null);
-    setResult(null);
+    setShown({});
   }
+
+  const active = forms.find((f) => f.report.id === check);
+  const { problem, serverErrors = [], result } = shown[check] ?? {};
 
   return (
     <>
@@ -107,45 +97,20 @@ export function CheckApp({ initial, example }: { initial: SessionState | null; e
       ) : null}
 
       <div className="check-tabs" role="group" aria-label="Which check">
-        <button type="button" className="button" aria-pressed={check === 'ai-visibility'} onClick={() => setCheck('ai-visibility')}>
-          AI Visibility Check
-        </button>
-        <button type="button" className="button" aria-pressed={check === 'readiness'} onClick={() => setCheck('readiness')}>
-          Payment Readiness
-        </button>
+        {forms.map(({ report }) => (
+          <button key={report.id} type="button" className="button" aria-pressed={check === report.id} onClick={() => setCheck(report.id)}>
+            {report.label}
+          </button>
+        ))}
       </div>
 
-      {check === 'ai-visibility' ? (
-        <form className="stack" onSubmit={submitVisibility} noValidate aria-labelledby="visibility-form-title">
-          <h2 id="visibility-form-title">AI Visibility Check</h2>
-          <p className="muted">
-            We fetch the page and its site files (robots.txt, sitemap, llms.txt) and report what 15 search and AI crawlers may read. A page
-            that cannot be fetched is not charged.
-          </p>
-          <div>
-            <label htmlFor="visibility-url">Page address</label>
-            <input
-              id="visibility-url" name="url" type="url" inputMode="url" autoComplete="url" placeholder="https://example.com/pricing" value={url}
-              onChange={(e) => setUrl(e.target.value)} aria-invalid={urlError ? true : undefined} aria-describedby={urlError ? 'visibility-url-error' : undefined}
-            />
-            {urlError ? (
-              <p id="visibility-url-error" className="field-error">
-                {urlError}
-              </p>
-            ) : null}
-          </div>
-          <div>
-            <button type="submit" className="button" disabled={busy}>
-              {busy ? 'Checking… (up to 20 seconds)' : 'Run the check (1 call)'}
-            </button>
-          </div>
-        </form>
-      ) : (
-        <ReadinessForm example={example} busy={busy} serverErrors={serverErrors} onSubmit={(body) => void run('readiness', body)} />
-      )}
+      {active ? (
+        // Keyed by the check: each form starts from its own state.
+        <active.Form key={check} example={examples[check]} busy={busy !== null} serverErrors={serverErrors} onSubmit={(body) => void run(check, body)} />
+      ) : null}
 
       <div aria-live="polite">
-        {busy ? <p className="notice" role="status">Running the check…</p> : null}
+        {busy === check ? <p className="notice" role="status">Running the check…</p> : null}
         {problem ? (
           <div className="notice error" role="alert" data-testid="check-problem">
             <p>{problem.message}</p>
@@ -167,7 +132,7 @@ export function CheckApp({ initial, example }: { initial: SessionState | null; e
               </>
             ) : null}
           </p>
-          <ReportView body={result.body} level={2} idPrefix="result" fileName={`${result.check}-report.json`} />
+          <ReportView body={result.body} level={2} idPrefix="result" fileName={`${check}-report.json`} />
         </section>
       ) : null}
     </>

@@ -3,12 +3,13 @@
 import { useState, type FormEvent } from 'react';
 import { CAPABILITY_KEYS, CAPABILITY_STATUSES, type CapabilityKey } from '@/lib/checks/readiness/schema';
 import { CAPABILITY_RULES } from '@/lib/checks/readiness/rubric';
+import type { CheckFormProps } from './forms';
 
 // The readiness request as a form: the workflow and the ten capabilities, each a status and up to five
 // evidence lines. Validation says what is wrong in words, field by field, before anything is sent; the
 // server validates again (and its 400 is shown too), so the rules here are a courtesy, not the gate.
 
-export interface ReadinessExample {
+interface ReadinessExample {
   workflow: { name: string; intendedUsers: string; targetEnvironment: string };
   capabilities: Record<string, { status: string; evidence?: string[] }>;
 }
@@ -82,20 +83,20 @@ export function fieldOfPath(path: string): string | null {
   return null;
 }
 
-export function ReadinessForm({
-  example,
-  busy,
-  serverErrors,
-  onSubmit,
-}: {
-  example: ReadinessExample;
-  busy: boolean;
-  serverErrors: Record<string, string>;
-  onSubmit: (request: unknown) => void;
-}) {
+/** The server's 400 errors as field id → message; an error no field holds is left to the page's notice. */
+function fieldErrors(serverErrors: CheckFormProps['serverErrors']): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const e of serverErrors) {
+    const field = fieldOfPath(e.path);
+    if (field) fields[field] = e.message;
+  }
+  return fields;
+}
+
+export function ReadinessForm({ example, busy, serverErrors, onSubmit }: CheckFormProps) {
   const [form, setForm] = useState<FormState>(empty);
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const shown = { ...serverErrors, ...errors };
+  const shown = { ...fieldErrors(serverErrors), ...errors };
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -130,7 +131,7 @@ export function ReadinessForm({
         declare against the <a href="/docs/checks#readiness-rubric">published rubric</a>.
       </p>
       <div className="actions">
-        <button type="button" className="button secondary" onClick={() => { setForm(fromExample(example)); setErrors({}); }}>
+        <button type="button" className="button secondary" onClick={() => { setForm(fromExample(example as ReadinessExample)); setErrors({}); }}>
           Fill with an example
         </button>
         <button type="button" className="button secondary" onClick={() => { setForm(empty()); setErrors({}); }}>

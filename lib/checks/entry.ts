@@ -88,6 +88,8 @@ export interface CheckSpec<S extends z.ZodType, D extends z.ZodObject> extends C
   describe(): z.infer<D>;
   /** One line about a 200 body, for a client that shows text when the Markdown cannot be made. */
   summarize(body: Record<string, unknown>): string;
+  /** What the check holds for the life of the process (a shared browser), released once a shutdown's drain is over. */
+  close?(): Promise<void>;
 }
 
 /** A check as every surface sees it: its spec, with the input types erased so a list can hold them all. */

@@ -37,11 +37,12 @@ export function checksInWords(): string {
 }
 
 /**
- * The checks' full names as one phrase, each with its article, in registry order.
+ * The checks' full names as one phrase, each with its article unless told not to, in registry order.
  * @example checkServicesInWords() // 'an Agent Payment Readiness Assessment and an AI Visibility Check'
+ * @example checkServicesInWords({ articles: false }) // 'Agent Payment Readiness Assessment and AI Visibility Check'
  */
-export function checkServicesInWords(): string {
-  const names = listed.map((c) => `${/^[AEIOU]/i.test(c.service) ? 'an' : 'a'} ${c.service}`);
+export function checkServicesInWords({ articles = true }: { articles?: boolean } = {}): string {
+  const names = listed.map((c) => (articles ? `${/^[AEIOU]/i.test(c.service) ? 'an' : 'a'} ${c.service}` : c.service));
   return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : (names[0] ?? '');
 }
 

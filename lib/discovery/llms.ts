@@ -1,4 +1,4 @@
-import { ENDPOINTS, type LlmsSection } from '@/lib/endpoints';
+import { endpoints, type LlmsSection } from '@/lib/endpoints';
 import { PLANS } from '@/lib/credits/plans';
 import { PRICE_USD, formatUsd } from '@/lib/price';
 import { checkServicesInWords, checksInWords } from '@/lib/checks/registry';
@@ -10,7 +10,7 @@ import type { DiscoveryContext } from './openapi';
 
 /** A section of links: the registry entries that carry an llms.txt line for it, then `more`. */
 function section(ctx: DiscoveryContext, name: LlmsSection, more: string[] = []): string[] {
-  const links = ENDPOINTS.flatMap((e) => (e.kind === 'free' && e.llms?.section === name ? [`- [${e.llms.label}](${ctx.appUrl}${e.path}): ${e.llms.text}`] : []));
+  const links = endpoints().flatMap((e) => (e.kind === 'free' && e.llms?.section === name ? [`- [${e.llms.label}](${ctx.appUrl}${e.path}): ${e.llms.text}`] : []));
   return [`## ${name}`, '', ...links, ...more, ''];
 }
 
@@ -29,7 +29,7 @@ export function llmsTxt(ctx: DiscoveryContext): string {
     '',
     '## Paid operations',
     '',
-    ...ENDPOINTS.flatMap((e) => (e.kind === 'paid' ? [`- [POST ${e.path}](${ctx.appUrl}${e.path}): ${e.operation.service}. ${e.operation.description} MCP tool: \`${e.operation.toolName}\`. A free GET on the same path describes it.`] : [])),
+    ...endpoints().flatMap((e) => (e.kind === 'paid' ? [`- [POST ${e.path}](${ctx.appUrl}${e.path}): ${e.operation.service}. ${e.operation.description} MCP tool: \`${e.operation.toolName}\`. A free GET on the same path describes it.`] : [])),
     '',
     ...section(ctx, 'Discovery and docs', DOCS_PAGES.map((p) => `- [Docs: ${p.label}](${ctx.appUrl}${p.path}): ${p.description}`)),
     ...section(ctx, 'Prepaid credits', PLANS.map((p) => `- [${p.name}](${ctx.appUrl}/pricing#${p.id}): ${p.calls} calls${p.billing === 'monthly' ? ' a month' : ''} for ${formatUsd(p.priceCents)} USD; ${p.description}`)),

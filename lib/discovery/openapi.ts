@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { CheckEntry } from '@/lib/checks/entry';
-import { ENDPOINTS, PREPAID_RESPONSE_HEADERS, type FreeEndpoint } from '@/lib/endpoints';
+import { endpoints, PREPAID_RESPONSE_HEADERS, type FreeEndpoint } from '@/lib/endpoints';
 import { PRICE_CENTS, PRICE_USD, PRICE_USDC, PRICE_USDC_UNITS } from '@/lib/price';
+import { checkServicesInWords } from '@/lib/checks/registry';
 import { PROBLEMS, PROBLEM_BASE, PROBLEM_MEDIA_TYPE, type ProblemKind } from '@/lib/problems';
 import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/paid-call/pipeline';
 
@@ -169,7 +170,7 @@ function refusedOperation(endpoint: FreeEndpoint, method: string) {
  */
 export function openApiDocument(ctx: DiscoveryContext) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const endpoint of ENDPOINTS) {
+  for (const endpoint of endpoints()) {
     const item = (paths[endpoint.path] ??= {});
     if (endpoint.kind === 'paid') {
       item.post = paidOperation(endpoint.operation, ctx);
@@ -183,7 +184,7 @@ export function openApiDocument(ctx: DiscoveryContext) {
     info: {
       title: 'Paid Agent Checks',
       version: INTERFACE_VERSION,
-      description: `Agent Payment Readiness Assessment and AI Visibility Check at ${PRICE_USD} USD per fulfilled request, over HTTP 402 (MPP card, MPP evm, x402 v2) or prepaid credits keys.`,
+      description: `${checkServicesInWords({ articles: false })} at ${PRICE_USD} USD per fulfilled request, over HTTP 402 (MPP card, MPP evm, x402 v2) or prepaid credits keys.`,
       'x-guidance': callGuidance(),
     },
     servers: [{ url: ctx.appUrl }],

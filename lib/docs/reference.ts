@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { CheckEntry } from '@/lib/checks/entry';
 import { readinessCheck } from '@/lib/checks/readiness/entry';
-import { ENDPOINTS, type ExampleResponse, type FreeEndpoint, type HttpMethod } from '@/lib/endpoints';
+import { endpoints, type ExampleResponse, type FreeEndpoint, type HttpMethod } from '@/lib/endpoints';
 import { PRICE_USD } from '@/lib/price';
 import { PROBLEMS, PROBLEM_BASE, type ProblemKind } from '@/lib/problems';
 import { ReadinessRequest } from '@/lib/checks/readiness/schema';
@@ -114,7 +114,7 @@ function freeEndpointDoc(endpoint: FreeEndpoint, appUrl: string): EndpointDoc {
  */
 export async function endpointDocs(appUrl: string): Promise<EndpointDoc[]> {
   const docs: EndpointDoc[] = [];
-  for (const endpoint of ENDPOINTS) docs.push(endpoint.kind === 'paid' ? await paidEndpoint(endpoint.operation) : freeEndpointDoc(endpoint, appUrl));
+  for (const endpoint of endpoints()) docs.push(endpoint.kind === 'paid' ? await paidEndpoint(endpoint.operation) : freeEndpointDoc(endpoint, appUrl));
   return docs;
 }
 

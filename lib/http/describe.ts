@@ -26,7 +26,7 @@ export function priceAndRails(): z.infer<typeof PriceAndRails> {
 
 /**
  * The 200 body of the free GET on a paid path: who it is, price and rails, then what the operation describes.
- * @example descriptionSchema(readinessCheck).parse(await (await GET()).json())
+ * @example descriptionSchema(check).parse(await (await GET()).json())
  */
 export function descriptionSchema(operation: CheckEntry) {
   return z.strictObject({

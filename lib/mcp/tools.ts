@@ -93,7 +93,7 @@ export function toolList(): Tool[] {
 
 /**
  * The check a paid tool runs, by the tool's name.
- * @example checkByTool('ai_visibility_check')?.id // 'ai-visibility'
+ * @example checkByTool(check.toolName) === check // true for every registered check
  */
 export function checkByTool(name: string): CheckEntry | undefined {
   return checks().find((c) => c.toolName === name);

@@ -73,7 +73,7 @@ const bazaars = new WeakMap<CheckEntry, Record<string, unknown>>();
 /**
  * The MCP form of x402's bazaar discovery extension for a check's tool (`{ bazaar: { info, schema } }`): the
  * tool's name, its input schema and example (the check's own), and the schema of its result.
- * @example mcpBazaarExtension(visibilityCheck).bazaar.info.input // { type: 'mcp', toolName: 'ai_visibility_check', … }
+ * @example mcpBazaarExtension(check).bazaar.info.input // { type: 'mcp', toolName: check.toolName, … }
  */
 function mcpBazaarExtension(check: CheckEntry): Record<string, unknown> {
   let extension = bazaars.get(check);
@@ -95,7 +95,7 @@ function mcpBazaarExtension(check: CheckEntry): Record<string, unknown> {
  * The x402 PaymentRequired a tool call of `check` is offered: the REST 402's PAYMENT-REQUIRED (`encoded`),
  * with `error` saying why and the tool's bazaar extension beside whatever extensions the 402 carries.
  * Null when the rails offer no x402 terms.
- * @example mcpPaymentRequired(visibilityCheck, offer.paymentRequired, 'Payment required.')?.accepts[0].amount // '1000000'
+ * @example mcpPaymentRequired(check, offer.paymentRequired, 'Payment required.')?.accepts[0].amount // '1000000'
  */
 export function mcpPaymentRequired(check: CheckEntry, encoded: string | null, error: string): PaymentRequired | null {
   if (encoded === null) return null;

@@ -113,7 +113,7 @@ export interface CheckRouteContext {
 
 /**
  * The check a `[check]` segment names, or null (an unknown name, or one Next could not decode).
- * @example const check = await checkOfRoute(context) // readinessCheck for /api/agent/readiness
+ * @example const check = await checkOfRoute(context) // the registry's entry for /api/agent/<id>, or a 404 problem
  */
 export async function checkOfRoute(context: CheckRouteContext): Promise<CheckEntry | null> {
   const id = await context.params.then(

@@ -47,7 +47,7 @@ export interface ToolResultContext {
 /**
  * A pipeline outcome as an MCP tool result; throws JsonRpcError for invalid params, and for payment-required
  * in MPP's binding.
- * @example return outcomeToolResult(readinessCheck, await runPaidCall(runtime, call), { binding: 'mpp', appUrl })
+ * @example return outcomeToolResult(check, await runPaidCall(runtime, call), { binding: 'mpp', appUrl })
  */
 export function outcomeToolResult(check: CheckEntry, outcome: PaidCallOutcome, context: ToolResultContext): CallToolResult {
   switch (outcome.kind) {

@@ -40,7 +40,7 @@ export function metricsObserver(seen: { rail: MetricRail }): PaidCallObserver {
 /**
  * Counts a paid call (and the 402 it was answered with, when `issued402`): also for one that never reached the
  * pipeline (a body that could not be read: 400, 413). Names it on the request's access line.
- * @example recordPaidCall('createAgentReadinessAssessment', 'none', 'refused', 'rest', false)
+ * @example recordPaidCall(check.operationId, 'none', 'refused', 'rest', false)
  */
 export function recordPaidCall(operation: string, rail: MetricRail, outcome: MetricOutcome, surface: Surface, issued402: boolean): void {
   const request = currentRequest();

@@ -151,7 +151,7 @@ function refusedPayment(failure: PaymentFailure): PaidCallOutcome {
  * a `problem` outcome (nothing charged unless the outcome is fulfilled).
  * @example
  *   const outcome = await runPaidCall(getRuntime(), {
- *     check: readinessCheck, body, idempotencyKey: null, idempotencyKeySource: 'header:Idempotency-Key',
+ *     check, body, idempotencyKey: null, idempotencyKeySource: 'header:Idempotency-Key',
  *     clientIp: '203.0.113.7', bearerKey: null, credential: null,
  *   })
  *   if (outcome.kind === 'payment-required') outcome.challenge.challenges // the terms to pay

@@ -35,7 +35,7 @@ export interface PaidCallTransport<Req, Res> {
 /**
  * Serves one paid call of `check` that arrived on `transport`: read, drain-tracked, run, counted, rendered.
  * `runtime` defaults to the process's.
- * @example return servePaidCall(restTransport, readinessCheck, request)
+ * @example return servePaidCall(restTransport, check, request)
  */
 export async function servePaidCall<Req, Res>(transport: PaidCallTransport<Req, Res>, check: CheckEntry, request: Req, runtime?: Runtime): Promise<Res> {
   let rt: Runtime;
@@ -79,7 +79,7 @@ function shuttingDownOutcome(): PaidCallOutcome {
  * Step 2 and 3: `runPaidCall`, refused while the process drains and tracked while in flight so a shutdown
  * waits for it. A call cut short by the drain answers 503 shutting-down (nothing charged) rather than the error
  * the cut caused.
- * @example const outcome = await runTracked(runtime, { check: readinessCheck, body, … })
+ * @example const outcome = await runTracked(runtime, { check, body, … })
  */
 export async function runTracked(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOutcome> {
   if (isDraining()) return shuttingDownOutcome();

@@ -71,7 +71,7 @@ const MAX_TEMPLATES = 64;
 /**
  * The 402 terms for `resourceUrl` (APP_URL + a path) with `body` as its problem. The terms depend on the
  * resource and the method only, never on a request's headers or body.
- * @example const offer = await challenge(rails, rails.resourceUrl('/api/agent/readiness'), problem('payment-required', 'Pay 1.00 USD.'))
+ * @example const offer = await challenge(rails, rails.resourceUrl(check.path), problem('payment-required', 'Pay 1.00 USD.'))
  */
 export async function challenge(
   rails: ChallengeIssuer,

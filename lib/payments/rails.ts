@@ -59,7 +59,7 @@ export interface CreatePaymentRailsOptions {
  * Builds the rails, or returns null when no rail is configured (the pipeline then answers 503).
  * @example
  *   const rails = createPaymentRails({ appUrl, mppSecretKey, payToAddress, x402FacilitatorUrl }, { claims, rpcUrl })
- *   const offer = await rails?.challenge('/api/agent/readiness', problem('payment-required', 'Pay 1.00 USD.'))
+ *   const offer = await rails?.challenge(check.path, problem('payment-required', 'Pay 1.00 USD.'))
  */
 export function createPaymentRails(config: PaymentConfig, options: CreatePaymentRailsOptions = {}): PaymentRails | null {
   const live = liveRails(config);

@@ -53,7 +53,7 @@ function settlementRecordName(scope: string): string {
  * so a retry under the same scope always finds it.
  *
  * @example
- *   await recordUnconfirmed(store, { operation: 'readiness', scope, fingerprint, idempotencyKey, trace, response, recordedAt: now, status: 'pending' })
+ *   await recordUnconfirmed(store, { operation: check.operationId, scope, fingerprint, idempotencyKey, trace, response, recordedAt: now, status: 'pending' })
  */
 export async function recordUnconfirmed(store: Store, settlement: UnconfirmedSettlement): Promise<void> {
   await store.setRecord(settlementRecordName(settlement.scope), JSON.stringify(settlement), settlement.recordedAt, SETTLEMENT_RECORD_TTL_MS);

@@ -31,7 +31,7 @@ export function createStripeClient(options: StripeClientOptions): Stripe {
   return new Stripe(options.secretKey, config);
 }
 
-// Importing the undici package (lib/checks/visibility/safe-fetch.ts does) installs its own Agent as the
+// Importing the undici package (a check's guarded fetcher does) installs its own Agent as the
 // process-wide dispatcher of Node 20's built-in fetch, and that Agent refuses the explicit Content-Length the
 // SDK sets ("invalid content-length header"). fetch derives the length from the body by itself.
 const fetchWithoutContentLength = ((url: string, init: RequestInit = {}) => {

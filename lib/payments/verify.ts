@@ -113,7 +113,7 @@ export function credentialFromHeaders(headers: Headers): PaymentCredential | nul
  * Validates `credential` for `resourceUrl` without charging it. A refusal carries a fresh challenge (402)
  * or says the processor or store cannot be used (503); nothing is charged either way.
  * @example
- *   const verdict = await verifyPayment(rails, { scheme: 'mpp', authorization }, rails.resourceUrl('/api/agent/readiness'))
+ *   const verdict = await verifyPayment(rails, { scheme: 'mpp', authorization }, rails.resourceUrl(check.path))
  *   if (verdict.ok) await verdict.settle()
  */
 export async function verifyPayment(

@@ -38,7 +38,7 @@ const built = new WeakMap<CheckEntry, X402ResourceTerms>();
 
 /**
  * The x402 extensions and resource metadata of a check's 402, built once per check.
- * @example x402Terms(readinessCheck).extensions.bazaar.info.input // { type: 'http', method: 'POST', bodyType: 'json', body: {...} }
+ * @example x402Terms(check).extensions.bazaar.info.input // { type: 'http', method: 'POST', bodyType: 'json', body: {...} }
  */
 function x402Terms(check: CheckEntry): X402ResourceTerms {
   let terms = built.get(check);
@@ -51,7 +51,7 @@ function x402Terms(check: CheckEntry): X402ResourceTerms {
 
 /**
  * The x402 terms of the paid resource at `pathname` (a check's REST path), or null for a path no check serves.
- * @example x402TermsForPath('/api/agent/readiness')?.resource.serviceName // 'Paid Agent Checks'
+ * @example x402TermsForPath(check.path)?.resource.serviceName // 'Paid Agent Checks'
  */
 function x402TermsForPath(pathname: string): X402ResourceTerms | null {
   const check = checks().find((c) => c.path === pathname);
@@ -61,7 +61,7 @@ function x402TermsForPath(pathname: string): X402ResourceTerms | null {
 /**
  * An x402 PAYMENT-REQUIRED header value (as mppx writes it) with the resource's service metadata and extensions
  * added; unchanged for a resource no check serves (or no header). mppx's own `mppx` extension is kept.
- * @example withX402Terms(headers.get('PAYMENT-REQUIRED'), 'https://checks.example/api/agent/readiness')
+ * @example withX402Terms(headers.get('PAYMENT-REQUIRED'), `https://checks.example${check.path}`)
  */
 export function withX402Terms(header: string | null, resourceUrl: string): string | null {
   if (header === null) return null;

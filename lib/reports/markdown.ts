@@ -7,7 +7,7 @@ import { checkById } from '@/lib/checks/registry';
 
 /**
  * A check's 200 body as a short Markdown summary (its score or verdict, its top findings), by the check's id.
- * @example reportMarkdown('ai-visibility', body) // "# AI visibility: https://example.com/\n\n**Score: 77/100** …"
+ * @example reportMarkdown(check.id, body) // the check's own Markdown, then where the full result is
  */
 export function reportMarkdown(checkId: string, body: unknown): string {
   const check = checkById(checkId);

@@ -56,7 +56,7 @@ export function walletOwner(address: string): string {
  * with the target and score its entry reads from the body for the history row. `creditsUsage` is what paid: a
  * prepaid call's usage id (the store files the report under whoever holds that call at that moment, so a key
  * rotated while the check ran keeps it), or a wallet's settlement reference with `keyHash` its walletOwner.
- * @example const id = await saveReport(store, { keyHash, check: readinessCheck, creditsUsage, body, bodyText }, Date.now(), 30);
+ * @example const id = await saveReport(store, { keyHash, check, creditsUsage, body, bodyText }, Date.now(), 30);
  */
 export async function saveReport(
   store: Store,

@@ -3,13 +3,14 @@ import { getConfig, supportEmail } from '@/lib/config';
 import { PLANS } from '@/lib/credits/plans';
 import { formatUsd, PRICE_USD } from '@/lib/price';
 import { DOCS_PAGES } from '@/lib/docs/pages';
+import { checkServicesInWords } from '@/lib/checks/registry';
 
 // What search engines and AI crawlers read about each page: its canonical address, the Open Graph and
 // Twitter cards and the structured data. Every address is absolute and built from APP_URL, the public
 // origin, so a page reached through another name or a proxy still names its one public address.
 
 export const SITE_NAME = 'Paid Agent Checks';
-export const SITE_DESCRIPTION = `Agent Payment Readiness Assessment and AI Visibility Check for people and AI agents: ${PRICE_USD} USD per fulfilled check, paid per call over HTTP 402 or with prepaid credits.`;
+export const SITE_DESCRIPTION = `${checkServicesInWords({ articles: false })} for people and AI agents: ${PRICE_USD} USD per fulfilled check, paid per call over HTTP 402 or with prepaid credits.`;
 
 /** The generated social card (app/opengraph-image.tsx), relative to metadataBase. */
 const OG_IMAGE = { url: '/opengraph-image', width: 1200, height: 630, alt: 'Paid Agent Checks: Agent Payment Readiness and AI Visibility, per fulfilled check' };
@@ -90,7 +91,7 @@ export function siteJsonLd() {
       {
         '@type': 'Service',
         '@id': `${origin}/#service`,
-        name: 'Agent Payment Readiness Assessment and AI Visibility Check',
+        name: checkServicesInWords({ articles: false }),
         description: SITE_DESCRIPTION,
         provider: { '@id': org },
         url: `${origin}/pricing`,

@@ -480,18 +480,16 @@ const usageOf = ([id, keyHash, grantId, state, holdUntil, committedAt, refundedA
   committedAt: committedAt ? Number(committedAt) : null, refundedAt: refundedAt ? Number(refundedAt) : null, operation: operation || null,
 });
 
-export function createScriptStore(kind: 'redis' | 'vercel-kv', runner: ScriptRunner, prefix = 'pac:'): Store {
-  const guard = async <T>(fn: () => Promise<T>): Promise<T> => {
-    try {
-      return await fn();
-    } catch (error) {
-      throw new StoreUnavailableError(error);
-    }
-  };
-  const run = (name: ScriptName, ...args: Array<string | number | null>) => runner.run(name, [prefix, ...args.map(str)]);
+/** What every operation of a script store shares: the runner, the key prefix, the script call and the guard. */
+interface ScriptContext {
+  runner: ScriptRunner;
+  prefix: string;
+  run: (name: ScriptName, ...args: Array<string | number | null>) => Promise<unknown>;
+  guard: <T>(fn: () => Promise<T>) => Promise<T>;
+}
 
+function keyOperations({ runner, prefix, run, guard }: ScriptContext): Pick<Store, 'putKey' | 'getKey' | 'revokeKey' | 'countKeys' | 'rotateKey'> {
   return {
-    kind,
     putKey: async (k: KeyRecord) => {
       const created = await guard(() => run('putKey', k.keyHash, k.createdAt, k.revokedAt, k.label));
       if (Number(created) !== 1) throw new Error('credit key already exists');
@@ -504,6 +502,16 @@ export function createScriptStore(kind: 'redis' | 'vercel-kv', runner: ScriptRun
       }),
     revokeKey: (keyHash, now) => guard(async () => Number(await run('revokeKey', keyHash, now)) === 1),
     countKeys: () => guard(() => runner.scard(`${prefix}keys`)),
+    rotateKey: async (oldKeyHash, k, now) => {
+      const outcome = Number(await guard(() => run('rotateKey', oldKeyHash, k.keyHash, k.createdAt, k.revokedAt, k.label, now)));
+      if (outcome < 0) throw new Error('credit key already exists');
+      return outcome === 1;
+    },
+  };
+}
+
+function grantOperations({ run, guard }: ScriptContext): Pick<Store, 'addGrant' | 'updateGrant' | 'listGrants' | 'renewGrant' | 'removeGrantCalls'> {
+  return {
     addGrant: (g: Grant) =>
       guard(async () => Number(await run('addGrant', g.id, g.keyHash, g.plan, g.calls, g.used, g.expiresAt, g.createdAt, g.sourceRef)) === 1),
     updateGrant: (grantId, patch) =>
@@ -523,6 +531,21 @@ export function createScriptStore(kind: 'redis' | 'vercel-kv', runner: ScriptRun
           })
           .sort((a, b) => a.expiresAt - b.expiresAt || a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
       }),
+    renewGrant: (grantId, r, now, recordTtlMs) =>
+      guard(async () => {
+        const outcome = await run('renewGrant', grantId, r.appliedRecord, r.appliedFallback, r.periodEnd, r.samePeriodSlackMs, r.calls, r.expiresAt, recordTtlMs, now);
+        return str(outcome) as 'renewed' | 'extended' | 'missing';
+      }),
+    removeGrantCalls: (grantId, r, now, recordTtlMs) =>
+      guard(async () => {
+        const removed = Number(await run('removeGrantCalls', grantId, r.appliedRecord, r.target, recordTtlMs, now));
+        return removed < 0 ? null : removed;
+      }),
+  };
+}
+
+function callOperations({ runner, prefix, run, guard }: ScriptContext): Pick<Store, 'reserveCall' | 'admitCall' | 'commitReservation' | 'finishReservation' | 'releaseReservation' | 'getReservation'> {
+  return {
     reserveCall: (keyHash, id, now, holdUntil, operation) =>
       guard(async (): Promise<ReserveResult> => {
         const grantId = await run('reserveCall', keyHash, id, now, holdUntil, operation ?? null);
@@ -552,16 +575,11 @@ export function createScriptStore(kind: 'redis' | 'vercel-kv', runner: ScriptRun
         if (!h || !h.grantId) return null;
         return { id, keyHash: h.keyHash, grantId: h.grantId, state: h.state as Reservation['state'], holdUntil: Number(h.holdUntil) };
       }),
-    renewGrant: (grantId, r, now, recordTtlMs) =>
-      guard(async () => {
-        const outcome = await run('renewGrant', grantId, r.appliedRecord, r.appliedFallback, r.periodEnd, r.samePeriodSlackMs, r.calls, r.expiresAt, recordTtlMs, now);
-        return str(outcome) as 'renewed' | 'extended' | 'missing';
-      }),
-    removeGrantCalls: (grantId, r, now, recordTtlMs) =>
-      guard(async () => {
-        const removed = Number(await run('removeGrantCalls', grantId, r.appliedRecord, r.target, recordTtlMs, now));
-        return removed < 0 ? null : removed;
-      }),
+  };
+}
+
+function ledgerOperations({ run, guard }: ScriptContext): Pick<Store, 'refundCall' | 'listUsage' | 'scanGrants' | 'scanUsage'> {
+  return {
     refundCall: (id, now) =>
       guard(async (): Promise<RefundResult> => {
         const [outcome, a, b] = ((await run('refundCall', id, now)) as unknown[]).map(str);
@@ -590,6 +608,11 @@ export function createScriptStore(kind: 'redis' | 'vercel-kv', runner: ScriptRun
         const [next, ...rows] = (await run('scanLedger', 'res', cursor || '0', limit)) as [unknown, ...unknown[][]];
         return { items: rows.map((r) => usageOf(r.map(str))), next: str(next) === '0' ? null : str(next) };
       }),
+  };
+}
+
+function idempotencyOperations({ runner, prefix, run, guard }: ScriptContext): Pick<Store, 'beginIdempotent' | 'completeIdempotent' | 'abandonIdempotent' | 'getIdempotent'> {
+  return {
     beginIdempotent: (scope, fingerprint, now, ttl) =>
       guard(async (): Promise<IdempotencyRecord | null> => {
         const r = (await run('beginIdempotent', scope, fingerprint, now, ttl)) as string[] | null;
@@ -608,6 +631,11 @@ export function createScriptStore(kind: 'redis' | 'vercel-kv', runner: ScriptRun
           ? { state: 'done', fingerprint: h.fingerprint, response: h.response ?? '' }
           : { state: 'in-flight', fingerprint: h.fingerprint };
       }),
+  };
+}
+
+function limitOperations({ run, guard }: ScriptContext): Pick<Store, 'hitRateLimit' | 'claimOnce' | 'releaseClaim'> {
+  return {
     hitRateLimit: (bucket, limit, windowMs, now) =>
       guard(async (): Promise<RateLimitResult> => {
         const windowStart = now - (now % windowMs);
@@ -616,11 +644,28 @@ export function createScriptStore(kind: 'redis' | 'vercel-kv', runner: ScriptRun
       }),
     claimOnce: (key, now, ttlMs) => guard(async () => Number(await run('claimOnce', key, now, ttlMs)) === 1),
     releaseClaim: (key) => guard(async () => void (await run('releaseClaim', key))),
+  };
+}
+
+function recordOperations({ run, guard }: ScriptContext): Pick<Store, 'setRecord' | 'getRecord' | 'takeRecord' | 'listRecords' | 'purgeExpired'> {
+  return {
     setRecord: (name, value, now, ttlMs) => guard(async () => void (await run('setRecord', name, value, now, ttlMs))),
     getRecord: (name, now) => guard(async () => { const v = await run('getRecord', name, now); return v === null || v === undefined ? null : String(v); }),
     takeRecord: (name, now) => guard(async () => { const v = await run('takeRecord', name, now); return v === null || v === undefined ? null : String(v); }),
+    listRecords: (namePrefix, now, limit) =>
+      guard(async () => {
+        const flat = ((await run('listRecords', globEscape(namePrefix), limit, now)) as unknown[]).map(str);
+        const rows: Array<{ name: string; value: string }> = [];
+        for (let i = 0; i + 1 < flat.length; i += 2) rows.push({ name: flat[i], value: flat[i + 1] });
+        return rows;
+      }),
     // Every expiring key carries a native TTL (see the layout above): Redis and KV delete them by themselves.
     purgeExpired: async (): Promise<PurgeCounts> => ({ rateWindows: 0, idempotency: 0, claims: 0, reservations: 0, records: 0, reports: 0 }),
+  };
+}
+
+function reportOperations({ run, guard }: ScriptContext): Pick<Store, 'putReport' | 'getReport' | 'listReports'> {
+  return {
     putReport: (r: StoredReport, now, ttlMs) =>
       guard(async () => void (await run('putReport', r.id, r.keyHash, r.operation, r.createdAt, r.creditsUsage, r.target, r.score, r.body, now, ttlMs))),
     getReport: (id, now) =>
@@ -638,18 +683,30 @@ export function createScriptStore(kind: 'redis' | 'vercel-kv', runner: ScriptRun
           return { id, keyHash, operation, createdAt: Number(createdAt), creditsUsage, target, score: score === '' ? null : Number(score) };
         });
       }),
-    rotateKey: async (oldKeyHash, k, now) => {
-      const outcome = Number(await guard(() => run('rotateKey', oldKeyHash, k.keyHash, k.createdAt, k.revokedAt, k.label, now)));
-      if (outcome < 0) throw new Error('credit key already exists');
-      return outcome === 1;
-    },
-    listRecords: (namePrefix, now, limit) =>
-      guard(async () => {
-        const flat = ((await run('listRecords', globEscape(namePrefix), limit, now)) as unknown[]).map(str);
-        const rows: Array<{ name: string; value: string }> = [];
-        for (let i = 0; i + 1 < flat.length; i += 2) rows.push({ name: flat[i], value: flat[i + 1] });
-        return rows;
-      }),
+  };
+}
+
+export function createScriptStore(kind: 'redis' | 'vercel-kv', runner: ScriptRunner, prefix = 'pac:'): Store {
+  const guard = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (error) {
+      throw new StoreUnavailableError(error);
+    }
+  };
+  const run = (name: ScriptName, ...args: Array<string | number | null>) => runner.run(name, [prefix, ...args.map(str)]);
+  const context: ScriptContext = { runner, prefix, run, guard };
+
+  return {
+    kind,
     close: () => runner.close(),
+    ...keyOperations(context),
+    ...grantOperations(context),
+    ...callOperations(context),
+    ...ledgerOperations(context),
+    ...idempotencyOperations(context),
+    ...limitOperations(context),
+    ...recordOperations(context),
+    ...reportOperations(context),
   };
 }

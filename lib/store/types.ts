@@ -178,7 +178,7 @@ export interface ReportSummary {
   operation: string;
   createdAt: number;
   creditsUsage: string;
-  /** What was checked: the URL (visibility) or the workflow's name (readiness). */
+  /** What was checked, as the check's `facts` name it (an address, a workflow's name). */
   target: string;
   score: number | null;
 }
@@ -318,7 +318,7 @@ export interface Store {
    * same id replaces it. The owner is the key holding the reservation `creditsUsage` names, read in the same
    * atomic step, else `keyHash`: a key rotated while its call ran moved that held call, and its report follows,
    * whichever of the two steps comes first (`rotateKey` moves the reports already stored).
-   * @example await store.putReport({ id, keyHash, operation: 'readiness', createdAt: now, creditsUsage, target, score, body }, now, 30 * DAY);
+   * @example await store.putReport({ id, keyHash, operation: check.id, createdAt: now, creditsUsage, target, score, body }, now, 30 * DAY);
    */
   putReport(report: StoredReport, now: number, ttlMs: number): Promise<void>;
   /** The live report with this id, whoever owns it (the caller compares `keyHash`), or null. */

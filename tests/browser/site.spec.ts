@@ -188,6 +188,25 @@ test('buy, sign in, check a site, read the report, find it in the history, sign 
   await expect(page.getByTestId('calls-left')).toHaveText('25');
   await screenshot(page, 'check-unreachable');
 
+  // Switching checks shows each check's own answer only: no visibility error under the readiness form.
+  await page.getByRole('button', { name: 'Payment Readiness' }).click();
+  await expect(page.getByRole('heading', { name: 'Agent Payment Readiness Assessment' })).toBeVisible();
+  await expect(page.getByTestId('check-problem')).toHaveCount(0);
+  await page.getByRole('button', { name: 'AI Visibility' }).click();
+  await expect(page.getByTestId('check-problem')).toContainText('Nothing was charged.');
+
+  // A bare address is what the API accepts too: the form sends it as typed and the server checks it over
+  // https (the fixture shop answers plain http only, so https fails there: 422, nothing charged).
+  await page.getByLabel('Page address').fill(`${process.env.PW_FIXTURE_HOST}/teapots`);
+  const sent = page.waitForRequest((r) => r.url().endsWith('/api/session/checks/ai-visibility') && r.method() === 'POST');
+  await page.getByRole('button', { name: 'Run the check (1 call)' }).click();
+  expect((await sent).postDataJSON()).toEqual({ url: `${process.env.PW_FIXTURE_HOST}/teapots` });
+  await expect(page.locator('#visibility-url-error')).toHaveCount(0);
+  await expect(page.getByTestId('check-problem')).toContainText('Nothing was charged.');
+  expectRefusedRequestLogged(consoleErrors, 422);
+  await expect(page.getByTestId('calls-left')).toHaveText('25');
+  await screenshot(page, 'check-bare-address');
+
   await page.getByLabel('Page address').fill(SHOP());
   await page.getByRole('button', { name: 'Run the check (1 call)' }).click();
   const report = page.getByTestId('report');
@@ -225,8 +244,9 @@ test('buy, sign in, check a site, read the report, find it in the history, sign 
   await expect(report.getByText('Copied.')).toBeVisible();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(`# AI visibility: ${SHOP()}`);
 
-  // Readiness: the form says what is missing, in words; the example fills it.
+  // Readiness: the form says what is missing, in words; the example fills it. The visibility report stays in its own tab.
   await page.getByRole('button', { name: 'Payment Readiness' }).click();
+  await expect(page.getByTestId('report')).toHaveCount(0);
   await page.getByRole('button', { name: 'Run the assessment (1 call)' }).click();
   await expect(page.getByText('13 fields need attention before the check can run.')).toBeVisible();
   await expect(page.locator('#readiness-name-error')).toHaveText('Required: name the workflow.');
@@ -240,6 +260,12 @@ test('buy, sign in, check a site, read the report, find it in the history, sign 
   await expect(page.getByTestId('calls-left')).toHaveText('23');
   await expect(page.getByTestId('report').getByRole('table')).toContainText('recovery_and_reconciliation');
   await reviewBothWidths(page, 'check-readiness-result');
+  await page.getByRole('button', { name: 'AI Visibility' }).click();
+  await expect(page.getByTestId('report')).toHaveCount(1);
+  await expect(page.getByTestId('crawler-matrix')).toBeVisible();
+  await expect(page.getByTestId('report-verdict')).not.toHaveText('Not ready');
+  await page.getByRole('button', { name: 'Payment Readiness' }).click();
+  await expect(page.getByTestId('report-verdict')).toHaveText('Not ready');
 
   // The history lists both, newest first, and links to the permanent address.
   await page.goto(`${BASE()}/account`);

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { GET as wellKnownRoute } from '@/app/.well-known/x402/route';
 import { callGuidance, openApiDocument } from '@/lib/discovery/openapi';
 import { x402WellKnown } from '@/lib/discovery/well-known';
-import { ENDPOINTS } from '@/lib/endpoints';
+import { endpoints } from '@/lib/endpoints';
 import { CORS_HEADERS, CORS_PATHS } from '@/lib/http/cors';
 import { BASE_USDC_ADDRESS } from '@/lib/config';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
@@ -86,7 +86,7 @@ function matches(pattern: string, path: string): boolean {
 }
 
 describe('CORS on the public API only', () => {
-  const registryPaths = [...new Set(ENDPOINTS.map((e) => e.path.replace(/\{(\w+)\}/g, 'x')))];
+  const registryPaths = [...new Set(endpoints().map((e) => e.path.replace(/\{(\w+)\}/g, 'x')))];
   const cors = (path: string) => CORS_PATHS.some((p) => matches(p, path));
 
   it('covers the paid checks and their descriptions, the credits plans, the reports and the discovery documents', () => {

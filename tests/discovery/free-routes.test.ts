@@ -15,7 +15,7 @@ import { GET as ownSessionGET, POST as signInPOST, DELETE as signOutDELETE } fro
 import { POST as rotatePOST } from '@/app/api/session/rotate/route';
 import { GET as reportsGET } from '@/app/api/reports/route';
 import { GET as reportGET } from '@/app/api/reports/[id]/route';
-import { ENDPOINTS, type FreeEndpoint } from '@/lib/endpoints';
+import { endpoints, type FreeEndpoint } from '@/lib/endpoints';
 import { createKey } from '@/lib/credits/ledger';
 import { readinessCheck } from '@/lib/checks/readiness/entry';
 import { visibilityCheck } from '@/lib/checks/visibility/entry';
@@ -164,7 +164,7 @@ const SAMPLES: Record<string, () => Promise<Response[]>> = {
   'GET /.well-known/x402': async () => [wellKnownX402GET()],
 };
 
-const freeEndpoints = ENDPOINTS.filter((e): e is FreeEndpoint => e.kind === 'free');
+const freeEndpoints = endpoints().filter((e): e is FreeEndpoint => e.kind === 'free');
 
 describe('free routes answer what their registry entry declares', () => {
   it('has real answers for every free endpoint in the registry', () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { validate } from 'mppx/discovery';
 import { openApiDocument } from '@/lib/discovery/openapi';
 import { llmsTxt } from '@/lib/discovery/llms';
-import { ENDPOINTS } from '@/lib/endpoints';
+import { endpoints } from '@/lib/endpoints';
 import { checks } from '@/lib/checks/registry';
 import { LIST_PAID_SERVICES } from '@/lib/mcp/tools';
 import { BASE_USDC_ADDRESS } from '@/lib/config';
@@ -109,7 +109,7 @@ describe('/llms.txt from the endpoint registry', () => {
   it('names every MCP tool and links the entries that carry an llms.txt line', () => {
     const text = llmsTxt(ctx);
     expect(text).toContain(`tools ${[...checks().map((o) => o.toolName), LIST_PAID_SERVICES].join(', ')}`);
-    for (const e of ENDPOINTS) {
+    for (const e of endpoints()) {
       if (e.kind === 'paid') expect(text).toContain(`- [POST ${e.path}](${ctx.appUrl}${e.path}): ${e.operation.service}.`);
       else if (e.llms) expect(text).toContain(`- [${e.llms.label}](${ctx.appUrl}${e.path}): ${e.llms.text}`);
     }
@@ -119,7 +119,7 @@ describe('/llms.txt from the endpoint registry', () => {
 describe('docs examples from the endpoint registry', () => {
   it('shows 200 examples that parse with the schema the endpoint declares', () => {
     let checked = 0;
-    for (const e of ENDPOINTS) {
+    for (const e of endpoints()) {
       if (e.kind !== 'free') continue;
       for (const example of e.examples(ctx.appUrl)) {
         if (example.status !== 200) continue;

@@ -14,7 +14,7 @@ import * as siteSessionRoute from '@/app/api/session/route';
 import * as siteRotateRoute from '@/app/api/session/rotate/route';
 import * as reportsRoute from '@/app/api/reports/route';
 import * as reportRoute from '@/app/api/reports/[id]/route';
-import { ENDPOINTS } from '@/lib/endpoints';
+import { endpoints } from '@/lib/endpoints';
 import { createKey } from '@/lib/credits/ledger';
 import { logEvent, registerLogSecrets, scrubSecrets } from '@/lib/log';
 import { REQUEST_ID_PATTERN, withRequestContext } from '@/lib/request-context';
@@ -90,10 +90,10 @@ async function stdoutLines(fn: () => Promise<unknown>): Promise<string[]> {
 
 describe('X-Request-Id', () => {
   it('has a handler for every endpoint in the registry', () => {
-    expect(Object.keys(ROUTES).sort()).toEqual([...new Set(ENDPOINTS.map((e) => e.path))].sort());
+    expect(Object.keys(ROUTES).sort()).toEqual([...new Set(endpoints().map((e) => e.path))].sort());
   });
 
-  it.each(ENDPOINTS.map((e) => [`${e.method} ${e.path}`, e.method, e.path] as const))('%s echoes a valid incoming id', async (_name, method, path) => {
+  it.each(endpoints().map((e) => [`${e.method} ${e.path}`, e.method, e.path] as const))('%s echoes a valid incoming id', async (_name, method, path) => {
     const res = await call(path, method, { 'x-request-id': 'trace-7f3a.b:c_d-1' });
     expect(res.headers.get('x-request-id')).toBe('trace-7f3a.b:c_d-1');
   });

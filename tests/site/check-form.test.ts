@@ -4,6 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import { fieldOfPath, validateReadiness } from '@/components/check/ReadinessForm';
 import { reportPathFrom } from '@/components/check/session';
+import { checkForms } from '@/components/check/forms';
+import { MAX_ADDRESS_LENGTH, validateAddress } from '@/components/check/VisibilityForm';
+import { checks } from '@/lib/checks/registry';
+import { visibilityCheck } from '@/lib/checks/visibility/entry';
+import { MAX_URL_LENGTH, normalizeTargetUrl } from '@/lib/checks/visibility/target-url';
 import { reportViewOf } from '@/components/report-view/views';
 import { CAPABILITY_KEYS } from '@/lib/checks/readiness/schema';
 import { exampleReadinessBody, exampleVisibilityBody } from '@/lib/site/examples';
@@ -65,4 +70,36 @@ it('reportViewOf tells the two checks apart by shape', () => {
   expect(reportViewOf(exampleReadinessBody())?.report.id).toBe('readiness');
   expect(reportViewOf({ report: {} })).toBeNull();
   expect(reportViewOf(null)).toBeNull();
+});
+
+describe('validateAddress: the address form refuses nothing the API accepts', () => {
+  it('sends a bare address as it is; the API checks it over https, as it does a Bearer call', () => {
+    expect(validateAddress('shop.example.com/pricing')).toBeNull();
+    expect(normalizeTargetUrl('shop.example.com/pricing').href).toBe('https://shop.example.com/pricing');
+  });
+
+  it.each([
+    'shop.example.com/pricing', 'https://shop.example.com/', 'http://shop.example.com/', '//shop.example.com/a', 'shop.example.com:443/x',
+    '  shop.example.com  ', 'SHOP.Example.COM/Path?q=1#frag', `shop.example.com/${'a'.repeat(MAX_URL_LENGTH - 'shop.example.com/'.length)}`,
+  ])('accepts %s, which the API accepts', (input) => {
+    expect(() => visibilityCheck.precheck!({ url: input.trim() })).not.toThrow();
+    expect(validateAddress(input)).toBeNull();
+  });
+
+  it('refuses, in words, only what the API refuses too: nothing, or longer than the API reads', () => {
+    expect(MAX_ADDRESS_LENGTH).toBe(MAX_URL_LENGTH);
+    expect(validateAddress('   ')).toBe('Required: enter the address of a page.');
+    expect(() => normalizeTargetUrl('   ')).toThrow('The address is empty.');
+    const long = `shop.example.com/${'a'.repeat(MAX_URL_LENGTH)}`;
+    expect(validateAddress(long)).toBe(`Too long: at most ${MAX_URL_LENGTH} characters (now ${long.length}).`);
+    expect(() => normalizeTargetUrl(long)).toThrow(`The address is longer than ${MAX_URL_LENGTH} characters.`);
+  });
+});
+
+it('checkForms gives the check page one form per check in the registry, visibility first', () => {
+  expect(checkForms(checks().map((c) => c.id)).map((f) => [f.report.id, f.report.label])).toEqual([
+    ['ai-visibility', 'AI Visibility'],
+    ['readiness', 'Payment Readiness'],
+  ]);
+  expect(checkForms(['readiness']).map((f) => f.report.id)).toEqual(['readiness']);
 });

@@ -3,7 +3,7 @@ import { observed } from '@/lib/http/observe';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
-// A paid visibility check over MCP can take verify + check + settle: see the REST route.
+// A paid check over MCP can take verify + check + settle: see the REST route.
 export const maxDuration = 120;
 
 // Stateless Streamable HTTP MCP endpoint; see lib/mcp/server.ts.

@@ -6,6 +6,7 @@ import { defineCheck, paidResult } from '@/lib/checks/entry';
 import { MAX_REQUESTS_PER_CHECK, OutboundBudgetSpent, SiteUnreachable, checkVisibility, visibilityCheckDescription } from './check';
 import { registrableDomain, THIRD_PARTY_REQUESTS_PER_DOMAIN } from './outbound';
 import { InvalidTargetUrl, normalizeTargetUrl } from './target-url';
+import { closeRenderer } from './render';
 import { VisibilityReportSchema } from './report-caps';
 import { visibilityReport } from './report';
 import storedExample from '@/lib/site/examples/visibility.json';
@@ -84,6 +85,7 @@ export const visibilityCheck = defineCheck({
     const { crawlers, rubric, rubricVersion, checkVersion, scoringRule, fetched, limits, scoreMax } = visibilityCheckDescription();
     return { checkVersion, rubricVersion, scoreMax, scoringRule, fetched, crawlers, rubric, limits };
   },
+  close: closeRenderer,
   summarize(body) {
     const { report } = body as { report: { checkedUrl: string; score: number; scoreMax: number; crawlers: { allowed: boolean }[]; findings: unknown[] } };
     const allowed = report.crawlers.filter((c) => c.allowed).length;

@@ -412,38 +412,89 @@ export function extractPage(html: string, pageUrl: string, headers: HeaderSource
  * extractPage, plus what the same walk finds for the site signals (markdown alternate, TDMRep meta tags).
  * @example extractPageWithExtras(html, 'https://site.test/', headers, false).extras.markdownAlternate // 'https://site.test/index.md'
  */
-export function extractPageWithExtras(
-  html: string,
-  pageUrl: string,
-  headers: HeaderSource,
-  truncated: boolean,
-  textOut?: string[],
-  now: number = Date.now(),
-): { facts: PageFacts; extras: PageExtras } {
-  const { document: doc, limitHit } = parseBounded(html);
+/** What one walk of the parsed page collects, element by element, before any fact is derived from it. */
+interface PageWalk {
+  title: string | null;
+  metaDescription: string | null;
+  baseHref: string | null;
+  canonicalHrefs: string[];
+  markdownHref: string | null;
+  tdmMeta: PageExtras['tdmMeta'];
+  jsonLdValues: unknown[];
+  meta: RobotsDirectives[];
+  jsonLdBlocks: number;
+  jsonLdInvalid: number;
+  types: Set<string>;
+  og: PageOpenGraph;
+  lang: string | null;
+  h1Count: number;
+  text: string[];
+  bodyReached: boolean;
+}
 
-  let title: string | null = null;
-  let metaDescription: string | null = null;
-  let baseHref: string | null = null;
-  const canonicalHrefs: string[] = [];
-  let markdownHref: string | null = null;
-  const tdmMeta: PageExtras['tdmMeta'] = { reservation: null, policy: null };
-  const jsonLdValues: unknown[] = [];
-  const meta: RobotsDirectives[] = [];
-  let jsonLdBlocks = 0;
-  let jsonLdInvalid = 0;
-  const types = new Set<string>();
-  const og: PageOpenGraph = { title: false, description: false, image: false, url: false, type: false };
-  let lang: string | null = null;
-  let h1Count = 0;
-  const text: string[] = [];
+/** A `<link>`: a canonical (in the head only) and the first Markdown alternate. */
+function readLink(el: Element, w: PageWalk, inHead: boolean): void {
+  const rel = attr(el, 'rel');
+  const rels = rel ? rel.toLowerCase().split(/\s+/) : [];
+  if (rels.includes('canonical') && inHead) w.canonicalHrefs.push(attr(el, 'href') ?? '');
+  if (w.markdownHref === null && rels.includes('alternate') && (attr(el, 'type') ?? '').split(';')[0].trim().toLowerCase() === 'text/markdown') {
+    w.markdownHref = attr(el, 'href');
+  }
+}
 
-  // Iterative walk (pages can nest deeper than the call stack likes). Whether text counts is one flag;
-  // the few elements that change it push a marker that restores it once their children are done.
+/** A `<meta>`: the description (in the head only), TDMRep tags, robots directives and Open Graph properties. */
+function readMeta(el: Element, w: PageWalk, inHead: boolean): void {
+  const metaName = attr(el, 'name');
+  const content = attr(el, 'content');
+  if (metaName !== null) {
+    const n = metaName.trim().toLowerCase();
+    if (n === 'description') {
+      if (w.metaDescription === null && inHead) w.metaDescription = collapse(content ?? '');
+    } else if (n === 'tdm-reservation' || n === 'tdm-policy') {
+      const key = n === 'tdm-reservation' ? 'reservation' : 'policy';
+      if (w.tdmMeta[key] === null && content !== null) w.tdmMeta[key] = content;
+    } else if (ROBOTS_META_NAMES.has(n)) {
+      w.meta.push({
+        bot: n === 'robots' ? null : n,
+        directives: parseDirectiveList(content ?? ''),
+        raw: `<meta name="${metaName}" content="${content ?? ''}">`,
+      });
+    }
+  }
+  // Some sites write og tags with name= instead of property=; crawlers read both.
+  const prop = (attr(el, 'property') ?? metaName ?? '').trim().toLowerCase();
+  const ogKey = OG_PROPS[prop];
+  if (ogKey && content !== null && content.trim()) w.og[ogKey] = true;
+}
+
+/** A JSON-LD `<script>`: counted, parsed, its types collected; one that does not parse is counted invalid. */
+function readJsonLd(el: Element, w: PageWalk): void {
+  w.jsonLdBlocks++;
+  try {
+    const value: unknown = JSON.parse(textOf(el));
+    if (value === null || typeof value !== 'object') throw new Error('not an object');
+    collectTypes(value, w.types);
+    w.jsonLdValues.push(value);
+  } catch {
+    w.jsonLdInvalid++;
+  }
+}
+
+/**
+ * Walks the parsed page once, collecting its metadata and its visible text. Iterative (pages can nest deeper
+ * than the call stack likes); whether text counts is one flag, and the few elements that change it push a
+ * marker that restores it once their children are done.
+ */
+function walkPage(doc: Node): PageWalk {
+  const w: PageWalk = {
+    title: null, metaDescription: null, baseHref: null, canonicalHrefs: [], markdownHref: null, tdmMeta: { reservation: null, policy: null },
+    jsonLdValues: [], meta: [], jsonLdBlocks: 0, jsonLdInvalid: 0, types: new Set<string>(),
+    og: { title: false, description: false, image: false, url: false, type: false }, lang: null, h1Count: 0, text: [], bodyReached: false,
+  };
+  const { text } = w;
   const nodes: Node[] = [doc];
   let countText = false;
   let inHead = false;
-  let bodyReached = false;
   while (nodes.length > 0) {
     const node = nodes.pop()!;
     const name = node.nodeName;
@@ -472,12 +523,12 @@ export function extractPageWithExtras(
       switch (el.tagName) {
         case 'html': {
           const l = attr(el, 'lang');
-          if (l !== null && l.trim()) lang = l.trim();
+          if (l !== null && l.trim()) w.lang = l.trim();
           break;
         }
         case 'body':
           childCount = true;
-          if (el.childNodes.length > 0) bodyReached = true;
+          if (el.childNodes.length > 0) w.bodyReached = true;
           break;
         case 'head':
           // Popped after the head's children: what the parser put in the body is read as body.
@@ -485,59 +536,22 @@ export function extractPageWithExtras(
           nodes.push(HEAD_END);
           break;
         case 'title':
-          if (title === null) title = collapseAsciiWhitespace(textOf(el));
+          if (w.title === null) w.title = collapseAsciiWhitespace(textOf(el));
           break;
         case 'base':
-          if (baseHref === null) baseHref = attr(el, 'href');
+          if (w.baseHref === null) w.baseHref = attr(el, 'href');
           break;
         case 'h1':
-          h1Count++;
+          w.h1Count++;
           break;
-        case 'link': {
-          const rel = attr(el, 'rel');
-          const rels = rel ? rel.toLowerCase().split(/\s+/) : [];
-          if (rels.includes('canonical') && inHead) canonicalHrefs.push(attr(el, 'href') ?? '');
-          if (markdownHref === null && rels.includes('alternate') && (attr(el, 'type') ?? '').split(';')[0].trim().toLowerCase() === 'text/markdown') {
-            markdownHref = attr(el, 'href');
-          }
+        case 'link':
+          readLink(el, w, inHead);
           break;
-        }
-        case 'meta': {
-          const metaName = attr(el, 'name');
-          const content = attr(el, 'content');
-          if (metaName !== null) {
-            const n = metaName.trim().toLowerCase();
-            if (n === 'description') {
-              if (metaDescription === null && inHead) metaDescription = collapse(content ?? '');
-            } else if (n === 'tdm-reservation' || n === 'tdm-policy') {
-              const key = n === 'tdm-reservation' ? 'reservation' : 'policy';
-              if (tdmMeta[key] === null && content !== null) tdmMeta[key] = content;
-            } else if (ROBOTS_META_NAMES.has(n)) {
-              meta.push({
-                bot: n === 'robots' ? null : n,
-                directives: parseDirectiveList(content ?? ''),
-                raw: `<meta name="${metaName}" content="${content ?? ''}">`,
-              });
-            }
-          }
-          // Some sites write og tags with name= instead of property=; crawlers read both.
-          const prop = (attr(el, 'property') ?? metaName ?? '').trim().toLowerCase();
-          const ogKey = OG_PROPS[prop];
-          if (ogKey && content !== null && content.trim()) og[ogKey] = true;
+        case 'meta':
+          readMeta(el, w, inHead);
           break;
-        }
         case 'script':
-          if (isJsonLdType(attr(el, 'type'))) {
-            jsonLdBlocks++;
-            try {
-              const value: unknown = JSON.parse(textOf(el));
-              if (value === null || typeof value !== 'object') throw new Error('not an object');
-              collectTypes(value, types);
-              jsonLdValues.push(value);
-            } catch {
-              jsonLdInvalid++;
-            }
-          }
+          if (isJsonLdType(attr(el, 'type'))) readJsonLd(el, w);
           continue;
         case 'svg':
           continue;
@@ -556,15 +570,11 @@ export function extractPageWithExtras(
     }
     for (let i = children.length - 1; i >= 0; i--) nodes.push(children[i]);
   }
+  return w;
+}
 
-  const header: RobotsDirectives[] = [];
-  for (const line of headers.headerAll('x-robots-tag')) header.push(...parseXRobotsTag(line));
-
-  const base = (baseHref !== null && resolveHttpUrl(baseHref, pageUrl)) || pageUrl;
-  const canonical = canonicalHrefs.length > 0 && canonicalHrefs[0].trim() ? resolveHttpUrl(canonicalHrefs[0], base) : null;
-  // Compared as sameUrl compares: a fragment does not make another address.
-  const canonicalDistinct = new Set(canonicalHrefs.map((href) => (href.trim() ? withoutFragment(resolveHttpUrl(href, base)) : null) ?? `invalid:${href}`)).size;
-
+/** The page's robots directives (meta tags and X-Robots-Tag lines) as the report's robots facts. */
+function robotsFacts(meta: RobotsDirectives[], header: RobotsDirectives[], now: number): { robots: PageFacts['robots']; noindexMeta: boolean; noindexHeader: boolean } {
   const appliesToSearch = (r: RobotsDirectives) => r.bot === null || SEARCH_ROBOT_SCOPES.has(r.bot);
   // Google documents unavailable_after; other search engines do not, so it is read only where it addresses Google.
   const toGoogle = (r: RobotsDirectives) => r.bot === null || r.bot === 'googlebot' || r.bot === 'googlebot-news';
@@ -594,6 +604,48 @@ export function extractPageWithExtras(
     const n = Number.parseInt(d.slice('max-snippet:'.length), 10);
     if (Number.isFinite(n) && n >= 0 && (maxSnippet === -1 || n < maxSnippet)) maxSnippet = n;
   }
+  return {
+    noindexMeta: meta.some(noindex),
+    noindexHeader: header.some(noindex),
+    robots: {
+      meta,
+      header,
+      nosnippet: searchDirectives.includes('nosnippet'),
+      maxSnippet,
+      noarchive: anyDirectives.includes('noarchive'),
+      nocache: anyDirectives.includes('nocache'),
+      noai: anyDirectives.includes('noai'),
+      noimageai: anyDirectives.includes('noimageai'),
+      unavailableAfter,
+      unavailableAfterPassed,
+    },
+  };
+}
+
+/**
+ * extractPage, plus what the same walk finds for the site signals (markdown alternate, TDMRep meta tags).
+ * @example extractPageWithExtras(html, 'https://site.test/', headers, false).extras.markdownAlternate // 'https://site.test/index.md'
+ */
+export function extractPageWithExtras(
+  html: string,
+  pageUrl: string,
+  headers: HeaderSource,
+  truncated: boolean,
+  textOut?: string[],
+  now: number = Date.now(),
+): { facts: PageFacts; extras: PageExtras } {
+  const { document: doc, limitHit } = parseBounded(html);
+  const { title, metaDescription, baseHref, canonicalHrefs, markdownHref, tdmMeta, jsonLdValues, meta, jsonLdBlocks, jsonLdInvalid, types, og, lang, h1Count, text, bodyReached } =
+    walkPage(doc);
+
+  const header: RobotsDirectives[] = [];
+  for (const line of headers.headerAll('x-robots-tag')) header.push(...parseXRobotsTag(line));
+
+  const base = (baseHref !== null && resolveHttpUrl(baseHref, pageUrl)) || pageUrl;
+  const canonical = canonicalHrefs.length > 0 && canonicalHrefs[0].trim() ? resolveHttpUrl(canonicalHrefs[0], base) : null;
+  // Compared as sameUrl compares: a fragment does not make another address.
+  const canonicalDistinct = new Set(canonicalHrefs.map((href) => (href.trim() ? withoutFragment(resolveHttpUrl(href, base)) : null) ?? `invalid:${href}`)).size;
+  const { robots, noindexMeta, noindexHeader } = robotsFacts(meta, header, now);
 
   const measured = measureText(text);
   if (textOut) for (const chunk of text) textOut.push(chunk);
@@ -609,20 +661,9 @@ export function extractPageWithExtras(
     canonicalCount: canonicalHrefs.length,
     canonicalDistinct,
     canonicalIsSelf: canonical !== null && sameUrl(canonical, pageUrl),
-    noindexMeta: meta.some(noindex),
-    noindexHeader: header.some(noindex),
-    robots: {
-      meta,
-      header,
-      nosnippet: searchDirectives.includes('nosnippet'),
-      maxSnippet,
-      noarchive: anyDirectives.includes('noarchive'),
-      nocache: anyDirectives.includes('nocache'),
-      noai: anyDirectives.includes('noai'),
-      noimageai: anyDirectives.includes('noimageai'),
-      unavailableAfter,
-      unavailableAfterPassed,
-    },
+    noindexMeta,
+    noindexHeader,
+    robots,
     jsonLd: {
       blocks: jsonLdBlocks,
       invalid: jsonLdInvalid,

@@ -92,12 +92,11 @@ function blockingFailures(input: ScoreInput): string[] {
   return out;
 }
 
-/** 0-point findings: the owner's declared choices and context worth knowing, never faults. */
-function informationalFindings(input: ScoreInput): Finding[] {
-  const out: Finding[] = [];
-  const info = (f: Omit<Finding, 'rubric' | 'pointsLost' | 'severity'>, severity: Severity = 'info') =>
-    out.push({ ...f, severity, rubric: null, pointsLost: 0 });
+/** Adds one 0-point finding (info unless a severity is given). */
+type Info = (f: Omit<Finding, 'rubric' | 'pointsLost' | 'severity'>, severity?: Severity) => void;
 
+/** What the owner chose: crawlers kept out, usage and licensing terms, AI opt-outs, the full-text companion file. */
+function ownerChoiceFindings(input: ScoreInput, info: Info): void {
   if (input.robots.state === 'found') {
     const training = input.crawlers.filter((c) => c.role === 'ai-training' && !c.allowed);
     if (training.length > 0) {
@@ -166,6 +165,10 @@ function informationalFindings(input: ScoreInput): Finding[] {
       fix: 'No change needed. Keep it in step with the pages it copies.',
     });
   }
+}
+
+/** Where reading stopped short: a page past the size cap, markup past the parser's limits, robots.txt lines skipped. */
+function readingLimitFindings(input: ScoreInput, info: Info): void {
   if (input.bytesTruncated ?? input.page.truncated) {
     info(
       {
@@ -217,6 +220,10 @@ function informationalFindings(input: ScoreInput): Finding[] {
       fix: 'Put each Allow/Disallow under the User-agent line it is for, start every pattern with / (or *), and remove or correct lines with unknown directives (check the spelling).',
     });
   }
+}
+
+/** Where what agents get is not what the page says: a Markdown answer that is not the page, a head ended early, a hidden noindex. */
+function mismatchFindings(input: ScoreInput, info: Info): void {
   const markdown = input.signals.markdown;
   if (markdown.offered && markdown.matchesPage === false) {
     info(
@@ -254,6 +261,17 @@ function informationalFindings(input: ScoreInput): Finding[] {
       'medium',
     );
   }
+}
+
+/** 0-point findings: the owner's declared choices and context worth knowing, never faults. */
+function informationalFindings(input: ScoreInput): Finding[] {
+  const out: Finding[] = [];
+  const info = (f: Omit<Finding, 'rubric' | 'pointsLost' | 'severity'>, severity: Severity = 'info') =>
+    out.push({ ...f, severity, rubric: null, pointsLost: 0 });
+
+  ownerChoiceFindings(input, info);
+  readingLimitFindings(input, info);
+  mismatchFindings(input, info);
   return out;
 }
 

@@ -2,7 +2,7 @@ import { checkRoutes } from '@/lib/paid-call/http';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
-// Worst case on a 402 rail: verify (10 s) + the check (20 s for the visibility check) + settlement (up to 60 s).
+// Worst case on a 402 rail: verify (10 s) + the check (up to 20 s for a check that fetches a site) + settlement (up to 60 s).
 export const maxDuration = 120;
 
 // Every check in lib/checks/registry.ts, by its id: POST runs it as a paid call, GET describes it.
