@@ -241,8 +241,8 @@ describe('the plan', () => {
       ['after-launch', ['onramp_provider_handoff.evidence-unverifiable']],
     ]);
     expect(a.summary).toBe(
-      'Not ready (score 30/100): 4 blockers (payment_challenge_and_receipt, idempotency, durable_fulfillment, recovery_and_reconciliation); ' +
-        'first step: answer unpaid calls with 402 and a fresh, single-use MPP or x402 challenge, and paid ones with a receipt (payment_challenge_and_receipt).',
+      'Not ready (score 30/100): 4 blockers (Payment challenge and receipt, Idempotency, Durable fulfilment, Recovery and reconciliation); ' +
+        'first step (Payment challenge and receipt): answer unpaid calls with 402 and a fresh, single-use MPP or x402 challenge, and paid ones with a receipt.',
     );
   });
 
@@ -368,7 +368,7 @@ describe('the Markdown report', () => {
     expect(md).toContain('**Risk:** Idempotency that covers part of the flow');
     expect(md).toContain('1. Accept an Idempotency-Key header on every paid POST');
     expect(md).toContain('- `stripe listen --forward-to <your-webhook-url>, then stripe trigger payment_intent.succeeded, then stripe events resend <that event id>`: ');
-    expect(md).toContain('[Stripe: verify webhook signatures](https://docs.stripe.com/webhooks/signature)');
+    expect(md).toContain('[Stripe: resolve webhook signature verification errors (Stripe-Signature, the raw body, the endpoint secret)](https://docs.stripe.com/webhooks/signature)');
     expect(md).toContain('- **critical** retry-pays-twice (payment_challenge_and_receipt + idempotency): ');
     expect(reportMarkdown('readiness', { assessment })).toBe(`${md}\n\nThe full result is the JSON body (MCP: structuredContent).`);
   });

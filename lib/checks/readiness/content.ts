@@ -249,7 +249,7 @@ export const CAPABILITY_TEXTS: Record<CapabilityKey, CapabilityText> = {
       unproven: 'If payers are not bound as declared, refunds can go to whoever claims a wallet, and nothing named here would show it.',
     },
     steps: [
-      'Take the payer from the verified payment itself: the from address that signed the EIP-3009 authorization (x402 exact on EVM, MPP evm), never a field the client types.',
+      'Take the payer from the verified payment itself: the address that signed the transfer authorization (EIP-3009 transferWithAuthorization or Permit2 in x402 exact on EVM; the evm method in MPP), never a field the client types.',
       'To bind a wallet to an account, have the user sign a Sign-In with Ethereum (EIP-4361) message naming your domain, a nonce you issued and an expiry; verify it on the server and store the address on the account.',
       'Send refunds only to a bound, verified address, and show that address on receipts.',
     ],
@@ -326,7 +326,7 @@ export const CAPABILITY_TEXTS: Record<CapabilityKey, CapabilityText> = {
       unproven: 'If reconciliation does not run as declared, charged-but-undelivered orders pile up unseen, and nothing named here would show it.',
     },
     steps: [
-      'Run a reconciliation job on a schedule that lists settled payments from the source of truth (the processor\'s API; on chain, transfers to your payTo address and authorizationState of each EIP-3009 nonce) and matches each to an order by its reference.',
+      'Run a reconciliation job on a schedule that lists settled payments from the source of truth (the processor\'s API; on chain, transfers to your payTo address, and the state of each authorization nonce: authorizationState for EIP-3009, the Permit2 nonce bitmap otherwise) and matches each to an order by its reference.',
       'Act on each mismatch by rule: paid but not fulfilled, fulfil or refund; fulfilled but not paid, flag it; payment state unknown after a timeout, ask again before letting the buyer pay again.',
       'Record every outcome (what was found, what was done, when) so the trail can be audited.',
       'Alert when a mismatch is older than a threshold, and keep a runbook for the cases a person must decide.',
