@@ -203,10 +203,12 @@ function assessCore(request: ReadinessRequest): Omit<Assessment, 'productionDelt
     newlyRequired,
   );
   const first = plan[0]?.steps[0];
+  // Capabilities by their titles: the sentence is read by people (the report's header) as well as by models.
+  const titled = (key: CapabilityKey) => CAPABILITY_RULES.find((r) => r.key === key)!.title;
   const summary =
     `${VERDICT_WORDS[verdict]} (score ${score}/100): ` +
-    (blockers.length ? `${blockers.length} blocker${blockers.length > 1 ? 's' : ''} (${blockers.join(', ')})` : 'no blockers') +
-    (first ? `; first step: ${first.action[0].toLowerCase()}${first.action.slice(1)} (${first.capability}).` : '; nothing to fix.');
+    (blockers.length ? `${blockers.length} blocker${blockers.length > 1 ? 's' : ''} (${blockers.map(titled).join(', ')})` : 'no blockers') +
+    (first ? `; first step (${titled(first.capability)}): ${first.action[0].toLowerCase()}${first.action.slice(1)}.` : '; nothing to fix.');
 
   return {
     assessmentVersion: ASSESSMENT_VERSION,
