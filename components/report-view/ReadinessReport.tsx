@@ -46,21 +46,23 @@ function ReadinessReport({ body, level, idPrefix }: { body: Body; level: Level; 
         </div>
       </div>
 
+      {/* Sections are divs, not named regions: the capability table's wrapper is already the region named
+          "Capabilities", and two reports on one page would name their regions alike. */}
       {a.plan ? (
-        <section aria-labelledby={`${idPrefix}-plan`}>
+        <div className="rd-section">
           <H depth={section} id={`${idPrefix}-plan`}>Plan</H>
           <Plan plan={a.plan} findings={a.findings} depth={deeper(section)} idPrefix={idPrefix} />
-        </section>
+        </div>
       ) : null}
 
       {a.hazards ? (
-        <section aria-labelledby={`${idPrefix}-hazards`}>
+        <div className="rd-section">
           <H depth={section} id={`${idPrefix}-hazards`}>Gaps that are dangerous together</H>
           <Hazards hazards={a.hazards} depth={deeper(section)} />
-        </section>
+        </div>
       ) : null}
 
-      <section aria-labelledby={`${idPrefix}-findings`}>
+      <div className="rd-section">
         <H depth={section} id={`${idPrefix}-findings`}>Findings, most severe first</H>
         {a.findings.length ? (
           <ul className="rd-findings">
@@ -75,19 +77,19 @@ function ReadinessReport({ body, level, idPrefix }: { body: Body; level: Level; 
         ) : (
           <p>No findings: every capability earned its points.</p>
         )}
-      </section>
+      </div>
 
       {a.productionDelta ? (
-        <section aria-labelledby={`${idPrefix}-production`}>
+        <div className="rd-section">
           <H depth={section} id={`${idPrefix}-production`}>The same declaration in production</H>
           <ProductionDelta delta={a.productionDelta} score={a.score} />
-        </section>
+        </div>
       ) : null}
 
-      <section aria-labelledby={`${idPrefix}-capabilities`}>
+      <div className="rd-section">
         <H depth={section} id={`${idPrefix}-capabilities`}>Capabilities</H>
         <Capabilities capabilities={a.capabilities} />
-      </section>
+      </div>
       {a.statement ? <p className="muted">{a.statement}</p> : null}
       <Limits limits={body.limits} />
     </>

@@ -1,7 +1,8 @@
 import { SEVERITY_LABEL } from '../labels';
 import { CopyButton } from '../../CopyButton';
 import { H, deeper, type Depth } from './Heading';
-import { capabilityTitle, effortLabel, effortMeaning, evidenceKindLabel, isCommand, statusLabel } from './labels';
+import { isVerifyCommand } from '@/lib/checks/readiness/content';
+import { capabilityTitle, effortLabel, effortMeaning, evidenceKindLabel, statusLabel } from './labels';
 import { findingAnchor, type EvidenceItem, type Finding } from './types';
 
 // One finding as a payments engineer would write it: what goes wrong, the fix in order, how to prove it, the
@@ -50,7 +51,7 @@ export function FindingCard({ finding: f, status, evidence, depth, idPrefix }: {
           <ul className="rd-verify">
             {f.verify.map((v) => (
               <li key={v.how}>
-                {isCommand(v.how) ? (
+                {isVerifyCommand(v.how) ? (
                   <div className="rd-command">
                     <code>{v.how}</code>
                     <CopyButton text={v.how} label="Copy" />

@@ -37,9 +37,3 @@ const EFFORT_LABEL: Record<string, string> = { small: 'Small', medium: 'Medium',
 export const effortLabel = (effort: string): string => EFFORT_LABEL[effort] ?? words(effort);
 /** What an effort means, as the rubric publishes it. */
 export const effortMeaning = (effort: string): string | undefined => (EFFORT_SCALE as Record<string, string>)[effort];
-
-/**
- * A verify step's `how` is a command to paste (curl, npx, stripe, SQL, a placeholder command) unless it opens
- * as a sentence does: a capital letter followed by a small one ("A test that…", "Look up…").
- */
-export const isCommand = (how: string): boolean => !/^[A-Z][a-z\s]/.test(how);

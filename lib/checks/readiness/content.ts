@@ -20,6 +20,16 @@ export interface Verify {
   expect: string;
 }
 
+/**
+ * A verify step's `how` is a command to paste (curl, npx, stripe, SQL, a placeholder command) unless it opens as a
+ * sentence does: a capital letter followed by a small one or a space ("A test that…", "Look up…"). The site shows a
+ * command as code with a copy button and the Markdown in backticks; a sentence stays text.
+ * @example isVerifyCommand('npx mppx validate https://<your-host>') // true; isVerifyCommand('A test that …') // false
+ */
+export function isVerifyCommand(how: string): boolean {
+  return !/^[A-Z][a-z\s]/.test(how);
+}
+
 /** What the finding's text depends on: who uses the workflow and where it runs. */
 export interface Audience {
   agents: boolean;
