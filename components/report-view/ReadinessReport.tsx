@@ -39,8 +39,9 @@ function ReadinessReport({ body, level, idPrefix }: { body: Body; level: Level; 
           {a.summary ? <p className="rd-summary" data-testid="readiness-summary">{a.summary}</p> : null}
           <p className="muted">
             {audience ? <>{audience} · </> : null}
-            {a.blockers.length ? `Blocked by ${a.blockers.map(capabilityTitle).join(', ')}` : 'No blockers'} · {a.findings.length} finding
-            {a.findings.length === 1 ? '' : 's'}
+            {/* The summary already says when nothing blocks. */}
+            {a.blockers.length ? `Blocked by ${a.blockers.map(capabilityTitle).join(', ')} · ` : a.summary ? null : 'No blockers · '}
+            {a.findings.length} finding{a.findings.length === 1 ? '' : 's'}
             {body.assessedAt ? <> · assessed {new Date(body.assessedAt).toUTCString()}</> : null}
           </p>
         </div>

@@ -379,7 +379,7 @@ describe('the Markdown report', () => {
     expect(sections).toEqual(['## Blockers', '## Plan', '## Hazards (2)', '## Findings (2)', '## In production']);
     expect(md).toContain('**Risk:** Idempotency that covers part of the flow');
     expect(md).toContain('1. Accept an Idempotency-Key header on every paid POST');
-    expect(md).toContain('- `stripe listen --forward-to <your-webhook-url>, then stripe trigger payment_intent.succeeded, then stripe events resend <that event id>`: ');
+    expect(md).toContain('- `stripe events resend <event id>`: With stripe listen --forward-to <your-webhook-url> running, ');
     expect(md).toContain('[Stripe: resolve webhook signature verification errors (Stripe-Signature, the raw body, the endpoint secret)](https://docs.stripe.com/webhooks/signature)');
     expect(md).toContain('- **critical** retry-pays-twice (payment_challenge_and_receipt + idempotency): ');
     // A command to paste is in backticks; a sentence stays text.

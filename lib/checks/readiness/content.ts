@@ -145,8 +145,8 @@ export const CAPABILITY_TEXTS: Record<CapabilityKey, CapabilityText> = {
     ],
     verify: [
       {
-        how: "curl -si -X POST https://<your-host>/<paid-path> -H 'Idempotency-Key: test-0001' -H '<payment or key header>' -d '<body>', sent twice",
-        expect: 'The second answer has the same body and receipt and is marked as a replay; your ledger shows one charge.',
+        how: "curl -si -X POST https://<your-host>/<paid-path> -H 'Idempotency-Key: test-0001' -H '<payment or key header>' -d '<body>'",
+        expect: 'Sent twice: the second answer has the same body and receipt and is marked as a replay; your ledger shows one charge.',
       },
       { how: 'The same Idempotency-Key with a different body', expect: '422 (409 for an x402 payment-identifier) with an application/problem+json body, and no charge.' },
       { how: 'A test that sends two requests with one key at the same moment', expect: 'One runs; the other gets 409 or the stored answer; one settlement.' },
@@ -179,8 +179,9 @@ export const CAPABILITY_TEXTS: Record<CapabilityKey, CapabilityText> = {
         expect: '400, and no order changes state.',
       },
       {
-        how: 'stripe listen --forward-to <your-webhook-url>, then stripe trigger payment_intent.succeeded, then stripe events resend <that event id>',
-        expect: 'The first delivery is acted on once; the resent event is acknowledged with 2xx and changes nothing.',
+        how: 'stripe events resend <event id>',
+        expect:
+          'With stripe listen --forward-to <your-webhook-url> running, after stripe trigger payment_intent.succeeded was acted on once: the resent event is acknowledged with 2xx and changes nothing.',
       },
     ],
     references: ['stripe-webhook-signatures', 'stripe-webhooks'],
@@ -239,8 +240,8 @@ export const CAPABILITY_TEXTS: Record<CapabilityKey, CapabilityText> = {
     ],
     verify: [
       {
-        how: 'curl -si https://<your-host>/<purchase-or-report-path> with no cookie or key, then with another user\'s',
-        expect: '401 without credentials and 403 or 404 with another user\'s; never the data.',
+        how: 'curl -si https://<your-host>/<purchase-or-report-path>',
+        expect: 'With no cookie or key: 401. With another user\'s cookie or key (add -H \'Authorization: Bearer <their key>\'): 403 or 404. Never the data.',
       },
       { how: 'SELECT <key column> FROM <your keys table> LIMIT 1', expect: 'A hash, not a usable key.' },
     ],
