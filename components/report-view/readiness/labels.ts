@@ -20,7 +20,7 @@ export const capabilityTitle = (key: string): string => CAPABILITY_TITLE.get(key
 /** A plan phase's title, e.g. "Before the first payment". */
 export const phaseTitle = (phase: string, given?: string): string => given || (PHASE_TITLES as Record<string, string>)[phase] || words(phase);
 
-export const STATUS_LABEL: Record<string, string> = { implemented: 'Implemented', partial: 'Partial', missing: 'Missing', unknown: 'Unknown' };
+const STATUS_LABEL: Record<string, string> = { implemented: 'Implemented', partial: 'Partial', missing: 'Missing', unknown: 'Unknown' };
 export const statusLabel = (s: string): string => STATUS_LABEL[s] ?? words(s);
 
 const EVIDENCE_KIND: Record<string, string> = {

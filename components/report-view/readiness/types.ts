@@ -9,12 +9,12 @@ export interface EvidenceItem {
   checkable: boolean;
 }
 
-export interface Verify {
+interface Verify {
   how: string;
   expect: string;
 }
 
-export interface Reference {
+interface Reference {
   title: string;
   url: string;
 }
