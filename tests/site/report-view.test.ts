@@ -94,6 +94,19 @@ it('ReportView: each readiness finding shows its risk, steps, verify commands, s
   expect(t).toContain('Effort: small (one engineer, up to a day');
 });
 
+it('ReportView: a readiness reference links only to a plain https address', () => {
+  const body = structuredClone(exampleReadinessBody());
+  body.assessment.findings[0].references = [
+    { title: 'Script', url: 'javascript:alert(1)' },
+    { title: 'Plain', url: 'http://e.test/a' },
+    { title: 'Primary', url: 'https://e.test/spec' },
+  ];
+  const html = render({ body: body, idPrefix: 'r' });
+  expect(html).not.toContain('javascript:');
+  expect(html).not.toContain('href="http://e.test/a"');
+  expect(html).toContain('<li>Script</li><li>Plain</li><li><a href="https://e.test/spec" rel="noopener noreferrer">Primary</a></li>');
+});
+
 it('ReportView: a sandbox readiness report shows what production would add', () => {
   const body = structuredClone(exampleReadinessBody()) as ReturnType<typeof exampleReadinessBody> & { assessment: Record<string, unknown> };
   body.assessment.productionDelta = { score: 41, verdict: 'not-ready', newlyRequired: ['webhook_verification', 'durable_fulfillment'], blockers: ['durable_fulfillment'] };

@@ -8,6 +8,9 @@ import { findingAnchor, type EvidenceItem, type Finding } from './types';
 // One finding as a payments engineer would write it: what goes wrong, the fix in order, how to prove it, the
 // sources, the effort, and the evidence the declaration gave, as the assessment classified it.
 
+/** A link only to a plain https address (as the Markdown does): a stored body is data, never a script address. */
+const isHttps = (url: string) => /^https:\/\/[^\s]+$/.test(url);
+
 export function FindingCard({ finding: f, status, evidence, depth, idPrefix }: {
   finding: Finding; status?: string; evidence: EvidenceItem[]; depth: Depth; idPrefix: string;
 }) {
@@ -74,7 +77,7 @@ export function FindingCard({ finding: f, status, evidence, depth, idPrefix }: {
           <ul className="rd-refs">
             {f.references.map((r) => (
               <li key={r.url}>
-                <a href={r.url} rel="noopener noreferrer">{r.title}</a>
+                {isHttps(r.url) ? <a href={r.url} rel="noopener noreferrer">{r.title}</a> : r.title}
               </li>
             ))}
           </ul>
