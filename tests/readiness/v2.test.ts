@@ -241,7 +241,8 @@ describe('the plan', () => {
       ['after-launch', ['onramp_provider_handoff.evidence-unverifiable']],
     ]);
     expect(a.summary).toBe(
-      'Not ready (score 30/100): 4 blockers (Payment challenge and receipt, Idempotency, Durable fulfilment, Recovery and reconciliation); ' +
+      'Not ready (score 30/100): 4 blockers (Payment challenge and receipt, Idempotency, Durable fulfilment, Recovery and reconciliation) ' +
+        'and 1 critical hazard (Durable fulfilment with Recovery and reconciliation); ' +
         'first step (Payment challenge and receipt): answer unpaid calls with 402 and a fresh, single-use MPP or x402 challenge, and paid ones with a receipt.',
     );
   });
