@@ -1,6 +1,6 @@
 import { expect, type Locator, type Page } from '@playwright/test';
 import { REFERENCES } from '@/lib/checks/readiness/references';
-import { BASE, buy, DESKTOP, expectAccessible, expectNoSidewaysScroll, PHONE, screenshot, test } from './helpers';
+import { BASE, buy, reviewBothWidths, test } from './helpers';
 
 // The readiness report as a buyer reads it, on /check right after the paid call and on its permanent page: the
 // plan first, then the hazards, then the findings with their verify commands (copyable) and their sources
@@ -14,17 +14,6 @@ interface StoredFinding {
   capability: string;
   verify: Array<{ how: string; expect: string }>;
   references: Array<{ title: string; url: string }>;
-}
-
-async function reviewBothWidths(page: Page, name: string) {
-  await page.setViewportSize(DESKTOP);
-  await screenshot(page, name);
-  await expectAccessible(page, name, { strict: true });
-  await page.setViewportSize(PHONE);
-  await expectNoSidewaysScroll(page);
-  await screenshot(page, `${name}-phone`);
-  await expectAccessible(page, `${name}-phone`, { strict: true });
-  await page.setViewportSize(DESKTOP);
 }
 
 /** The top edge of each locator's first match, in document order of the page. */
