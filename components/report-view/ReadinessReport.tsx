@@ -1,74 +1,96 @@
-import { CAPABILITY_RULES } from '@/lib/checks/readiness/rubric';
 import { ScoreGauge } from './ScoreGauge';
 import { READINESS_VERDICT } from './labels';
-import { Findings, Heading, Limits, sub, type Level } from './parts';
-import type { ReadinessBody } from './types';
-import { TableWrap } from '../TableWrap';
-import { ColumnHeads } from '@/components/ColumnHeads';
+import { Limits, type Level } from './parts';
+import { Capabilities } from './readiness/Capabilities';
+import { FindingCard } from './readiness/FindingCard';
+import { Hazards } from './readiness/Hazards';
+import { H, deeper, type Depth } from './readiness/Heading';
+import { capabilityTitle } from './readiness/labels';
+import { Plan } from './readiness/Plan';
+import { ProductionDelta } from './readiness/ProductionDelta';
+import type { Body } from './readiness/types';
+import './readiness/readiness.css';
 
-// The Agent Payment Readiness Assessment's report: verdict, score, blockers, the capability table, findings.
+// The Agent Payment Readiness Assessment's report, in the order a buyer acts on it: the verdict and summary,
+// the plan, the hazards, every finding (risk, steps, verify, sources, evidence), what production adds for a
+// sandbox workflow, and the capability table last.
 
-const CAPABILITY_TITLE = new Map(CAPABILITY_RULES.map((c) => [c.key as string, c.title]));
+const USERS: Record<string, string> = { agents: 'For agents', humans: 'For humans', both: 'For humans and agents' };
+const ENVIRONMENT: Record<string, string> = { sandbox: 'in the sandbox', production: 'in production' };
 
 export function ReadinessReportView({ body, level, idPrefix }: { body: unknown; level: Level; idPrefix: string }) {
-  return <ReadinessReport body={body as ReadinessBody} level={level} idPrefix={idPrefix} />;
+  return <ReadinessReport body={body as Body} level={level} idPrefix={idPrefix} />;
 }
 
-function ReadinessReport({ body, level, idPrefix }: { body: ReadinessBody; level: Level; idPrefix: string }) {
+function ReadinessReport({ body, level, idPrefix }: { body: Body; level: Level; idPrefix: string }) {
   const a = body.assessment;
+  const section = deeper(level as Depth);
+  const status = new Map(a.capabilities.map((c) => [c.key, c]));
+  const audience = [USERS[a.workflow.intendedUsers ?? ''], ENVIRONMENT[a.workflow.targetEnvironment ?? '']].filter(Boolean).join(' ');
   return (
     <>
       <div className="report-head">
         <ScoreGauge score={a.score} max={a.scoreMax} label="Readiness score" />
         <div>
-          <Heading level={level} id={`${idPrefix}-title`}>
+          <H depth={level} id={`${idPrefix}-title`}>
             Payment readiness of “{a.workflow.name}”
-          </Heading>
+          </H>
           <p className={`verdict ${a.verdict}`} data-testid="report-verdict">{READINESS_VERDICT[a.verdict] ?? a.verdict}</p>
+          {a.summary ? <p className="rd-summary" data-testid="readiness-summary">{a.summary}</p> : null}
           <p className="muted">
-            {a.workflow.intendedUsers ? <>For {a.workflow.intendedUsers}, targeting {a.workflow.targetEnvironment} · </> : null}
-            {a.blockers.length} blocker{a.blockers.length === 1 ? '' : 's'} · {a.findings.length} finding{a.findings.length === 1 ? '' : 's'}
+            {audience ? <>{audience} · </> : null}
+            {/* The summary already says when nothing blocks. */}
+            {a.blockers.length ? `Blocked by ${a.blockers.map(capabilityTitle).join(', ')} · ` : a.summary ? null : 'No blockers · '}
+            {a.findings.length} finding{a.findings.length === 1 ? '' : 's'}
             {body.assessedAt ? <> · assessed {new Date(body.assessedAt).toUTCString()}</> : null}
           </p>
         </div>
       </div>
 
-      <Heading level={sub(level)} id={`${idPrefix}-blockers`}>Blockers</Heading>
-      {a.blockers.length ? (
-        <ul className="blockers">
-          {a.blockers.map((b) => (
-            <li key={b}>
-              <code className="nobreak">{b}</code> {CAPABILITY_TITLE.get(b) ? <span className="muted">({CAPABILITY_TITLE.get(b)})</span> : null}
-            </li>
-          ))}
-        </ul>
-      ) : (
-        <p>None: no required capability is missing.</p>
-      )}
+      {/* Sections are divs, not named regions: the capability table's wrapper is already the region named
+          "Capabilities", and two reports on one page would name their regions alike. */}
+      {a.plan ? (
+        <div className="rd-section">
+          <H depth={section} id={`${idPrefix}-plan`}>Plan</H>
+          <Plan plan={a.plan} findings={a.findings} depth={deeper(section)} idPrefix={idPrefix} />
+        </div>
+      ) : null}
 
-      <Heading level={sub(level)} id={`${idPrefix}-capabilities`}>Capabilities</Heading>
-      <TableWrap label="Capabilities">
-        <table className="capability-table stack-on-phone">
-          <caption className="visually-hidden">Declared status, requirement and points of each capability</caption>
-          <ColumnHeads names={['Capability', 'Declared', 'Requirement', 'Points']} />
-          <tbody>
-            {a.capabilities.map((c) => (
-              <tr key={c.key}>
-                <th scope="row">
-                  <code className="nobreak">{c.key}</code>
-                  {CAPABILITY_TITLE.get(c.key) ? <div className="hint">{CAPABILITY_TITLE.get(c.key)}</div> : null}
-                </th>
-                <td data-label="Declared"><span className={`status ${c.status}`}>{c.status}</span>{c.evidenceCount ? <div className="hint">{c.evidenceCount} evidence line{c.evidenceCount === 1 ? '' : 's'}</div> : null}</td>
-                <td data-label="Requirement">{c.requirement ?? '—'}</td>
-                <td data-label="Points">{c.pointsEarned} / {c.pointsPossible}</td>
-              </tr>
+      {a.hazards ? (
+        <div className="rd-section">
+          <H depth={section} id={`${idPrefix}-hazards`}>Gaps that are dangerous together</H>
+          <Hazards hazards={a.hazards} depth={deeper(section)} />
+        </div>
+      ) : null}
+
+      <div className="rd-section">
+        <H depth={section} id={`${idPrefix}-findings`}>Findings, most severe first</H>
+        {a.findings.length ? (
+          <ul className="rd-findings">
+            {a.findings.map((f) => (
+              <FindingCard
+                key={f.id} finding={f} idPrefix={idPrefix} depth={deeper(section)}
+                status={f.capability ? status.get(f.capability)?.status : undefined}
+                evidence={(f.capability && status.get(f.capability)?.evidence) || []}
+              />
             ))}
-          </tbody>
-        </table>
-      </TableWrap>
+          </ul>
+        ) : (
+          <p>No findings: every capability earned its points.</p>
+        )}
+      </div>
 
-      <Heading level={sub(level)} id={`${idPrefix}-findings`}>Findings, most severe first</Heading>
-      <Findings findings={a.findings} level={sub(level) as Level} idPrefix={`${idPrefix}-sev`} />
+      {a.productionDelta ? (
+        <div className="rd-section">
+          <H depth={section} id={`${idPrefix}-production`}>The same declaration in production</H>
+          <ProductionDelta delta={a.productionDelta} score={a.score} />
+        </div>
+      ) : null}
+
+      <div className="rd-section">
+        <H depth={section} id={`${idPrefix}-capabilities`}>Capabilities</H>
+        <Capabilities capabilities={a.capabilities} />
+      </div>
       {a.statement ? <p className="muted">{a.statement}</p> : null}
       <Limits limits={body.limits} />
     </>

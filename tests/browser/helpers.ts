@@ -66,6 +66,18 @@ export async function expectNoSidewaysScroll(page: Page) {
   expect(overflow).toBeLessThanOrEqual(0);
 }
 
+/** A screenshot and strict axe at 1280 wide, then at 390 wide with nothing sticking out sideways, then back to 1280. */
+export async function reviewBothWidths(page: Page, name: string) {
+  await page.setViewportSize(DESKTOP);
+  await screenshot(page, name);
+  await expectAccessible(page, name, { strict: true });
+  await page.setViewportSize(PHONE);
+  await expectNoSidewaysScroll(page);
+  await screenshot(page, `${name}-phone`);
+  await expectAccessible(page, `${name}-phone`, { strict: true });
+  await page.setViewportSize(DESKTOP);
+}
+
 /** From a plan's buy button (or the top-up form) through the hosted stand-in to the success page. */
 export async function payOnHostedPage(page: Page) {
   await expect(page).toHaveURL(new RegExp(`^${STRIPE()}/checkout/pay/cs_`));

@@ -4,7 +4,7 @@ import { CAPABILITY_KEYS, CAPABILITY_STATUSES, ReadinessAssessmentSchema, Readin
 import { HAZARD_RULES } from '@/lib/checks/readiness/hazards';
 import { DEPENDENCIES, PHASES } from '@/lib/checks/readiness/plan';
 import { REFERENCES } from '@/lib/checks/readiness/references';
-import { CAPABILITY_TEXTS } from '@/lib/checks/readiness/content';
+import { CAPABILITY_TEXTS, isVerifyCommand } from '@/lib/checks/readiness/content';
 import { ASSESSMENT_VERSION, READINESS_RUBRIC_VERSION, readinessRubric } from '@/lib/checks/readiness/rubric';
 import { readinessMarkdown } from '@/lib/checks/readiness/markdown';
 import { reportMarkdown } from '@/lib/reports/markdown';
@@ -241,8 +241,9 @@ describe('the plan', () => {
       ['after-launch', ['onramp_provider_handoff.evidence-unverifiable']],
     ]);
     expect(a.summary).toBe(
-      'Not ready (score 30/100): 4 blockers (payment_challenge_and_receipt, idempotency, durable_fulfillment, recovery_and_reconciliation); ' +
-        'first step: answer unpaid calls with 402 and a fresh, single-use MPP or x402 challenge, and paid ones with a receipt (payment_challenge_and_receipt).',
+      'Not ready (score 30/100): 4 blockers (Payment challenge and receipt, Idempotency, Durable fulfilment, Recovery and reconciliation) ' +
+        'and 1 critical hazard (Durable fulfilment with Recovery and reconciliation); ' +
+        'first step (Payment challenge and receipt): answer unpaid calls with 402 and a fresh, single-use MPP or x402 challenge, and paid ones with a receipt.',
     );
   });
 
@@ -358,6 +359,18 @@ describe('the OpenAPI document', () => {
   });
 });
 
+describe('verify steps: a command or a sentence', () => {
+  it('tells every published verify step apart by its opening', () => {
+    const hows = Object.values(CAPABILITY_TEXTS).flatMap((t) => t.verify.map((v) => v.how));
+    expect(hows.filter(isVerifyCommand).map((h) => h.split(' ')[0])).toEqual([
+      'npx', 'curl', 'curl', 'npx', 'curl', 'curl', 'stripe', 'SELECT', 'curl', 'SELECT', 'curl', '<your',
+    ]);
+    expect(hows.filter((h) => !isVerifyCommand(h)).map((h) => h.split(' ').slice(0, 2).join(' '))).toEqual([
+      'A test', 'The same', 'A test', 'A test', 'A test', 'Submit a', 'Open the', 'Look up', 'A test', 'A test',
+    ]);
+  });
+});
+
 describe('the Markdown report', () => {
   it('shows the summary, the plan, the hazards and each finding\'s risk, steps, verify and references', () => {
     const assessment = assessReadiness(request('agents', 'sandbox', { idempotency: 'partial', webhook_verification: 'missing' }));
@@ -367,9 +380,12 @@ describe('the Markdown report', () => {
     expect(sections).toEqual(['## Blockers', '## Plan', '## Hazards (2)', '## Findings (2)', '## In production']);
     expect(md).toContain('**Risk:** Idempotency that covers part of the flow');
     expect(md).toContain('1. Accept an Idempotency-Key header on every paid POST');
-    expect(md).toContain('- `stripe listen --forward-to <your-webhook-url>, then stripe trigger payment_intent.succeeded, then stripe events resend <that event id>`: ');
-    expect(md).toContain('[Stripe: verify webhook signatures](https://docs.stripe.com/webhooks/signature)');
+    expect(md).toContain('- `stripe events resend <event id>`: With stripe listen --forward-to <your-webhook-url> running, ');
+    expect(md).toContain('[Stripe: resolve webhook signature verification errors (Stripe-Signature, the raw body, the endpoint secret)](https://docs.stripe.com/webhooks/signature)');
     expect(md).toContain('- **critical** retry-pays-twice (payment_challenge_and_receipt + idempotency): ');
+    // A command to paste is in backticks; a sentence stays text.
+    expect(md).toContain('- The same Idempotency-Key with a different body: 422 (409 for an x402 payment-identifier)');
+    expect(md).not.toContain('`The same Idempotency-Key');
     expect(reportMarkdown('readiness', { assessment })).toBe(`${md}\n\nThe full result is the JSON body (MCP: structuredContent).`);
   });
 

@@ -55,14 +55,66 @@ describe('ReportView: visibility', () => {
   });
 });
 
-it('ReportView: readiness shows the verdict, blockers and the capability table', () => {
+it('ReportView: readiness shows the verdict, summary, blockers in words, and the capability table last', () => {
   const body = exampleReadinessBody();
   const t = text(render({ body: body, idPrefix: 'r' }));
   expect(t).toContain('Not ready');
   expect(t).toContain(`${body.assessment.score} / 100`);
-  for (const b of body.assessment.blockers) expect(t).toContain(b);
-  expect(t).toContain('recovery_and_reconciliation Recovery and reconciliation missing required 0 / 12');
+  expect(t).toContain(body.assessment.summary);
+  expect(t).toContain('Blocked by Recovery and reconciliation');
+  expect(t).toContain('Recovery and reconciliation recovery_and_reconciliation Missing Required 0 / 12');
   expect(t).toContain('Capability Declared Requirement Points');
+  // Plan, hazards, findings, then the capability table.
+  const at = (s: string) => t.indexOf(s);
+  expect(at('Plan Before the first payment')).toBeGreaterThan(-1);
+  expect(at('Plan Before the first payment')).toBeLessThan(at('Gaps that are dangerous together'));
+  expect(at('Gaps that are dangerous together')).toBeLessThan(at('Findings, most severe first'));
+  expect(at('Findings, most severe first')).toBeLessThan(at('Capability Declared Requirement Points'));
+});
+
+it('ReportView: each readiness finding shows its risk, steps, verify commands, sources as links and the evidence in words', () => {
+  const body = exampleReadinessBody();
+  const html = render({ body: body, idPrefix: 'r' });
+  const t = text(html);
+  for (const f of body.assessment.findings) {
+    expect(t).toContain(f.risk);
+    for (const s of f.steps) expect(t).toContain(s);
+    for (const v of f.verify) expect(t).toContain(v.expect);
+    for (const r of f.references) expect(html).toContain(`<a href="${r.url}" rel="noopener noreferrer">${r.title.replace(/"/g, '&quot;')}</a>`);
+    // The plan links each step to its finding.
+    expect(html).toContain(`href="#r-finding-${f.id.replace('.', '-')}"`);
+    expect(html).toContain(`id="r-finding-${f.id.replace('.', '-')}"`);
+  }
+  // A command is code with a copy button; a sentence is not.
+  expect(html).toContain(`<code>npx mppx validate https://&lt;your-host&gt; --endpoint POST:/&lt;paid-path&gt;</code><button type="button" class="button secondary">Copy</button>`);
+  expect(html).not.toContain('<code>A test that sends the same paid credential twice</code>');
+  expect(t).toContain('Statement, nothing to check 402 with MPP challenges');
+  // No field name reaches a person: phases and efforts in words.
+  expect(t).not.toMatch(/before-first-payment|before-production|after-launch|evidence-unverifiable/);
+  expect(t).toContain('Effort: small (one engineer, up to a day');
+});
+
+it('ReportView: a readiness reference links only to a plain https address', () => {
+  const body = structuredClone(exampleReadinessBody());
+  body.assessment.findings[0].references = [
+    { title: 'Script', url: 'javascript:alert(1)' },
+    { title: 'Plain', url: 'http://e.test/a' },
+    { title: 'Primary', url: 'https://e.test/spec' },
+  ];
+  const html = render({ body: body, idPrefix: 'r' });
+  expect(html).not.toContain('javascript:');
+  expect(html).not.toContain('href="http://e.test/a"');
+  expect(html).toContain('<li>Script</li><li>Plain</li><li><a href="https://e.test/spec" rel="noopener noreferrer">Primary</a></li>');
+});
+
+it('ReportView: a sandbox readiness report shows what production would add', () => {
+  const body = structuredClone(exampleReadinessBody()) as ReturnType<typeof exampleReadinessBody> & { assessment: Record<string, unknown> };
+  body.assessment.productionDelta = { score: 41, verdict: 'not-ready', newlyRequired: ['webhook_verification', 'durable_fulfillment'], blockers: ['durable_fulfillment'] };
+  const t = text(render({ body: body, idPrefix: 'r' }));
+  expect(t).toContain(
+    'The same declaration in production Verdict in production Not ready Score in production 41 / 100 (53 in the sandbox) ' +
+      'Newly required Webhook verification, Durable fulfilment Blockers in production Durable fulfilment',
+  );
 });
 
 it('ReportView: a body that is no report says so', () => {

@@ -203,10 +203,15 @@ function assessCore(request: ReadinessRequest): Omit<Assessment, 'productionDelt
     newlyRequired,
   );
   const first = plan[0]?.steps[0];
+  // Capabilities by their titles: the sentence is read by people (the report's header) as well as by models.
+  const titled = (key: CapabilityKey) => CAPABILITY_RULES.find((r) => r.key === key)!.title;
+  const critical = hazards.filter((h) => h.severity === 'critical');
   const summary =
     `${VERDICT_WORDS[verdict]} (score ${score}/100): ` +
-    (blockers.length ? `${blockers.length} blocker${blockers.length > 1 ? 's' : ''} (${blockers.join(', ')})` : 'no blockers') +
-    (first ? `; first step: ${first.action[0].toLowerCase()}${first.action.slice(1)} (${first.capability}).` : '; nothing to fix.');
+    (blockers.length ? `${blockers.length} blocker${blockers.length > 1 ? 's' : ''} (${blockers.map(titled).join(', ')})` : 'no blockers') +
+    // A critical hazard never changes the verdict, so the sentence names it: "ready with gaps" alone would hide it.
+    (critical.length ? `${blockers.length ? ' and' : ', but'} ${critical.length} critical hazard${critical.length > 1 ? 's' : ''} (${critical.map((h) => h.capabilities.map(titled).join(' with ')).join('; ')})` : '') +
+    (first ? `; first step (${titled(first.capability)}): ${first.action[0].toLowerCase()}${first.action.slice(1)}.` : '; nothing to fix.');
 
   return {
     assessmentVersion: ASSESSMENT_VERSION,

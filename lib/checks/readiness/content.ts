@@ -20,6 +20,16 @@ export interface Verify {
   expect: string;
 }
 
+/**
+ * A verify step's `how` is a command to paste (curl, npx, stripe, SQL, a placeholder command) unless it opens as a
+ * sentence does: a capital letter followed by a small one or a space ("A test that…", "Look up…"). The site shows a
+ * command as code with a copy button and the Markdown in backticks; a sentence stays text.
+ * @example isVerifyCommand('npx mppx validate https://<your-host>') // true; isVerifyCommand('A test that …') // false
+ */
+export function isVerifyCommand(how: string): boolean {
+  return !/^[A-Z][a-z\s]/.test(how);
+}
+
 /** What the finding's text depends on: who uses the workflow and where it runs. */
 export interface Audience {
   agents: boolean;
@@ -135,8 +145,8 @@ export const CAPABILITY_TEXTS: Record<CapabilityKey, CapabilityText> = {
     ],
     verify: [
       {
-        how: "curl -si -X POST https://<your-host>/<paid-path> -H 'Idempotency-Key: test-0001' -H '<payment or key header>' -d '<body>', sent twice",
-        expect: 'The second answer has the same body and receipt and is marked as a replay; your ledger shows one charge.',
+        how: "curl -si -X POST https://<your-host>/<paid-path> -H 'Idempotency-Key: test-0001' -H '<payment or key header>' -d '<body>'",
+        expect: 'Sent twice: the second answer has the same body and receipt and is marked as a replay; your ledger shows one charge.',
       },
       { how: 'The same Idempotency-Key with a different body', expect: '422 (409 for an x402 payment-identifier) with an application/problem+json body, and no charge.' },
       { how: 'A test that sends two requests with one key at the same moment', expect: 'One runs; the other gets 409 or the stored answer; one settlement.' },
@@ -169,8 +179,9 @@ export const CAPABILITY_TEXTS: Record<CapabilityKey, CapabilityText> = {
         expect: '400, and no order changes state.',
       },
       {
-        how: 'stripe listen --forward-to <your-webhook-url>, then stripe trigger payment_intent.succeeded, then stripe events resend <that event id>',
-        expect: 'The first delivery is acted on once; the resent event is acknowledged with 2xx and changes nothing.',
+        how: 'stripe events resend <event id>',
+        expect:
+          'With stripe listen --forward-to <your-webhook-url> running, after stripe trigger payment_intent.succeeded was acted on once: the resent event is acknowledged with 2xx and changes nothing.',
       },
     ],
     references: ['stripe-webhook-signatures', 'stripe-webhooks'],
@@ -229,8 +240,8 @@ export const CAPABILITY_TEXTS: Record<CapabilityKey, CapabilityText> = {
     ],
     verify: [
       {
-        how: 'curl -si https://<your-host>/<purchase-or-report-path> with no cookie or key, then with another user\'s',
-        expect: '401 without credentials and 403 or 404 with another user\'s; never the data.',
+        how: 'curl -si https://<your-host>/<purchase-or-report-path>',
+        expect: 'With no cookie or key: 401. With another user\'s cookie or key (add -H \'Authorization: Bearer <their key>\'): 403 or 404. Never the data.',
       },
       { how: 'SELECT <key column> FROM <your keys table> LIMIT 1', expect: 'A hash, not a usable key.' },
     ],
@@ -249,7 +260,7 @@ export const CAPABILITY_TEXTS: Record<CapabilityKey, CapabilityText> = {
       unproven: 'If payers are not bound as declared, refunds can go to whoever claims a wallet, and nothing named here would show it.',
     },
     steps: [
-      'Take the payer from the verified payment itself: the from address that signed the EIP-3009 authorization (x402 exact on EVM, MPP evm), never a field the client types.',
+      'Take the payer from the verified payment itself: the address that signed the transfer authorization (EIP-3009 transferWithAuthorization or Permit2 in x402 exact on EVM; the evm method in MPP), never a field the client types.',
       'To bind a wallet to an account, have the user sign a Sign-In with Ethereum (EIP-4361) message naming your domain, a nonce you issued and an expiry; verify it on the server and store the address on the account.',
       'Send refunds only to a bound, verified address, and show that address on receipts.',
     ],
@@ -326,7 +337,7 @@ export const CAPABILITY_TEXTS: Record<CapabilityKey, CapabilityText> = {
       unproven: 'If reconciliation does not run as declared, charged-but-undelivered orders pile up unseen, and nothing named here would show it.',
     },
     steps: [
-      'Run a reconciliation job on a schedule that lists settled payments from the source of truth (the processor\'s API; on chain, transfers to your payTo address and authorizationState of each EIP-3009 nonce) and matches each to an order by its reference.',
+      'Run a reconciliation job on a schedule that lists settled payments from the source of truth (the processor\'s API; on chain, transfers to your payTo address, and the state of each authorization nonce: authorizationState for EIP-3009, the Permit2 nonce bitmap otherwise) and matches each to an order by its reference.',
       'Act on each mismatch by rule: paid but not fulfilled, fulfil or refund; fulfilled but not paid, flag it; payment state unknown after a timeout, ask again before letting the buyer pay again.',
       'Record every outcome (what was found, what was done, when) so the trail can be audited.',
       'Alert when a mismatch is older than a threshold, and keep a runbook for the cases a person must decide.',

@@ -65,7 +65,7 @@ export const HAZARD_RULES: readonly HazardRule[] = [
     when: `${TAKES_PAYMENTS_RULE}; durable_fulfillment and recovery_and_reconciliation are both not implemented`,
     fires: (s) => takesPayments(s) && weak(s.durable_fulfillment) && weak(s.recovery_and_reconciliation),
     why:
-      'Payments are taken, but orders are not durably recorded and nothing reconciles: an order lost in a crash after settlement is never found again, and the buyer has paid for nothing.',
+      'Payments are taken, but neither durable orders nor reconciliation is fully in place: an order lost in a crash after settlement is not found again, and the buyer has paid for nothing.',
     fix: 'Record each order before settling, and run a reconciliation job that finds paid, unfulfilled orders and fulfils or refunds them.',
   },
   {
@@ -75,7 +75,7 @@ export const HAZARD_RULES: readonly HazardRule[] = [
     when: `${TAKES_PAYMENTS_RULE}; delivery_evidence and recovery_and_reconciliation are both not implemented`,
     fires: (s) => takesPayments(s) && weak(s.delivery_evidence) && weak(s.recovery_and_reconciliation),
     why:
-      'Payments are taken with no record of what each one delivered and nothing that matches payments to orders: a dispute or chargeback cannot be answered and is lost by default.',
+      'Payments are taken, but neither a record of what each one delivered nor a match of payments to orders is fully in place: a dispute or chargeback on an unrecorded payment cannot be answered and is lost by default.',
     fix: 'Store each payment reference with a hash of what was delivered, and reconcile payments against orders on a schedule.',
   },
   {
@@ -85,7 +85,7 @@ export const HAZARD_RULES: readonly HazardRule[] = [
     when: 'humans use the workflow, and user_authentication and wallet_ownership are both not implemented',
     fires: (s, users) => users !== 'agents' && weak(s.user_authentication) && weak(s.wallet_ownership),
     why:
-      'People use the workflow, nobody has to prove who they are, and payers are bound to no wallet: anyone can act as any buyer, and neither purchases nor refunds can be tied to a person.',
+      'People use the workflow, but neither user authentication nor the binding of wallets to accounts is fully in place: where either is missing, anyone can act as a buyer, and purchases and refunds cannot be tied to a person.',
     fix: 'Authenticate users before they spend or see purchases, and bind paying wallets to accounts with a signed sign-in message.',
   },
   {
@@ -105,7 +105,7 @@ export const HAZARD_RULES: readonly HazardRule[] = [
     when: `${TAKES_PAYMENTS_RULE}; wallet_ownership and recovery_and_reconciliation are both not implemented`,
     fires: (s) => takesPayments(s) && weak(s.wallet_ownership) && weak(s.recovery_and_reconciliation),
     why:
-      'When a charge must be returned, nothing finds it (no reconciliation) and nothing says where to return it (no verified payer): refunds are late, manual, or sent to whoever claims the wallet.',
+      'When a charge must be returned, reconciliation may not find it and no verified payer says where to return it (neither is fully in place): refunds are late, manual, or sent to whoever claims the wallet.',
     fix: 'Record the verified payer on each order (the signer of the authorization, or the processor\'s customer) and reconcile payments against orders.',
   },
   {

@@ -1,3 +1,5 @@
+import { isVerifyCommand } from './content';
+
 // The readiness answer as Markdown: the MCP tool's text (many chat clients show the model only the text) and the
 // site's "Copy as Markdown". It reads the 200 body member by member, so a body from another assessment version
 // still makes a summary, and every value is kept on one line without backticks so it cannot break the Markdown.
@@ -18,7 +20,9 @@ function findingLines(f: Record<string, unknown>, n: number): string[] {
   if (steps.length) lines.push('**Steps:**', '', ...steps.map((s, i) => `${i + 1}. ${inline(s)}`), '');
   else if (text(f.fix)) lines.push(`**Fix:** ${inline(f.fix)}`, '');
   const verify = list(f.verify);
-  if (verify.length) lines.push('**Verify:**', '', ...verify.map((v) => `- \`${inline(v.how)}\`: ${inline(v.expect)}`), '');
+  // A command in backticks (to paste); a sentence as text.
+  const how = (v: Record<string, unknown>) => (isVerifyCommand(inline(v.how)) ? `\`${inline(v.how)}\`` : inline(v.how));
+  if (verify.length) lines.push('**Verify:**', '', ...verify.map((v) => `- ${how(v)}: ${inline(v.expect)}`), '');
   const refs = list(f.references);
   if (refs.length) lines.push(`**References:** ${refs.map((r) => link(inline(r.title), inline(r.url))).join('; ')}`, '');
   return lines;

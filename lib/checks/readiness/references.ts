@@ -8,7 +8,7 @@ export const REFERENCES = {
     url: 'https://datatracker.ietf.org/doc/draft-httpauth-payment/',
   },
   'mpp-discovery': {
-    title: 'Payment Discovery: OpenAPI x-payment-info and x-service-info (MPP extension draft)',
+    title: 'Service Discovery for HTTP Payment Authentication: OpenAPI x-payment-info and x-service-info (MPP discovery draft)',
     url: 'https://paymentauth.org/draft-payment-discovery-00.html',
   },
   mppx: {
@@ -24,7 +24,7 @@ export const REFERENCES = {
     url: 'https://github.com/coinbase/x402/blob/main/specs/transports-v2/http.md',
   },
   'x402-exact-evm': {
-    title: 'x402 "exact" scheme on EVM chains (EIP-3009 transferWithAuthorization)',
+    title: 'x402 "exact" scheme on EVM chains (EIP-3009 transferWithAuthorization or Permit2)',
     url: 'https://github.com/coinbase/x402/blob/main/specs/schemes/exact/scheme_exact_evm.md',
   },
   'x402-payment-identifier': {
@@ -64,7 +64,7 @@ export const REFERENCES = {
     url: 'https://docs.stripe.com/api/idempotent_requests',
   },
   'stripe-webhook-signatures': {
-    title: 'Stripe: verify webhook signatures',
+    title: 'Stripe: resolve webhook signature verification errors (Stripe-Signature, the raw body, the endpoint secret)',
     url: 'https://docs.stripe.com/webhooks/signature',
   },
   'stripe-webhooks': {
@@ -72,11 +72,11 @@ export const REFERENCES = {
     url: 'https://docs.stripe.com/webhooks',
   },
   'stripe-fulfillment': {
-    title: 'Stripe: fulfil orders (fulfilment safe to run more than once)',
-    url: 'https://docs.stripe.com/checkout/fulfillment',
+    title: 'Stripe: fulfill orders (a fulfilment function safe to call more than once for one Checkout Session)',
+    url: 'https://docs.stripe.com/payments/checkout/fulfill-orders',
   },
   'stripe-disputes': {
-    title: 'Stripe: respond to disputes (evidence)',
+    title: 'Stripe: responding to disputes (the evidence to submit)',
     url: 'https://docs.stripe.com/disputes/responding',
   },
   'stripe-payout-reconciliation': {

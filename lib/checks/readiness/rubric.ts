@@ -191,7 +191,7 @@ export function readinessRubric() {
     },
     productionDelta:
       'sandbox workflows only: the score, verdict and blockers the same declaration would get with targetEnvironment production, and the capabilities production newly requires',
-    summary: 'one sentence: the verdict and score, the blockers, and the first step of the plan',
+    summary: 'one sentence: the verdict and score, the blockers and any critical hazard (a hazard never changes the verdict, so the sentence names it), and the first step of the plan',
     capabilities: CAPABILITY_RULES.map(({ key, title, weight, requiredWhen, why, fix }) => ({
       key, title, weight, requiredWhen, why, fix,
       action: CAPABILITY_TEXTS[key].action,

@@ -1,0 +1,105 @@
+import { SEVERITY_LABEL } from '../labels';
+import { CopyButton } from '../../CopyButton';
+import { H, deeper, type Depth } from './Heading';
+import { isVerifyCommand } from '@/lib/checks/readiness/content';
+import { capabilityTitle, effortLabel, effortMeaning, evidenceKindLabel, statusLabel } from './labels';
+import { findingAnchor, type EvidenceItem, type Finding } from './types';
+
+// One finding as a payments engineer would write it: what goes wrong, the fix in order, how to prove it, the
+// sources, the effort, and the evidence the declaration gave, as the assessment classified it.
+
+/** A link only to a plain https address (as the Markdown does): a stored body is data, never a script address. */
+const isHttps = (url: string) => /^https:\/\/[^\s]+$/.test(url);
+
+export function FindingCard({ finding: f, status, evidence, depth, idPrefix }: {
+  finding: Finding; status?: string; evidence: EvidenceItem[]; depth: Depth; idPrefix: string;
+}) {
+  const part = deeper(depth);
+  const title = f.capability ? capabilityTitle(f.capability) : f.id;
+  return (
+    <li className={`rd-card rd-finding ${f.severity}`} id={findingAnchor(idPrefix, f.id)} data-testid="readiness-finding">
+      <H depth={depth} className="rd-card-title">
+        <span className={`badge ${f.severity}`}>{SEVERITY_LABEL[f.severity as keyof typeof SEVERITY_LABEL] ?? f.severity}</span> {title}
+        {status ? <span className="hint"> · declared {statusLabel(status).toLowerCase()}</span> : null}
+      </H>
+      <p className="rd-meta hint">
+        {f.effort ? <span title={effortMeaning(f.effort)}>Effort: {effortLabel(f.effort).toLowerCase()}{effortMeaning(f.effort) ? ` (${effortMeaning(f.effort)})` : ''}</span> : null}
+        {f.pointsLost ? <span> · {f.pointsLost} point{f.pointsLost === 1 ? '' : 's'} lost</span> : null}
+      </p>
+      {f.why ? <p>{f.why}</p> : null}
+      {f.risk ? (
+        <p className="rd-risk">
+          <strong>What goes wrong:</strong> {f.risk}
+        </p>
+      ) : null}
+
+      {f.steps?.length ? (
+        <>
+          <H depth={part}>Steps</H>
+          <ol className="rd-list">
+            {f.steps.map((s) => (
+              <li key={s}>{s}</li>
+            ))}
+          </ol>
+        </>
+      ) : f.fix ? (
+        <p>
+          <strong>Fix:</strong> {f.fix}
+        </p>
+      ) : null}
+
+      {f.verify?.length ? (
+        <>
+          <H depth={part}>How to verify</H>
+          <ul className="rd-verify">
+            {f.verify.map((v) => (
+              <li key={v.how}>
+                {isVerifyCommand(v.how) ? (
+                  <div className="rd-command">
+                    <code>{v.how}</code>
+                    <CopyButton text={v.how} label="Copy" />
+                  </div>
+                ) : (
+                  <p>{v.how}</p>
+                )}
+                <p className="rd-expect">
+                  <strong>Expect:</strong> {v.expect}
+                </p>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+
+      {f.references?.length ? (
+        <>
+          <H depth={part}>Sources</H>
+          <ul className="rd-refs">
+            {f.references.map((r) => (
+              <li key={r.url}>
+                {isHttps(r.url) ? <a href={r.url} rel="noopener noreferrer">{r.title}</a> : r.title}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+
+      {evidence.length ? (
+        <>
+          <H depth={part}>Evidence given</H>
+          <ul className="rd-evidence">
+            {evidence.map((e, i) => (
+              <li key={`${i}-${e.text}`}>
+                <span className={`rd-kind ${e.checkable ? 'checkable' : 'unverifiable'}`}>
+                  {evidenceKindLabel(e.kind)}
+                  {e.checkable ? '' : ', nothing to check'}
+                </span>{' '}
+                <span className="url">{e.text}</span>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+    </li>
+  );
+}

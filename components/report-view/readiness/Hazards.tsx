@@ -1,0 +1,26 @@
+import { SEVERITY_LABEL } from '../labels';
+import { H, type Depth } from './Heading';
+import { capabilityTitle } from './labels';
+import type { Hazard } from './types';
+
+// Gaps that are dangerous together, each named by the capabilities it joins.
+
+export function Hazards({ hazards, depth }: { hazards: Hazard[]; depth: Depth }) {
+  if (!hazards.length) return <p>None: no two gaps in this declaration make each other worse.</p>;
+  return (
+    <ul className="rd-hazards" data-testid="readiness-hazards">
+      {hazards.map((h) => (
+        <li key={h.id} className={`rd-card ${h.severity}`}>
+          <H depth={depth} className="rd-card-title">
+            <span className={`badge ${h.severity}`}>{SEVERITY_LABEL[h.severity as keyof typeof SEVERITY_LABEL] ?? h.severity}</span>{' '}
+            {h.capabilities.map(capabilityTitle).join(' with ')}
+          </H>
+          <p>{h.why}</p>
+          <p>
+            <strong>Fix:</strong> {h.fix}
+          </p>
+        </li>
+      ))}
+    </ul>
+  );
+}
