@@ -50,7 +50,7 @@ export interface RecordedTool {
 export type FormMethod = 'get' | 'post' | 'dialog';
 
 /** One form of the rendered page as the browser read it. */
-export interface RecordedForm {
+interface RecordedForm {
   toolName: string | null;
   toolDescription: string | null;
   action: string | null;
@@ -73,7 +73,7 @@ export interface WebMcpCapture {
 type ToolSource = 'imperative' | 'declarative';
 
 /** One tool of `site.agentSurfaces.webMcp`. */
-export interface WebMcpTool {
+interface WebMcpTool {
   name: string;
   description: string;
   source: ToolSource;
@@ -84,7 +84,7 @@ export interface WebMcpTool {
 }
 
 /** One form of `site.agentSurfaces.webMcp`: what a tool driving it would fill in. */
-export interface WebMcpForm {
+interface WebMcpForm {
   /** The `toolname` the form declares; null for a form that is not declared as a tool. */
   toolName: string | null;
   action: string | null;
