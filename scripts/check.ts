@@ -32,6 +32,15 @@ function crawlerTable(report: VisibilityResult['report']): string[] {
   ];
 }
 
+/** The WebMCP part of the agent-surfaces line: not rendered, none, or the tools and how many are invalid. */
+function webMcpLine(webMcp: VisibilityResult['report']['site']['agentSurfaces']['webMcp']): string {
+  if (webMcp === null) return 'not observed (page not rendered)';
+  const forms = `${webMcp.formCount} form${webMcp.formCount === 1 ? '' : 's'}`;
+  if (webMcp.status === 'missing') return `no tools${webMcp.imperativeObserved ? '' : ' declared (script tools not readable)'}, ${forms}`;
+  const invalid = webMcp.tools.filter((t) => t.problem !== null).length;
+  return `${webMcp.toolCount} tool${webMcp.toolCount === 1 ? '' : 's'} (${webMcp.source}: ${webMcp.tools.map((t) => t.name).join(', ')}${webMcp.toolCount > webMcp.tools.length ? ', …' : ''})${invalid > 0 ? `, ${invalid} invalid` : ''}, ${forms}`;
+}
+
 function formatPretty({ report }: VisibilityResult): string {
   const lines: string[] = [];
   lines.push(`AI Visibility Check of ${report.checkedUrl}`);
@@ -67,7 +76,7 @@ function formatPretty({ report }: VisibilityResult): string {
   const surfaceKinds = ['apiCatalog', 'mcpServerCard', 'a2aAgentCard', 'oauthAuthorizationServer', 'oauthProtectedResource', 'webBotAuthDirectory'] as const;
   lines.push(
     `Agent surfaces: ${surfaceKinds.map((k) => `${k} ${surfaces[k].status}${surfaces[k].entries !== null && surfaces[k].status !== 'missing' ? ` (${surfaces[k].entries})` : ''}`).join(', ')}; ` +
-      `Link rels ${surfaces.linkHeaders.length === 0 ? 'none' : [...new Set(surfaces.linkHeaders.map((l) => l.rel))].join(', ')}; WebMCP ${surfaces.webMcp === null ? 'not observed' : 'seen'}`,
+      `Link rels ${surfaces.linkHeaders.length === 0 ? 'none' : [...new Set(surfaces.linkHeaders.map((l) => l.rel))].join(', ')}; WebMCP ${webMcpLine(surfaces.webMcp)}`,
   );
   const use = site.aiUse;
   const aiUseLine = (name: string, a: typeof use.train) => `${name} ${a.decision}${a.sources.length > 0 ? ` (${[...new Set(a.sources.map((x) => x.source))].join(', ')})` : ''}${a.conflicts.length > 0 ? ' CONFLICT' : ''}`;

@@ -15,7 +15,7 @@ import { spaRoutes } from './render-site';
 
 const URL_ = 'https://site.test/';
 const served = (body: string) => ({ url: URL_, headers: [['content-type', 'text/html']] as Array<[string, string]>, body, truncated: false });
-const rendered = (html: string): RenderCapture => ({ state: 'rendered', html, requests: 2, refused: 1, durationMs: 900 });
+const rendered = (html: string): RenderCapture => ({ state: 'rendered', html, webMcp: null, requests: 2, refused: 1, durationMs: 900 });
 const words = (n: number, prefix = 'w') => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(' ');
 const doc = (head: string, body: string) => `<!doctype html><html><head>${head}</head><body>${body}</body></html>`;
 
@@ -62,9 +62,10 @@ describe('compareRendering', () => {
   });
 
   it('reports no measures, and no findings, for a page that was not rendered', () => {
-    const capture: RenderCapture = { state: 'skipped', reason: 'busy', html: null, requests: 0, refused: 0, durationMs: 12 };
+    const capture: RenderCapture = { state: 'skipped', reason: 'busy', html: null, webMcp: null, requests: 0, refused: 0, durationMs: 12 };
     expect(compareRendering(served('<p>x</p>'), capture)).toEqual({
       rendering: { state: 'skipped', reason: 'busy', title: null, h1Count: null, wordCount: null, textLength: null, jsOnlyShare: null, requests: 0, refused: 0, durationMs: 12 },
+      webMcp: null,
       findings: [],
     });
   });

@@ -102,3 +102,70 @@ export function hostileRoutes(privatePort: number): Record<string, FixtureRoute>
     '/robots.txt': text(ROBOTS),
   };
 }
+
+/**
+ * WebMCP tools registered by script: two through the current `document.modelContext.registerTool()`, one
+ * through the earlier `navigator.modelContext.provideContext()`, and one registered then unregistered. Each
+ * tool's `execute` requests /executed, so a tool the renderer called would show in the site's requests.
+ */
+export function webMcpImperativeRoutes(): Record<string, FixtureRoute> {
+  return {
+    '/': page(`<!doctype html><html lang="en"><head><title>Shop</title></head><body><h1>Shop</h1><p>Widgets for sale.</p>
+<script>
+  const called = () => fetch('/executed');
+  navigator.modelContext.provideContext({ tools: [
+    { name: 'legacy_cart', description: 'Shows the cart', inputSchema: { type: 'object', properties: {} }, execute: called },
+  ] });
+  document.modelContext.registerTool({
+    name: 'search-products', description: 'Search the catalogue by keyword',
+    inputSchema: { type: 'object', properties: { query: { type: 'string', description: 'Words to look for' } }, required: ['query'] },
+    execute: called,
+  }).then(() => { document.body.dataset.registered = 'yes'; });
+  document.modelContext.registerTool({ name: 'get.page.title', description: 'The page title', execute: called });
+  document.modelContext.registerTool({ name: 'temporary', description: 'Registered, then withdrawn', execute: called }).unregister();
+  document.modelContext.unregisterTool('nothing-by-this-name');
+</script></body></html>`),
+    '/robots.txt': text(ROBOTS),
+  };
+}
+
+/** A form declared as a WebMCP tool (`toolname`, `tooldescription`), and a plain search form beside it. */
+export function webMcpDeclarativeRoutes(): Record<string, FixtureRoute> {
+  return {
+    '/': page(`<!doctype html><html lang="en"><head><title>Cars</title></head><body><h1>Cars</h1>
+<form action="/search" method="get"><input type="search" name="q"><button>Go</button></form>
+<form toolname="search-cars" tooldescription="Perform a car make/model search" action="/cars" method="POST" toolautosubmit>
+  <input type="text" name="make" toolparamdescription="The vehicle's make" required>
+  <input type="text" name="model" required>
+  <select name="year"><option>2024</option></select>
+  <input type="hidden" name="csrf" value="x"><input type="submit" value="Search">
+</form></body></html>`),
+    '/robots.txt': text(ROBOTS),
+  };
+}
+
+/** Tools a WebMCP browser refuses or an agent cannot call: a schema of the wrong type, one requiring what it does not define, a bad name. */
+export function webMcpInvalidRoutes(): Record<string, FixtureRoute> {
+  return {
+    '/': page(`<!doctype html><html lang="en"><head><title>Broken tools</title></head><body><h1>Broken tools</h1>
+<script>
+  document.modelContext.registerTool({ name: 'ok_tool', description: 'Fine', inputSchema: { type: 'object' }, execute() {} });
+  document.modelContext.registerTool({ name: 'lookup', description: 'Looks things up', inputSchema: { type: 'string' }, execute() {} });
+  document.modelContext.registerTool({ name: 'order', description: 'Orders', inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['qty'] }, execute() {} });
+  document.modelContext.registerTool({ name: 'has space', description: 'Bad name', execute() {} }).catch(() => {});
+  const loop = { type: 'object' }; loop.self = loop;
+  document.modelContext.registerTool({ name: 'circular', description: 'Circular schema', inputSchema: loop, execute() {} }).catch(() => {});
+</script></body></html>`),
+    '/robots.txt': text(ROBOTS),
+  };
+}
+
+/** A page that registers more tools than the recorder keeps. */
+export function webMcpFloodRoutes(count: number): Record<string, FixtureRoute> {
+  return {
+    '/': page(`<!doctype html><html lang="en"><head><title>Flood</title></head><body><h1>Flood</h1>
+<script>for (let i = 0; i < ${count}; i++) document.modelContext.registerTool({ name: 'tool' + i, description: 'x'.repeat(5000), inputSchema: { type: 'object' }, execute() {} });</script>
+</body></html>`),
+    '/robots.txt': text(ROBOTS),
+  };
+}

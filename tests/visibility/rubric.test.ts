@@ -513,7 +513,7 @@ describe('the published change log from rubric 1.0.0', () => {
       else expect(RUBRIC.find((i) => i.id === c.item)?.points).toBe(c.after);
     }
     expect(RUBRIC_CHANGES.changes.filter((c) => c.kind === 'finding').map((c) => c.item)).toEqual([
-      'agent-surfaces', 'agent-surface-invalid', 'ai-use-conflict', 'rsl-license-unusable', 'tdm-policy-unreachable', 'pay-per-crawl', 'payment-challenge',
+      'agent-surfaces', 'agent-surface-invalid', 'webmcp-tools', 'webmcp-tool-invalid', 'ai-use-conflict', 'rsl-license-unusable', 'tdm-policy-unreachable', 'pay-per-crawl', 'payment-challenge',
       'head-broken', 'robots-lines-ignored',
     ]);
   });

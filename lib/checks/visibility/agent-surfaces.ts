@@ -23,6 +23,7 @@
 // `missing`, not `invalid`, so a site that never meant to publish one is not told it published it wrong.
 
 import { isHtml } from './llms-txt';
+import type { WebMcp } from './webmcp';
 
 export const SURFACE_KINDS = ['apiCatalog', 'mcpServerCard', 'a2aAgentCard', 'oauthAuthorizationServer', 'oauthProtectedResource', 'webBotAuthDirectory'] as const;
 export type SurfaceKind = (typeof SURFACE_KINDS)[number];
@@ -78,8 +79,8 @@ export interface LinkRelation {
 /** `site.agentSurfaces`. */
 export interface AgentSurfaces extends Record<SurfaceKind, AgentSurface> {
   linkHeaders: LinkRelation[];
-  /** WebMCP tools the rendered page registers; null: not observed (the rendered view does not read them). */
-  webMcp: null;
+  /** WebMCP tools the rendered page registers and its forms (webmcp.ts); null when the page was not rendered. */
+  webMcp: WebMcp | null;
 }
 
 /** A surface as fetched. */
@@ -300,5 +301,6 @@ export function assessSurface(kind: SurfaceKind, file: SurfaceFile, origin: stri
 export function agentSurfaces(linkValues: readonly string[], files: Readonly<Record<SurfaceKind, SurfaceFile>>, pageUrl: string): AgentSurfaces {
   const origin = new URL(pageUrl).origin;
   const surfaces = Object.fromEntries(SURFACE_KINDS.map((k) => [k, assessSurface(k, files[k], origin)])) as Record<SurfaceKind, AgentSurface>;
+  // The rendered view fills webMcp in (check.ts): the site files are analysed before the rendering ends.
   return { linkHeaders: linkHeaderRelations(linkValues, pageUrl), ...surfaces, webMcp: null };
 }

@@ -500,6 +500,7 @@ async function runCheck(
       llmsTxt: result.llms.state,
       llmsFullTxt: result.llmsFullState,
       ...result.signals,
+      agentSurfaces: { ...result.signals.agentSurfaces, webMcp: view.webMcp },
       access: result.access,
       outbound: gate.summary(),
     },

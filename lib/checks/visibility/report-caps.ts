@@ -18,6 +18,7 @@ import { LINK_RELATIONS_MAX, SURFACE_PROBLEMS_MAX } from './agent-surfaces';
 import { AI_USE_SOURCES_MAX } from './ai-use';
 import { COMMERCE_CHALLENGES_MAX } from './commerce';
 import { RSL_USAGES_MAX } from './rsl';
+import { WEBMCP_LISTED } from './webmcp';
 
 /**
  * The longest string and the longest list of each kind a report carries. A string's cap counts the bytes
@@ -85,6 +86,15 @@ export const REPORT_CAPS = {
   challenges: COMMERCE_CHALLENGES_MAX,
   /** Usage tokens of an RSL licence's permits and prohibits, each. */
   rslUsages: RSL_USAGES_MAX,
+  /** WebMCP tools listed (the first few; webMcp.toolCount counts them all), a tool's name and description. */
+  webMcpTools: WEBMCP_LISTED.tools,
+  webMcpName: WEBMCP_LISTED.name,
+  webMcpText: WEBMCP_LISTED.text,
+  /** Forms of the rendered page listed, the address each submits to, and the field names listed per form. */
+  webMcpForms: WEBMCP_LISTED.forms,
+  webMcpAction: WEBMCP_LISTED.action,
+  webMcpFields: WEBMCP_LISTED.fields,
+  webMcpField: WEBMCP_LISTED.field,
   /** Key JSON-LD types: the ones the check looks for. */
   keyTypes: KEY_JSON_LD_TYPES.length,
 } as const;
@@ -255,7 +265,35 @@ export const VisibilityReportSchema = z.looseObject({
       oauthAuthorizationServer: Surface,
       oauthProtectedResource: Surface,
       webBotAuthDirectory: Surface,
-      webMcp: z.null(),
+      webMcp: z
+        .looseObject({
+          status: z.enum(['found', 'missing']),
+          source: z.enum(['imperative', 'declarative', 'both']).nullable(),
+          imperativeObserved: z.boolean(),
+          tools: list(
+            z.looseObject({
+              name: str(C.webMcpName),
+              description: str(C.webMcpText),
+              source: z.enum(['imperative', 'declarative']),
+              inputSchemaValid: z.boolean().nullable(),
+              problem: str(C.webMcpText).nullable(),
+            }),
+            C.webMcpTools,
+          ),
+          toolCount: int().min(0),
+          forms: list(
+            z.looseObject({
+              toolName: str(C.webMcpName).nullable(),
+              action: str(C.webMcpAction).nullable(),
+              method: z.enum(['get', 'post', 'dialog']),
+              fields: list(str(C.webMcpField), C.webMcpFields),
+              fieldCount: int().min(0),
+            }),
+            C.webMcpForms,
+          ),
+          formCount: int().min(0),
+        })
+        .nullable(),
     }),
     aiUse: z.looseObject({ train: AiUseAnswer, search: AiUseAnswer, aiInput: AiUseAnswer }),
     commerce: z.looseObject({

@@ -86,6 +86,8 @@ export const RUBRIC_CHANGE_GROUPS_3: readonly RubricChangeGroup[] = [
     changes: [
       finding('agent-surfaces', 'New, info: the Link header relations, API catalog, MCP server card, A2A agent card, OAuth metadata and Web Bot Auth key directory the site publishes. Not scored: a site need not offer any of them.'),
       finding('agent-surface-invalid', 'New, medium (high when a key directory publishes private keys): a surface that is published but not what its specification requires. Not scored, so a site is never worse off for publishing one than for publishing none; the finding still tells the owner it is broken.'),
+      finding('webmcp-tools', 'New, info: the WebMCP tools the rendered page registers by script or declares on its forms. Not scored: a page need not offer tools, and not every check renders the page.'),
+      finding('webmcp-tool-invalid', 'New, medium: a WebMCP tool a browser refuses (a name or description the proposal does not allow, an input schema that cannot be serialised) or an agent cannot call (an input schema that is not an object, or requires what it does not define). Not scored.'),
     ],
   },
   {

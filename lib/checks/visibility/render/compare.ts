@@ -4,6 +4,7 @@
 
 import { CRAWLERS } from '../crawlers';
 import { extractPage, sameUrl, type PageFacts, type RobotsDirectives } from '../extract';
+import { webMcpFindings, webMcpOf, type WebMcp, type WebMcpCapture } from '../webmcp';
 import { wordsOf } from '../words';
 import type { Finding } from '../rubric-items/types';
 
@@ -16,6 +17,8 @@ export interface RenderCapture {
   reason?: string;
   /** `document.documentElement.outerHTML` once the page settled; null when nothing was rendered. */
   html: string | null;
+  /** The WebMCP tools the page registered and its forms (webmcp-recorder.ts); null when not read. */
+  webMcp: WebMcpCapture | null;
   /** Requests the browser made that were fetched for it through safeFetch. */
   requests: number;
   /** Requests the browser tried that were not fetched for it (see render.ts for every reason). */
@@ -48,6 +51,8 @@ export interface ServedPage {
 
 export interface RenderComparison {
   rendering: PageRendering;
+  /** `site.agentSurfaces.webMcp`: null unless the page was rendered and its tools read. */
+  webMcp: WebMcp | null;
   findings: Finding[];
 }
 
@@ -153,6 +158,7 @@ export function compareRendering(served: ServedPage, capture: RenderCapture): Re
   if (capture.state !== 'rendered' || capture.html === null) {
     return {
       rendering: { ...base, title: null, h1Count: null, wordCount: null, textLength: null, jsOnlyShare: null, ...counts },
+      webMcp: null,
       findings: [],
     };
   }
@@ -179,7 +185,11 @@ export function compareRendering(served: ServedPage, capture: RenderCapture): Re
     });
   }
 
+  const webMcp = capture.webMcp === null ? null : webMcpOf(capture.webMcp);
+  if (webMcp !== null) findings.push(...webMcpFindings(webMcp));
+
   return {
+    webMcp,
     rendering: {
       ...base,
       title: renderedFacts.title,

@@ -10,12 +10,15 @@ import { closeBrowsers } from './browser';
 import type { PageRendering, RenderCapture } from './compare';
 import { capturePage, RENDER_MAX_BYTES, RENDER_MAX_REQUESTS, RENDER_TIME_MS, type ServedDocument } from './render';
 import type { RendererSettings } from './settings';
+import type { WebMcp } from '../webmcp';
 
 export type { PageRendering } from './compare';
 
 /** What the rendering adds to a report. */
 export interface RenderedView {
   rendering: PageRendering;
+  /** `site.agentSurfaces.webMcp`: null when the page was not rendered. */
+  webMcp: WebMcp | null;
   findings: Finding[];
   limits: string[];
 }
@@ -58,19 +61,20 @@ export async function renderedView(page: ServedDocument & { truncated: boolean }
   try {
     capture = await capturePage(page, options);
   } catch {
-    capture = { state: 'failed', reason: 'The browser failed while rendering the page.', html: null, requests: 0, refused: 0, durationMs: 0 };
+    capture = { state: 'failed', reason: 'The browser failed while rendering the page.', html: null, webMcp: null, requests: 0, refused: 0, durationMs: 0 };
   }
   try {
-    const { rendering, findings } = await analyse(
+    const { rendering, webMcp, findings } = await analyse(
       { kind: 'rendering', served: { url: page.url, headers: page.headers, body: page.body, truncated: page.truncated }, capture },
       options.analysis ?? {},
     );
-    return { rendering, findings, limits: renderedLimits(rendering.state) };
+    return { rendering, webMcp, findings, limits: renderedLimits(rendering.state) };
   } catch {
     const failed = { ...capture, state: 'failed' as const, reason: 'The rendered page could not be analysed in time.', html: null };
-    const { html: _html, ...counts } = failed;
+    const { html: _html, webMcp: _webMcp, ...counts } = failed;
     return {
       rendering: { ...counts, title: null, h1Count: null, wordCount: null, textLength: null, jsOnlyShare: null },
+      webMcp: null,
       findings: [],
       limits: renderedLimits('failed'),
     };

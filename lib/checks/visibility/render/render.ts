@@ -15,6 +15,7 @@ import { createLimiter, leaseBrowser, type Limiter } from './browser';
 import type { RenderCapture } from './compare';
 import { watchRendererMemory } from './memory-watch';
 import { resolveRendererSettings, type RendererSettings } from './settings';
+import { asWebMcpCapture, READ_EXPRESSION, RECORDER_SCRIPT } from './webmcp-recorder';
 
 /** The caps of one rendering: requests fetched for the page, bytes of those, and time once a slot is free. */
 export const RENDER_MAX_REQUESTS = 50;
@@ -90,7 +91,7 @@ function isHtml(headers: Array<[string, string]>): boolean {
 export async function capturePage(served: ServedDocument, options: CaptureOptions): Promise<RenderCapture> {
   const started = performance.now();
   const settings = options.settings ?? resolveRendererSettings();
-  const none = { html: null, requests: 0, refused: 0 };
+  const none = { html: null, webMcp: null, requests: 0, refused: 0 };
   if (!settings.mode.on) return { state: 'unavailable', reason: settings.mode.reason, ...none, durationMs: 0 };
   if (served.status < 200 || served.status > 299) {
     return { state: 'skipped', reason: `The page answered ${served.status}; only pages that answer 2xx are rendered.`, ...none, durationMs: 0 };
@@ -135,7 +136,7 @@ interface Meter {
 
 async function renderInBrowser(served: ServedDocument, options: CaptureOptions, executablePath: string, settings: RendererSettings): Promise<Omit<RenderCapture, 'durationMs'>> {
   const meter: Meter = { attempts: 0, requests: 0, refused: 0, bytes: 0, inFlight: 0, lastActivity: performance.now() };
-  const failed = (reason: string) => ({ state: 'failed' as const, reason, html: null, requests: meter.requests, refused: meter.refused });
+  const failed = (reason: string) => ({ state: 'failed' as const, reason, html: null, webMcp: null, requests: meter.requests, refused: meter.refused });
 
   let lease;
   try {
@@ -179,6 +180,9 @@ async function renderInBrowser(served: ServedDocument, options: CaptureOptions, 
     if (options.signal.aborted) return failed('The check ended while the page was rendering.');
     if (crashed) return memory.tripped() ? overBudget() : failed('The page crashed the browser tab.');
 
+    // The WebMCP records before the DOM: both are read once the page settled, and a page that fails the read
+    // (a script that broke what the read needs) still has its DOM read; its tools then read as not observed.
+    const webMcp = asWebMcpCapture(await withDeadline(page.evaluate(READ_EXPRESSION), deadline).catch(() => null));
     const html = await withDeadline(
       page.evaluate((max) => {
         const root = document.documentElement;
@@ -191,7 +195,7 @@ async function renderInBrowser(served: ServedDocument, options: CaptureOptions, 
     if (html === null) {
       return failed(options.signal.aborted ? 'The check ended while the page was rendering.' : `The page's scripts kept the browser busy past ${RENDER_TIME_MS / 1000} s.`);
     }
-    return { state: 'rendered', html, requests: meter.requests, refused: meter.refused };
+    return { state: 'rendered', html, webMcp, requests: meter.requests, refused: meter.refused };
   } catch {
     if (options.signal.aborted) return failed('The check ended while the page was rendering.');
     return memory.tripped() ? overBudget() : failed('The browser failed while rendering the page.');
@@ -237,6 +241,8 @@ async function guardContext(context: BrowserContext, served: ServedDocument, opt
   // WebRTC opens its own connections (STUN, TURN over TCP) that no route sees: its constructors are removed
   // from every document before the document's own scripts run (iframes and popups included).
   await context.addInitScript(NO_WEBRTC_SCRIPT);
+  // WebMCP tools are recorded as the page registers them, never called (webmcp-recorder.ts).
+  await context.addInitScript(RECORDER_SCRIPT);
   // A WebSocket is never connected: it is closed as soon as the page opens it.
   await context.routeWebSocket(/.*/, (ws) => {
     meter.refused++;
