@@ -185,7 +185,7 @@ export function VisibilityRubric() {
   return (
     <>
       <p>
-        Check version <code>{d.checkVersion}</code>, rubric version <code>{d.rubricVersion}</code>. {d.scoringRule}
+        Check version <code>{d.checkVersion}</code>, rubric version <code>{d.rubricVersion}</code>. {d.scoringRule} {d.severityRule}
       </p>
       <p>
         Fetched: {d.fetched.page}; then {d.fetched.site.join(', ')}; within {d.fetched.budgetSeconds} seconds in all.

@@ -25,7 +25,7 @@ describe('ReportView: visibility', () => {
     expect(t).toContain(`AI visibility of ${body.report.checkedUrl}`);
     expect(t).toContain('GPTBot OpenAI ai-training Disallowed Disallow: / group GPTBot');
     for (const f of body.report.findings) expect(t).toContain(f.fix);
-    expect(t).toContain('Low 3 findings');
+    expect(t).toContain('Low 4 findings');
     expect(t).toContain('Page facts');
     expect(t).toContain('Sitemap https://shop.example/sitemap.xml');
     expect(t).toContain('What this check cannot see');

@@ -20,6 +20,7 @@ const VisibilityDescribed = z.strictObject({
   rubricVersion: z.string(),
   scoreMax: z.number().int(),
   scoringRule: z.string(),
+  severityRule: z.string(),
   fetched: z.looseObject({
     page: z.string(),
     site: z.array(z.string()),
@@ -74,8 +75,8 @@ export const visibilityCheck = defineCheck({
   problemOf: visibilityProblem,
   described: VisibilityDescribed,
   describe: () => {
-    const { crawlers, rubric, rubricVersion, checkVersion, scoringRule, fetched, limits, scoreMax } = visibilityCheckDescription();
-    return { checkVersion, rubricVersion, scoreMax, scoringRule, fetched, crawlers, rubric, limits };
+    const { crawlers, rubric, rubricVersion, checkVersion, scoringRule, severityRule, fetched, limits, scoreMax } = visibilityCheckDescription();
+    return { checkVersion, rubricVersion, scoreMax, scoringRule, severityRule, fetched, crawlers, rubric, limits };
   },
   summarize(body) {
     const { report } = body as { report: { checkedUrl: string; score: number; scoreMax: number; crawlers: { allowed: boolean }[]; findings: unknown[] } };

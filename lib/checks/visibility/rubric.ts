@@ -6,7 +6,7 @@
 // The items live in rubric-items/, one file per group; RUBRIC_ITEMS below is their one list, in published
 // order, and the source of truth for the published rubric (RUBRIC), the scoring and the docs.
 
-import { SEVERITY_ORDER, type Severity } from '@/lib/checks/severity';
+import { SEVERITY_ORDER, severityFor, type Severity } from '@/lib/checks/severity';
 import { PAGE_READ_MAX_BYTES, PARSE_MAX_DEPTH, PARSE_MAX_NODES, PARSE_MAX_REOPENED_FORMATTING } from './bounded-parse';
 import { ACCESS_ITEMS } from './rubric-items/access';
 import { AGENT_ITEMS } from './rubric-items/agents';
@@ -258,12 +258,15 @@ function informationalFindings(input: ScoreInput): Finding[] {
 }
 
 /**
- * The report's finding order: most severe first, then most points lost, then by id.
+ * The report's finding order: most severe first (the score cap last of its severity), then most points lost, then by id.
  * @example findings.sort(compareFindings)
  */
 export function compareFindings(a: Finding, b: Finding): number {
   const s = SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity);
   if (s !== 0) return s;
+  // The cap is the consequence of the critical findings, so it follows them however many points it carries.
+  const cap = Number(a.id === 'score-capped') - Number(b.id === 'score-capped');
+  if (cap !== 0) return cap;
   if (a.pointsLost !== b.pointsLost) return b.pointsLost - a.pointsLost;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
@@ -284,7 +287,8 @@ export function scoreReport(input: ScoreInput): ScoreResult {
     raw += earned;
     scoring.push({ id: item.id, points: item.points, earned });
     if (outcome.finding && earned < item.points) {
-      findings.push({ ...outcome.finding, rubric: item.id, pointsLost: item.points - earned });
+      const pointsLost = item.points - earned;
+      findings.push({ ...outcome.finding, severity: severityFor(outcome.finding.severity, pointsLost), rubric: item.id, pointsLost });
     }
   }
   let score = raw;
@@ -293,12 +297,12 @@ export function scoreReport(input: ScoreInput): ScoreResult {
     score = BLOCKING_SCORE_CAP;
     findings.push({
       id: 'score-capped',
-      severity: 'info',
+      severity: 'critical',
       rubric: null,
       pointsLost: raw - BLOCKING_SCORE_CAP,
       observed: `rubric items earned ${raw} points, but ${blockers.join(' and ')}`,
       why: `A page that search engines will not index cannot score above ${BLOCKING_SCORE_CAP}, however good the rest of it is.`,
-      fix: 'Fix the critical findings above; the cap lifts as soon as none of them remains.',
+      fix: 'Fix the other critical findings; the cap lifts as soon as none of them remains.',
     });
   }
   findings.push(...informationalFindings(input), ...serverAccessFindings(input), ...agentSignalFindings(input));
