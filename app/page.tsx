@@ -60,11 +60,11 @@ export default function Home() {
       </p>
       <section className="example-report" aria-label="Example AI Visibility report">
         <p className="example-label">Example · AI Visibility Check</p>
-        <ReportView body={example} level={3} idPrefix="example-visibility" fileName="example-ai-visibility.json" />
+        <ReportView body={example} level={3} idPrefix="example-visibility" />
       </section>
       <section className="example-report" aria-label="Example readiness report">
         <p className="example-label">Example · {readinessCheck.service}</p>
-        <ReportView body={exampleReadinessBody()} level={3} idPrefix="example-readiness" fileName="example-readiness.json" />
+        <ReportView body={exampleReadinessBody()} level={3} idPrefix="example-readiness" />
       </section>
 
       <h2>Who it is for</h2>

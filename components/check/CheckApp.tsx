@@ -167,7 +167,7 @@ export function CheckApp({ initial, example }: { initial: SessionState | null; e
               </>
             ) : null}
           </p>
-          <ReportView body={result.body} level={2} idPrefix="result" fileName={`${result.check}-report.json`} />
+          <ReportView body={result.body} level={2} idPrefix="result" permalink={result.reportPath ? new URL(result.reportPath, window.location.origin).href : undefined} />
         </section>
       ) : null}
     </>

@@ -370,7 +370,7 @@ describe('the Markdown report', () => {
     expect(md).toContain('- `stripe listen --forward-to <your-webhook-url>, then stripe trigger payment_intent.succeeded, then stripe events resend <that event id>`: ');
     expect(md).toContain('[Stripe: verify webhook signatures](https://docs.stripe.com/webhooks/signature)');
     expect(md).toContain('- **critical** retry-pays-twice (payment_challenge_and_receipt + idempotency): ');
-    expect(reportMarkdown('readiness', { assessment })).toBe(`${md}\n\nThe full result is the JSON body (MCP: structuredContent).`);
+    expect(reportMarkdown('readiness', { assessment })).toBe(md);
   });
 
   it('links only plain https addresses', () => {
