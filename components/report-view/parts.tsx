@@ -22,7 +22,7 @@ export const sub = (level: Level): 3 | 4 => (level + 1) as 3 | 4;
  * The id of a finding's entry in the findings list, which the top fixes link to.
  * @example findingAnchor('stored-sev', 0) // 'stored-sev-finding-0'
  */
-export function findingAnchor(idPrefix: string, index: number): string {
+function findingAnchor(idPrefix: string, index: number): string {
   return `${idPrefix}-finding-${index}`;
 }
 
