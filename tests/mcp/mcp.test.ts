@@ -206,7 +206,7 @@ describe('paying in-band', () => {
     const body = result.structuredContent as Record<string, unknown>;
     expect(body).toMatchObject({ service: readinessCheck.service, paymentIntent: receipt.reference, assessment: { scoreMax: 100 } });
     expect(readinessCheck.output.safeParse(body).success).toBe(true);
-    expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/^# Agent payment readiness: Checkout agent\n\n\*\*Verdict: not-ready\*\*, score \d+\/100\n/);
+    expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/^# Agent payment readiness: Checkout agent\n\nAssessed \d{1,2} \w+ \d{4}, \d\d:\d\d UTC\n\n\*\*Verdict: not-ready\*\*, score \d+\/100\n/);
     const after = await usdc();
     expect(before.payer - after.payer).toBe(1_000_000n);
     expect(after.payTo - before.payTo).toBe(1_000_000n);
