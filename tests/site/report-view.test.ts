@@ -5,6 +5,8 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { parseFragment } from 'parse5';
 import { describe, expect, it } from 'vitest';
 import { ReportView } from '@/components/report-view/ReportView';
+import { ReportHeader } from '@/components/report-view/parts';
+import { readinessReport } from '@/lib/checks/readiness/report';
 import { exampleReadinessBody, exampleVisibilityBody } from '@/lib/site/examples';
 import { fullV3Body } from '../visibility/full-v3-report';
 
@@ -88,4 +90,13 @@ it('ReportView: readiness shows the verdict, blockers and the capability table',
 
 it('ReportView: a body that is no report says so', () => {
   expect(text(render({ body: { hello: 1 } }))).toContain('This report could not be read.');
+});
+
+it('ReportHeader: a readiness header from its headline shows the score, verdict, summary sentence and date', () => {
+  const body = exampleReadinessBody();
+  const headline = readinessReport.headline!(body)!;
+  expect(headline).toMatchObject({ title: 'Payment readiness of', target: 'Checkout agent', score: body.assessment.score, scoreMax: 100, verdict: 'Not ready', tone: 'poor', summary: body.assessment.summary, at: body.assessedAt, atVerb: 'Assessed' });
+  const t = text(renderToStaticMarkup(createElement(ReportHeader, { headline, level: 2, idPrefix: 'h' })));
+  expect(t).toContain(`${body.assessment.score} / 100 Payment readiness of “Checkout agent” Not ready ${body.assessment.summary} Assessed 1 November 2026, 12:00 UTC`);
+  expect(readinessReport.topFixes!(body).map((f) => f.id)).toEqual(body.assessment.findings.filter((f) => f.severity !== 'info').slice(0, 5).map((f) => f.id));
 });
