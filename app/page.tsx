@@ -57,7 +57,7 @@ export default function Home() {
       {shown.map(({ id, check, example }) => (
         <section key={id} className="example-report" aria-label={`Example ${check.label} report`}>
           <p className="example-label">Example · {check.service}</p>
-          <ReportView body={example.body()} level={3} idPrefix={`example-${id}`} fileName={`example-${id}.json`} />
+          <ReportView body={example.body()} level={3} idPrefix={`example-${id}`} />
         </section>
       ))}
 

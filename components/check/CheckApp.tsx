@@ -132,7 +132,7 @@ export function CheckApp({ initial, examples }: { initial: SessionState | null; 
               </>
             ) : null}
           </p>
-          <ReportView body={result.body} level={2} idPrefix="result" fileName={`${check}-report.json`} />
+          <ReportView body={result.body} level={2} idPrefix="result" permalink={result.reportPath ? new URL(result.reportPath, window.location.origin).href : undefined} />
         </section>
       ) : null}
     </>

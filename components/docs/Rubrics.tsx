@@ -16,7 +16,7 @@ interface ReadinessDescribed {
 }
 
 /** What the visibility check's `describe()` publishes. */
-type VisibilityDescribed = Pick<ReturnType<typeof visibilityCheckDescription>, 'checkVersion' | 'rubricVersion' | 'scoringRule' | 'fetched' | 'rubric' | 'crawlers'>;
+type VisibilityDescribed = Pick<ReturnType<typeof visibilityCheckDescription>, 'checkVersion' | 'rubricVersion' | 'scoringRule' | 'severityRule' | 'fetched' | 'rubric' | 'crawlers'>;
 
 export function ReadinessRubric({ described }: { described: unknown }) {
   const r = (described as ReadinessDescribed).rubric;
@@ -201,7 +201,7 @@ export function VisibilityRubric({ described }: { described: unknown }) {
   return (
     <>
       <p>
-        Check version <code>{d.checkVersion}</code>, rubric version <code>{d.rubricVersion}</code>. {d.scoringRule}
+        Check version <code>{d.checkVersion}</code>, rubric version <code>{d.rubricVersion}</code>. {d.scoringRule} {d.severityRule}
       </p>
       <p>
         Fetched: {d.fetched.page}; then {d.fetched.site.join(', ')}; within {d.fetched.budgetSeconds} seconds in all. The address is

@@ -1,5 +1,3 @@
-import { ScoreGauge } from './ScoreGauge';
-import { READINESS_VERDICT } from './labels';
 import { Limits, type Level } from './parts';
 import { Capabilities } from './readiness/Capabilities';
 import { FindingCard } from './readiness/FindingCard';
@@ -11,8 +9,8 @@ import { ProductionDelta } from './readiness/ProductionDelta';
 import type { Body } from './readiness/types';
 import './readiness/readiness.css';
 
-// The Agent Payment Readiness Assessment's report, in the order a buyer acts on it: the verdict and summary,
-// the plan, the hazards, every finding (risk, steps, verify, sources, evidence), what production adds for a
+// The Agent Payment Readiness Assessment's report, in the order a buyer acts on it: below the shared header
+// (verdict, score, summary, date), the plan, the hazards, every finding (risk, steps, verify, sources, evidence), what production adds for a
 // sandbox workflow, and the capability table last.
 
 const USERS: Record<string, string> = { agents: 'For agents', humans: 'For humans', both: 'For humans and agents' };
@@ -29,23 +27,13 @@ function ReadinessReport({ body, level, idPrefix }: { body: Body; level: Level; 
   const audience = [USERS[a.workflow.intendedUsers ?? ''], ENVIRONMENT[a.workflow.targetEnvironment ?? '']].filter(Boolean).join(' ');
   return (
     <>
-      <div className="report-head">
-        <ScoreGauge score={a.score} max={a.scoreMax} label="Readiness score" />
-        <div>
-          <H depth={level} id={`${idPrefix}-title`}>
-            Payment readiness of “{a.workflow.name}”
-          </H>
-          <p className={`verdict ${a.verdict}`} data-testid="report-verdict">{READINESS_VERDICT[a.verdict] ?? a.verdict}</p>
-          {a.summary ? <p className="rd-summary" data-testid="readiness-summary">{a.summary}</p> : null}
-          <p className="muted">
-            {audience ? <>{audience} · </> : null}
-            {/* The summary already says when nothing blocks. */}
-            {a.blockers.length ? `Blocked by ${a.blockers.map(capabilityTitle).join(', ')} · ` : a.summary ? null : 'No blockers · '}
-            {a.findings.length} finding{a.findings.length === 1 ? '' : 's'}
-            {body.assessedAt ? <> · assessed {new Date(body.assessedAt).toUTCString()}</> : null}
-          </p>
-        </div>
-      </div>
+      {/* The shared header above (ReportView) holds the score, verdict, summary and date; this line adds who the
+          workflow serves and where, and what blocks it. */}
+      <p className="muted" data-testid="readiness-context">
+        {audience ? <>{audience} · </> : null}
+        {a.blockers.length ? `Blocked by ${a.blockers.map(capabilityTitle).join(', ')} · ` : 'No blockers · '}
+        {a.findings.length} finding{a.findings.length === 1 ? '' : 's'}
+      </p>
 
       {/* Sections are divs, not named regions: the capability table's wrapper is already the region named
           "Capabilities", and two reports on one page would name their regions alike. */}

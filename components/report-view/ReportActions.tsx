@@ -1,13 +1,34 @@
 'use client';
 
+import { useEffect } from 'react';
 import { CopyButton } from '../CopyButton';
 
 /**
- * "Download JSON" saves the report exactly as the API returned it; "Copy as Markdown" copies the same
- * report as text to paste into an issue or a chat. The file is built in the browser from the JSON the
- * page already holds: nothing is fetched again.
+ * The exports bar at the top of every report: "Download JSON" saves the report exactly as the API returned it,
+ * "Copy as Markdown" copies it as text to paste into an issue or a chat, "Print" makes a PDF through the
+ * browser's print (the print stylesheet hides the site around the report and opens its folded parts), and
+ * "Copy permalink" copies the report's permanent address when it has one. Files are built in the browser from
+ * the JSON the page already holds: nothing is fetched again.
  */
-export function ReportActions({ json, markdown, fileName }: { json: string; markdown: string; fileName: string }) {
+export function ReportActions({ json, markdown, fileName, permalink }: { json: string; markdown: string; fileName: string; permalink?: string }) {
+  useEffect(() => {
+    // Printing from the browser's menu opens the folded parts too; what was open before is restored after.
+    let opened: HTMLDetailsElement[] = [];
+    const before = () => {
+      opened = [...document.querySelectorAll<HTMLDetailsElement>('.report details:not([open])')];
+      for (const d of opened) d.open = true;
+    };
+    const after = () => {
+      for (const d of opened) d.open = false;
+      opened = [];
+    };
+    window.addEventListener('beforeprint', before);
+    window.addEventListener('afterprint', after);
+    return () => {
+      window.removeEventListener('beforeprint', before);
+      window.removeEventListener('afterprint', after);
+    };
+  }, []);
   function download() {
     const url = URL.createObjectURL(new Blob([json], { type: 'application/json' }));
     const link = document.createElement('a');
@@ -20,11 +41,15 @@ export function ReportActions({ json, markdown, fileName }: { json: string; mark
     setTimeout(() => URL.revokeObjectURL(url), 0);
   }
   return (
-    <div className="actions report-actions">
+    <div className="actions report-actions" role="group" aria-label="Export this report">
       <button type="button" className="button secondary" onClick={download}>
         Download JSON
       </button>
       <CopyButton text={markdown} label="Copy as Markdown" />
+      <button type="button" className="button secondary" onClick={() => window.print()}>
+        Print
+      </button>
+      {permalink ? <CopyButton text={permalink} label="Copy permalink" /> : null}
     </div>
   );
 }

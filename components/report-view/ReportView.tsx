@@ -1,26 +1,53 @@
-import { checkMarkdown } from '@/lib/checks/entry';
+import { checkMarkdown, type ReportHeadline } from '@/lib/checks/entry';
 import { ReportActions } from './ReportActions';
-import type { Level } from './parts';
+import { ReportHeader, TopFixes, type Level } from './parts';
 import { reportViewOf } from './views';
 
 // THE report view: the live result on /check, a stored report on /reports/<id> and the examples on the
-// home page all render a check's 200 body through this one component, with the view its check registered
-// (views.tsx). It has no state and no server-only imports, so a server page and a client component can both
-// render it.
+// home page all render a check's 200 body through this one component. Every report opens the same way (the
+// header from the check's headline, the exports, the fixes to make first) and goes on with the view its check
+// registered (views.tsx). It has no state and no server-only imports, so a server page and a client
+// component can both render it.
+
+/** The downloaded file's name: the check, what was checked (its host, or the workflow's name) and the day. */
+function exportFileName(checkId: string, headline: ReportHeadline | null): string {
+  let target = headline?.target ?? '';
+  if (headline?.targetIsUrl) {
+    try {
+      target = new URL(target).host;
+    } catch {
+      // Not an address after all: its words make the name.
+    }
+  }
+  const slug = target.toLowerCase().replace(/[^a-z0-9.]+/g, '-').replace(/^-|-$/g, '').slice(0, 60);
+  const day = headline?.at && !Number.isNaN(Date.parse(headline.at)) ? new Date(headline.at).toISOString().slice(0, 10) : '';
+  return `${[checkId, slug, day].filter(Boolean).join('-')}.json`;
+}
 
 /**
  * Renders one check's 200 body. `level` is the heading level of the report's title (2 on a page of its
- * own, 3 under a page section); `idPrefix` keeps ids unique when a page shows two reports.
- * @example <ReportView body={await res.json()} level={2} idPrefix="result" fileName="report.json" />
+ * own, 3 under a page section); `idPrefix` keeps ids unique when a page shows two reports; `permalink` is the
+ * report's absolute permanent address, when it has one (copied, and carried in the Markdown).
+ * @example <ReportView body={await res.json()} level={2} idPrefix="result" permalink="https://…/reports/rep_…" />
  */
-export function ReportView({ body, level = 2, idPrefix = 'report', fileName = 'report.json' }: { body: unknown; level?: Level; idPrefix?: string; fileName?: string }) {
+export function ReportView({ body, level = 2, idPrefix = 'report', permalink }: { body: unknown; level?: Level; idPrefix?: string; permalink?: string }) {
   const view = reportViewOf(body);
   if (!view) return <p className="notice error" role="alert">This report could not be read.</p>;
-  const markdown = checkMarkdown(view.report, body);
+  const headline = view.report.headline?.(body) ?? null;
+  const actions = (
+    <ReportActions
+      json={JSON.stringify(body, null, 2)}
+      markdown={checkMarkdown(view.report, body, permalink)}
+      fileName={exportFileName(view.report.id, headline)}
+      permalink={permalink}
+    />
+  );
+  const generic = headline !== null;
   return (
     <article className="report" aria-labelledby={`${idPrefix}-title`} data-testid="report">
+      {generic ? <ReportHeader headline={headline} level={level} idPrefix={idPrefix}>{actions}</ReportHeader> : actions}
+      {generic ? <TopFixes fixes={view.report.topFixes?.(body) ?? []} level={level} idPrefix={idPrefix} /> : null}
       <view.View body={body} level={level} idPrefix={idPrefix} />
-      <ReportActions json={JSON.stringify(body, null, 2)} markdown={markdown} fileName={fileName} />
     </article>
   );
 }

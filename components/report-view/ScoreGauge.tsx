@@ -1,13 +1,10 @@
+import { scoreBand } from '@/lib/checks/entry';
+
 // A half-ring gauge drawn with SVG attributes only (the CSP allows no inline style to be relied on).
 // The number is text, so it reads the same to a screen reader and in print.
 
 const R = 52;
 const HALF = Math.PI * R;
-
-export function scoreBand(score: number, max: number): 'good' | 'fair' | 'poor' {
-  const share = max > 0 ? score / max : 0;
-  return share >= 0.8 ? 'good' : share >= 0.5 ? 'fair' : 'poor';
-}
 
 export function ScoreGauge({ score, max, label }: { score: number; max: number; label: string }) {
   const share = max > 0 ? Math.min(1, Math.max(0, score / max)) : 0;

@@ -1,10 +1,13 @@
 import type { ReactNode } from 'react';
+import { reportDate, type ReportHeadline, type TopFix } from '@/lib/checks/entry';
 import { SEVERITY_ORDER } from '@/lib/checks/severity';
+import type { Fact } from '@/lib/checks/visibility/facts';
+import { ScoreGauge } from './ScoreGauge';
 import { SEVERITY_LABEL } from './labels';
 import type { ViewFinding } from './types';
 
-// What every check's report view is built from: headings at the right level, findings by severity, a facts
-// list, the limits. No state and no server-only imports (see ReportView.tsx).
+// What every check's report view is built from: the header, the top fixes, headings at the right level,
+// findings by severity, a facts list, the limits. No state and no server-only imports (see ReportView.tsx).
 
 export type Level = 2 | 3;
 
@@ -15,12 +18,69 @@ export function Heading({ level, id, children }: { level: Level | 4; id?: string
 
 export const sub = (level: Level): 3 | 4 => (level + 1) as 3 | 4;
 
-export function Findings({ findings, level, idPrefix }: { findings: ViewFinding[]; level: Level; idPrefix: string }) {
+/**
+ * The id of a finding's entry in the findings list, which the top fixes link to.
+ * @example findingAnchor('stored-sev', 0) // 'stored-sev-finding-0'
+ */
+function findingAnchor(idPrefix: string, index: number): string {
+  return `${idPrefix}-finding-${index}`;
+}
+
+/**
+ * The top of every report: the score gauge, what was checked, the verdict, one sentence, the date, and the
+ * exports (`children`). Drawn from the check's headline, so every check's report opens the same way.
+ * @example <ReportHeader headline={report.headline(body)!} level={2} idPrefix="stored"><ReportActions … /></ReportHeader>
+ */
+export function ReportHeader({ headline, level, idPrefix, children }: { headline: ReportHeadline; level: Level; idPrefix: string; children?: ReactNode }) {
+  return (
+    <header className="report-head">
+      {headline.score !== null && headline.scoreMax !== null ? <ScoreGauge score={headline.score} max={headline.scoreMax} label={headline.scoreLabel} /> : null}
+      <div>
+        <Heading level={level} id={`${idPrefix}-title`}>
+          {headline.title} {headline.targetIsUrl ? <span className="url">{headline.target}</span> : <>“{headline.target}”</>}
+        </Heading>
+        <p className={`verdict ${headline.tone}`} data-testid="report-verdict">{headline.verdict}</p>
+        <p className="report-summary" data-testid="report-summary">{headline.summary}</p>
+        {headline.at ? (
+          <p className="muted report-date">
+            {headline.atVerb} <time dateTime={headline.at}>{reportDate(headline.at)}</time>
+          </p>
+        ) : null}
+        {children}
+      </div>
+    </header>
+  );
+}
+
+/**
+ * The fixes a report leads with, each its finding's title and fix sentence, linking to the full finding.
+ * @example <TopFixes fixes={report.topFixes(body)} level={2} idPrefix="stored" />
+ */
+export function TopFixes({ fixes, level, idPrefix }: { fixes: TopFix[]; level: Level; idPrefix: string }) {
+  if (!fixes.length) return null;
+  return (
+    <section className="top-fixes" aria-labelledby={`${idPrefix}-fixes`} data-testid="top-fixes">
+      <Heading level={sub(level)} id={`${idPrefix}-fixes`}>Fix these first</Heading>
+      <ol>
+        {fixes.map((f) => (
+          <li key={f.index}>
+            <a href={`#${findingAnchor(`${idPrefix}-sev`, f.index)}`} className="top-fix-title">{f.title}</a>
+            <span className={`badge ${f.severity}`}>{SEVERITY_LABEL[f.severity as keyof typeof SEVERITY_LABEL] ?? f.severity}</span>
+            {f.pointsLost ? <span className="muted"> {f.pointsLost} point{f.pointsLost === 1 ? '' : 's'}</span> : null}
+            <p>{f.fix}</p>
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+export function Findings({ findings, level, idPrefix, titleOf }: { findings: ViewFinding[]; level: Level; idPrefix: string; titleOf?: (f: ViewFinding) => string }) {
   if (!findings.length) return <p>No findings: every rubric item earned its points.</p>;
   return (
     <>
       {SEVERITY_ORDER.map((severity) => {
-        const group = findings.filter((f) => f.severity === severity);
+        const group = findings.map((f, index) => ({ f, index })).filter(({ f }) => f.severity === severity);
         if (!group.length) return null;
         return (
           // Not a landmark: two reports on one page (the home examples) would name two regions alike ("Low 3
@@ -30,11 +90,12 @@ export function Findings({ findings, level, idPrefix }: { findings: ViewFinding[
               <span className={`badge ${severity}`}>{SEVERITY_LABEL[severity]}</span> {group.length} finding{group.length === 1 ? '' : 's'}
             </Heading>
             <ul className="findings">
-              {group.map((f, i) => (
-                <li key={`${f.id}-${i}`}>
+              {group.map(({ f, index }) => (
+                <li key={`${f.id}-${index}`} id={findingAnchor(idPrefix, index)}>
                   <p className="finding-what">
-                    <code className="nobreak">{f.capability ?? f.id}</code>
+                    {titleOf ? <strong>{titleOf(f)}</strong> : <code className="nobreak">{f.capability ?? f.id}</code>}
                     {f.pointsLost ? <span className="muted"> · {f.pointsLost} point{f.pointsLost === 1 ? '' : 's'} lost</span> : null}
+                    {titleOf ? <span className="hint finding-id"> <code className="nobreak">{f.id}</code></span> : null}
                   </p>
                   {f.observed ? <p>{f.observed}</p> : null}
                   {f.why ? <p className="muted">{f.why}</p> : null}
@@ -53,26 +114,14 @@ export function Findings({ findings, level, idPrefix }: { findings: ViewFinding[
   );
 }
 
-export function yesNo(v: unknown): string {
-  return v === true ? 'yes' : v === false ? 'no' : '—';
-}
-
-/** A value of a member the view has no special layout for (a newer check's addition): shown, not hidden. */
-export function plain(value: unknown): ReactNode {
-  if (value === null || value === undefined) return '—';
-  if (typeof value === 'boolean') return yesNo(value);
-  if (typeof value === 'string' || typeof value === 'number') return String(value);
-  if (Array.isArray(value) && value.every((v) => typeof v === 'string' || typeof v === 'number')) return value.length ? value.join(', ') : 'none';
-  return <code className="json">{JSON.stringify(value)}</code>;
-}
-
-export function Facts({ rows, label }: { rows: Array<[string, ReactNode]>; label: string }) {
+/** Facts as a definition list: a label in words and a formatted value; addresses may break anywhere, nothing else. */
+export function Facts({ facts, label }: { facts: Fact[]; label: string }) {
   return (
     <dl className="facts" aria-label={label}>
-      {rows.map(([k, v]) => (
-        <div key={k} className="fact">
-          <dt>{k}</dt>
-          <dd>{v}</dd>
+      {facts.map((f) => (
+        <div key={f.label} className="fact">
+          <dt>{f.label}</dt>
+          <dd>{f.url ? <span className="url">{f.value}</span> : f.value}</dd>
         </div>
       ))}
     </dl>

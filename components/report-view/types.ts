@@ -15,7 +15,7 @@ export interface ViewFinding {
   capability?: string;
 }
 
-interface ViewCrawler {
+export interface ViewCrawler {
   token: string;
   vendor?: string;
   role?: string;

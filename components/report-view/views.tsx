@@ -8,10 +8,11 @@ import { VisibilityReportView } from './VisibilityReport';
 
 // Each check's report view, by its id: the one part of a check that is not in its entry (lib/checks/<name>/
 // entry.ts), because lib imports no React component and the browser must not load a check's `run`. A view
-// comes with its check's CheckReport (the client-safe part of the entry: label, shape, Markdown).
+// comes with its check's CheckReport (the client-safe part of the entry: label, shape, Markdown, headline).
 
 export interface CheckView {
   report: CheckReport;
+  /** The body of the report, below the header, exports and top fixes that ReportView draws for every check. */
   View: ComponentType<{ body: unknown; level: Level; idPrefix: string }>;
 }
 

@@ -36,8 +36,66 @@ export interface CheckReport {
   matches(body: unknown): boolean;
   /** What a history row shows of a 200 body: what was checked, and the score (null when it has none). */
   facts(body: unknown): { target: string; score: number | null };
-  /** The 200 body as a short Markdown summary (the MCP tool's text, the site's "Copy as Markdown"). */
+  /** The 200 body as Markdown, every finding included (the MCP tool's text, the site's "Copy as Markdown"). */
   markdown(body: Record<string, unknown>): string;
+  /** What the top of the report says (every view's header, the exports' file name, the Markdown's date line); null for a body it cannot read. */
+  headline?(body: unknown): ReportHeadline | null;
+  /** The three to five findings that cost most, for the top of the report; none when nothing needs fixing. */
+  topFixes?(body: unknown): TopFix[];
+}
+
+/** The top of a report, in words: what was checked, its score and verdict, one sentence, and when. */
+export interface ReportHeadline {
+  /** The report's heading ("AI visibility of …", "Payment readiness of …"), without the target. */
+  title: string;
+  /** What was checked: the page's address, or the workflow's name. */
+  target: string;
+  targetIsUrl: boolean;
+  score: number | null;
+  scoreMax: number | null;
+  /** What the score measures, for the gauge's accessible name ("Visibility score"). */
+  scoreLabel: string;
+  verdict: string;
+  tone: ScoreBand;
+  /** One sentence on what the report found. */
+  summary: string;
+  /** When the check ran (ISO 8601); null when the body does not say. */
+  at: string | null;
+  /** The verb of `at` ("Checked", "Assessed"). */
+  atVerb: string;
+}
+
+/** One of the fixes the top of a report leads with: the finding's title and fix, and where the full finding is. */
+export interface TopFix {
+  /** The finding's position in the body's findings, which names its anchor in the view. */
+  index: number;
+  id: string;
+  severity: string;
+  title: string;
+  fix: string;
+  pointsLost: number;
+}
+
+type ScoreBand = 'good' | 'fair' | 'poor';
+
+/**
+ * The band a score falls in: 80 % and more good, 50 % and more fair, else poor (the gauge's colour, a verdict's tone).
+ * @example scoreBand(92, 100) // 'good'
+ */
+export function scoreBand(score: number, max: number): ScoreBand {
+  const share = max > 0 ? score / max : 0;
+  return share >= 0.8 ? 'good' : share >= 0.5 ? 'fair' : 'poor';
+}
+
+/**
+ * A report's date in words, in UTC, the same on the server and in the browser.
+ * @example reportDate('2026-11-01T12:00:00.000Z') // '1 November 2026, 12:00 UTC'
+ */
+export function reportDate(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const month = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'][d.getUTCMonth()];
+  return `${d.getUTCDate()} ${month} ${d.getUTCFullYear()}, ${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')} UTC`;
 }
 
 export interface CheckSpec<S extends z.ZodType, D extends z.ZodObject> extends CheckReport {
@@ -133,11 +191,18 @@ export function paidResult<T extends z.ZodRawShape>(shape: T) {
 }
 
 /**
- * A check's 200 body as the Markdown every surface shows: the check's own summary, then where the rest is.
- * Pure, so the site's "Copy as Markdown" and the MCP tool's text are the same words.
- * @example checkMarkdown(readinessReport, body) // "# Payment readiness: …\n\nThe full result is the JSON body (MCP: structuredContent)."
+ * A check's 200 body as the Markdown every surface shows: the check's own Markdown (every finding), with the date it
+ * ran and, when the report has one, its permanent address under the title. Pure, so the site's "Copy as Markdown"
+ * and the MCP tool's text are the same words.
+ * @example checkMarkdown(readinessReport, body, 'https://checks.example/reports/rep_…') // "# Agent payment readiness: …\n\nAssessed 1 November 2026, 12:00 UTC · Permalink: https://…"
  */
-export function checkMarkdown(report: Pick<CheckReport, 'markdown'>, body: unknown): string {
+export function checkMarkdown(report: Pick<CheckReport, 'markdown' | 'headline'>, body: unknown, permalink?: string): string {
   const b = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  return `${report.markdown(b)}\n\nThe full result is the JSON body (MCP: structuredContent).`;
+  const markdown = report.markdown(b);
+  const headline = report.headline?.(b) ?? null;
+  const meta = [headline?.at ? `${headline.atVerb} ${reportDate(headline.at)}` : null, permalink ? `Permalink: ${permalink}` : null].filter((x) => x !== null);
+  if (!meta.length) return markdown;
+  // Under the title line, so a pasted report says when it was made and where it lives before anything else.
+  const cut = markdown.indexOf('\n');
+  return cut < 0 ? `${markdown}\n\n${meta.join(' · ')}` : `${markdown.slice(0, cut)}\n\n${meta.join(' · ')}${markdown.slice(cut)}`;
 }

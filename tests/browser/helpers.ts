@@ -96,3 +96,46 @@ export async function buy(page: Page, planId: string, buttonName: RegExp): Promi
   expect(page.url()).not.toContain(key);
   return { key, sessionId: new URL(page.url()).searchParams.get('session_id')! };
 }
+
+/**
+ * The words the layout broke between two letters or digits, as "word (at: …|…)". A break after a hyphen,
+ * slash, dot or underscore is a natural one and allowed; text in `pre` scrolls and is not wrapped at all.
+ */
+export async function midWordBreaks(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const found: string[] = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    const lineOf = (node: Text, i: number) => {
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      const r = range.getClientRects()[0];
+      return r ? Math.round(r.top + r.height / 2) : null;
+    };
+    for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
+      const parent = node.parentElement;
+      // Addresses (class url) may break anywhere: they have no word to break in the middle of.
+      if (!parent || parent.closest('pre, script, style, noscript, select, textarea, .visually-hidden, .url')) continue;
+      for (const m of node.data.matchAll(/\S{2,}/g)) {
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        if (tops.size < 2) continue;
+        const first = lineOf(node, m.index);
+        for (let i = 1; i < m[0].length; i++) {
+          const line = lineOf(node, m.index + i);
+          if (line === null || line === first) continue;
+          if (/[A-Za-z0-9]/.test(m[0][i - 1]) && /[A-Za-z0-9]/.test(m[0][i])) found.push(`${m[0]} (at: ${m[0].slice(0, i)}|${m[0].slice(i)})`);
+          break;
+        }
+      }
+    }
+    return found;
+  });
+}
+
+/** Signs in with a credits key in the form on the page. */
+export async function signIn(page: Page, key: string) {
+  await page.getByLabel(/^Credits key/).first().fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}

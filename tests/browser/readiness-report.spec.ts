@@ -91,7 +91,7 @@ test('readiness report: plan, hazards, findings with verify commands and sources
   expect(stored.status()).toBe(200);
   const body = (await stored.json()) as { assessment: { summary: string; findings: StoredFinding[]; workflow: { targetEnvironment: string } } };
   expect(body.assessment.workflow.targetEnvironment).toBe('sandbox');
-  await expect(report.getByTestId('readiness-summary')).toHaveText(body.assessment.summary);
+  await expect(report.getByTestId('report-summary')).toHaveText(body.assessment.summary);
   await expectReadinessReport(page, body.assessment.findings);
 
   // Evidence as classified, in words.

@@ -3,7 +3,7 @@ import { expect, type Page } from '@playwright/test';
 import storedExample from '../../lib/site/examples/visibility.json';
 import { DOCS_PAGES } from '../../lib/docs/pages';
 import {
-  BASE, buy, DESKTOP, expectAccessible, expectNoSidewaysScroll, expectRefusedRequestLogged, PHONE, reviewBothWidths, screenshot, test,
+  BASE, buy, DESKTOP, expectAccessible, expectNoSidewaysScroll, expectRefusedRequestLogged, midWordBreaks, PHONE, reviewBothWidths, screenshot, signIn, test,
 } from './helpers';
 
 // The site as a person uses it, in Chromium against `next start`: buy a plan on the Checkout stand-in, sign
@@ -20,11 +20,6 @@ async function signOutOnAccount(page: Page) {
   await page.goto(`${BASE()}/account`);
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page.getByRole('heading', { name: 'Sign in with your credits key' })).toBeVisible();
-}
-
-async function signIn(page: Page, key: string) {
-  await page.getByLabel(/^Credits key/).first().fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
 const PAGES = [
@@ -60,7 +55,7 @@ test('the home page shows an example report of each check through the report vie
   const reports = page.getByTestId('report');
   await expect(reports).toHaveCount(2);
   await expect(reports.nth(0).getByTestId('report-score')).toHaveText(String(storedExample.report.score));
-  await expect(reports.nth(0).getByTestId('crawler-matrix').getByRole('row', { name: /GPTBot/ })).toContainText('Disallowed');
+  await expect(reports.nth(0).getByTestId('crawler-attention').getByRole('row', { name: /GPTBot/ })).toContainText('Disallowed');
   await expect(reports.nth(1).getByTestId('report-verdict')).toHaveText('Not ready');
   await expect(page.getByText('Example · AI Visibility Check')).toBeVisible();
 });
@@ -198,7 +193,7 @@ test('buy, sign in, check a site, read the report, find it in the history, sign 
   await page.getByLabel('Page address').fill(SHOP());
   await page.getByRole('button', { name: 'Run the check (1 call)' }).click();
   const report = page.getByTestId('report');
-  await expect(report.getByTestId('crawler-matrix')).toBeVisible({ timeout: 30_000 });
+  await expect(report.getByTestId('top-fixes')).toBeVisible({ timeout: 30_000 });
   await expect(page.getByTestId('calls-left')).toHaveText('24');
   const permalink = page.getByRole('link', { name: 'permanent link to this report' });
   const reportPath = (await permalink.getAttribute('href'))!;
@@ -211,25 +206,29 @@ test('buy, sign in, check a site, read the report, find it in the history, sign 
   const score = String(body.report.score);
   await expect(report.getByTestId('report-score')).toHaveText(score);
   await expect(report.getByRole('heading', { level: 2 })).toContainText(SHOP());
+  // Every crawler is one click away, grouped by vendor.
+  await report.getByText('All 15 crawlers, by vendor').click();
   const matrix = report.getByTestId('crawler-matrix');
-  await expect(matrix.getByRole('row')).toHaveCount(16);
+  await expect(matrix.locator('tbody th[scope="row"]')).toHaveCount(15);
   await expect(matrix.getByRole('row', { name: /GPTBot/ })).toContainText('Disallowed');
   await expect(matrix.getByRole('row', { name: /GPTBot/ })).toContainText('Disallow: /');
   await expect(matrix.getByRole('row', { name: /^Googlebot / })).toContainText('Allowed');
   const lows = body.report.findings.filter((f) => f.severity === 'low').length;
   expect(lows).toBeGreaterThan(0);
   await expect(report.getByRole('heading', { name: `Low ${lows} finding${lows === 1 ? '' : 's'}` })).toBeVisible();
-  await expect(report.getByText(body.report.findings[0].fix)).toBeVisible();
+  // The most severe finding's fix is in the list of findings, and it leads the fixes at the top.
+  await expect(report.locator('.finding-fix').filter({ hasText: body.report.findings[0].fix })).toBeVisible();
+  await expect(report.getByTestId('top-fixes').getByText(body.report.findings[0].fix)).toBeVisible();
   await reviewBothWidths(page, 'check-visibility-result');
 
-  // Download JSON gives the body exactly; Copy as Markdown the summary.
+  // Download JSON gives the body exactly; Copy as Markdown the report as text.
   const download = page.waitForEvent('download');
   await report.getByRole('button', { name: 'Download JSON' }).click();
   const downloaded = JSON.parse(fs.readFileSync((await (await download).path())!, 'utf8'));
   expect(downloaded).toEqual(body);
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
   await report.getByRole('button', { name: 'Copy as Markdown' }).click();
-  await expect(report.getByText('Copied.')).toBeVisible();
+  await expect(report.getByText('Copied.').first()).toBeVisible();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(`# AI visibility: ${SHOP()}`);
 
   // Readiness: the form says what is missing, in words; the example fills it. The visibility report stays in its own tab.
@@ -267,7 +266,7 @@ test('buy, sign in, check a site, read the report, find it in the history, sign 
   await rows.nth(1).getByRole('link').click();
   await expect(page).toHaveURL(`${BASE()}${reportPath}`);
   await expect(page.getByTestId('report-score')).toHaveText(score);
-  await expect(page.getByTestId('crawler-matrix')).toBeVisible();
+  await expect(page.getByTestId('top-fixes')).toBeVisible();
   await reviewBothWidths(page, 'report-permalink');
 
   // Signed out, the report is closed.
@@ -317,43 +316,6 @@ test('buy, sign in, check a site, read the report, find it in the history, sign 
   expectRefusedRequestLogged(consoleErrors, 404);
   await reviewBothWidths(page, 'report-not-found');
 });
-
-/**
- * The words the layout broke between two letters or digits, as "word (at: …|…)". A break after a hyphen,
- * slash, dot or underscore is a natural one and allowed; text in `pre` scrolls and is not wrapped at all.
- */
-async function midWordBreaks(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const found: string[] = [];
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    const range = document.createRange();
-    const lineOf = (node: Text, i: number) => {
-      range.setStart(node, i);
-      range.setEnd(node, i + 1);
-      const r = range.getClientRects()[0];
-      return r ? Math.round(r.top + r.height / 2) : null;
-    };
-    for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
-      const parent = node.parentElement;
-      // The report view lays out its own long addresses and JSON; this checks the site around it.
-      if (!parent || parent.closest('pre, script, style, noscript, select, textarea, .visually-hidden, [data-testid="report"]')) continue;
-      for (const m of node.data.matchAll(/\S{2,}/g)) {
-        range.setStart(node, m.index);
-        range.setEnd(node, m.index + m[0].length);
-        const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
-        if (tops.size < 2) continue;
-        const first = lineOf(node, m.index);
-        for (let i = 1; i < m[0].length; i++) {
-          const line = lineOf(node, m.index + i);
-          if (line === null || line === first) continue;
-          if (/[A-Za-z0-9]/.test(m[0][i - 1]) && /[A-Za-z0-9]/.test(m[0][i])) found.push(`${m[0]} (at: ${m[0].slice(0, i)}|${m[0].slice(i)})`);
-          break;
-        }
-      }
-    }
-    return found;
-  });
-}
 
 /** How many of the main navigation's items stand on each row, top to bottom. */
 async function navRowSizes(page: Page): Promise<number[]> {

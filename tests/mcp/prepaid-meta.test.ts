@@ -76,7 +76,10 @@ describe('a tool call paid with a credits key', () => {
     expect(type).toBe('text');
     expect(text).toBe(`${reportMarkdown('readiness', body)}\n\nReport: ${result._meta?.reportUrl as string}. 24 calls left on this key.`);
     const lines = text.split('\n');
-    expect(lines.slice(0, 5)).toEqual(['# Agent payment readiness: Checkout agent', '', `**Verdict: not-ready**, score ${body.assessment.score}/100`, '', body.assessment.summary]);
+    expect(lines.slice(0, 7)).toEqual([
+      '# Agent payment readiness: Checkout agent', '', expect.stringMatching(/^Assessed \d{1,2} \w+ \d{4}, \d\d:\d\d UTC$/), '',
+      `**Verdict: not-ready**, score ${body.assessment.score}/100`, '', body.assessment.summary,
+    ]);
     expect(body.assessment.blockers.length).toBeGreaterThan(0);
     expect(text).toContain(`## Blockers (${body.assessment.blockers.length})\n\n${body.assessment.blockers.map((b) => `- ${b}`).join('\n')}`);
     expect(text).toContain('## Plan\n\n### Before the first payment');
@@ -101,14 +104,20 @@ describe('a tool call paid with a credits key', () => {
     expect(textOf(replay).text.split('\n\n').at(-1)).toBe(`Report: ${reportUrl}. 23 calls left on this key.`);
   });
 
-  it('summarises a visibility check: score, the crawlers refused with their rule, and the top findings', async () => {
+  it('reports a visibility check: date, score, the fixes first, every finding, the crawlers refused with their rule', async () => {
     const result = await call('ai_visibility_check', { url: 'https://site.test/' }, 'mcp-markdown-0002');
     expect(result.isError).toBeFalsy();
-    const body = result.structuredContent as { report: { score: number; scoreMax: number; findings: unknown[] } };
+    const body = result.structuredContent as { report: { score: number; scoreMax: number; findings: Array<{ id: string }> } };
     const { text } = textOf(result);
-    expect(text.split('\n').slice(0, 3)).toEqual(['# AI visibility: https://site.test/', '', `**Score: ${body.report.score}/${body.report.scoreMax}** (HTTP 200, robots.txt found)`]);
-    expect(text).toContain('## Crawlers refused (2 of 15)\n\n- GPTBot (OpenAI): `Disallow: /` in group `GPTBot`\n- ClaudeBot (Anthropic): `Disallow: /` in group `ClaudeBot`');
-    expect(text).toContain('## Top findings (');
+    expect(text).toBe(`${reportMarkdown('ai-visibility', body)}\n\nReport: ${result._meta?.reportUrl as string}. 24 calls left on this key.`);
+    expect(text.split('\n').slice(0, 5)).toEqual([
+      '# AI visibility: https://site.test/', '', expect.stringMatching(/^Checked \d{1,2} \w+ \d{4}, \d\d:\d\d UTC$/), '',
+      expect.stringMatching(new RegExp(`^\\*\\*Score: ${body.report.score}/${body.report.scoreMax}\\*\\*: `)),
+    ]);
+    expect(text).toContain('## Crawlers that do not get the page (2 of 15)\n\n- GPTBot (OpenAI): refused by robots.txt (`Disallow: /` in the group for `GPTBot`)\n- ClaudeBot (Anthropic): refused by robots.txt (`Disallow: /` in the group for `ClaudeBot`)');
+    expect(text).toContain(`## Findings (${body.report.findings.length}), most severe first`);
+    for (const f of body.report.findings) expect(text).toContain(`Finding id: ${f.id}`);
+    expect(text).not.toContain('structuredContent');
     expect(result._meta?.creditsRemaining).toBe(24);
   });
 });

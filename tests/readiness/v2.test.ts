@@ -386,7 +386,7 @@ describe('the Markdown report', () => {
     // A command to paste is in backticks; a sentence stays text.
     expect(md).toContain('- The same Idempotency-Key with a different body: 422 (409 for an x402 payment-identifier)');
     expect(md).not.toContain('`The same Idempotency-Key');
-    expect(reportMarkdown('readiness', { assessment })).toBe(`${md}\n\nThe full result is the JSON body (MCP: structuredContent).`);
+    expect(reportMarkdown('readiness', { assessment })).toBe(md);
   });
 
   it('links only plain https addresses', () => {

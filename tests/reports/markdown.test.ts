@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { reportMarkdown } from '@/lib/reports/markdown';
 import { checkById } from '@/lib/checks/registry';
+import { exampleReadinessBody, exampleVisibilityBody } from '@/lib/site/examples';
 
 /** What a history row shows of a 200 body: the check's entry reads it. */
 const reportFacts = (check: string, body: unknown) => checkById(check)!.facts(body);
 
-// The Markdown summary reads a 200 body member by member: bodies from other check versions, or hostile
-// strings from a checked page, still make a summary and never break the Markdown around them.
+// The Markdown reads a 200 body member by member: bodies from other check versions, or hostile strings from a
+// checked page, still make a report and never break the Markdown around them.
 
 describe('reportMarkdown', () => {
   it('says so when every crawler may fetch the page, and when there is nothing to fix', () => {
@@ -16,23 +17,42 @@ describe('reportMarkdown', () => {
         crawlers: [{ token: 'GPTBot', vendor: 'OpenAI', allowed: true, rule: null, group: null }], findings: [],
       },
     };
-    expect(reportMarkdown('ai-visibility', body)).toBe([
-      '# AI visibility: https://example.com/', '', '**Score: 100/100** (HTTP 200, robots.txt found)', '',
-      '## Crawlers', '', 'All 1 crawlers may fetch this page under robots.txt.', '',
-      '## Findings', '', 'None: nothing to fix.', '', 'The full result is the JSON body (MCP: structuredContent).',
-    ].join('\n'));
+    const md = reportMarkdown('ai-visibility', body);
+    expect(md.split('\n').slice(0, 3)).toEqual(['# AI visibility: https://example.com/', '', '**Score: 100/100**: Visible to search and AI crawlers. 1 of 1 crawlers may fetch this page under robots.txt; 0 findings, 0 of them costing points.']);
+    expect(md).toContain('## Findings\n\nNone: nothing to fix.');
+    expect(md).toContain('## Crawlers\n\nAll 1 crawlers may fetch this page under robots.txt, and none was refused when asked.');
+    expect(md).not.toContain('structuredContent');
   });
 
-  it('keeps page text on one line, without backticks, and lists the most severe findings first, at most five', () => {
-    const findings = ['info', 'low', 'critical', 'medium', 'high', 'low', 'info'].map((severity, i) => ({ id: `f${i}`, severity, observed: `seen ${i}\n# not a heading`, fix: 'use `x`' }));
+  it('lists every finding, most severe first, on one line each without backticks, and leads with the fixes that cost most', () => {
+    const findings = ['info', 'low', 'critical', 'medium', 'high', 'low', 'info'].map((severity, i) => ({ id: `f${i}`, severity, pointsLost: i, observed: `seen ${i}\n# not a heading`, fix: 'use `x`' }));
     const text = reportMarkdown('ai-visibility', { report: { checkedUrl: 'https://e.com/`x`', score: 50, scoreMax: 100, crawlers: [], findings } });
     expect(text).toContain("# AI visibility: https://e.com/'x'");
-    expect(text).toContain('## Top findings (5 of 7)');
-    expect(text.split('\n').filter((l) => /^\d\. /.test(l))).toEqual([
-      '1. **critical** seen 2 # not a heading', '2. **high** seen 4 # not a heading', '3. **medium** seen 3 # not a heading',
-      '4. **low** seen 1 # not a heading', '5. **low** seen 5 # not a heading',
+    expect(text).toContain('## Findings (7), most severe first');
+    expect(text.split('\n').filter((l) => l.startsWith('### '))).toEqual([
+      '### 1. critical: F2 (2 points lost)', '### 2. high: F4 (4 points lost)', '### 3. medium: F3 (3 points lost)',
+      '### 4. low: F1 (1 point lost)', '### 5. low: F5 (5 points lost)', '### 6. info: F0', '### 7. info: F6 (6 points lost)',
     ]);
-    expect(text).toContain("   Fix: use 'x'");
+    for (const f of findings) expect(text).toContain(`Finding id: ${f.id}`);
+    expect(text).toContain('Found: seen 2 # not a heading');
+    expect(text).toContain("**Fix:** use 'x'");
+    expect(text.split('\n').filter((l) => /^\d\. \*\*/.test(l))).toEqual([
+      "1. **F6** (6 points): use 'x'", "2. **F5** (5 points): use 'x'", "3. **F4** (4 points): use 'x'", "4. **F3** (3 points): use 'x'", "5. **F2** (2 points): use 'x'",
+    ]);
+  });
+
+  it('carries the date and the permalink under the title, and every finding of the example report', () => {
+    const body = exampleVisibilityBody();
+    const md = reportMarkdown('ai-visibility', body, 'https://checks.example/reports/rep_x');
+    expect(md.split('\n').slice(0, 3)).toEqual([`# AI visibility: ${body.report.checkedUrl}`, '', 'Checked 1 November 2026, 12:00 UTC · Permalink: https://checks.example/reports/rep_x']);
+    for (const f of body.report.findings) {
+      expect(md).toContain(`Finding id: ${f.id}`);
+      expect(md).toContain(f.fix);
+    }
+    expect(md).not.toContain('structuredContent');
+    const readiness = reportMarkdown('readiness', exampleReadinessBody());
+    expect(readiness.split('\n')[2]).toBe('Assessed 1 November 2026, 12:00 UTC');
+    expect(readiness).not.toContain('structuredContent');
   });
 
   it('never throws on a body it does not know', () => {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { severityFor, SEVERITY_RULE } from '@/lib/checks/severity';
+import { visibilityCheckDescription } from '@/lib/checks/visibility/check';
 import { RUBRIC_CHANGE_GROUPS_3, RUBRIC_CHANGES, RUBRIC_CHANGES_2 } from '@/lib/checks/visibility/rubric-changes';
 import type { AccessOutcome, CrawlerAccess } from '@/lib/checks/visibility/access-types';
 import type { PageFacts } from '@/lib/checks/visibility/extract';
@@ -198,9 +200,9 @@ const CASES: Case[] = [
   { name: 'final http', item: 'site.https', input: input({ finalUrl: 'http://www.example.com/guide', https: { finalUrlHttps: false, httpRedirectsToHttps: false } }), earned: 0, finding: 'not-https', severity: 'medium' },
   { name: 'http not redirected', item: 'site.https', input: input({ https: { finalUrlHttps: true, httpRedirectsToHttps: false } }), earned: 2, finding: 'http-not-redirected', severity: 'low', observed: 'http://www.example.com/' },
   { name: 'no sitemap', item: 'site.sitemap', input: input({ sitemapXml: { url: 'https://www.example.com/sitemap.xml', status: 404, isSitemap: false } }), earned: 0, finding: 'sitemap-missing', severity: 'low', observed: 'answered 404' },
-  { name: 'llms.txt missing', item: 'site.llms-txt', input: input({ llmsTxt: { state: 'missing', level: 'missing', status: 404, problems: ['/llms.txt answered 404'] } }), earned: 0, finding: 'llms-txt-missing', severity: 'info' },
-  { name: 'llms.txt partial', item: 'site.llms-txt', input: input({ llmsTxt: { state: 'found', level: 'partial', status: 200, problems: ['no > blockquote summary'] } }), earned: 1, finding: 'llms-txt-incomplete', severity: 'info' },
-  { name: 'llms.txt invalid', item: 'site.llms-txt', input: input({ llmsTxt: { state: 'found', level: 'invalid', status: 200, problems: ['there is no H1 title line (# Name)'] } }), earned: 0, finding: 'llms-txt-invalid', severity: 'info' },
+  { name: 'llms.txt missing', item: 'site.llms-txt', input: input({ llmsTxt: { state: 'missing', level: 'missing', status: 404, problems: ['/llms.txt answered 404'] } }), earned: 0, finding: 'llms-txt-missing', severity: 'low' },
+  { name: 'llms.txt partial', item: 'site.llms-txt', input: input({ llmsTxt: { state: 'found', level: 'partial', status: 200, problems: ['no > blockquote summary'] } }), earned: 1, finding: 'llms-txt-incomplete', severity: 'low' },
+  { name: 'llms.txt invalid', item: 'site.llms-txt', input: input({ llmsTxt: { state: 'found', level: 'invalid', status: 200, problems: ['there is no H1 title line (# Name)'] } }), earned: 0, finding: 'llms-txt-invalid', severity: 'low' },
   // Rubric 2.0.0: live access (robots.txt allows AND the probe as the crawler got the page) and the site signals.
   { name: 'Googlebot refused by the server', item: 'crawl.search-allowed', input: input({ crawlers: probed({ Googlebot: refusal('blocked', 403) }) }), earned: 6, finding: 'search-crawlers-refused', severity: 'high', observed: 'Googlebot: robots.txt allows it, but the request as Googlebot got blocked (HTTP 403)' },
   { name: 'Applebot challenged', item: 'crawl.search-allowed', input: input({ crawlers: probed({ Applebot: refusal('challenge', 403) }) }), earned: 10, finding: 'search-crawlers-refused', severity: 'medium', observed: 'Applebot: robots.txt allows it, but the request as Applebot got challenge (HTTP 403)' },
@@ -239,6 +241,14 @@ describe('rubric items: points lost and the finding that explains them', () => {
     expect(finding!.fix.length).toBeGreaterThan(20);
     // Nothing else lost points.
     for (const s of r.scoring) if (s.id !== c.item && !c.alsoLoses?.includes(s.id)) expect(s.earned, s.id).toBe(s.points);
+  });
+
+  it.each(CASES)('severity and points agree ($item: $name): a finding that costs points is never info', (c) => {
+    const r = scoreReport(c.input);
+    const costly = r.findings.filter((f) => f.pointsLost > 0);
+    expect(costly.length).toBeGreaterThan(0);
+    expect(costly.filter((f) => f.severity === 'info').map((f) => f.id)).toEqual([]);
+    for (const f of r.findings) expect(f.severity, f.id).toBe(severityFor(f.severity, f.pointsLost));
   });
 
   it('covers every rubric item with at least one losing case', () => {
@@ -320,7 +330,7 @@ describe('blocking failures dominate the score', () => {
 });
 
 describe('findings order and informational findings', () => {
-  it('orders by severity, then pointsLost descending, then id', () => {
+  it('orders by severity (the score cap last of its severity), then pointsLost descending, then id', () => {
     const r = scoreReport(
       input({
         status: 404,
@@ -335,7 +345,9 @@ describe('findings order and informational findings', () => {
       const sa = SEVERITY_ORDER.indexOf(a.severity);
       const sb = SEVERITY_ORDER.indexOf(b.severity);
       expect(sa <= sb, `${a.id} before ${b.id}`).toBe(true);
-      if (sa === sb) {
+      // The score cap follows the critical findings that cause it.
+      if (sa === sb && b.id !== 'score-capped') {
+        expect(a.id, 'the cap is last of its severity').not.toBe('score-capped');
         expect(a.pointsLost >= b.pointsLost, `${a.id} before ${b.id}`).toBe(true);
         if (a.pointsLost === b.pointsLost) expect(a.id < b.id, `${a.id} before ${b.id}`).toBe(true);
       }
@@ -507,14 +519,34 @@ describe('the published change log from rubric 1.0.0', () => {
     expect(RUBRIC_CHANGES.from).toBe('2.0.0');
     expect(RUBRIC_CHANGES.to).toBe(RUBRIC_VERSION);
     expect(RUBRIC_VERSION).toBe('3.0.0');
-    expect(RUBRIC_CHANGE_GROUPS_3.map((g) => g.name)).toEqual(['agent surfaces', 'AI use', 'licensing', 'commerce', 'accuracy']);
+    expect(RUBRIC_CHANGE_GROUPS_3.map((g) => g.name)).toEqual(['agent surfaces', 'AI use', 'licensing', 'commerce', 'accuracy', 'severity']);
     for (const c of RUBRIC_CHANGES.changes) {
       if (c.kind === 'finding') expect(c.after).toBe(0);
       else expect(RUBRIC.find((i) => i.id === c.item)?.points).toBe(c.after);
     }
     expect(RUBRIC_CHANGES.changes.filter((c) => c.kind === 'finding').map((c) => c.item)).toEqual([
       'agent-surfaces', 'agent-surface-invalid', 'webmcp-tools', 'webmcp-tool-invalid', 'ai-use-conflict', 'rsl-license-unusable', 'tdm-policy-unreachable', 'pay-per-crawl', 'payment-challenge',
-      'head-broken', 'robots-lines-ignored',
+      'head-broken', 'robots-lines-ignored', 'score-capped',
     ]);
+  });
+});
+
+describe('the severity rule: severity and points agree', () => {
+  it('raises a finding that costs points from info to low and leaves every other severity as declared', () => {
+    expect(severityFor('info', 2)).toBe('low');
+    expect(severityFor('info', 0)).toBe('info');
+    expect(severityFor('medium', 0)).toBe('medium');
+    expect(severityFor('critical', 12)).toBe('critical');
+    expect(severityFor('low', 1)).toBe('low');
+  });
+
+  it('the score cap is critical and carries the points the cap takes', () => {
+    const r = scoreReport(input({ page: page({ noindexMeta: true, robots: { ...page().robots, meta: [{ bot: null, directives: ['noindex'], raw: '<meta name="robots" content="noindex">' }] } }) }));
+    expect(r.findings.find((f) => f.id === 'score-capped')).toMatchObject({ severity: 'critical', pointsLost: 88 - BLOCKING_SCORE_CAP });
+  });
+
+  it('is published by the free GET and the docs rubric', () => {
+    expect(visibilityCheckDescription().severityRule).toBe(SEVERITY_RULE);
+    expect(SEVERITY_RULE).toContain('A finding that costs points is never info');
   });
 });

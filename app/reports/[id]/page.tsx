@@ -5,7 +5,7 @@ import { ReportView } from '@/components/report-view/ReportView';
 import { SignInAndRefresh } from '@/components/account/AccountSession';
 import { getReport, REPORT_ID_PATTERN, reportIdParam } from '@/lib/reports';
 import { sessionFromCookies } from '@/lib/session';
-import { pageMetadata } from '@/lib/site/metadata';
+import { pageMetadata, publicOrigin } from '@/lib/site/metadata';
 
 type Params = { params: Promise<{ id: string }> };
 
@@ -36,7 +36,7 @@ export default async function StoredReport({ params }: Params) {
       <p className="muted">
         Stored {new Date(report.createdAt).toUTCString()} · <Link href="/account#history">All your reports</Link> · <Link href="/check">Run another check</Link>
       </p>
-      <ReportView body={report.body} level={2} idPrefix="stored" fileName={`${report.operation}-${id}.json`} />
+      <ReportView body={report.body} level={2} idPrefix="stored" permalink={`${publicOrigin()}/reports/${encodeURIComponent(id)}`} />
     </>
   );
 }

@@ -1,10 +1,43 @@
-import type { CheckReport } from '@/lib/checks/entry';
+import { scoreBand, type CheckReport, type ReportHeadline } from '@/lib/checks/entry';
 import { readinessMarkdown } from './markdown';
 
 // The readiness check as a report: what a history row, the Markdown and the site show of its 200 body.
 // Pure: the site's browser bundle loads this module.
 
 const record = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** The verdicts in words, as the report's header says them. */
+export const READINESS_VERDICT: Record<string, string> = {
+  'not-ready': 'Not ready',
+  'ready-with-gaps': 'Ready, with gaps',
+  ready: 'Ready',
+};
+
+function headline(body: unknown): ReportHeadline | null {
+  const b = record(body);
+  const a = record(b.assessment);
+  if (!Array.isArray(a.capabilities)) return null;
+  const score = typeof a.score === 'number' ? a.score : null;
+  const scoreMax = typeof a.scoreMax === 'number' ? a.scoreMax : 100;
+  const verdict = text(a.verdict);
+  const blockers = Array.isArray(a.blockers) ? a.blockers.length : 0;
+  const findings = Array.isArray(a.findings) ? a.findings.length : 0;
+  return {
+    title: 'Payment readiness of',
+    target: text(record(a.workflow).name),
+    targetIsUrl: false,
+    score,
+    scoreMax,
+    scoreLabel: 'Readiness score',
+    verdict: READINESS_VERDICT[verdict] ?? verdict,
+    tone: verdict === 'not-ready' ? 'poor' : verdict === 'ready' ? 'good' : score !== null ? scoreBand(score, scoreMax) : 'fair',
+    // The assessment's own summary sentence when it has one; else the counts.
+    summary: text(a.summary) || `${blockers} blocker${blockers === 1 ? '' : 's'}, ${findings} finding${findings === 1 ? '' : 's'}.`,
+    at: text(b.assessedAt) || null,
+    atVerb: 'Assessed',
+  };
+}
 
 export const readinessReport: CheckReport = {
   id: 'readiness',
@@ -16,4 +49,6 @@ export const readinessReport: CheckReport = {
     return { target: typeof target === 'string' ? target : '', score: typeof assessment.score === 'number' ? assessment.score : null };
   },
   markdown: readinessMarkdown,
+  headline,
+  // No top fixes: a readiness report leads with its plan, which orders every finding.
 };

@@ -32,6 +32,7 @@ import { analyse } from './analysis-pool';
 import { PAGE_READ_MAX_BYTES } from './bounded-parse';
 import type { PageFacts } from './extract';
 import { ROBOTS_MAX_BYTES, type RobotsAccess } from './robots';
+import { SEVERITY_RULE } from '@/lib/checks/severity';
 import {
   BLOCKING_SCORE_CAP,
   RUBRIC,
@@ -528,6 +529,7 @@ export function visibilityCheckDescription() {
     checkVersion: CHECK_VERSION,
     rubricVersion: RUBRIC_VERSION,
     scoreMax: SCORE_MAX,
+    severityRule: SEVERITY_RULE,
     scoringRule:
       `The score is the sum of the points earned per rubric item. A blocking failure (the page answers non-2xx, carries noindex for search crawlers, or robots.txt disallows it for Googlebot, an unreachable robots.txt included) caps the score at ${BLOCKING_SCORE_CAP}. Response time is reported but not scored.`,
     fetched: {

@@ -22,6 +22,7 @@ const VisibilityDescribed = z.strictObject({
   rubricVersion: z.string(),
   scoreMax: z.number().int(),
   scoringRule: z.string(),
+  severityRule: z.string(),
   fetched: z.looseObject({
     page: z.string(),
     site: z.array(z.string()),
@@ -82,8 +83,8 @@ export const visibilityCheck = defineCheck({
   problemOf: visibilityProblem,
   described: VisibilityDescribed,
   describe: () => {
-    const { crawlers, rubric, rubricVersion, checkVersion, scoringRule, fetched, limits, scoreMax } = visibilityCheckDescription();
-    return { checkVersion, rubricVersion, scoreMax, scoringRule, fetched, crawlers, rubric, limits };
+    const { crawlers, rubric, rubricVersion, checkVersion, scoringRule, severityRule, fetched, limits, scoreMax } = visibilityCheckDescription();
+    return { checkVersion, rubricVersion, scoreMax, scoringRule, severityRule, fetched, crawlers, rubric, limits };
   },
   close: closeRenderer,
   summarize(body) {

@@ -1,53 +1,127 @@
-import type { CheckReport } from '@/lib/checks/entry';
+import { scoreBand, type CheckReport, type ReportHeadline, type TopFix } from '@/lib/checks/entry';
+import { SEVERITY_ORDER } from '@/lib/checks/severity';
+import { accessWords, crawlerNeedsAttention, findingTitle, visibilityFacts } from './facts';
 
 // The visibility check as a report: what a history row, the Markdown and the site show of its 200 body.
 // Pure: the site's browser bundle loads this module. The body is read member by member, so a report from
 // another check version still makes a summary.
 
-/** Findings listed in the summary, most severe first (the body keeps them all). */
-const MARKDOWN_TOP_FINDINGS = 5;
-
-const SEVERITY_RANK: Record<string, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
+/** The top of a report leads with at most this many fixes, and with at least TOP_FIXES_MIN when there are that many findings worth one. */
+const TOP_FIXES_MAX = 5;
+const TOP_FIXES_MIN = 3;
 
 const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const list = (v: unknown): Array<Record<string, unknown>> => (Array.isArray(v) ? v.map(obj) : []);
 const text = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 /** Keeps a value from breaking the Markdown around it: one line, no backticks. */
 const inline = (v: unknown): string => text(v).replace(/\s+/g, ' ').replace(/`/g, "'").trim();
+const rank = (f: Record<string, unknown>) => {
+  const i = SEVERITY_ORDER.indexOf(text(f.severity) as (typeof SEVERITY_ORDER)[number]);
+  return i < 0 ? SEVERITY_ORDER.length : i;
+};
 
-function topFindings(findings: Array<Record<string, unknown>>, label: (f: Record<string, unknown>) => string): string[] {
-  if (!findings.length) return ['## Findings', '', 'None: nothing to fix.'];
-  const sorted = [...findings].sort((a, b) => (SEVERITY_RANK[text(a.severity)] ?? 9) - (SEVERITY_RANK[text(b.severity)] ?? 9));
-  const shown = sorted.slice(0, MARKDOWN_TOP_FINDINGS);
-  const lines = [`## Top findings (${shown.length} of ${findings.length})`, ''];
-  shown.forEach((f, i) => {
-    lines.push(`${i + 1}. **${inline(f.severity) || 'finding'}** ${label(f)}`);
-    if (text(f.fix)) lines.push(`   Fix: ${inline(f.fix)}`);
-  });
-  return lines;
+/**
+ * The report's verdict: the score's band, or the block when a critical finding capped it.
+ * @example visibilityVerdict(92, 100, []) // 'Visible to search and AI crawlers'
+ */
+function visibilityVerdict(score: number, max: number, findings: Array<Record<string, unknown>>): string {
+  if (findings.some((f) => f.severity === 'critical')) return 'Blocked: search engines will not index this page as it is';
+  const band = scoreBand(score, max);
+  return band === 'good' ? 'Visible to search and AI crawlers' : band === 'fair' ? 'Visible, with gaps to fix' : 'Hard for crawlers to use';
+}
+
+function headline(body: unknown): ReportHeadline | null {
+  const b = obj(body);
+  const report = obj(b.report);
+  if (!Array.isArray(report.crawlers)) return null;
+  const crawlers = list(report.crawlers);
+  const findings = list(report.findings);
+  const score = num(report.score);
+  const scoreMax = num(report.scoreMax) || 100;
+  const allowed = crawlers.filter((c) => c.allowed === true).length;
+  const attention = crawlers.filter(crawlerNeedsAttention).length;
+  const costly = findings.filter((f) => num(f.pointsLost) > 0).length;
+  return {
+    title: 'AI visibility of',
+    target: text(report.checkedUrl),
+    targetIsUrl: true,
+    score,
+    scoreMax,
+    scoreLabel: 'Visibility score',
+    verdict: visibilityVerdict(score, scoreMax, findings),
+    tone: findings.some((f) => f.severity === 'critical') ? 'poor' : scoreBand(score, scoreMax),
+    summary:
+      `${allowed} of ${crawlers.length} crawlers may fetch this page under robots.txt` +
+      `${attention ? `, ${attention} of them refused, blocked or answered otherwise` : ''}; ` +
+      `${findings.length} finding${findings.length === 1 ? '' : 's'}, ${costly} of them costing points.`,
+    at: text(b.checkedAt) || null,
+    atVerb: 'Checked',
+  };
+}
+
+/**
+ * The fixes the report leads with: the findings that cost most points (the score cap, which fixing the others
+ * lifts, aside), then the most severe that cost none, up to TOP_FIXES_MIN.
+ */
+function topFixes(body: unknown): TopFix[] {
+  const findings = list(obj(obj(body).report).findings).map((f, index) => ({ f, index })).filter(({ f }) => text(f.fix) && f.id !== 'score-capped');
+  const costly = findings.filter(({ f }) => num(f.pointsLost) > 0).sort((a, b) => num(b.f.pointsLost) - num(a.f.pointsLost) || rank(a.f) - rank(b.f) || a.index - b.index);
+  const serious = findings.filter(({ f }) => num(f.pointsLost) === 0 && rank(f) <= SEVERITY_ORDER.indexOf('medium'));
+  const chosen = costly.slice(0, TOP_FIXES_MAX);
+  if (chosen.length < TOP_FIXES_MIN) chosen.push(...serious.slice(0, TOP_FIXES_MIN - chosen.length));
+  return chosen.map(({ f, index }) => ({ index, id: text(f.id), severity: text(f.severity), title: findingTitle(text(f.id)), fix: text(f.fix), pointsLost: num(f.pointsLost) }));
+}
+
+function crawlerLine(c: Record<string, unknown>): string {
+  const vendor = inline(c.vendor);
+  const access = obj(c.access);
+  const outcome = text(access.outcome);
+  const said = [
+    c.allowed === false ? `refused by robots.txt${text(c.rule) ? ` (\`${inline(c.rule)}\`${c.group ? ` in the group for \`${inline(c.group)}\`` : ''})` : ''}` : null,
+    outcome && outcome !== 'ok' && outcome !== 'not-probed' ? `live request: ${accessWords(outcome).toLowerCase()}${typeof access.status === 'number' ? ` (HTTP ${access.status})` : ''}` : null,
+  ].filter(Boolean);
+  return `- ${inline(c.token)}${vendor ? ` (${vendor})` : ''}: ${said.join('; ')}`;
 }
 
 function visibilityMarkdown(body: Record<string, unknown>): string {
   const report = obj(body.report);
   const crawlers = list(report.crawlers);
-  const refused = crawlers.filter((c) => c.allowed === false);
-  const lines = [
-    `# AI visibility: ${inline(report.checkedUrl)}`,
-    '',
-    `**Score: ${inline(report.score)}/${inline(report.scoreMax)}** (HTTP ${inline(report.status)}, robots.txt ${inline(report.robotsTxt)})`,
-    '',
-  ];
-  if (!crawlers.length) lines.push('## Crawlers', '', 'No crawler verdicts in this report.');
-  else if (!refused.length) lines.push('## Crawlers', '', `All ${crawlers.length} crawlers may fetch this page under robots.txt.`);
-  else {
-    lines.push(`## Crawlers refused (${refused.length} of ${crawlers.length})`, '');
-    for (const c of refused) {
-      const vendor = inline(c.vendor);
-      const rule = inline(c.rule);
-      lines.push(`- ${inline(c.token)}${vendor ? ` (${vendor})` : ''}${rule ? `: \`${rule}\`` : ''}${c.group ? ` in group \`${inline(c.group)}\`` : ''}`);
-    }
+  const findings = list(report.findings);
+  const head = headline(body);
+  const lines = [`# AI visibility: ${inline(report.checkedUrl)}`, '', `**Score: ${inline(report.score)}/${inline(report.scoreMax)}**: ${inline(head?.verdict)}. ${inline(head?.summary)}`, ''];
+
+  const fixes = topFixes(body);
+  if (fixes.length) {
+    lines.push('## Fix first', '');
+    fixes.forEach((t, i) => lines.push(`${i + 1}. **${inline(t.title)}**${t.pointsLost ? ` (${t.pointsLost} point${t.pointsLost === 1 ? '' : 's'})` : ''}: ${inline(t.fix)}`));
+    lines.push('');
   }
-  lines.push('', ...topFindings(list(report.findings), (f) => inline(f.observed) || inline(f.why) || inline(f.id)));
+
+  if (!findings.length) lines.push('## Findings', '', 'None: nothing to fix.', '');
+  else {
+    lines.push(`## Findings (${findings.length}), most severe first`, '');
+    [...findings].sort((a, b) => rank(a) - rank(b)).forEach((f, i) => {
+      const lost = num(f.pointsLost);
+      lines.push(`### ${i + 1}. ${inline(f.severity) || 'finding'}: ${findingTitle(text(f.id))}${lost ? ` (${lost} point${lost === 1 ? '' : 's'} lost)` : ''}`, '');
+      if (text(f.observed)) lines.push(`Found: ${inline(f.observed)}`, '');
+      if (text(f.why)) lines.push(inline(f.why), '');
+      if (text(f.fix)) lines.push(`**Fix:** ${inline(f.fix)}`, '');
+      lines.push(`Finding id: ${inline(f.id)}`, '');
+    });
+  }
+
+  const attention = crawlers.filter(crawlerNeedsAttention);
+  if (!crawlers.length) lines.push('## Crawlers', '', 'No crawler verdicts in this report.', '');
+  else if (!attention.length) lines.push('## Crawlers', '', `All ${crawlers.length} crawlers may fetch this page under robots.txt, and none was refused when asked.`, '');
+  else lines.push(`## Crawlers that do not get the page (${attention.length} of ${crawlers.length})`, '', ...attention.map(crawlerLine), '');
+
+  for (const section of visibilityFacts(report)) {
+    lines.push(`## ${section.title}`, '', ...section.facts.map((f) => `- **${f.label}:** ${inline(f.value)}`), '');
+  }
+  const limits = Array.isArray(body.limits) ? body.limits.filter((l): l is string => typeof l === 'string') : [];
+  if (limits.length) lines.push('## What this check cannot see', '', ...limits.map((l) => `- ${inline(l)}`), '');
+  lines.push(`_Check ${inline(report.checkVersion)}, rubric ${inline(report.rubricVersion)}._`);
   return lines.join('\n');
 }
 
@@ -60,4 +134,6 @@ export const visibilityReport: CheckReport = {
     return { target: typeof report.checkedUrl === 'string' ? report.checkedUrl : '', score: typeof report.score === 'number' ? report.score : null };
   },
   markdown: visibilityMarkdown,
+  headline,
+  topFixes,
 };

@@ -118,6 +118,14 @@ export const RUBRIC_CHANGE_GROUPS_3: readonly RubricChangeGroup[] = [
     why: 'Fewer false positives and facts read as browsers and search engines read them.',
     changes: ACCURACY_CHANGES,
   },
+  {
+    name: 'severity',
+    why: 'Severity and points agree by one published rule: a finding that costs points is never info.',
+    changes: [
+      { item: 'site.llms-txt', before: 2, after: 2, why: 'llms-txt-missing, -incomplete and -invalid are low, not info: they cost points, and an info finding never does.' },
+      { item: 'score-capped', kind: 'finding', before: 0, after: 0, why: 'Now critical, not info: it carries the points a blocking failure takes, and is listed with the critical findings that cause it.' },
+    ],
+  },
 ];
 
 /**

@@ -6,7 +6,7 @@
 // The items live in rubric-items/, one file per group; RUBRIC_ITEMS below is their one list, in published
 // order, and the source of truth for the published rubric (RUBRIC), the scoring and the docs.
 
-import { SEVERITY_ORDER, type Severity } from '@/lib/checks/severity';
+import { SEVERITY_ORDER, severityFor, type Severity } from '@/lib/checks/severity';
 import { PAGE_READ_MAX_BYTES, PARSE_MAX_DEPTH, PARSE_MAX_NODES, PARSE_MAX_REOPENED_FORMATTING } from './bounded-parse';
 import { ACCESS_ITEMS } from './rubric-items/access';
 import { AGENT_ITEMS } from './rubric-items/agents';
@@ -68,9 +68,9 @@ export const VISIBILITY_LIMITS: readonly string[] = [
   'Only this page is examined. Other pages are not crawled: the sitemap is read only to see whether it lists this page (its first 64 KB; of a sitemap index, only the first child), and only the first 5 links of llms.txt are requested, to see that they answer, not what they say.',
   'Robots rules and headers on other hosts (CDN, image or script hosts) and blocked CSS or JavaScript resources are not checked.',
   'Licensing or legal signals other than robots.txt, Content-Signal (robots.txt lines and the response header), IETF aipref Content-Usage (a draft: header and robots.txt rule), TDMRep (tdmrep.json, header, meta tag), the RSL licence named by robots.txt or a Link header (its usage permits, prohibits and payment; not user or geography limits, license servers or RSS and HTML-embedded licences), robots meta tags and X-Robots-Tag are not read: not the TDM policy document, ai.txt, or contracts.',
-  'Agent surfaces are the well-known documents of the page\'s own origin and the page\'s Link header; documents elsewhere (an API catalog on another host, a card a Link points to) are not fetched. WebMCP tools are read only when the page is rendered (site.agentSurfaces.webMcp is null otherwise): those registered while the page loads and the forms that declare one, never called; tools registered after a click or in a frame are not seen. Payment challenges are read from the answers the check already got, not by paying.',
+  'Agent surfaces are the well-known documents of the page\'s own origin and the page\'s Link header; documents elsewhere (an API catalog on another host, a card a Link points to) are not fetched. WebMCP tools are read only when the page is rendered: those registered while the page loads and the forms that declare one, never called; tools registered after a click or in a frame are not seen. Payment challenges are read from the answers the check already got, not by paying.',
   'Response time is one sample from our location and varies; it is reported but not scored.',
-  `Pages larger than ${PAGE_READ_MAX_BYTES / 1024 / 1024} MiB are read only up to ${PAGE_READ_MAX_BYTES / 1024 / 1024} MiB; content after that point is not seen, and page.incomplete names the facts that may be missing it.`,
+  `Pages larger than ${PAGE_READ_MAX_BYTES / 1024 / 1024} MiB are read only up to ${PAGE_READ_MAX_BYTES / 1024 / 1024} MiB; content after that point is not seen, and the report names the facts that may be incomplete.`,
   `Markup is read only until it builds ${PARSE_MAX_NODES.toLocaleString('en-US')} nodes, nests elements ${PARSE_MAX_DEPTH} deep, or makes the parser reopen unclosed formatting elements (<b>, <i>, <a>, <font>…) ${PARSE_MAX_REOPENED_FORMATTING.toLocaleString('en-US')} times; content after that point is not seen and the page is reported as truncated.`,
 ];
 
@@ -276,12 +276,15 @@ function informationalFindings(input: ScoreInput): Finding[] {
 }
 
 /**
- * The report's finding order: most severe first, then most points lost, then by id.
+ * The report's finding order: most severe first (the score cap last of its severity), then most points lost, then by id.
  * @example findings.sort(compareFindings)
  */
 export function compareFindings(a: Finding, b: Finding): number {
   const s = SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity);
   if (s !== 0) return s;
+  // The cap is the consequence of the critical findings, so it follows them however many points it carries.
+  const cap = Number(a.id === 'score-capped') - Number(b.id === 'score-capped');
+  if (cap !== 0) return cap;
   if (a.pointsLost !== b.pointsLost) return b.pointsLost - a.pointsLost;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
@@ -302,7 +305,8 @@ export function scoreReport(input: ScoreInput): ScoreResult {
     raw += earned;
     scoring.push({ id: item.id, points: item.points, earned });
     if (outcome.finding && earned < item.points) {
-      findings.push({ ...outcome.finding, rubric: item.id, pointsLost: item.points - earned });
+      const pointsLost = item.points - earned;
+      findings.push({ ...outcome.finding, severity: severityFor(outcome.finding.severity, pointsLost), rubric: item.id, pointsLost });
     }
   }
   let score = raw;
@@ -311,12 +315,12 @@ export function scoreReport(input: ScoreInput): ScoreResult {
     score = BLOCKING_SCORE_CAP;
     findings.push({
       id: 'score-capped',
-      severity: 'info',
+      severity: 'critical',
       rubric: null,
       pointsLost: raw - BLOCKING_SCORE_CAP,
       observed: `rubric items earned ${raw} points, but ${blockers.join(' and ')}`,
       why: `A page that search engines will not index cannot score above ${BLOCKING_SCORE_CAP}, however good the rest of it is.`,
-      fix: 'Fix the critical findings above; the cap lifts as soon as none of them remains.',
+      fix: 'Fix the other critical findings; the cap lifts as soon as none of them remains.',
     });
   }
   findings.push(...informationalFindings(input), ...serverAccessFindings(input), ...agentSignalFindings(input));

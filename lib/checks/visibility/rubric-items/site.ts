@@ -116,7 +116,7 @@ export const SITE_ITEMS: readonly RubricItem[] = [
         earned: partial ? 1 : 0,
         finding: {
           id: l.level === 'missing' || l.level === 'error' ? 'llms-txt-missing' : partial ? 'llms-txt-incomplete' : 'llms-txt-invalid',
-          severity: 'info',
+          severity: 'low',
           observed: l.problems.join('; ') || `/llms.txt: ${l.level}`,
           why: 'llms.txt is a proposed (llmstxt.org), not a standard, Markdown index that helps language models find a site\'s key pages; no major crawler is documented to rely on it, hence its low weight.',
           fix: 'Serve /llms.txt as text/markdown: "# Site name", a "> one-line summary", then "## Section" headings with "- [Page](https://...): note" link lists.',

@@ -1,0 +1,373 @@
+// The visibility report's facts in words: ONE table of labels and formats that the report view and the Markdown
+// export both read, so a fact is named the same wherever a person meets it and no field name reaches them.
+// Pure and browser-safe (the site's bundle loads it). The body is read member by member: a report from another
+// check version shows what it has, and a fact whose value is empty is left out rather than shown as a dash.
+
+const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const list = (v: unknown): Array<Record<string, unknown>> => (Array.isArray(v) ? v.map(obj) : []);
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x !== '') : []);
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+const percent = (share: number) => `${Math.round(share * 100)} %`;
+const http = (status: unknown) => (num(status) !== null ? ` (HTTP ${num(status)})` : '');
+
+/** One fact as a person reads it; `url` marks a value that is an address (the only text allowed to break anywhere). */
+export interface Fact {
+  label: string;
+  value: string;
+  url?: boolean;
+}
+
+export interface FactSection {
+  id: string;
+  title: string;
+  facts: Fact[];
+}
+
+/** What a format gets: the member's value, and the whole report for the few facts that read two members. */
+type Format = (value: unknown, report: Record<string, unknown>) => string | null;
+
+interface FactLabel {
+  /** Where the fact is in the report: `page.title`, `site.agentSurfaces.apiCatalog`. Its members are part of it. */
+  key: string;
+  label: string;
+  format: Format;
+  /** Other members this fact's value already states (a length beside its text, a flag beside its address). */
+  also?: readonly string[];
+  url?: boolean;
+}
+
+const STATE_WORDS: Record<string, string> = {
+  found: 'found',
+  missing: 'not found',
+  unreachable: 'did not answer',
+  invalid: 'found, but not valid',
+  valid: 'found and valid',
+  partial: 'found, incomplete',
+  error: 'did not answer',
+};
+const state = (v: unknown) => (str(v) ? (STATE_WORDS[str(v)!] ?? str(v)) : null);
+
+const AI_USE_DECISION: Record<string, string> = { allowed: 'allowed', refused: 'refused', unstated: 'not stated' };
+const AI_USE_SOURCE: Record<string, string> = {
+  'robots.txt': 'robots.txt',
+  'content-signal': 'Content-Signal line in robots.txt',
+  'content-signal-header': 'Content-Signal header',
+  'content-usage': 'Content-Usage rule in robots.txt (IETF aipref draft)',
+  'content-usage-header': 'Content-Usage header (IETF aipref draft)',
+  tdmrep: 'TDMRep',
+  rsl: 'RSL licence',
+  noindex: 'noindex',
+};
+
+const IGNORED_LINE: Record<string, string> = {
+  'rule-before-user-agent': 'a rule before any User-agent line',
+  'pattern-not-a-path': 'a pattern that starts with neither / nor *',
+  'unknown-directive': 'a directive no crawler reads',
+};
+
+const INCOMPLETE_WORDS: Record<string, string> = {
+  title: 'title',
+  metaDescription: 'description',
+  canonical: 'canonical address',
+  robots: 'robots directives',
+  openGraph: 'Open Graph tags',
+  jsonLd: 'structured data',
+  h1Count: 'main headings',
+  wordCount: 'word count',
+  textLength: 'text length',
+  textToHtmlRatio: 'share of text',
+};
+
+const RENDERING_STATE: Record<string, string> = { rendered: 'rendered', unavailable: 'not rendered', failed: 'rendering failed', skipped: 'not rendered' };
+
+function surface(v: unknown): string | null {
+  const s = obj(v);
+  const status = str(s.status);
+  if (!status) return null;
+  if (status === 'missing') return `not published${http(s.httpStatus)}`;
+  if (status === 'unreachable') return 'did not answer';
+  const name = str(s.name);
+  const entries = num(s.entries);
+  const problems = strings(s.problems);
+  const what = [name ? `“${name}”` : null, entries !== null ? count(entries, 'entry', 'entries') : null].filter(Boolean).join(', ');
+  if (status === 'invalid') return `published but not valid${problems.length ? `: ${problems.join('; ')}` : ''} (${str(s.url)})`;
+  return `published and valid${what ? `: ${what}` : ''} (${str(s.url)})`;
+}
+
+function aiUse(v: unknown): string | null {
+  const a = obj(v);
+  const decision = str(a.decision);
+  if (!decision) return null;
+  const sources = list(a.sources).map((s) => `${AI_USE_SOURCE[str(s.source) ?? ''] ?? str(s.source)} says ${str(s.says) === 'refused' ? 'no' : 'yes'}${str(s.detail) ? ` (${str(s.detail)})` : ''}`);
+  const conflicts = strings(a.conflicts);
+  return [
+    `${AI_USE_DECISION[decision] ?? decision}${sources.length ? `: ${sources.join('; ')}` : ': no source says'}`,
+    conflicts.length ? `sources disagree: ${conflicts.join('; ')}` : null,
+  ].filter(Boolean).join('. ');
+}
+
+function robotsDirectives(v: unknown): string | null {
+  const r = obj(v);
+  const raw = [...list(r.meta), ...list(r.header)].map((d) => str(d.raw)).filter((x): x is string => x !== null);
+  const after = str(r.unavailableAfter);
+  const parts = [...new Set(raw)];
+  if (after) parts.push(`unavailable after ${after}${r.unavailableAfterPassed === true ? ' (passed: treated as noindex)' : ''}`);
+  return parts.length ? parts.join('; ') : null;
+}
+
+function jsonLd(v: unknown): string | null {
+  const j = obj(v);
+  const blocks = num(j.blocks);
+  if (blocks === null) return null;
+  if (blocks === 0) return 'none';
+  const types = strings(j.types);
+  const invalid = num(j.invalid) ?? 0;
+  const problems = list(j.problems).map((p) => `${str(p.type)} without ${strings(p.missing).join(', ')}`);
+  return [
+    `${count(blocks, 'block')}${invalid ? `, ${invalid} not valid JSON` : ''}${types.length ? `: ${types.join(', ')}` : ''}`,
+    problems.length ? `incomplete: ${problems.join('; ')}` : null,
+  ].filter(Boolean).join('. ');
+}
+
+function openGraph(v: unknown): string | null {
+  const og = Object.entries(obj(v)).filter(([, x]) => typeof x === 'boolean');
+  if (!og.length) return null;
+  const present = og.filter(([, x]) => x).map(([k]) => `og:${k}`);
+  const missing = og.filter(([, x]) => !x).map(([k]) => `og:${k}`);
+  return [present.length ? present.join(', ') : 'none', missing.length ? `missing ${missing.join(', ')}` : null].filter(Boolean).join('; ');
+}
+
+function rendering(v: unknown): string | null {
+  const r = obj(v);
+  const st = str(r.state);
+  if (!st) return null;
+  if (st !== 'rendered') return `${RENDERING_STATE[st] ?? st}${str(r.reason) ? `: ${str(r.reason)}` : ''}`;
+  const words = num(r.wordCount);
+  return `rendered in a browser${words !== null ? `: ${count(words, 'word')}` : ''}${num(r.h1Count) !== null ? `, ${count(num(r.h1Count)!, 'main heading')}` : ''}${num(r.requests) !== null ? `, ${count(num(r.requests)!, 'request')}` : ''}${num(r.refused) ? ` (${num(r.refused)} refused)` : ''}`;
+}
+
+function challenges(v: unknown): string | null {
+  const items = list(v).map((c) => {
+    const price = [str(c.amount), str(c.currency)].filter(Boolean).join(' ');
+    const proto = str(c.protocol) === 'mpp' ? 'MPP' : str(c.protocol) === 'x402' ? 'x402' : 'pay-per-crawl';
+    const who = str(c.source) === 'page' ? 'the page' : str(c.source);
+    return `${who}: ${proto}${price ? ` ${price}` : ''}${str(c.network) ? ` on ${str(c.network)}` : ''}${str(c.error) ? ` (${str(c.error)})` : ''}`;
+  });
+  return items.length ? items.join('; ') : null;
+}
+
+function contentUsage(v: unknown): string | null {
+  const rows = list(v).map((u) => {
+    const signals = Object.entries(obj(u.signals)).filter(([, x]) => x !== null).map(([k, x]) => `${k}=${String(x)}`);
+    const lines = (Array.isArray(u.lines) ? u.lines : []).filter((n): n is number => typeof n === 'number');
+    return `${str(u.userAgent) ?? '*'}: ${signals.join(', ') || 'nothing'}${lines.length ? ` (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')})` : ''}`;
+  });
+  return rows.length ? rows.join('; ') : null;
+}
+
+/** The sections of facts, in the order the report shows them, each fact with its label and format. */
+const SECTIONS: ReadonlyArray<{ id: string; title: string; facts: readonly FactLabel[] }> = [
+  {
+    id: 'page',
+    title: 'The page',
+    facts: [
+      { key: 'status', label: 'HTTP status', format: (v) => str(v) },
+      { key: 'page.title', label: 'Title', also: ['page.titleLength'], format: (v, r) => (str(v) ? `${str(v)} (${count(num(obj(r.page).titleLength) ?? 0, 'character')})` : 'missing') },
+      { key: 'page.metaDescription', label: 'Description', also: ['page.metaDescriptionLength'], format: (v, r) => (str(v) ? `${str(v)} (${count(num(obj(r.page).metaDescriptionLength) ?? 0, 'character')})` : 'missing') },
+      {
+        key: 'page.canonical', label: 'Canonical address', url: true, also: ['page.canonicalCount', 'page.canonicalDistinct', 'page.canonicalIsSelf'],
+        format: (v, r) => {
+          const p = obj(r.page);
+          if ((num(p.canonicalDistinct) ?? 0) > 1) return `${num(p.canonicalDistinct)} different addresses; the first is ${str(v)}`;
+          return str(v) ? `${str(v)} (${p.canonicalIsSelf === true ? 'this page' : 'another address'})` : 'none';
+        },
+      },
+      { key: 'page.noindexMeta', label: 'Search indexing', also: ['page.noindexHeader'], format: (v, r) => (v === true ? 'refused: noindex in a robots meta tag' : obj(r.page).noindexHeader === true ? 'refused: noindex in the X-Robots-Tag header' : 'allowed') },
+      { key: 'page.robots', label: 'Robots directives', format: robotsDirectives },
+      { key: 'page.headBrokenAt', label: 'Head ended early by', format: (v) => (str(obj(v).element) ? `${str(obj(v).element) === '#text' ? 'text' : `an <${str(obj(v).element)}>`} on line ${num(obj(v).line)}` : null) },
+      { key: 'page.lang', label: 'Language', format: (v) => str(v) ?? 'not declared' },
+      { key: 'page.h1Count', label: 'Main headings (h1)', format: (v) => str(v) },
+      { key: 'page.wordCount', label: 'Words in the HTML', format: (v) => (num(v) !== null ? num(v)!.toLocaleString('en-US') : null) },
+      { key: 'page.textLength', label: 'Characters of text', format: (v) => (num(v) !== null ? num(v)!.toLocaleString('en-US') : null) },
+      { key: 'page.textToHtmlRatio', label: 'Share of the HTML that is text', format: (v) => (num(v) !== null ? percent(num(v)!) : null) },
+      { key: 'page.truncated', label: 'Page read in full', format: (v) => (v === true ? 'no: cut at the read limit' : v === false ? 'yes' : null) },
+      { key: 'page.incomplete', label: 'Facts that may be incomplete', format: (v) => (strings(v).length ? strings(v).map((k) => INCOMPLETE_WORDS[k] ?? k).join(', ') : null) },
+      { key: 'page.jsonLd', label: 'Structured data (JSON-LD)', format: jsonLd },
+      { key: 'page.openGraph', label: 'Open Graph tags', format: openGraph },
+      { key: 'page.rendering', label: 'Rendered view', format: rendering },
+      { key: 'page.rendering.jsOnlyShare', label: 'Share of words that need JavaScript', format: (v) => (num(v) !== null ? percent(num(v)!) : null) },
+    ],
+  },
+  {
+    id: 'site',
+    title: 'Site files',
+    facts: [
+      { key: 'site.requestedUrl', label: 'Address asked for', url: true, format: (v) => str(v) },
+      { key: 'site.redirects', label: 'Redirects', url: true, format: (v) => (list(v).length ? list(v).map((x) => `${str(x.status)} → ${str(x.url)}`).join(', ') : 'none') },
+      { key: 'site.https', label: 'HTTPS', format: (v) => { const h = obj(v); if (typeof h.finalUrlHttps !== 'boolean') return null; return `${h.finalUrlHttps ? 'yes' : 'no'}${h.httpRedirectsToHttps === true ? '; http:// redirects to https://' : h.httpRedirectsToHttps === false ? '; http:// does not redirect to https://' : ''}`; } },
+      { key: 'site.ttfbMs', label: 'Time to first byte', format: (v) => (num(v) !== null ? `${num(v)} ms (one sample, not scored)` : null) },
+      { key: 'site.robotsTxt', label: 'robots.txt', also: ['site.robotsTxt.state', 'site.robotsTxt.status'], format: (v) => (state(obj(v).state) ? `${state(obj(v).state)}${http(obj(v).status)}` : null) },
+      { key: 'site.robotsTxt.sitemaps', label: 'Sitemaps named in robots.txt', url: true, format: (v) => (strings(v).length ? strings(v).join(', ') : null) },
+      { key: 'site.robotsTxt.contentSignals', label: 'Content-Signal lines', format: (v) => (strings(v).length ? strings(v).join('; ') : null) },
+      { key: 'site.robotsTxt.ignoredLines', label: 'robots.txt lines crawlers ignore', format: (v) => (list(v).length ? list(v).map((l) => `line ${num(l.line)}: ${IGNORED_LINE[str(l.reason) ?? ''] ?? str(l.reason)}`).join('; ') : null) },
+      { key: 'site.contentUsage', label: 'Content-Signal by crawler', format: contentUsage },
+      { key: 'site.sitemapXml', label: 'Sitemap', url: true, format: (v) => { const s = obj(v); if (typeof s.isSitemap !== 'boolean') return null; return s.isSitemap ? (str(s.url) ?? 'found') : `not found${http(s.status)}`; } },
+      { key: 'site.sitemapListsPage', label: 'Sitemap lists this page', format: (v) => (v === true ? 'yes' : v === false ? 'no' : null) },
+      { key: 'site.llmsTxt', label: 'llms.txt', format: state },
+      { key: 'site.llmsTxtLinks', label: 'llms.txt links', format: (v) => { const l = obj(v); const checked = num(l.checked) ?? 0; return checked ? `${count(checked, 'link')} checked, ${num(l.broken) ?? 0} broken` : null; } },
+      { key: 'site.llmsFullTxt', label: 'llms-full.txt', format: state },
+      {
+        key: 'site.markdown', label: 'Markdown version', also: ['site.markdown.offered', 'site.markdown.contentType', 'site.markdown.alternate'],
+        format: (v) => {
+          const m = obj(v);
+          if (typeof m.offered !== 'boolean') return null;
+          if (!m.offered) return 'not offered';
+          const how = [/markdown/i.test(str(m.contentType) ?? '') ? `answered as ${str(m.contentType)}` : null, str(m.alternate) ? `linked at ${str(m.alternate)}` : null].filter(Boolean);
+          return `offered${how.length ? ` (${how.join('; ')})` : ''}`;
+        },
+      },
+      { key: 'site.markdown.matchesPage', label: 'Markdown answer is this page', format: (v) => (v === true ? 'yes' : v === false ? 'no: it has neither the page\'s title nor most of its words' : null) },
+    ],
+  },
+  {
+    id: 'agents',
+    title: 'What the site offers agents',
+    facts: [
+      { key: 'site.agentSurfaces.linkHeaders', label: 'Link header relations', url: true, format: (v) => (list(v).length ? list(v).map((l) => `${str(l.rel)}: ${str(l.href)}${str(l.type) ? ` (${str(l.type)})` : ''}`).join('; ') : 'none') },
+      { key: 'site.agentSurfaces.apiCatalog', label: 'API catalog (RFC 9727)', format: surface },
+      { key: 'site.agentSurfaces.mcpServerCard', label: 'MCP server card', format: surface },
+      { key: 'site.agentSurfaces.a2aAgentCard', label: 'A2A agent card', format: surface },
+      { key: 'site.agentSurfaces.oauthAuthorizationServer', label: 'OAuth authorization server metadata (RFC 8414)', format: surface },
+      { key: 'site.agentSurfaces.oauthProtectedResource', label: 'OAuth protected resource metadata (RFC 9728)', format: surface },
+      { key: 'site.agentSurfaces.webBotAuthDirectory', label: 'Web Bot Auth key directory', format: surface },
+      { key: 'site.agentSurfaces.webMcp', label: 'WebMCP tools', format: (v) => (Array.isArray(v) ? (v.length ? count(v.length, 'tool') : 'none') : 'not observed (the page\'s scripts are not asked for them)') },
+    ],
+  },
+  {
+    id: 'ai-use',
+    title: 'May AI use this content?',
+    facts: [
+      { key: 'site.aiUse.train', label: 'Training AI models', format: aiUse },
+      { key: 'site.aiUse.search', label: 'Search', format: aiUse },
+      { key: 'site.aiUse.aiInput', label: 'Input to AI answers', format: aiUse },
+    ],
+  },
+  {
+    id: 'licensing',
+    title: 'Licensing',
+    facts: [
+      { key: 'site.licensing.tdmReservation', label: 'TDMRep reservation', also: ['site.licensing.tdmSource'], format: (v, r) => { const l = obj(obj(r.site).licensing); const from = str(l.tdmSource) === 'file' ? '/.well-known/tdmrep.json' : str(l.tdmSource) === 'header' ? 'the tdm-reservation header' : str(l.tdmSource) === 'meta' ? 'a tdm-reservation meta tag' : null; return v === 1 ? `text and data mining rights reserved${from ? ` (${from})` : ''}` : v === 0 ? `not reserved${from ? ` (${from})` : ''}` : null; } },
+      { key: 'site.licensing.tdmPolicy', label: 'TDMRep policy', url: true, also: ['site.licensing.tdmPolicyReachable'], format: (v, r) => { const reachable = obj(obj(r.site).licensing).tdmPolicyReachable; return str(v) ? `${str(v)}${reachable === true ? ' (answers)' : reachable === false ? ' (does not answer)' : ''}` : null; } },
+      { key: 'site.licensing.rslLicense', label: 'RSL licence named', url: true, format: (v) => str(v) },
+      {
+        key: 'site.licensing.rsl', label: 'RSL licence terms',
+        format: (v) => {
+          const l = obj(v);
+          const st = str(l.status);
+          if (!st) return null;
+          if (st !== 'found') return `${state(st)}${http(l.httpStatus)}${str(l.problem) ? `: ${str(l.problem)}` : ''}`;
+          const pay = obj(l.payment);
+          return [
+            strings(l.permits).length ? `permits ${strings(l.permits).join(', ')}` : null,
+            strings(l.prohibits).length ? `prohibits ${strings(l.prohibits).join(', ')}` : null,
+            str(pay.type) ? `payment: ${str(pay.type)}${str(pay.amount) ? ` ${str(pay.amount)}` : ''}${str(pay.currency) ? ` ${str(pay.currency)}` : ''}` : null,
+          ].filter(Boolean).join('; ') || 'valid, with no usage terms';
+        },
+      },
+    ],
+  },
+  {
+    id: 'commerce',
+    title: 'What a crawler or agent must pay',
+    facts: [
+      { key: 'site.commerce', label: 'Payment asked', also: ['site.commerce.x402', 'site.commerce.mpp', 'site.commerce.payPerCrawl'], format: (v) => { const c = obj(v); if (typeof c.x402 !== 'boolean') return null; const seen = [(num(c.payPerCrawl) ?? 0) > 0 ? `pay-per-crawl for ${count(num(c.payPerCrawl)!, 'crawler')}` : null, c.x402 ? 'x402' : null, c.mpp ? 'MPP' : null].filter(Boolean); return seen.length ? seen.join(', ') : 'none seen'; } },
+      { key: 'site.commerce.challenges', label: 'Payment challenges', format: challenges },
+    ],
+  },
+  {
+    id: 'requests',
+    title: 'How the check fetched',
+    facts: [
+      { key: 'site.access', label: 'Live requests as each crawler', also: ['site.access.browserUserAgent'], format: (v) => { const a = obj(v); if (num(a.probes) === null) return null; return `${count(num(a.probes)!, 'crawler request')}; the browser baseline got ${num(a.browserStatus) !== null ? `HTTP ${num(a.browserStatus)}` : 'no answer'}`; } },
+      { key: 'site.outbound', label: 'Requests sent', format: (v) => { const o = obj(v); if (num(o.requests) === null) return null; const refused = obj(o.refused); const held = (num(refused.budget) ?? 0) + (num(refused.thirdPartyCap) ?? 0); return `${count(num(o.requests)!, 'request')} to ${count(num(o.domains) ?? 0, 'domain')}${held ? `; ${held} not sent (over a request budget)` : ''}`; } },
+    ],
+  },
+];
+
+function at(report: Record<string, unknown>, key: string): unknown {
+  let v: unknown = report;
+  for (const part of key.split('.')) v = obj(v)[part];
+  return v;
+}
+
+/**
+ * The report's facts in words, by section, empty facts left out: what the view lays out and the Markdown lists.
+ * @example visibilityFacts(body.report)[0].facts[0] // { label: 'HTTP status', value: '200' }
+ */
+export function visibilityFacts(report: Record<string, unknown>): FactSection[] {
+  return SECTIONS.map((section) => ({
+    id: section.id,
+    title: section.title,
+    facts: section.facts.flatMap((f): Fact[] => {
+      if (at(report, f.key) === undefined) return [];
+      const value = f.format(at(report, f.key), report);
+      return value === null || value === '' ? [] : [{ label: f.label, value, ...(f.url ? { url: true } : {}) }];
+    }),
+  })).filter((s) => s.facts.length > 0);
+}
+
+/**
+ * Whether the label table names a report member: the member is a fact, a part of one, or a value a fact states.
+ * @example hasFactLabel('page.titleLength') // true: the Title fact states it
+ */
+export function hasFactLabel(key: string): boolean {
+  return SECTIONS.some((s) => s.facts.some((f) => key === f.key || key.startsWith(`${f.key}.`) || f.also?.includes(key)));
+}
+
+const TITLE_WORDS: Record<string, string> = {
+  llms: 'llms.txt', llmsfull: 'llms-full.txt', jsonld: 'JSON-LD', ai: 'AI', h1: 'h1', http: 'HTTP', https: 'HTTPS', rsl: 'RSL', tdm: 'TDM', og: 'Open Graph', noai: 'noai',
+  noarchive: 'noarchive', noindex: 'noindex', mcp: 'MCP', a2a: 'A2A', '404': '404',
+};
+
+/**
+ * A finding's title in words, from its id: `llms-txt-missing` → "llms.txt missing".
+ * @example findingTitle('description-missing') // 'Description missing'
+ */
+export function findingTitle(id: string): string {
+  const words = id.replace(/llms-full-txt/g, 'llmsfull').replace(/llms-txt/g, 'llms').replace(/open-graph/g, 'og').split('-');
+  const out = words.map((w) => TITLE_WORDS[w] ?? w).join(' ');
+  return /^[a-z]/.test(out) && !/^(llms|noai|noarchive|noindex|h1\b)/.test(out) ? out[0].toUpperCase() + out.slice(1) : out;
+}
+
+/** Crawler outcomes worth a person's eye: everything but "allowed and served". */
+const ACCESS_WORDS: Record<string, string> = {
+  ok: 'Served',
+  blocked: 'Blocked',
+  challenge: 'Challenged',
+  'payment-required': 'Payment required',
+  'rate-limited': 'Rate limited',
+  different: 'Different page',
+  error: 'Error',
+  'not-probed': 'Not probed',
+};
+
+/**
+ * What a crawler's live request got, in words.
+ * @example accessWords('challenge') // 'Challenged'
+ */
+export function accessWords(outcome: string): string {
+  return ACCESS_WORDS[outcome] ?? outcome;
+}
+
+/**
+ * Whether a crawler needs the reader's attention: refused by robots.txt, or its live request blocked,
+ * challenged, asked to pay, rate limited, answered with a different page or an error. The report shows these and
+ * folds the rest.
+ * @example crawlerNeedsAttention({ allowed: true, access: { outcome: 'ok' } }) // false
+ */
+export function crawlerNeedsAttention(c: Record<string, unknown>): boolean {
+  const outcome = str(obj(c.access).outcome);
+  return c.allowed === false || (outcome !== null && outcome !== 'ok' && outcome !== 'not-probed');
+}
