@@ -200,7 +200,7 @@ async function pipeline(deps: PaidCallDeps, call: PaidCall): Promise<PaidCallOut
     throw call.check.problemOf?.(error) ?? error;
   }
   return admitted.payment.kind === 'credits'
-    ? chargeCredits(deps, call, admitted, admitted.payment.usageId, result, now)
+    ? chargeCredits(deps, call, input, admitted, admitted.payment.usageId, result, now)
     : settleCredential(deps, call, admitted, admitted.payment.verified, result, abandon, now);
 }
 
@@ -423,14 +423,14 @@ function fulfilledBody(call: PaidCall, admitted: Admitted, reference: Record<str
 }
 
 /** Step 7 for a prepaid call: its report stored, then the held call committed with its answer kept for replays and the calls left counted, in one store step. */
-async function chargeCredits(deps: PaidCallDeps, call: PaidCall, admitted: Admitted, usageId: string, result: Record<string, unknown>, now: Clock): Promise<PaidCallOutcome> {
+async function chargeCredits(deps: PaidCallDeps, call: PaidCall, input: unknown, admitted: Admitted, usageId: string, result: Record<string, unknown>, now: Clock): Promise<PaidCallOutcome> {
   const { check } = call;
   const reference = { creditsUsage: usageId };
   const { body, bodyText } = fulfilledBody(call, admitted, reference, result);
   const keyHash = admitted.keyHash!;
   // The work is delivered and paid for: a report the store cannot keep only goes unsaid. It is stored before the
   // commit because its id rides in the replay record the commit keeps.
-  const reportId = await saveReport(deps.store, { keyHash, check, creditsUsage: usageId, body, bodyText }, now(), deps.config.REPORT_RETENTION_DAYS).catch(
+  const reportId = await saveReport(deps.store, { keyHash, check, creditsUsage: usageId, input, body, bodyText }, now(), deps.config.REPORT_RETENTION_DAYS).catch(
     (e: unknown) => {
       deps.log?.({ event: 'report-store-failed', operation: check.operationId, error: String(e) });
       return null;

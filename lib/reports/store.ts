@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import type { Store } from '@/lib/store';
-import type { ReportCursor, ReportSummary } from '@/lib/store/types';
+import type { ReportCursor, ReportSummary, StoredReport } from '@/lib/store/types';
 import { ProblemError } from '@/lib/problems';
 import { digestsEqual } from '@/lib/credits/keys';
 import type { CheckReport } from '@/lib/checks/entry';
@@ -24,6 +24,8 @@ export const ReportListItem = z.strictObject({
   creditsUsage: z.string(),
   target: z.string(),
   score: z.number().nullable(),
+  /** The check's verdict (readiness: ready, ready-with-gaps, not-ready; visibility: the score's band good, fair, poor); null when none. */
+  verdict: z.string().nullable(),
 });
 export type ReportListItem = z.infer<typeof ReportListItem>;
 
@@ -36,20 +38,24 @@ export const REPORT_PAGE_MAX = 100;
 
 /**
  * Keeps a fulfilled prepaid call's 200 body for its key and returns the new report's id: filed under the
- * check's id, with the target and score its entry reads from the body for the history row. The store files it
+ * check's id, with the target, score and verdict its entry reads from the body for the history row, and the
+ * validated input that made it (so the owner can run the same check again). The store files it
  * under whoever holds the call (`creditsUsage`) at that moment, so a key rotated while the check ran keeps it.
- * @example const id = await saveReport(store, { keyHash, check: readinessCheck, creditsUsage, body, bodyText }, Date.now(), 30);
+ * @example const id = await saveReport(store, { keyHash, check: readinessCheck, creditsUsage, input, body, bodyText }, Date.now(), 30);
  */
 export async function saveReport(
   store: Store,
-  report: { keyHash: string; check: CheckReport; creditsUsage: string; body: unknown; bodyText: string },
+  report: { keyHash: string; check: CheckReport; creditsUsage: string; input: unknown; body: unknown; bodyText: string },
   now: number,
   retentionDays: number,
 ): Promise<string> {
   const id = `rep_${crypto.randomBytes(24).toString('base64url')}`;
-  const { target, score } = report.check.facts(report.body);
+  const { target, score, verdict = null } = report.check.facts(report.body);
   await store.putReport(
-    { id, keyHash: report.keyHash, operation: report.check.id, createdAt: now, creditsUsage: report.creditsUsage, target, score, body: report.bodyText },
+    {
+      id, keyHash: report.keyHash, operation: report.check.id, createdAt: now, creditsUsage: report.creditsUsage, target, score, verdict,
+      body: report.bodyText, input: JSON.stringify(report.input),
+    },
     now,
     retentionDays * DAY_MS,
   );
@@ -107,6 +113,7 @@ const toItem = (r: ReportSummary): ReportListItem => ({
   creditsUsage: r.creditsUsage,
   target: r.target,
   score: r.score,
+  verdict: r.verdict,
 });
 
 /**
@@ -126,9 +133,39 @@ export async function reportPage(store: Store, keyHash: string, page: { limit?: 
  * The stored 200 body of report `id` when `keyHash` paid for it, else null (unknown, expired, or another key's).
  * @example const body = await ownReport(store, keyHash, 'rep_…', Date.now()); if (!body) notFound();
  */
-export async function ownReport(store: Store, keyHash: string, id: string, now: number): Promise<{ operation: string; createdAt: string; body: unknown } | null> {
+export async function ownReport(store: Store, keyHash: string, id: string, now: number): Promise<OwnReport | null> {
   if (!REPORT_ID_PATTERN.test(id)) return null;
   const report = await store.getReport(id, now);
   if (!report || !digestsEqual(report.keyHash, keyHash)) return null;
-  return { operation: report.operation, createdAt: new Date(report.createdAt).toISOString(), body: JSON.parse(report.body) as unknown };
+  return readReport(report);
+}
+
+/** A stored report as its owner (or a share link) reads it: the body and input parsed, the time as ISO text. */
+export interface OwnReport {
+  id: string;
+  operation: string;
+  createdAt: string;
+  target: string;
+  score: number | null;
+  verdict: string | null;
+  body: unknown;
+  /** The validated request body that made it; null when the report was kept before inputs were. */
+  input: unknown;
+}
+
+/**
+ * A stored report as callers read it.
+ * @example readReport(await store.getReport(id, now))
+ */
+export function readReport(report: StoredReport): OwnReport {
+  return {
+    id: report.id,
+    operation: report.operation,
+    createdAt: new Date(report.createdAt).toISOString(),
+    target: report.target,
+    score: report.score,
+    verdict: report.verdict,
+    body: JSON.parse(report.body) as unknown,
+    input: report.input === null ? null : (JSON.parse(report.input) as unknown),
+  };
 }
