@@ -25,7 +25,11 @@ const nextConfig: NextConfig = {
   // `npm test` type-checks the whole tree (tests included) with tsc; the build need not do it twice.
   typescript: { ignoreBuildErrors: true },
   async headers() {
-    return [{ source: '/:path*', headers: securityHeaders }];
+    return [
+      { source: '/:path*', headers: securityHeaders },
+      // A shared report's link is public but never meant for search results.
+      { source: '/r/:token*', headers: [{ key: 'X-Robots-Tag', value: 'noindex, nofollow' }] },
+    ];
   },
 };
 

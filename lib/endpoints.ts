@@ -435,6 +435,7 @@ const SESSION_AND_REPORT_ROUTES: FreeEndpoint[] = [
     query: [
       { name: 'limit', required: false, description: `Reports per page, 1-${REPORT_PAGE_MAX} (default 20)`, schema: z.string(), example: '20' },
       { name: 'cursor', required: false, description: 'nextCursor of the previous page', schema: z.string(), example: '…' },
+      { name: 'check', required: false, description: `Only this check's reports: ${checks().map((c) => c.id).join(' or ')}`, schema: z.string(), example: 'ai-visibility' },
     ],
     ok: { description: 'One page of reports', contentType: 'application/json', schema: ReportList },
     examples: () => [{

@@ -18,7 +18,7 @@ export type { ReportComparison } from './compare';
  */
 export function listReports(
   keyHash: string,
-  page: { limit?: number; cursor?: string | null } = {},
+  page: { limit?: number; cursor?: string | null; check?: string | null } = {},
   deps: { store: Store } = getRuntime(),
   now = Date.now(),
 ): Promise<ReportList> {

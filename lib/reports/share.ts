@@ -68,5 +68,9 @@ export async function sharedReport(store: Store, token: string, now: number): Pr
   const id = await store.getRecord(byToken(tokenHash), now);
   if (!id || (await store.getRecord(byReport(id), now)) !== tokenHash) return null;
   const report = await store.getReport(id, now);
-  return report ? readReport(report) : null;
+  if (!report) return null;
+  const read = readReport(report);
+  // What names the payer's call (its reservation, its Idempotency-Key, its payment) stays with the owner.
+  const { idempotencyKey: _k, creditsUsage: _c, paymentIntent: _p, ...rest } = read.body as Record<string, unknown>;
+  return { ...read, body: rest, input: null };
 }

@@ -116,14 +116,40 @@ const toItem = (r: ReportSummary): ReportListItem => ({
   verdict: r.verdict,
 });
 
+/** Rows read per store call while filtering by check, and at most in all (a key's month of checks fits easily). */
+const FILTER_SCAN_PAGE = 100;
+const FILTER_SCAN_MAX = 2000;
+
+/** Up to `want` of the key's reports after `before`, of `check` only when given (the store lists all checks). */
+async function matchingRows(store: Store, keyHash: string, now: number, want: number, before: ReportCursor | undefined, check: string | null): Promise<ReportSummary[]> {
+  if (check === null) return store.listReports(keyHash, now, { limit: want, ...(before ? { before } : {}) });
+  const found: ReportSummary[] = [];
+  let from = before;
+  for (let seen = 0; found.length < want && seen < FILTER_SCAN_MAX; seen += FILTER_SCAN_PAGE) {
+    const rows = await store.listReports(keyHash, now, { limit: FILTER_SCAN_PAGE, ...(from ? { before: from } : {}) });
+    found.push(...rows.filter((r) => r.operation === check));
+    const last = rows.at(-1);
+    if (rows.length < FILTER_SCAN_PAGE || !last) break;
+    from = { createdAt: last.createdAt, id: last.id };
+  }
+  return found.slice(0, want);
+}
+
 /**
- * One page of a key's live reports, newest first; `nextCursor` continues it (null on the last page).
+ * One page of a key's live reports, newest first (of one check when `check` names one); `nextCursor` continues it (null on the last page).
  * @example const { reports, nextCursor } = await reportPage(store, keyHash, { limit: 20, cursor: null }, Date.now());
  */
-export async function reportPage(store: Store, keyHash: string, page: { limit?: number; cursor?: string | null }, now: number): Promise<ReportList> {
+export async function reportPage(
+  store: Store,
+  keyHash: string,
+  page: { limit?: number; cursor?: string | null; check?: string | null },
+  now: number,
+): Promise<ReportList> {
   const { limit, cursor } = parsePage({ limit: page.limit ?? null, cursor: page.cursor ?? null });
+  const check = page.check ? page.check : null;
+  if (check !== null && !checks().some((c) => c.id === check)) throw badQuery('check', `must be one of ${checks().map((c) => c.id).join(', ')}`);
   // One more than asked says whether another page follows without a second query.
-  const rows = await store.listReports(keyHash, now, { limit: limit + 1, ...(cursor ? { before: decodeCursor(cursor) } : {}) });
+  const rows = await matchingRows(store, keyHash, now, limit + 1, cursor ? decodeCursor(cursor) : undefined, check);
   const shown = rows.slice(0, limit);
   const last = shown.at(-1);
   return { reports: shown.map(toItem), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };

@@ -156,13 +156,13 @@ async function reportOwner(request: Request, runtime: Runtime): Promise<string> 
   return session.keyHash;
 }
 
-/** GET /api/reports?limit=&cursor=: the key's stored reports, newest first. */
+/** GET /api/reports?limit=&cursor=&check=: the key's stored reports, newest first (of one check when asked). */
 export function reportsGet(request: Request): Promise<Response> {
   return route('reports-list', async (runtime) => {
     await countReportRead(request, runtime);
     const keyHash = await reportOwner(request, runtime);
     const query = new URL(request.url).searchParams;
-    const page = await reportPage(runtime.store, keyHash, { limit: limitOf(query.get('limit')), cursor: query.get('cursor') }, Date.now());
+    const page = await reportPage(runtime.store, keyHash, { limit: limitOf(query.get('limit')), cursor: query.get('cursor'), check: query.get('check') }, Date.now());
     return Response.json(page, { headers: NO_STORE });
   });
 }

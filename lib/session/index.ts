@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { Config } from '@/lib/config';
 import type { Store } from '@/lib/store';
 import { getRuntime } from '@/lib/runtime';
-import { authenticateKey, balance } from '@/lib/credits/ledger';
+import { authenticateKey, balance, type Balance } from '@/lib/credits/ledger';
+import { usageRows, usageTable } from '@/lib/credits/audit';
 import { digestsEqual, hashKey, isWellFormedKey, maskKey } from '@/lib/credits/keys';
 import { rotateCreditsKey } from '@/lib/billing/rotate';
 import { ProblemError } from '@/lib/problems';
@@ -200,4 +201,21 @@ export async function sessionFromCookies(
   now = Date.now(),
 ): Promise<SessionState | null> {
   return readSession(deps.store, cookieStore.get(sessionCookieName(sessionCookieSecure(deps.config)))?.value ?? null, now);
+}
+
+/** Spent calls the account page lists (and its CSV holds), newest first. */
+const ACCOUNT_USAGE_LIMIT = 500;
+
+/**
+ * What the account page shows of the signed-in key: its grants, and its spent calls as the rows and the CSV
+ * `npm run keys -- usage` prints. Read by the session's key hash, so after a rotation it is the new key's.
+ * @example const { balance, usage, usageCsv } = await sessionAccount(session.keyHash);
+ */
+export async function sessionAccount(
+  keyHash: string,
+  deps: { store: Store } = getRuntime(),
+  now = Date.now(),
+): Promise<{ balance: Balance; usage: string[][]; usageCsv: string }> {
+  const [b, usage] = await Promise.all([balance(deps.store, keyHash, now), deps.store.listUsage(keyHash, ACCOUNT_USAGE_LIMIT)]);
+  return { balance: b, usage: usageRows(usage), usageCsv: usageTable(usage, 'csv') };
 }
