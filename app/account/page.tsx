@@ -133,7 +133,7 @@ export default async function Account({ searchParams }: { searchParams: Promise<
       ) : null}
 
       <h2 id="usage">Calls spent</h2>
-      <UsageList rows={account.usage} csv={account.usageCsv} />
+      <UsageList rows={account.usage} csv={account.usageCsv} labels={Object.fromEntries(checks().map((c) => [c.operationId, c.label]))} />
 
       <h2 id="rotate">Replace your key</h2>
       <RotateKey askForKey={!session.recentSignIn} />

@@ -51,8 +51,11 @@ export function GrantsTable({ grants }: { grants: Grant[] }) {
 
 const USAGE_HEADS = ['When (UTC)', 'Check', 'Call id', 'Refunded', 'Refunded at (UTC)'];
 
-/** The key's spent calls, as `npm run keys -- usage` prints them, with the same rows as a CSV download. */
-export function UsageList({ rows, csv }: { rows: string[][]; csv: string }) {
+/**
+ * The key's spent calls, as `npm run keys -- usage` prints them, with the same rows as a CSV download; the page
+ * names each check by its label (`labels`: operation id → label), the CSV keeps the operation id.
+ */
+export function UsageList({ rows, csv, labels }: { rows: string[][]; csv: string; labels: Record<string, string> }) {
   if (!rows.length) return <p className="muted">No calls spent with this key yet.</p>;
   return (
     <>
@@ -70,7 +73,7 @@ export function UsageList({ rows, csv }: { rows: string[][]; csv: string }) {
               <tr key={r[2]}>
                 {r.map((v, i) => (
                   <td key={i} className={i === 2 ? 'url' : undefined}>
-                    {v || '—'}
+                    {(i === 1 ? labels[v] : undefined) ?? (v || '—')}
                   </td>
                 ))}
               </tr>

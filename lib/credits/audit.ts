@@ -161,7 +161,7 @@ export function usageTable(usage: UsageRecord[], format: 'text' | 'csv'): string
 }
 
 /** The columns of `usageTable`, in order. */
-export const USAGE_COLUMNS = ['time', 'operation', 'usage', 'refunded', 'refunded_at'] as const;
+const USAGE_COLUMNS = ['time', 'operation', 'usage', 'refunded', 'refunded_at'] as const;
 
 /**
  * A key's spent calls as the rows `usageTable` prints (the account page shows the same rows).

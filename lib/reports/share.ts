@@ -18,7 +18,7 @@ const byToken = (tokenHash: string) => `share:${tokenHash}`;
 const byReport = (id: string) => `report-share:${id}`;
 
 /** Where a share link opens. */
-export const sharePath = (token: string) => `/r/${token}`;
+const sharePath = (token: string) => `/r/${token}`;
 
 /**
  * Makes the key's report `id` public under a new link, replacing any earlier link of it (which stops working);

@@ -60,6 +60,18 @@ export async function expectAccessible(page: Page, name: string, { strict = fals
   expect(refused, `axe on ${page.url()}`).toEqual([]);
 }
 
+/** Screenshots and axe on desktop and phone widths; the page must not scroll sideways on the phone. */
+export async function reviewBothWidths(page: Page, name: string) {
+  await page.setViewportSize(DESKTOP);
+  await screenshot(page, name);
+  await expectAccessible(page, name, { strict: true });
+  await page.setViewportSize(PHONE);
+  await expectNoSidewaysScroll(page);
+  await screenshot(page, `${name}-phone`);
+  await expectAccessible(page, `${name}-phone`, { strict: true });
+  await page.setViewportSize(DESKTOP);
+}
+
 /** Nothing sticks out sideways: the page fits the viewport's width. */
 export async function expectNoSidewaysScroll(page: Page) {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
-import { expect, type Page } from '@playwright/test';
+import { expect } from '@playwright/test';
 import { validReadinessBody } from '../support/runtime';
-import { BASE, buy, DESKTOP, expectAccessible, expectNoSidewaysScroll, PHONE, screenshot, test } from './helpers';
+import { BASE, buy, reviewBothWidths, screenshot, test } from './helpers';
 
 // A key's reports as its owner uses them in Chromium against `next start`: the history with verdicts in words
 // and a filter by check, the calls spent with their CSV, a report compared with the previous check of its
@@ -9,17 +9,6 @@ import { BASE, buy, DESKTOP, expectAccessible, expectNoSidewaysScroll, PHONE, sc
 // and the link revoked. Every page is screenshotted at 1280 and 390 and must pass axe with no violation.
 
 const SHOP = () => `http://${process.env.PW_FIXTURE_HOST}/teapots`;
-
-async function reviewBothWidths(page: Page, name: string) {
-  await page.setViewportSize(DESKTOP);
-  await screenshot(page, name);
-  await expectAccessible(page, name, { strict: true });
-  await page.setViewportSize(PHONE);
-  await expectNoSidewaysScroll(page);
-  await screenshot(page, `${name}-phone`);
-  await expectAccessible(page, `${name}-phone`, { strict: true });
-  await page.setViewportSize(DESKTOP);
-}
 
 test('history, usage CSV, compare, re-run, share and revoke', async ({ page, browser, request, consoleErrors: _ }) => {
   test.setTimeout(300_000);
@@ -62,8 +51,10 @@ test('history, usage CSV, compare, re-run, share and revoke', async ({ page, bro
   const csv = fs.readFileSync((await (await download).path())!, 'utf8').split('\n');
   expect(csv[0]).toBe('time,operation,usage,refunded,refunded_at');
   expect(csv.slice(1).map((line) => line.split(',').slice(1, 4))).toEqual([
-    ['readiness', spent[2], 'no'], ['ai-visibility', spent[1], 'no'], ['readiness', spent[0], 'no'],
+    ['createAgentReadinessAssessment', spent[2], 'no'], ['createAiVisibilityCheck', spent[1], 'no'], ['createAgentReadinessAssessment', spent[0], 'no'],
   ]);
+  // The page names each check by its label.
+  await expect(usage.nth(1)).toContainText('AI Visibility');
   await reviewBothWidths(page, 'account-history');
 
   // Filter by check.

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { expect, type Page } from '@playwright/test';
 import storedExample from '../../lib/site/examples/visibility.json';
 import {
-  BASE, buy, DESKTOP, expectAccessible, expectNoSidewaysScroll, expectRefusedRequestLogged, PHONE, screenshot, test,
+  BASE, buy, DESKTOP, expectAccessible, expectNoSidewaysScroll, expectRefusedRequestLogged, PHONE, reviewBothWidths, screenshot, test,
 } from './helpers';
 
 // The site as a person uses it, in Chromium against `next start`: buy a plan on the Checkout stand-in, sign
@@ -14,17 +14,6 @@ import {
 const SHOP = () => `http://${process.env.PW_FIXTURE_HOST}/teapots`;
 const DOWN = () => `http://${process.env.PW_FIXTURE_DOWN_HOST}/`;
 
-/** Screenshots and axe on desktop and phone widths; the page must not scroll sideways on the phone. */
-async function reviewBothWidths(page: Page, name: string) {
-  await page.setViewportSize(DESKTOP);
-  await screenshot(page, name);
-  await expectAccessible(page, name, { strict: true });
-  await page.setViewportSize(PHONE);
-  await expectNoSidewaysScroll(page);
-  await screenshot(page, `${name}-phone`);
-  await expectAccessible(page, `${name}-phone`, { strict: true });
-  await page.setViewportSize(DESKTOP);
-}
 
 /** Signs out on the account page and waits for the signed-out page, so the next navigation cannot cut the request short. */
 async function signOutOnAccount(page: Page) {
