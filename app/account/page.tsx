@@ -72,7 +72,7 @@ function CheckFilter({ check }: { check: string | null }) {
         ))}
       </select>{' '}
       <button type="submit" className="button secondary">
-        Show
+        Show reports
       </button>
     </form>
   );

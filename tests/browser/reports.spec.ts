@@ -59,7 +59,7 @@ test('history, usage CSV, compare, re-run, share and revoke', async ({ page, bro
 
   // Filter by check.
   await page.getByLabel('Check', { exact: true }).selectOption({ label: 'Payment Readiness' });
-  await page.getByRole('button', { name: 'Show' }).click();
+  await page.getByRole('button', { name: 'Show reports' }).click();
   await expect(page).toHaveURL(/\?check=readiness/);
   await expect(rows).toHaveCount(2);
   for (const row of await rows.all()) await expect(row).toContainText('Payment Readiness');
