@@ -9,6 +9,8 @@ import { POST as rerunRoute } from '@/app/api/reports/[id]/rerun/route';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { getReport, getSharedReport } from '@/lib/reports';
+import { sessionAccount } from '@/lib/session';
+import { rotateCreditsKey } from '@/lib/billing/rotate';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { installTestRuntime, post, validReadinessBody, type TestRuntime } from '../support/runtime';
 import { agentCheckRoute } from '../support/check-routes';
@@ -157,5 +159,19 @@ describe('POST /api/reports/<id>/rerun', () => {
     expect(await problem(await rerun(theirs, { cookie, 'idempotency-key': 'x-2' }))).toEqual([404, 'not-found']);
     expect(await problem(await rerun(mine, { cookie, 'idempotency-key': 'x-3', origin: 'https://evil.test' }))).toEqual([403, 'cross-origin-refused']);
     expect((await balance(rt.store, a.keyHash)).callsLeft).toBe(left);
+  });
+});
+
+describe('the account page\'s grants and calls spent (sessionAccount)', () => {
+  it('reads the session\'s key: after a rotation, the new key\'s grants, and the calls spent before it too, the same CSV as `keys usage`', async () => {
+    await readinessReport(a.key);
+    const rotated = await rotateCreditsKey({ store: rt.store, secret: rt.config.CREDITS_KEY_SECRET }, a.keyHash, Date.now());
+    const after = await sessionAccount(rotated.keyHash, rt);
+    expect(after.balance.grants.map((g) => [g.plan, g.calls, g.used, g.callsLeft])).toEqual([['bundle-25', 25, 1, 24]]);
+    expect(after.usage.map((r) => [r[1], r[3]])).toEqual([['createAgentReadinessAssessment', 'no']]);
+    expect(after.usageCsv.split('\n')).toEqual(['time,operation,usage,refunded,refunded_at', after.usage[0].join(',')]);
+    // The old key holds no grant any more; another key sees none of these calls.
+    expect((await sessionAccount(a.keyHash, rt)).balance.grants).toEqual([]);
+    expect((await sessionAccount(b.keyHash, rt)).usage).toEqual([]);
   });
 });
