@@ -26,8 +26,13 @@ const nextConfig: NextConfig = {
   // `npm test` type-checks the whole tree (tests included) with tsc; the build need not do it twice.
   typescript: { ignoreBuildErrors: true },
   async headers() {
-    // The public API answers pages on any origin (lib/http/cors.ts); nothing else does.
-    return [{ source: '/:path*', headers: securityHeaders }, ...CORS_PATHS.map((source) => ({ source, headers: [...CORS_HEADERS] }))];
+    return [
+      { source: '/:path*', headers: securityHeaders },
+      // A shared report's link is public but never meant for search results.
+      { source: '/r/:token*', headers: [{ key: 'X-Robots-Tag', value: 'noindex, nofollow' }] },
+      // The public API answers pages on any origin (lib/http/cors.ts); nothing else does.
+      ...CORS_PATHS.map((source) => ({ source, headers: [...CORS_HEADERS] })),
+    ];
   },
 };
 

@@ -7,7 +7,7 @@ import { pageRateLimiter } from '@/lib/http/page-rate-limit';
 import { problem, problemResponse } from '@/lib/problems';
 
 /** The pages that read stored reports: each view is a store read and a render, free to anyone who asks. */
-const REPORT_PAGE = /^\/(?:reports\/[^/]+|account)\/?$/;
+const REPORT_PAGE = /^\/(?:reports\/[^/]+|r\/[^/]+|account)\/?$/;
 const reportPages = pageRateLimiter();
 
 /** A plain page saying when to come back: no scripts, no styles, nothing to render. */
@@ -102,8 +102,9 @@ export const config = {
     },
     // The report pages, prefetches included: each is counted against RATE_LIMIT_REPORTS_PER_IP.
     '/reports/:id',
+    '/r/:token',
     '/account',
-    // The API route with an `[id]`, for its path's encoding only.
-    '/api/reports/:id',
+    // The API routes with an `[id]` (and those under it), for their path's encoding only.
+    '/api/reports/:path+',
   ],
 };

@@ -1,9 +1,7 @@
 'use client';
 
 import { useState, type FormEvent } from 'react';
-import { PLANS } from '@/lib/credits/plans';
-import { TableWrap } from './TableWrap';
-import { ColumnHeads } from '@/components/ColumnHeads';
+import { GrantsTable, day } from './account/AccountTables';
 
 interface Grant {
   id: string;
@@ -29,8 +27,6 @@ interface Summary {
   billingPortal: boolean;
 }
 
-const PLAN_NAMES: Record<string, string> = { ...Object.fromEntries(PLANS.map((p) => [p.id, p.name])), demo: 'Demo' };
-const day = (iso: string) => new Date(iso).toLocaleDateString('en', { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
 
 async function postKey(path: string, key: string): Promise<{ ok: boolean; body: Record<string, unknown> }> {
   const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key }), cache: 'no-store' });
@@ -108,27 +104,7 @@ export function AccountLookup() {
           <h2 id="summary-title">
             <code>{summary.key}</code>: <span data-testid="account-calls-left">{summary.callsLeft}</span> calls left
           </h2>
-          <TableWrap label="Calls left per grant">
-            <table>
-              <caption className="visually-hidden">Calls left per grant</caption>
-              <ColumnHeads names={['Plan', 'Calls left', 'Used', 'Expires (UTC)']} />
-              <tbody>
-                {summary.grants.map((g) => (
-                  <tr key={g.id}>
-                    <td>{PLAN_NAMES[g.plan] ?? g.plan}</td>
-                    <td>
-                      {g.callsLeft} of {g.calls}
-                    </td>
-                    <td>{g.used}</td>
-                    <td>
-                      {day(g.expiresAt)}
-                      {g.expired ? ' (expired)' : ''}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
+          <GrantsTable grants={summary.grants} />
           <h3>Subscription</h3>
           {summary.subscriptions.length === 0 ? (
             <p className="muted">No subscription was bought with this key.</p>

@@ -13,6 +13,7 @@ import { AccountSummary, SessionStatus } from '@/lib/billing/account';
 import { LIST_PAID_SERVICES } from '@/lib/mcp/tools';
 import { RECENT_SIGN_IN_MS, RotateBody, RotatedKey, SECURE_SESSION_COOKIE, SESSION_COOKIE, SessionAnswer, SignInBody } from '@/lib/session';
 import { REPORT_PAGE_MAX, ReportList } from '@/lib/reports/store';
+import { ReportComparison } from '@/lib/reports/compare';
 import { CREDENTIAL_META_KEY, IDEMPOTENCY_META_KEY, PAYMENT_REQUIRED_CODE } from '@/lib/mcp/payment';
 
 // THE registry of every endpoint: each route under app/ is one entry (per method) holding its path,
@@ -328,6 +329,77 @@ function sessionCheckEndpoint(op: CheckEntry): FreeEndpoint {
   };
 }
 
+const reportIdParam = { name: 'id', description: 'The report id (from the Link header, _meta.reportUrl or GET /api/reports)', schema: z.string(), example: reportIdExample };
+const ShareCreated = z.strictObject({ url: z.string(), path: z.string() });
+
+// Comparing, sharing and running again a stored report: the owner only, as for reading it.
+const REPORT_ACTION_ROUTES: FreeEndpoint[] = [
+  {
+    kind: 'free', method: 'GET', path: '/api/reports/{id}/compare/{otherId}', operationId: 'compareReports', title: 'Compare two stored reports',
+    summary: 'Two reports of one check and address: the score change and each finding fixed, new or unchanged',
+    description:
+      'Both reports must be the key\'s (else 404, as for GET /api/reports/{id}), of the same check and the same address or workflow (else 400). ' +
+      'before is the older of the two, whichever id comes first; findings are matched by id. Reads are rate limited per client address (RATE_LIMIT_REPORTS_PER_IP).',
+    price: 'free', auth: ownerAuth, optionalCreditsKey: true,
+    pathParams: [reportIdParam, { name: 'otherId', description: 'The other report\'s id', schema: z.string(), example: 'rep_9ZkT4nQ1wX7bL0cV3mR8yH2sJ5dF6gA_' }],
+    ok: { description: 'The comparison', contentType: 'application/json', schema: ReportComparison },
+    examples: () => [{
+      status: 200, description: 'One finding fixed since the earlier run.',
+      body: {
+        check: 'ai-visibility', target: 'https://example.com/',
+        before: { id: 'rep_9ZkT4nQ1wX7bL0cV3mR8yH2sJ5dF6gA_', createdAt: '2026-11-20T09:00:00.000Z', score: 71, verdict: 'fair' },
+        after: { id: reportIdExample, createdAt: '2026-11-23T12:00:00.000Z', score: 77, verdict: 'fair' },
+        scoreChange: 6, counts: { fixed: 1, new: 0, unchanged: 1 },
+        findings: [
+          { id: 'llms-txt-missing', status: 'fixed', severity: 'low', title: 'No /llms.txt' },
+          { id: 'meta-description-missing', status: 'unchanged', severity: 'medium', title: 'No meta description' },
+        ],
+      },
+    }],
+    errors: ['invalid-request', 'invalid-credits-key', 'not-signed-in', 'not-found', 'rate-limited', 'store-unavailable'],
+  },
+  {
+    kind: 'free', method: 'POST', path: '/api/reports/{id}/share', operationId: 'shareReport', title: 'Share a stored report',
+    summary: 'A public, unguessable link to a stored report (/r/<token>)',
+    description:
+      'Anyone with the link sees the report, and nothing of the key or account; the page is never indexed. The token is shown only in this answer (the server keeps its hash); ' +
+      'a new link replaces the earlier one, which stops working. The link lasts as long as the report. A request whose Origin is another site is refused with 403.',
+    price: 'free', auth: ownerAuth, optionalCreditsKey: true,
+    pathParams: [reportIdParam],
+    ok: { description: 'The new link', contentType: 'application/json', schema: ShareCreated },
+    examples: (appUrl) => [{ status: 200, description: 'Shared.', body: { url: `${appUrl}/r/shr_…`, path: '/r/shr_…' } }],
+    errors: ['invalid-credits-key', 'not-signed-in', 'cross-origin-refused', 'not-found', 'rate-limited', 'store-unavailable'],
+  },
+  {
+    kind: 'free', method: 'DELETE', path: '/api/reports/{id}/share', operationId: 'unshareReport', title: 'Stop sharing a stored report',
+    summary: 'The report\'s public link stops working (404 from then on)',
+    description: 'Always 204 for the owner, shared or not. A request whose Origin is another site is refused with 403.',
+    price: 'free', auth: ownerAuth, optionalCreditsKey: true,
+    pathParams: [reportIdParam],
+    ok: { description: 'Revoked', contentType: 'application/json', schema: z.null(), status: 204 },
+    examples: () => [{ status: 204, description: 'The link answers 404 from now on.' }],
+    errors: ['invalid-credits-key', 'not-signed-in', 'cross-origin-refused', 'not-found', 'rate-limited', 'store-unavailable'],
+  },
+  {
+    kind: 'free', method: 'POST', path: '/api/reports/{id}/rerun', operationId: 'rerunReport', title: 'Run a stored report\'s check again',
+    summary: 'The same check with the same input: a new paid call for the signed-in key',
+    description:
+      'For the site: runs the report\'s check again with the input it was made from, paid with the signed-in session\'s key exactly as POST /api/session/checks/{check} ' +
+      '(one prepaid call; a fresh Idempotency-Key is required; the new report in the Link header). A Bearer client sends its own POST to the check again instead.',
+    price: `${PRICE_USD} USD: one prepaid call`,
+    auth: sessionAuth,
+    pathParams: [reportIdParam],
+    get ok() {
+      return { description: 'The new result, as the paid REST route answers it', contentType: 'application/json', schema: z.union(checks().map((o) => o.output)), headers: PREPAID_RESPONSE_HEADERS };
+    },
+    examples: () => [],
+    errors: [
+      'invalid-request', 'invalid-idempotency-key', 'not-signed-in', 'not-found', 'credits-exhausted', 'cross-origin-refused', 'idempotency-conflict',
+      'idempotency-in-flight', 'site-unreachable', 'rate-limited', 'store-unavailable',
+    ],
+  },
+];
+
 const SESSION_ROUTES: FreeEndpoint[] = [
   {
     kind: 'free', method: 'POST', path: '/api/session', operationId: 'signIn', title: 'Sign in (site session)',
@@ -386,11 +458,12 @@ const REPORT_ROUTES: FreeEndpoint[] = [
     query: [
       { name: 'limit', required: false, description: `Reports per page, 1-${REPORT_PAGE_MAX} (default 20)`, schema: z.string(), example: '20' },
       { name: 'cursor', required: false, description: 'nextCursor of the previous page', schema: z.string(), example: '…' },
+      { name: 'check', required: false, description: `Only this check's reports: ${checks().map((c) => c.id).join(' or ')}`, schema: z.string(), example: 'ai-visibility' },
     ],
     ok: { description: 'One page of reports', contentType: 'application/json', schema: ReportList },
     examples: () => [{
       status: 200, description: 'One page.',
-      body: { reports: [{ id: reportIdExample, operation: 'ai-visibility', createdAt: '2026-11-23T12:00:00.000Z', creditsUsage: 'cu_…', target: 'https://example.com/', score: 77 }], nextCursor: null },
+      body: { reports: [{ id: reportIdExample, operation: 'ai-visibility', createdAt: '2026-11-23T12:00:00.000Z', creditsUsage: 'cu_…', target: 'https://example.com/', score: 77, verdict: 'fair' }], nextCursor: null },
     }],
     errors: ['invalid-request', 'invalid-credits-key', 'not-signed-in', 'wallet-sign-in-refused', 'rate-limited', 'store-unavailable'],
     llms: { section: 'Prepaid credits', label: 'Stored reports', text: 'with Authorization: Bearer <key> (or a wallet that paid: SIGN-IN-WITH-X), the paid results of the last 30 days, newest first; GET /api/reports/{id} returns one' },
@@ -408,6 +481,7 @@ const REPORT_ROUTES: FreeEndpoint[] = [
     examples: () => [],
     errors: ['invalid-credits-key', 'not-signed-in', 'wallet-sign-in-refused', 'not-found', 'rate-limited', 'store-unavailable'],
   },
+  ...REPORT_ACTION_ROUTES,
 ];
 
 /**

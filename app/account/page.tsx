@@ -3,9 +3,12 @@ import { cookies } from 'next/headers';
 import { AccountLookup } from '@/components/AccountLookup';
 import { RotateKey, SignInAndRefresh, SignOutButton } from '@/components/account/AccountSession';
 import { getConfig } from '@/lib/config';
-import { checkById } from '@/lib/checks/registry';
+import { checkById, checks } from '@/lib/checks/registry';
 import { isReportCursor, listReports, type ReportListItem } from '@/lib/reports';
-import { sessionFromCookies } from '@/lib/session';
+import { sessionAccount, sessionFromCookies } from '@/lib/session';
+import { RerunButton } from '@/components/reports/RerunButton';
+import { VerdictBadge } from '@/components/reports/VerdictBadge';
+import { GrantsTable, UsageList } from '@/components/account/AccountTables';
 import { pageMetadata } from '@/lib/site/metadata';
 import { TableWrap } from '@/components/TableWrap';
 import { ColumnHeads } from '@/components/ColumnHeads';
@@ -15,11 +18,12 @@ export const generateMetadata = () =>
 
 const when = (iso: string) => new Date(iso).toLocaleString('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
 
-function History({ reports }: { reports: ReportListItem[] }) {
+function History({ reports, check }: { reports: ReportListItem[]; check: string | null }) {
   if (!reports.length) {
     return (
       <p className="muted">
-        No reports yet. <Link href="/check">Run a check</Link>: every check paid with this key appears here.
+        {check ? 'No reports of this check on this page. ' : 'No reports yet. '}
+        <Link href="/check">Run a check</Link>: every check paid with this key appears here.
       </p>
     );
   }
@@ -27,21 +31,50 @@ function History({ reports }: { reports: ReportListItem[] }) {
     <TableWrap label="Your reports">
       <table data-testid="history">
         <caption className="visually-hidden">Reports paid with this key, newest first</caption>
-        <ColumnHeads names={['When (UTC)', 'Check', 'Target', 'Score']} />
+        <ColumnHeads names={['Address or workflow', 'Check', 'Score', 'Verdict', 'When (UTC)', 'Again']} />
         <tbody>
-          {reports.map((r) => (
-            <tr key={r.id}>
-              <td>
-                <Link href={`/reports/${r.id}`}>{when(r.createdAt)}</Link>
-              </td>
-              <td>{checkById(r.operation)?.label ?? r.operation}</td>
-              <td className="url">{r.target}</td>
-              <td>{r.score ?? '—'}</td>
-            </tr>
-          ))}
+          {reports.map((r) => {
+            const label = checkById(r.operation)?.label ?? r.operation;
+            return (
+              <tr key={r.id} data-check={r.operation}>
+                <td className="url">
+                  <Link href={`/reports/${r.id}`}>{r.target || 'Untitled'}</Link>
+                </td>
+                <td>{label}</td>
+                <td>{r.score ?? '—'}</td>
+                <td>
+                  <VerdictBadge verdict={r.verdict} />
+                </td>
+                <td>{when(r.createdAt)}</td>
+                <td>
+                  <RerunButton reportId={r.id} label={`${label}, ${r.target}`} />
+                </td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
     </TableWrap>
+  );
+}
+
+/** Filters the history by check: a plain GET form, so it works before any script runs. */
+function CheckFilter({ check }: { check: string | null }) {
+  return (
+    <form method="get" action="/account#history" className="history-filter" aria-label="Filter your reports">
+      <label htmlFor="history-check">Check</label>{' '}
+      <select id="history-check" name="check" defaultValue={check ?? ''}>
+        <option value="">All checks</option>
+        {checks().map((c) => (
+          <option key={c.id} value={c.id}>
+            {c.label}
+          </option>
+        ))}
+      </select>{' '}
+      <button type="submit" className="button secondary">
+        Show reports
+      </button>
+    </form>
   );
 }
 
@@ -52,11 +85,11 @@ export default async function Account({ searchParams }: { searchParams: Promise<
     return (
       <>
         <h1>Your account</h1>
-        <p className="lead">Sign in with your credits key to see the reports it paid for, replace the key, or sign out.</p>
+        <p className="lead">
+          Sign in with your credits key to see the calls left on each grant, every call it spent (with a CSV download), the reports it paid for,
+          and to replace the key or sign out.
+        </p>
         <SignInAndRefresh idPrefix="account-signin" />
-        <h2>Look up a key without signing in</h2>
-        <p>Paste a credits key to see the calls left on each of its grants, when they expire, and the state of a monthly subscription.</p>
-        <AccountLookup />
         <p className="muted">
           Need more calls? <Link href="/pricing#top-up">Top up a key</Link>. Agents can read the same numbers from{' '}
           <Link href="/docs/api#agentCredits">GET /api/agent/credits</Link>.
@@ -64,10 +97,14 @@ export default async function Account({ searchParams }: { searchParams: Promise<
       </>
     );
   }
-  const raw = (await searchParams).cursor;
+  const query = await searchParams;
+  const raw = query.cursor;
   // A cursor this site did not give out (edited, truncated, repeated) shows the newest reports.
   const cursor = typeof raw === 'string' && isReportCursor(raw) ? raw : null;
-  const page = await listReports(session.keyHash, { limit: 20, cursor });
+  // A check no entry has shows every check.
+  const check = typeof query.check === 'string' && checkById(query.check) ? query.check : null;
+  const [page, account] = await Promise.all([listReports(session.keyHash, { limit: 20, cursor, check }), sessionAccount(session.keyHash)]);
+  const also = check ? `check=${encodeURIComponent(check)}&` : '';
   return (
     <>
       <h1>Your account</h1>
@@ -86,19 +123,25 @@ export default async function Account({ searchParams }: { searchParams: Promise<
 
       <h2 id="history">Your reports</h2>
       <p className="muted">Every check paid with this key, newest first. Reports are kept for {days} days.</p>
-      <History reports={page.reports} />
+      <CheckFilter check={check} />
+      <History reports={page.reports} check={check} />
       {page.nextCursor || cursor ? (
         <p className="actions">
-          {cursor ? <Link href="/account#history">Newest reports</Link> : null}
-          {page.nextCursor ? <Link href={`/account?cursor=${encodeURIComponent(page.nextCursor)}#history`}>Older reports</Link> : null}
+          {cursor ? <Link href={`/account?${also}#history`}>Newest reports</Link> : null}
+          {page.nextCursor ? <Link href={`/account?${also}cursor=${encodeURIComponent(page.nextCursor)}#history`}>Older reports</Link> : null}
         </p>
       ) : null}
+
+      <h2 id="usage">Calls spent</h2>
+      <UsageList rows={account.usage} csv={account.usageCsv} labels={Object.fromEntries(checks().map((c) => [c.operationId, c.label]))} />
 
       <h2 id="rotate">Replace your key</h2>
       <RotateKey askForKey={!session.recentSignIn} />
 
-      <h2 id="grants">Grants and billing</h2>
-      <p>To see each grant and its expiry, or to manage a subscription, paste the key (it is sent only in the request body).</p>
+      <h2 id="grants">Grants</h2>
+      <GrantsTable grants={account.balance.grants} />
+      <h3>Subscription and billing</h3>
+      <p>To see the state of a monthly subscription or open the billing portal, paste the key (it is sent only in the request body).</p>
       <AccountLookup />
     </>
   );

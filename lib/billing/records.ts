@@ -85,6 +85,8 @@ export const names = {
   customer: (keyHash: string) => `customer:${keyHash}`,
   /** Written by a key rotation: the key that took this (revoked) key's grants. */
   keySuccessor: (keyHash: string) => `key-successor:${keyHash}`,
+  /** Written by a key rotation: the key this one replaced (its spent calls stay filed under it). */
+  keyPredecessor: (keyHash: string) => `key-predecessor:${keyHash}`,
   keySubscriptions: (keyHash: string) => `key-subscriptions:${keyHash}`,
   subOwner: (subId: string) => `sub-owner:${subId}`,
   subPeriod: (subId: string) => `sub-period:${subId}`,

@@ -45,6 +45,8 @@ export async function rotateCreditsKey(
 
   // The successor first: from here on a refund of an earlier purchase finds the grants, whatever follows.
   await store.setRecord(names.keySuccessor(keyHash), newHash, now, null);
+  // And back: the account's list of spent calls goes on to those of the keys before it.
+  await store.setRecord(names.keyPredecessor(newHash), keyHash, now, null);
   const customer = await store.getRecord(names.customer(keyHash), now);
   if (customer !== null) await store.setRecord(names.customer(newHash), customer, now, null);
   const subscriptions = (await readJson<string[]>(store, names.keySubscriptions(keyHash), now)) ?? [];
@@ -56,4 +58,22 @@ export async function rotateCreditsKey(
     }
   }
   return { key, keyHash: newHash, keyPrefix: maskKey(key) };
+}
+
+/** Rotations followed back, at most, when listing a key's spent calls. */
+const MAX_PREDECESSORS = 20;
+
+/**
+ * The key's hash and those it replaced by rotation, newest first: spent calls stay filed under the key that
+ * spent them, so a key's whole usage is theirs together.
+ * @example for (const hash of await keyLineage(store, keyHash, Date.now())) rows.push(...(await store.listUsage(hash, 500)));
+ */
+export async function keyLineage(store: Store, keyHash: string, now: number): Promise<string[]> {
+  const lineage = [keyHash];
+  for (let i = 0; i < MAX_PREDECESSORS; i++) {
+    const before = await store.getRecord(names.keyPredecessor(lineage[lineage.length - 1]), now);
+    if (before === null || lineage.includes(before)) break;
+    lineage.push(before);
+  }
+  return lineage;
 }

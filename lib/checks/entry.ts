@@ -34,8 +34,13 @@ export interface CheckReport {
   label: string;
   /** Whether a 200 body (or a stored report) is this check's, by its shape. */
   matches(body: unknown): boolean;
-  /** What a history row shows of a 200 body: what was checked, and the score (null when it has none). */
-  facts(body: unknown): { target: string; score: number | null };
+  /**
+   * What a history row shows of a 200 body: what was checked, the score (null when it has none), and the
+   * verdict as a code the site words and colours (components/reports/verdict.ts), null when it gives none.
+   */
+  facts(body: unknown): { target: string; score: number | null; verdict?: string | null };
+  /** The findings of a 200 body by id, with the words that name each (comparing two runs); absent: none. */
+  findings?(body: unknown): Array<{ id: string; severity: string; title: string }>;
   /** The 200 body as Markdown, every finding included (the MCP tool's text, the site's "Copy as Markdown"). */
   markdown(body: Record<string, unknown>): string;
   /** What the top of the report says (every view's header, the exports' file name, the Markdown's date line); null for a body it cannot read. */

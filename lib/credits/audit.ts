@@ -153,15 +153,26 @@ const csvField = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(
  * @example console.log(usageTable(await store.listUsage(keyHash, 1000), 'csv'));
  */
 export function usageTable(usage: UsageRecord[], format: 'text' | 'csv'): string {
-  const rows = usage.map((u) => [
+  const rows = usageRows(usage);
+  const header = [...USAGE_COLUMNS];
+  if (format === 'csv') return [header, ...rows].map((r) => r.map(csvField).join(',')).join('\n');
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  return [header, ...rows].map((r) => r.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+}
+
+/** The columns of `usageTable`, in order. */
+const USAGE_COLUMNS = ['time', 'operation', 'usage', 'refunded', 'refunded_at'] as const;
+
+/**
+ * A key's spent calls as the rows `usageTable` prints (the account page shows the same rows).
+ * @example usageRows(await store.listUsage(keyHash, 100))[0] // ['2026-11-23T12:00:00.000Z', 'readiness', 'cu_…', 'no', '']
+ */
+export function usageRows(usage: UsageRecord[]): string[][] {
+  return usage.map((u) => [
     u.committedAt === null ? '' : new Date(u.committedAt).toISOString(),
     u.operation ?? 'unknown',
     u.id,
     u.refundedAt === null ? 'no' : 'yes',
     u.refundedAt === null ? '' : new Date(u.refundedAt).toISOString(),
   ]);
-  const header = ['time', 'operation', 'usage', 'refunded', 'refunded_at'];
-  if (format === 'csv') return [header, ...rows].map((r) => r.map(csvField).join(',')).join('\n');
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  return [header, ...rows].map((r) => r.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
 }

@@ -3,12 +3,13 @@
 // an agent needs to pay (PAYMENT-REQUIRED, WWW-Authenticate) and to follow up (PAYMENT-RESPONSE,
 // Payment-Receipt, Link, ...). It gets nothing curl would not: `*` admits no credentials, so the browser never
 // sends the site's session cookie with such a call, or never shows the page the answer when it does.
-// The session, billing and operator routes are left out: no CORS header, so another origin reads nothing.
+// The session, billing and operator routes and the site's report actions (share, re-run: they act for a signed-in
+// session) are left out: no CORS header, so another origin reads nothing.
 // next.config.ts applies these headers to the listed paths; Next answers a preflight (OPTIONS) to any route
 // handler with 204, and the same headers. Kept free of imports: next.config.ts loads it.
 
 /** The public paths, as next.config.ts `source` patterns. */
-export const CORS_PATHS = ['/api/agent/:path*', '/api/reports', '/api/reports/:id', '/openapi.json', '/llms.txt', '/.well-known/:path*'] as const;
+export const CORS_PATHS = ['/api/agent/:path*', '/api/reports', '/api/reports/:id', '/api/reports/:id/compare/:otherId', '/openapi.json', '/llms.txt', '/.well-known/:path*'] as const;
 
 /** The headers a preflight may ask for: keys, bodies, idempotency, payment credentials and the wallet sign-in. */
 const ALLOWED_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'PAYMENT-SIGNATURE', 'X-PAYMENT', 'SIGN-IN-WITH-X'];

@@ -208,8 +208,8 @@ async function pipeline(deps: PaidCallDeps, sent: PaidCall): Promise<PaidCallOut
     throw call.check.problemOf?.(error) ?? error;
   }
   return admitted.payment.kind === 'credits'
-    ? chargeCredits(deps, call, admitted, admitted.payment.usageId, result, now)
-    : settleCredential(deps, call, admitted, admitted.payment.verified, result, abandon, now);
+    ? chargeCredits(deps, call, input, admitted, admitted.payment.usageId, result, now)
+    : settleCredential(deps, call, input, admitted, admitted.payment.verified, result, abandon, now);
 }
 
 /** Steps 1-2: the body against the operation's schema and precheck, and the Idempotency-Key's form. */
@@ -456,13 +456,13 @@ function fulfilledBody(call: PaidCall, admitted: Admitted, reference: Record<str
 }
 
 /** Step 7 for a prepaid call: its report stored, then the held call committed with its answer kept for replays and the calls left counted, in one store step. */
-async function chargeCredits(deps: PaidCallDeps, call: PaidCall, admitted: Admitted, usageId: string, result: Record<string, unknown>, now: Clock): Promise<PaidCallOutcome> {
+async function chargeCredits(deps: PaidCallDeps, call: PaidCall, input: unknown, admitted: Admitted, usageId: string, result: Record<string, unknown>, now: Clock): Promise<PaidCallOutcome> {
   const { check } = call;
   const reference = { creditsUsage: usageId };
   const { body, bodyText } = fulfilledBody(call, admitted, reference, result);
   const keyHash = admitted.keyHash!;
   // Stored before the commit because its id rides in the replay record the commit keeps.
-  const reportId = await keepReport(deps, check, keyHash, usageId, body, bodyText, now);
+  const reportId = await keepReport(deps, check, keyHash, usageId, input, body, bodyText, now);
   // The report id rides in the replay record, so a replay links the same report and never stores a second.
   const record = writeReplayRecord(bodyText, {}, reportId);
   const answer = { scope: admitted.scope, fingerprint: admitted.fingerprint, response: record, ttlMs: REPLAY_TTL_MS };
@@ -497,6 +497,7 @@ async function withBalance(store: Store, keyHash: string, answer: PaidCallOutcom
 async function settleCredential(
   deps: PaidCallDeps,
   call: PaidCall,
+  input: unknown,
   admitted: Admitted,
   verified: ValidCredential,
   result: Record<string, unknown>,
@@ -536,7 +537,7 @@ async function settleCredential(
   const reference = { paymentIntent: settled.reference };
   const { body, bodyText } = fulfilledBody(call, admitted, reference, result);
   // A wallet keeps its report, readable later with a SIGN-IN-WITH-X from the same address; the id rides in the replay record.
-  const reportId = admitted.wallet ? await keepReport(deps, check, admitted.wallet, settled.reference, body, bodyText, now) : null;
+  const reportId = admitted.wallet ? await keepReport(deps, check, admitted.wallet, settled.reference, input, body, bodyText, now) : null;
   await storeAnswer(deps, call, admitted, writeReplayRecord(bodyText, settled.headers, reportId), now);
   deps.log?.({ event: 'fulfilled', operation: check.operationId, ...reference });
   const fulfilled: PaidCallOutcome = { kind: 'fulfilled', body, bodyText, receipt: settled.headers };
@@ -550,8 +551,8 @@ function walletOfPayer(payer: string | null): string | null {
 }
 
 /** Stores a paid call's report for its owner; the work is delivered and paid for, so a report the store cannot keep only goes unsaid. */
-function keepReport(deps: PaidCallDeps, check: CheckEntry, owner: string, paidWith: string, body: unknown, bodyText: string, now: Clock): Promise<string | null> {
-  return saveReport(deps.store, { keyHash: owner, check, creditsUsage: paidWith, body, bodyText }, now(), deps.config.REPORT_RETENTION_DAYS).catch((e: unknown) => {
+function keepReport(deps: PaidCallDeps, check: CheckEntry, owner: string, paidWith: string, input: unknown, body: unknown, bodyText: string, now: Clock): Promise<string | null> {
+  return saveReport(deps.store, { keyHash: owner, check, creditsUsage: paidWith, input, body, bodyText }, now(), deps.config.REPORT_RETENTION_DAYS).catch((e: unknown) => {
     deps.log?.({ event: 'report-store-failed', operation: check.operationId, error: String(e) });
     return null;
   });

@@ -1,11 +1,14 @@
 import type { Store } from '@/lib/store';
 import { getRuntime } from '@/lib/runtime';
-import { ownReport, reportPage, type ReportList } from './store';
+import { ownReport, reportPage, type OwnReport, type ReportList } from './store';
+import { compareReports, previousReport, type ReportComparison } from './compare';
+import { isShared, sharedReport } from './share';
 
 // For server components (the account history, /reports/<id>): the same reads as GET /api/reports and
 // GET /api/reports/<id>, on the process's store. The keyHash comes from sessionFromCookies (lib/session).
 
-export { REPORT_ID_PATTERN, isReportCursor, type ReportList, type ReportListItem } from './store';
+export { REPORT_ID_PATTERN, isReportCursor, type OwnReport, type ReportList, type ReportListItem } from './store';
+export type { ReportComparison } from './compare';
 
 /**
  * One page of the key's stored reports, newest first; pass `nextCursor` back for the next page.
@@ -15,7 +18,7 @@ export { REPORT_ID_PATTERN, isReportCursor, type ReportList, type ReportListItem
  */
 export function listReports(
   keyHash: string,
-  page: { limit?: number; cursor?: string | null } = {},
+  page: { limit?: number; cursor?: string | null; check?: string | null } = {},
   deps: { store: Store } = getRuntime(),
   now = Date.now(),
 ): Promise<ReportList> {
@@ -32,8 +35,38 @@ export function getReport(
   id: string,
   deps: { store: Store } = getRuntime(),
   now = Date.now(),
-): Promise<{ operation: string; createdAt: string; body: unknown } | null> {
+): Promise<OwnReport | null> {
   return ownReport(deps.store, keyHash, id, now);
+}
+
+/**
+ * The report compared with the key's previous report of the same check and target, or null when it has none.
+ * @example const change = await compareWithPrevious(session.keyHash, report); change?.scoreChange // 12
+ */
+export async function compareWithPrevious(
+  keyHash: string,
+  report: OwnReport,
+  deps: { store: Store } = getRuntime(),
+  now = Date.now(),
+): Promise<ReportComparison | null> {
+  const previous = await previousReport(deps.store, keyHash, report, now);
+  return previous ? compareReports(deps.store, keyHash, report.id, previous.id, now) : null;
+}
+
+/**
+ * Whether the report has a live share link (its owner's page offers revoking it).
+ * @example const shared = await reportIsShared(id);
+ */
+export function reportIsShared(id: string, deps: { store: Store } = getRuntime(), now = Date.now()): Promise<boolean> {
+  return isShared(deps.store, id, now);
+}
+
+/**
+ * The report a share link opens (`/r/<token>`), or null: unknown, revoked or replaced link, or expired report.
+ * @example const report = await getSharedReport(token); if (!report) notFound();
+ */
+export function getSharedReport(token: string, deps: { store: Store } = getRuntime(), now = Date.now()): Promise<OwnReport | null> {
+  return sharedReport(deps.store, token, now);
 }
 
 /**

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import type { Store } from '@/lib/store';
-import type { ReportCursor, ReportSummary } from '@/lib/store/types';
+import type { ReportCursor, ReportSummary, StoredReport } from '@/lib/store/types';
 import { ProblemError } from '@/lib/problems';
 import { digestsEqual } from '@/lib/credits/keys';
 import { sha256Hex } from '@/lib/canonical-json';
@@ -32,6 +32,8 @@ export const ReportListItem = z.strictObject({
   paymentReference: z.string().optional(),
   target: z.string(),
   score: z.number().nullable(),
+  /** The check's verdict (readiness: ready, ready-with-gaps, not-ready; visibility: the score's band good, fair, poor); null when none. */
+  verdict: z.string().nullable(),
 });
 export type ReportListItem = z.infer<typeof ReportListItem>;
 
@@ -55,19 +57,23 @@ export function walletOwner(address: string): string {
  * Keeps a fulfilled call's 200 body for its owner and returns the new report's id: filed under the check's id,
  * with the target and score its entry reads from the body for the history row. `creditsUsage` is what paid: a
  * prepaid call's usage id (the store files the report under whoever holds that call at that moment, so a key
- * rotated while the check ran keeps it), or a wallet's settlement reference with `keyHash` its walletOwner.
- * @example const id = await saveReport(store, { keyHash, check, creditsUsage, body, bodyText }, Date.now(), 30);
+ * rotated while the check ran keeps it), or a wallet's settlement reference with `keyHash` its walletOwner. The
+ * verdict comes from the check's entry, and the validated input is kept so the owner can run the same check again.
+ * @example const id = await saveReport(store, { keyHash, check, creditsUsage, input, body, bodyText }, Date.now(), 30);
  */
 export async function saveReport(
   store: Store,
-  report: { keyHash: string; check: CheckReport; creditsUsage: string; body: unknown; bodyText: string },
+  report: { keyHash: string; check: CheckReport; creditsUsage: string; input: unknown; body: unknown; bodyText: string },
   now: number,
   retentionDays: number,
 ): Promise<string> {
   const id = `rep_${crypto.randomBytes(24).toString('base64url')}`;
-  const { target, score } = report.check.facts(report.body);
+  const { target, score, verdict = null } = report.check.facts(report.body);
   await store.putReport(
-    { id, keyHash: report.keyHash, operation: report.check.id, createdAt: now, creditsUsage: report.creditsUsage, target, score, body: report.bodyText },
+    {
+      id, keyHash: report.keyHash, operation: report.check.id, createdAt: now, creditsUsage: report.creditsUsage, target, score, verdict,
+      body: report.bodyText, input: JSON.stringify(report.input),
+    },
     now,
     retentionDays * DAY_MS,
   );
@@ -125,16 +131,43 @@ const toItem = (r: ReportSummary): ReportListItem => ({
   ...(r.creditsUsage.startsWith(USAGE_ID_PREFIX) ? { creditsUsage: r.creditsUsage } : { paymentReference: r.creditsUsage }),
   target: r.target,
   score: r.score,
+  verdict: r.verdict,
 });
 
+/** Rows read per store call while filtering by check, and at most in all (a key's month of checks fits easily). */
+const FILTER_SCAN_PAGE = 100;
+const FILTER_SCAN_MAX = 2000;
+
+/** Up to `want` of the key's reports after `before`, of `check` only when given (the store lists all checks). */
+async function matchingRows(store: Store, keyHash: string, now: number, want: number, before: ReportCursor | undefined, check: string | null): Promise<ReportSummary[]> {
+  if (check === null) return store.listReports(keyHash, now, { limit: want, ...(before ? { before } : {}) });
+  const found: ReportSummary[] = [];
+  let from = before;
+  for (let seen = 0; found.length < want && seen < FILTER_SCAN_MAX; seen += FILTER_SCAN_PAGE) {
+    const rows = await store.listReports(keyHash, now, { limit: FILTER_SCAN_PAGE, ...(from ? { before: from } : {}) });
+    found.push(...rows.filter((r) => r.operation === check));
+    const last = rows.at(-1);
+    if (rows.length < FILTER_SCAN_PAGE || !last) break;
+    from = { createdAt: last.createdAt, id: last.id };
+  }
+  return found.slice(0, want);
+}
+
 /**
- * One page of a key's live reports, newest first; `nextCursor` continues it (null on the last page).
+ * One page of a key's live reports, newest first (of one check when `check` names one); `nextCursor` continues it (null on the last page).
  * @example const { reports, nextCursor } = await reportPage(store, keyHash, { limit: 20, cursor: null }, Date.now());
  */
-export async function reportPage(store: Store, keyHash: string, page: { limit?: number; cursor?: string | null }, now: number): Promise<ReportList> {
+export async function reportPage(
+  store: Store,
+  keyHash: string,
+  page: { limit?: number; cursor?: string | null; check?: string | null },
+  now: number,
+): Promise<ReportList> {
   const { limit, cursor } = parsePage({ limit: page.limit ?? null, cursor: page.cursor ?? null });
+  const check = page.check ? page.check : null;
+  if (check !== null && !checks().some((c) => c.id === check)) throw badQuery('check', `must be one of ${checks().map((c) => c.id).join(', ')}`);
   // One more than asked says whether another page follows without a second query.
-  const rows = await store.listReports(keyHash, now, { limit: limit + 1, ...(cursor ? { before: decodeCursor(cursor) } : {}) });
+  const rows = await matchingRows(store, keyHash, now, limit + 1, cursor ? decodeCursor(cursor) : undefined, check);
   const shown = rows.slice(0, limit);
   const last = shown.at(-1);
   return { reports: shown.map(toItem), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
@@ -144,9 +177,39 @@ export async function reportPage(store: Store, keyHash: string, page: { limit?: 
  * The stored 200 body of report `id` when `keyHash` paid for it, else null (unknown, expired, or another key's).
  * @example const body = await ownReport(store, keyHash, 'rep_…', Date.now()); if (!body) notFound();
  */
-export async function ownReport(store: Store, keyHash: string, id: string, now: number): Promise<{ operation: string; createdAt: string; body: unknown } | null> {
+export async function ownReport(store: Store, keyHash: string, id: string, now: number): Promise<OwnReport | null> {
   if (!REPORT_ID_PATTERN.test(id)) return null;
   const report = await store.getReport(id, now);
   if (!report || !digestsEqual(report.keyHash, keyHash)) return null;
-  return { operation: report.operation, createdAt: new Date(report.createdAt).toISOString(), body: JSON.parse(report.body) as unknown };
+  return readReport(report);
+}
+
+/** A stored report as its owner (or a share link) reads it: the body and input parsed, the time as ISO text. */
+export interface OwnReport {
+  id: string;
+  operation: string;
+  createdAt: string;
+  target: string;
+  score: number | null;
+  verdict: string | null;
+  body: unknown;
+  /** The validated request body that made it; null when the report was kept before inputs were. */
+  input: unknown;
+}
+
+/**
+ * A stored report as callers read it.
+ * @example readReport(await store.getReport(id, now))
+ */
+export function readReport(report: StoredReport): OwnReport {
+  return {
+    id: report.id,
+    operation: report.operation,
+    createdAt: new Date(report.createdAt).toISOString(),
+    target: report.target,
+    score: report.score,
+    verdict: report.verdict,
+    body: JSON.parse(report.body) as unknown,
+    input: report.input === null ? null : (JSON.parse(report.input) as unknown),
+  };
 }

@@ -13,6 +13,8 @@ import { servePaidCall, type PaidCallTransport } from '@/lib/paid-call/serve';
 import { observed } from '@/lib/http/observe';
 import { ownReport, reportPage } from '@/lib/reports/store';
 import { SIWX_HEADER, siwxChallenge, walletFromHeader } from './wallet';
+import { compareReports } from '@/lib/reports/compare';
+import { revokeShare, shareReport } from '@/lib/reports/share';
 import { RotateBody, SignInBody, notSignedIn, readSession, rotateSessionKey, sessionCookie, sessionCookieSecure, sessionIdFromHeaders, signIn, signOut } from './index';
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -166,13 +168,13 @@ async function reportOwner(request: Request, runtime: Runtime): Promise<string> 
   return session.keyHash;
 }
 
-/** GET /api/reports?limit=&cursor=: the key's stored reports, newest first. */
+/** GET /api/reports?limit=&cursor=&check=: the key's stored reports, newest first (of one check when asked). */
 export function reportsGet(request: Request): Promise<Response> {
   return route('reports-list', async (runtime) => {
     await countReportRead(request, runtime);
     const keyHash = await reportOwner(request, runtime);
     const query = new URL(request.url).searchParams;
-    const page = await reportPage(runtime.store, keyHash, { limit: limitOf(query.get('limit')), cursor: query.get('cursor') }, Date.now());
+    const page = await reportPage(runtime.store, keyHash, { limit: limitOf(query.get('limit')), cursor: query.get('cursor'), check: query.get('check') }, Date.now());
     return Response.json(page, { headers: NO_STORE });
   });
 }
@@ -191,5 +193,70 @@ export function reportGet(request: Request, id: string): Promise<Response> {
     const report = await ownReport(runtime.store, keyHash, id, Date.now());
     if (!report) throw new ProblemError('not-found', 'No report with this id belongs to this key or wallet (reports are kept 30 days by default).');
     return Response.json(report.body, { headers: NO_STORE });
+  });
+}
+
+const reportNotFound = () => new ProblemError('not-found', 'No report with this id belongs to this key (reports are kept 30 days by default).');
+
+/**
+ * GET /api/reports/<id>/compare/<otherId>: two of the key's reports of one check and one target, compared (the
+ * same owner rule as GET /api/reports/<id>: 404 when either is not the key's; 400 for two checks or targets).
+ */
+export function reportCompareGet(request: Request, id: string, otherId: string): Promise<Response> {
+  return route('report-compare', async (runtime) => {
+    await countReportRead(request, runtime);
+    const keyHash = await reportOwner(request, runtime);
+    return Response.json(await compareReports(runtime.store, keyHash, id, otherId, Date.now()), { headers: NO_STORE });
+  });
+}
+
+/** POST /api/reports/<id>/share: a new public link to the key's report (any earlier link stops working). */
+export function reportSharePost(request: Request, id: string): Promise<Response> {
+  return route('report-share', async (runtime) => {
+    refuseForeignOrigin(request, runtime.config.APP_URL);
+    await countReportRead(request, runtime);
+    const keyHash = await reportOwner(request, runtime);
+    const shared = await shareReport(runtime.store, keyHash, id, Date.now(), runtime.config.REPORT_RETENTION_DAYS);
+    if (!shared) throw reportNotFound();
+    return Response.json({ url: new URL(shared.path, runtime.config.APP_URL).toString(), path: shared.path }, { headers: NO_STORE });
+  });
+}
+
+/** DELETE /api/reports/<id>/share: the report's public link stops working (204, also when there was none). */
+export function reportShareDelete(request: Request, id: string): Promise<Response> {
+  return route('report-unshare', async (runtime) => {
+    refuseForeignOrigin(request, runtime.config.APP_URL);
+    await countReportRead(request, runtime);
+    const keyHash = await reportOwner(request, runtime);
+    if ((await revokeShare(runtime.store, keyHash, id, Date.now())) === null) throw reportNotFound();
+    return new Response(null, { status: 204, headers: NO_STORE });
+  });
+}
+
+/**
+ * POST /api/reports/<id>/rerun: the signed-in key's report's check, run again with the input it was made from:
+ * a new paid call through the site's route (one prepaid call, the page's fresh Idempotency-Key required), so it
+ * answers exactly as POST /api/session/checks/<check> does, the new report in its Link header.
+ */
+export function reportRerunPost(request: Request, id: string): Promise<Response> {
+  return route('report-rerun', async (runtime) => {
+    refuseForeignOrigin(request, runtime.config.APP_URL);
+    await countReportRead(request, runtime);
+    const session = await readSession(runtime.store, sessionIdOf(request, runtime), Date.now());
+    if (!session) throw notSignedIn();
+    const report = await ownReport(runtime.store, session.keyHash, id, Date.now());
+    if (!report) throw reportNotFound();
+    if (report.input === null) {
+      throw new ProblemError('invalid-request', 'This report was kept without the input that made it: run the check again from the check page.', {
+        errors: [{ path: 'path:id', message: 'has no stored input' }],
+      });
+    }
+    const headers = new Headers(request.headers);
+    headers.delete('content-length');
+    headers.set('content-type', 'application/json');
+    const again = new Request(new URL(`/api/session/checks/${report.operation}`, request.url), {
+      method: 'POST', headers, body: JSON.stringify(report.input), signal: request.signal,
+    });
+    return sessionCheckPost(again, { params: Promise.resolve({ check: report.operation }) });
   });
 }

@@ -3,9 +3,10 @@ import { z } from 'zod';
 import type { Config } from '@/lib/config';
 import type { Store } from '@/lib/store';
 import { getRuntime } from '@/lib/runtime';
-import { authenticateKey, balance } from '@/lib/credits/ledger';
+import { authenticateKey, balance, type Balance } from '@/lib/credits/ledger';
+import { usageRows, usageTable } from '@/lib/credits/audit';
 import { digestsEqual, hashKey, isWellFormedKey, maskKey } from '@/lib/credits/keys';
-import { rotateCreditsKey } from '@/lib/billing/rotate';
+import { keyLineage, rotateCreditsKey } from '@/lib/billing/rotate';
 import { ProblemError } from '@/lib/problems';
 
 // Signing in on the site with a credits key. The browser holds only an opaque session id (192 random
@@ -200,4 +201,27 @@ export async function sessionFromCookies(
   now = Date.now(),
 ): Promise<SessionState | null> {
   return readSession(deps.store, cookieStore.get(sessionCookieName(sessionCookieSecure(deps.config)))?.value ?? null, now);
+}
+
+/** Spent calls the account page lists (and its CSV holds), newest first. */
+const ACCOUNT_USAGE_LIMIT = 500;
+
+/**
+ * What the account page shows of the signed-in key: its grants, and its spent calls as the rows and the CSV
+ * `npm run keys -- usage` prints. Read by the session's key hash, so after a rotation the grants are the new key's,
+ * and the spent calls those of the new key and of the keys it replaced.
+ * @example const { balance, usage, usageCsv } = await sessionAccount(session.keyHash);
+ */
+export async function sessionAccount(
+  keyHash: string,
+  deps: { store: Store } = getRuntime(),
+  now = Date.now(),
+): Promise<{ balance: Balance; usage: string[][]; usageCsv: string }> {
+  const [b, lineage] = await Promise.all([balance(deps.store, keyHash, now), keyLineage(deps.store, keyHash, now)]);
+  // A rotation moves grants, not the calls already spent: those of the keys before this one are listed too.
+  const usage = (await Promise.all(lineage.map((hash) => deps.store.listUsage(hash, ACCOUNT_USAGE_LIMIT))))
+    .flat()
+    .sort((x, y) => (y.committedAt ?? 0) - (x.committedAt ?? 0))
+    .slice(0, ACCOUNT_USAGE_LIMIT);
+  return { balance: b, usage: usageRows(usage), usageCsv: usageTable(usage, 'csv') };
 }

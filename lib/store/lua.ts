@@ -22,7 +22,7 @@ import { NATIVE_TTL_SLACK_MS, RESERVATION_RETENTION_MS, StoreUnavailableError } 
 //   rl:<bucket>:<window>  string counter                    (native TTL: one window, no slack)
 //   claim:<key>           string expiresAt
 //   rec:<name>            hash  value expiresAt ('' keeps it)  (a plain string: written before expiresAt)
-//   report:<id>           hash  keyHash operation createdAt creditsUsage target score body expiresAt
+//   report:<id>           hash  keyHash operation createdAt creditsUsage target score verdict body input expiresAt
 //   key:<hash>:reports    zset  report id -> createdAt (native TTL: that of its latest report; members whose
 //                               report is gone are dropped when a list meets them)
 //
@@ -285,8 +285,8 @@ return found`,
   putReport: `
 local p = ARGV[1]
 local k = p .. 'report:' .. ARGV[2]
-local now = tonumber(ARGV[10])
-local ttl = tonumber(ARGV[11])
+local now = tonumber(ARGV[12])
+local ttl = tonumber(ARGV[13])
 -- The owner is whoever holds the call that paid for the report now (a rotation moves held calls), else the key given.
 local owner = redis.call('HGET', p .. 'res:' .. ARGV[6], 'keyHash')
 if not owner then owner = ARGV[3] end
@@ -294,7 +294,7 @@ local old = redis.call('HGET', k, 'keyHash')
 if old and old ~= owner then redis.call('ZREM', p .. 'key:' .. old .. ':reports', ARGV[2]) end
 redis.call('DEL', k)
 redis.call('HSET', k, 'keyHash', owner, 'operation', ARGV[4], 'createdAt', ARGV[5], 'creditsUsage', ARGV[6], 'target', ARGV[7],
-  'score', ARGV[8], 'body', ARGV[9], 'expiresAt', string.format('%.0f', now + ttl))
+  'score', ARGV[8], 'verdict', ARGV[9], 'body', ARGV[10], 'input', ARGV[11], 'expiresAt', string.format('%.0f', now + ttl))
 redis.call('PEXPIRE', k, ttl + ${NATIVE_TTL_SLACK_MS})
 local idx = p .. 'key:' .. owner .. ':reports'
 redis.call('ZADD', idx, ARGV[5], ARGV[2])
@@ -303,9 +303,9 @@ if redis.call('PTTL', idx) < ttl + ${NATIVE_TTL_SLACK_MS} then redis.call('PEXPI
 return 1`,
 
   getReport: `
-local r = redis.call('HMGET', ARGV[1] .. 'report:' .. ARGV[2], 'keyHash', 'operation', 'createdAt', 'creditsUsage', 'target', 'score', 'body', 'expiresAt')
+local r = redis.call('HMGET', ARGV[1] .. 'report:' .. ARGV[2], 'keyHash', 'operation', 'createdAt', 'creditsUsage', 'target', 'score', 'body', 'expiresAt', 'verdict', 'input')
 if not r[1] or tonumber(r[8]) <= tonumber(ARGV[3]) then return false end
-return {r[1], r[2], r[3], r[4], r[5], r[6], r[7]}`,
+return {r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[9] or '', r[10] or ''}`,
 
   // Newest first: ZREVRANGEBYSCORE orders equal scores by member, largest first, as SQLite's ORDER BY does.
   listReports: `
@@ -327,12 +327,12 @@ while #out < limit do
     local id = page[i]
     if #out >= limit then break end
     if not (beforeAt ~= '' and tonumber(page[i + 1]) == tonumber(beforeAt) and id >= beforeId) then
-      local r = redis.call('HMGET', p .. 'report:' .. id, 'keyHash', 'operation', 'createdAt', 'creditsUsage', 'target', 'score', 'expiresAt')
+      local r = redis.call('HMGET', p .. 'report:' .. id, 'keyHash', 'operation', 'createdAt', 'creditsUsage', 'target', 'score', 'expiresAt', 'verdict')
       if not r[1] then
         redis.call('ZREM', idx, id)
         offset = offset - 1
       elseif r[1] == ARGV[2] and tonumber(r[7]) > now then
-        table.insert(out, {id, r[2], r[3], r[4], r[5], r[6]})
+        table.insert(out, {id, r[2], r[3], r[4], r[5], r[6], r[8] or ''})
       end
     end
   end
@@ -667,20 +667,21 @@ function recordOperations({ run, guard }: ScriptContext): Pick<Store, 'setRecord
 function reportOperations({ run, guard }: ScriptContext): Pick<Store, 'putReport' | 'getReport' | 'listReports'> {
   return {
     putReport: (r: StoredReport, now, ttlMs) =>
-      guard(async () => void (await run('putReport', r.id, r.keyHash, r.operation, r.createdAt, r.creditsUsage, r.target, r.score, r.body, now, ttlMs))),
+      guard(async () => void (await run('putReport', r.id, r.keyHash, r.operation, r.createdAt, r.creditsUsage, r.target, r.score, r.verdict, r.body, r.input, now, ttlMs))),
     getReport: (id, now) =>
       guard(async (): Promise<StoredReport | null> => {
         const r = (await run('getReport', id, now)) as unknown[] | null;
         if (!r) return null;
-        const [keyHash, operation, createdAt, creditsUsage, target, score, body] = r.map(str);
-        return { id, keyHash, operation, createdAt: Number(createdAt), creditsUsage, target, score: score === '' ? null : Number(score), body };
+        const [keyHash, operation, createdAt, creditsUsage, target, score, body, verdict, input] = r.map(str);
+        // An absent field reads as '' (Lua has no nil in a list): no verdict, no input kept.
+        return { id, keyHash, operation, createdAt: Number(createdAt), creditsUsage, target, score: score === '' ? null : Number(score), verdict: verdict || null, body, input: input || null };
       }),
     listReports: (keyHash, now, options) =>
       guard(async () => {
         const rows = (await run('listReports', keyHash, now, options.limit, options.before?.createdAt ?? null, options.before?.id ?? null)) as unknown[][];
         return rows.map((row): ReportSummary => {
-          const [id, operation, createdAt, creditsUsage, target, score] = row.map(str);
-          return { id, keyHash, operation, createdAt: Number(createdAt), creditsUsage, target, score: score === '' ? null : Number(score) };
+          const [id, operation, createdAt, creditsUsage, target, score, verdict] = row.map(str);
+          return { id, keyHash, operation, createdAt: Number(createdAt), creditsUsage, target, score: score === '' ? null : Number(score), verdict: verdict || null };
         });
       }),
   };

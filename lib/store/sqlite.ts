@@ -39,7 +39,8 @@ CREATE TABLE IF NOT EXISTS records (
 );
 CREATE TABLE IF NOT EXISTS reports (
   id TEXT PRIMARY KEY, key_hash TEXT NOT NULL, operation TEXT NOT NULL, created_at INTEGER NOT NULL,
-  credits_usage TEXT NOT NULL, target TEXT NOT NULL, score REAL, body TEXT NOT NULL, expires_at INTEGER NOT NULL
+  credits_usage TEXT NOT NULL, target TEXT NOT NULL, score REAL, body TEXT NOT NULL, expires_at INTEGER NOT NULL,
+  verdict TEXT, input TEXT
 );
 CREATE INDEX IF NOT EXISTS reports_by_key ON reports(key_hash, created_at DESC, id DESC);
 `;
@@ -58,11 +59,12 @@ CREATE INDEX IF NOT EXISTS reports_expiry ON reports(expires_at);
 const PURGE_BATCH = 500;
 
 interface ReportRow {
-  id: string; key_hash: string; operation: string; created_at: number; credits_usage: string; target: string; score: number | null; body?: string;
+  id: string; key_hash: string; operation: string; created_at: number; credits_usage: string; target: string; score: number | null;
+  verdict: string | null; body?: string; input?: string | null;
 }
 
 const toSummary = (r: ReportRow): ReportSummary => ({
-  id: r.id, keyHash: r.key_hash, operation: r.operation, createdAt: r.created_at, creditsUsage: r.credits_usage, target: r.target, score: r.score,
+  id: r.id, keyHash: r.key_hash, operation: r.operation, createdAt: r.created_at, creditsUsage: r.credits_usage, target: r.target, score: r.score, verdict: r.verdict,
 });
 
 interface GrantRow {
@@ -116,6 +118,8 @@ function openDatabase(dataDir: string): Database.Database {
   // The ledger tools' columns (keys usage, keys refund, ledger audit), added to a file that lacks them.
   addMissingColumns(db, 'reservations', { operation: 'TEXT', refunded_at: 'INTEGER' });
   addMissingColumns(db, 'grants', { removed: 'INTEGER NOT NULL DEFAULT 0', period_start: 'INTEGER' });
+  // A report's verdict (the history row) and its input (running it again), added to a file that lacks them.
+  addMissingColumns(db, 'reports', { verdict: 'TEXT', input: 'TEXT' });
   db.exec('CREATE INDEX IF NOT EXISTS reservations_by_key ON reservations(key_hash, committed_at) WHERE committed_at IS NOT NULL');
   return db;
 }
@@ -181,14 +185,15 @@ function prepareStatements(db: Database.Database) {
       ),
       putReport: db.prepare(
         // The owner is whoever holds the call that paid for the report now (a rotation moves held calls), else the key given.
-        'INSERT INTO reports (id, key_hash, operation, created_at, credits_usage, target, score, body, expires_at) ' +
-          'VALUES (@id, COALESCE((SELECT key_hash FROM reservations WHERE id = @creditsUsage), @keyHash), @operation, @createdAt, @creditsUsage, @target, @score, @body, @expiresAt) ' +
+        'INSERT INTO reports (id, key_hash, operation, created_at, credits_usage, target, score, verdict, body, input, expires_at) ' +
+          'VALUES (@id, COALESCE((SELECT key_hash FROM reservations WHERE id = @creditsUsage), @keyHash), @operation, @createdAt, @creditsUsage, @target, @score, @verdict, @body, @input, @expiresAt) ' +
           'ON CONFLICT(id) DO UPDATE SET key_hash = excluded.key_hash, operation = excluded.operation, created_at = excluded.created_at, ' +
-          'credits_usage = excluded.credits_usage, target = excluded.target, score = excluded.score, body = excluded.body, expires_at = excluded.expires_at',
+          'credits_usage = excluded.credits_usage, target = excluded.target, score = excluded.score, verdict = excluded.verdict, body = excluded.body, ' +
+          'input = excluded.input, expires_at = excluded.expires_at',
       ),
       getReport: db.prepare('SELECT * FROM reports WHERE id = ? AND expires_at > ?'),
       listReports: db.prepare(
-        'SELECT id, key_hash, operation, created_at, credits_usage, target, score FROM reports WHERE key_hash = @keyHash AND expires_at > @now ' +
+        'SELECT id, key_hash, operation, created_at, credits_usage, target, score, verdict FROM reports WHERE key_hash = @keyHash AND expires_at > @now ' +
           'AND (created_at < @createdAt OR (created_at = @createdAt AND id < @id)) ORDER BY created_at DESC, id DESC LIMIT @limit',
       ),
       moveGrants: db.prepare('UPDATE grants SET key_hash = ? WHERE key_hash = ?'),
@@ -517,11 +522,11 @@ function recordOperations({ db, q, guard }: SqliteContext): Pick<Store, 'setReco
 function reportOperations({ q, guard }: SqliteContext): Pick<Store, 'putReport' | 'getReport' | 'listReports'> {
   return {
     putReport: (r: StoredReport, now, ttlMs) =>
-      guard(() => void q.putReport.run({ id: r.id, keyHash: r.keyHash, operation: r.operation, createdAt: r.createdAt, creditsUsage: r.creditsUsage, target: r.target, score: r.score, body: r.body, expiresAt: now + ttlMs })),
+      guard(() => void q.putReport.run({ id: r.id, keyHash: r.keyHash, operation: r.operation, createdAt: r.createdAt, creditsUsage: r.creditsUsage, target: r.target, score: r.score, verdict: r.verdict, body: r.body, input: r.input, expiresAt: now + ttlMs })),
     getReport: (id, now) =>
       guard((): StoredReport | null => {
         const row = q.getReport.get(id, now) as (ReportRow & { body: string }) | undefined;
-        return row ? { ...toSummary(row), body: row.body } : null;
+        return row ? { ...toSummary(row), body: row.body, input: row.input ?? null } : null;
       }),
     listReports: (keyHash, now, options: { limit: number; before?: ReportCursor }) =>
       guard(() => {

@@ -181,12 +181,16 @@ export interface ReportSummary {
   /** What was checked, as the check's `facts` name it (an address, a workflow's name). */
   target: string;
   score: number | null;
+  /** The check's verdict in its own words (`not-ready`, `fair`), or null when it gives none. */
+  verdict: string | null;
 }
 
 /** A fulfilled prepaid call's 200 body, kept for its owner until `createdAt + ttl`. */
 export interface StoredReport extends ReportSummary {
   /** The 200 body exactly as it was sent (JSON text). */
   body: string;
+  /** The validated request body that made it (JSON text), so the check can run again; null for reports kept before it was. */
+  input: string | null;
 }
 
 /** Where a page of reports starts: strictly older than this report (newest first, ties by id). */
@@ -318,7 +322,7 @@ export interface Store {
    * same id replaces it. The owner is the key holding the reservation `creditsUsage` names, read in the same
    * atomic step, else `keyHash`: a key rotated while its call ran moved that held call, and its report follows,
    * whichever of the two steps comes first (`rotateKey` moves the reports already stored).
-   * @example await store.putReport({ id, keyHash, operation: check.id, createdAt: now, creditsUsage, target, score, body }, now, 30 * DAY);
+   * @example await store.putReport({ id, keyHash, operation: check.id, createdAt: now, creditsUsage, target, score, verdict, body, input }, now, 30 * DAY);
    */
   putReport(report: StoredReport, now: number, ttlMs: number): Promise<void>;
   /** The live report with this id, whoever owns it (the caller compares `keyHash`), or null. */

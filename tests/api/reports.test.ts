@@ -212,7 +212,7 @@ describe('GET /api/reports/<id>', () => {
 describe('GET /api/reports', () => {
   it("lists the key's reports newest first, a page at a time, with what was checked and its score", async () => {
     const first = await runReadiness(a.key, 'report-list-1');
-    const firstBody = (await first.json()) as { creditsUsage: string; assessment: { score: number } };
+    const firstBody = (await first.json()) as { creditsUsage: string; assessment: { score: number; verdict: string } };
     vi.setSystemTime(T0.getTime() + 1000);
     const second = await visibility(post(`${BASE}/api/agent/ai-visibility`, { url: 'https://site.test/' }, { ...bearer(a.key), 'idempotency-key': 'report-list-2' }));
     const secondBody = (await second.json()) as { creditsUsage: string; report: { score: number } };
@@ -225,10 +225,11 @@ describe('GET /api/reports', () => {
     expect(all.reports.map((r) => r.id)).toEqual([idFromLink(third), idFromLink(second), idFromLink(first)]);
     expect(all.reports[1]).toEqual({
       id: idFromLink(second), operation: 'ai-visibility', createdAt: new Date(T0.getTime() + 1000).toISOString(),
-      creditsUsage: secondBody.creditsUsage, target: 'https://site.test/', score: secondBody.report.score,
+      creditsUsage: secondBody.creditsUsage, target: 'https://site.test/', score: secondBody.report.score, verdict: 'fair',
     });
     expect(all.reports[2]).toEqual({
       id: idFromLink(first), operation: 'readiness', createdAt: T0.toISOString(), creditsUsage: firstBody.creditsUsage, target: 'Checkout agent', score: firstBody.assessment.score,
+      verdict: firstBody.assessment.verdict,
     });
     expect(all.reports[0].target).toBe('Refund agent');
 

@@ -8,8 +8,13 @@ import { BASE, buy, expectAccessible, payOnHostedPage, screenshot, SCREENSHOTS, 
 // success page. Every page is screenshotted, checked with axe, and must log no console error.
 
 async function accountCallsLeft(page: Page, key: string) {
+  // Signed out, the account page has one key field: signing in. Signed in, the billing lookup is below.
+  await page.context().clearCookies();
   await page.goto(`${BASE()}/account`);
-  // The lookup form, not the sign-in form above it.
+  await expect(page.locator('input[type="password"]')).toHaveCount(1);
+  await page.locator('#account-signin-key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByTestId('account-session-calls')).toBeVisible();
   await page.locator('#account-key').fill(key);
   await page.getByRole('button', { name: 'Show calls left' }).click();
   return page.getByTestId('account-calls-left');
@@ -61,7 +66,10 @@ test('bundle-25: key revealed once, spent on a readiness check, account shows 24
   expect((await res.json()).creditsUsage).toMatch(/^cu_/);
 
   await expect(await accountCallsLeft(page, key)).toHaveText('24');
-  await expect(page.getByRole('table')).toContainText('24 of 25');
+  // The signed-in page's grants (the session's key) and the lookup's say the same.
+  const grants = page.getByTestId('grants');
+  await expect(grants).toHaveCount(2);
+  for (const table of await grants.all()) await expect(table).toContainText('24 of 25');
   expect(page.url()).toBe(`${BASE()}/account`);
   await screenshot(page, 'account');
   await expectAccessible(page, 'account');

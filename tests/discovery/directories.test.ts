@@ -91,14 +91,14 @@ describe('CORS on the public API only', () => {
 
   it('covers the paid checks and their descriptions, the credits plans, the reports and the discovery documents', () => {
     expect(registryPaths.filter(cors).sort()).toEqual([
-      '/.well-known/x402', '/api/agent/ai-visibility', '/api/agent/credits', '/api/agent/readiness', '/api/reports', '/api/reports/x', '/llms.txt', '/openapi.json',
+      '/.well-known/x402', '/api/agent/ai-visibility', '/api/agent/credits', '/api/agent/readiness', '/api/reports', '/api/reports/x', '/api/reports/x/compare/x', '/llms.txt', '/openapi.json',
     ]);
   });
 
-  it('leaves out the session, billing and operator routes', () => {
+  it('leaves out the session, billing and operator routes, and the site\'s report actions (share, re-run)', () => {
     expect(registryPaths.filter((p) => !cors(p)).sort()).toEqual([
       '/api/billing/account', '/api/billing/checkout', '/api/billing/portal', '/api/billing/session', '/api/billing/webhook', '/api/health', '/api/mcp', '/api/metrics',
-      '/api/session', '/api/session/checks/ai-visibility', '/api/session/checks/readiness', '/api/session/rotate',
+      '/api/reports/x/rerun', '/api/reports/x/share', '/api/session', '/api/session/checks/ai-visibility', '/api/session/checks/readiness', '/api/session/rotate',
     ]);
   });
 

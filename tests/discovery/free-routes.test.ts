@@ -15,6 +15,9 @@ import { GET as ownSessionGET, POST as signInPOST, DELETE as signOutDELETE } fro
 import { POST as rotatePOST } from '@/app/api/session/rotate/route';
 import { GET as reportsGET } from '@/app/api/reports/route';
 import { GET as reportGET } from '@/app/api/reports/[id]/route';
+import { GET as compareGET } from '@/app/api/reports/[id]/compare/[otherId]/route';
+import { POST as sharePOST, DELETE as shareDELETE } from '@/app/api/reports/[id]/share/route';
+import { POST as rerunPOST } from '@/app/api/reports/[id]/rerun/route';
 import { endpoints, type FreeEndpoint } from '@/lib/endpoints';
 import { createKey } from '@/lib/credits/ledger';
 import { readinessCheck } from '@/lib/checks/readiness/entry';
@@ -83,6 +86,9 @@ async function signedIn(): Promise<{ cookie: string; key: string }> {
 async function sessionCheck(cookie: string): Promise<Response> {
   return sessionReadinessPOST(json('/api/session/checks/readiness', readinessCheck.example, { cookie, 'idempotency-key': `registry-${Math.random().toString(36).slice(2)}` }));
 }
+
+/** The report a paid answer links to. */
+const reportIdOf = (res: Response) => /<\/api\/reports\/([^>]+)>/.exec(res.headers.get('link') ?? '')![1];
 
 /** Real answers of each free route, under `METHOD path` as in the registry. */
 const SAMPLES: Record<string, () => Promise<Response[]>> = {
@@ -153,6 +159,26 @@ const SAMPLES: Record<string, () => Promise<Response[]>> = {
     const link = (await sessionCheck(cookie)).headers.get('link')!;
     const id = /<\/api\/reports\/([^>]+)>/.exec(link)![1];
     return [await reportGET(new Request(`${BASE}/api/reports/${id}`, { headers: { cookie } }), { params: Promise.resolve({ id }) })];
+  },
+  'GET /api/reports/{id}/compare/{otherId}': async () => {
+    const { cookie } = await signedIn();
+    const [id, otherId] = [reportIdOf(await sessionCheck(cookie)), reportIdOf(await sessionCheck(cookie))];
+    return [await compareGET(new Request(`${BASE}/api/reports/${id}/compare/${otherId}`, { headers: { cookie } }), { params: Promise.resolve({ id, otherId }) })];
+  },
+  'POST /api/reports/{id}/share': async () => {
+    const { cookie } = await signedIn();
+    const id = reportIdOf(await sessionCheck(cookie));
+    return [await sharePOST(new Request(`${BASE}/api/reports/${id}/share`, { method: 'POST', headers: { cookie } }), { params: Promise.resolve({ id }) })];
+  },
+  'DELETE /api/reports/{id}/share': async () => {
+    const { cookie } = await signedIn();
+    const id = reportIdOf(await sessionCheck(cookie));
+    return [await shareDELETE(new Request(`${BASE}/api/reports/${id}/share`, { method: 'DELETE', headers: { cookie } }), { params: Promise.resolve({ id }) })];
+  },
+  'POST /api/reports/{id}/rerun': async () => {
+    const { cookie } = await signedIn();
+    const id = reportIdOf(await sessionCheck(cookie));
+    return [await rerunPOST(new Request(`${BASE}/api/reports/${id}/rerun`, { method: 'POST', headers: { cookie, 'idempotency-key': 'registry-rerun-1' } }), { params: Promise.resolve({ id }) })];
   },
   'GET /api/health': async () => [await healthGET(), await healthGET(new Request(`${BASE}/api/health?ready=1`))],
   'GET /api/metrics': async () => {

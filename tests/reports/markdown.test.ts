@@ -64,9 +64,13 @@ describe('reportMarkdown', () => {
 });
 
 describe('reportFacts', () => {
-  it('takes the target and score a history row shows', () => {
-    expect(reportFacts('readiness', { assessment: { workflow: { name: 'Checkout agent' }, score: 62 } })).toEqual({ target: 'Checkout agent', score: 62 });
-    expect(reportFacts('ai-visibility', { report: { checkedUrl: 'https://e.com/', score: 77 } })).toEqual({ target: 'https://e.com/', score: 77 });
-    expect(reportFacts('ai-visibility', {})).toEqual({ target: '', score: null });
+  it('takes the target, score and verdict a history row shows', () => {
+    expect(reportFacts('readiness', { assessment: { workflow: { name: 'Checkout agent' }, score: 62 } })).toEqual({ target: 'Checkout agent', score: 62, verdict: null });
+    expect(reportFacts('readiness', { assessment: { workflow: { name: 'A' }, score: 62, verdict: 'ready-with-gaps' } })).toEqual({ target: 'A', score: 62, verdict: 'ready-with-gaps' });
+    // Visibility names its score's band: 80 % and up good, 50 % and up fair, below that poor.
+    expect(reportFacts('ai-visibility', { report: { checkedUrl: 'https://e.com/', score: 77 } })).toEqual({ target: 'https://e.com/', score: 77, verdict: 'fair' });
+    expect(reportFacts('ai-visibility', { report: { checkedUrl: 'https://e.com/', score: 80, scoreMax: 100 } })).toMatchObject({ verdict: 'good' });
+    expect(reportFacts('ai-visibility', { report: { checkedUrl: 'https://e.com/', score: 49, scoreMax: 100 } })).toMatchObject({ verdict: 'poor' });
+    expect(reportFacts('ai-visibility', {})).toEqual({ target: '', score: null, verdict: null });
   });
 });

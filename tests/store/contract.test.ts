@@ -8,7 +8,8 @@ const T0 = Date.UTC(2026, 10, 1);
 const DAY = 24 * 60 * 60 * 1000;
 
 const report = (over: Partial<StoredReport> & Pick<StoredReport, 'id' | 'keyHash' | 'createdAt'>): StoredReport => ({
-  operation: 'aiVisibility', creditsUsage: `cu_${over.id}`, target: 'https://example.com/', score: 77, body: `{"id":"${over.id}"}`, ...over,
+  operation: 'aiVisibility', creditsUsage: `cu_${over.id}`, target: 'https://example.com/', score: 77, verdict: 'fair', body: `{"id":"${over.id}"}`,
+  input: '{"url":"https://example.com/"}', ...over,
 });
 
 const grant = (over: Partial<Grant> & Pick<Grant, 'id' | 'keyHash'>): Grant => ({
@@ -295,16 +296,18 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
 
     it('keeps reports for their owner until they expire, newest first, a page at a time', async () => {
       const s = harness.fresh();
-      await s.putReport(report({ id: 'rep_a', keyHash: 'k', createdAt: T0, score: null, target: 'Checkout agent', operation: 'readiness' }), T0, 30 * DAY);
+      await s.putReport(report({ id: 'rep_a', keyHash: 'k', createdAt: T0, score: null, verdict: null, input: null, target: 'Checkout agent', operation: 'readiness' }), T0, 30 * DAY);
       await s.putReport(report({ id: 'rep_c', keyHash: 'k', createdAt: T0 + 1000 }), T0 + 1000, 30 * DAY);
       await s.putReport(report({ id: 'rep_b', keyHash: 'k', createdAt: T0 + 1000, score: 91.5 }), T0 + 1000, 30 * DAY);
       await s.putReport(report({ id: 'rep_d', keyHash: 'k', createdAt: T0 + 2000 }), T0 + 2000, DAY);
       await s.putReport(report({ id: 'rep_other', keyHash: 'other', createdAt: T0 + 3000 }), T0 + 3000, 30 * DAY);
 
       expect(await s.getReport('rep_b', T0 + 5000)).toEqual({
-        id: 'rep_b', keyHash: 'k', operation: 'aiVisibility', createdAt: T0 + 1000, creditsUsage: 'cu_rep_b', target: 'https://example.com/', score: 91.5, body: '{"id":"rep_b"}',
+        id: 'rep_b', keyHash: 'k', operation: 'aiVisibility', createdAt: T0 + 1000, creditsUsage: 'cu_rep_b', target: 'https://example.com/', score: 91.5, verdict: 'fair',
+        body: '{"id":"rep_b"}', input: '{"url":"https://example.com/"}',
       });
-      expect(await s.getReport('rep_a', T0 + 5000)).toMatchObject({ score: null, target: 'Checkout agent', operation: 'readiness' });
+      // No verdict and no input (a report kept before either was) read back as null, not as ''.
+      expect(await s.getReport('rep_a', T0 + 5000)).toMatchObject({ score: null, verdict: null, input: null, target: 'Checkout agent', operation: 'readiness' });
       expect(await s.getReport('rep_none', T0)).toBeNull();
 
       const ids = (rows: Array<{ id: string }>) => rows.map((r) => r.id);
@@ -312,7 +315,7 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
       expect(ids(await s.listReports('k', T0 + 5000, { limit: 10 }))).toEqual(['rep_d', 'rep_c', 'rep_b', 'rep_a']);
       const first = await s.listReports('k', T0 + 5000, { limit: 2 });
       expect(ids(first)).toEqual(['rep_d', 'rep_c']);
-      expect(first[1]).toEqual({ id: 'rep_c', keyHash: 'k', operation: 'aiVisibility', createdAt: T0 + 1000, creditsUsage: 'cu_rep_c', target: 'https://example.com/', score: 77 });
+      expect(first[1]).toEqual({ id: 'rep_c', keyHash: 'k', operation: 'aiVisibility', createdAt: T0 + 1000, creditsUsage: 'cu_rep_c', target: 'https://example.com/', score: 77, verdict: 'fair' });
       const second = await s.listReports('k', T0 + 5000, { limit: 2, before: { createdAt: first[1].createdAt, id: first[1].id } });
       expect(ids(second)).toEqual(['rep_b', 'rep_a']);
       expect(await s.listReports('k', T0 + 5000, { limit: 2, before: { createdAt: T0, id: 'rep_a' } })).toEqual([]);

@@ -179,7 +179,7 @@ for (const harness of [redisHarness(), vercelKvHarness()]) {
       await s.claimOnce('cred', now, 10 * MINUTE);
       await s.setRecord('short', 'v', now, MINUTE);
       await s.setRecord('forever', 'v', now, null);
-      await s.putReport({ id: 'rep_1', keyHash: 'k', operation: 'readiness', createdAt: now, creditsUsage: 'cu_1', target: 'w', score: 50, body: '{}' }, now, 30 * DAY);
+      await s.putReport({ id: 'rep_1', keyHash: 'k', operation: 'readiness', createdAt: now, creditsUsage: 'cu_1', target: 'w', score: 50, verdict: null, body: '{}', input: null }, now, 30 * DAY);
 
       const keys = (await redis.keys(`${prefix}*`)).map((k) => k.slice(prefix.length)).sort();
       const ttls = Object.fromEntries(await Promise.all(keys.map(async (k) => [k, await redis.pttl(prefix + k)] as const)));

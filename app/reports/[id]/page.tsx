@@ -3,7 +3,11 @@ import { notFound } from 'next/navigation';
 import Link from 'next/link';
 import { ReportView } from '@/components/report-view/ReportView';
 import { SignInAndRefresh } from '@/components/account/AccountSession';
-import { getReport, REPORT_ID_PATTERN, reportIdParam } from '@/lib/reports';
+import { ComparePanel } from '@/components/reports/ComparePanel';
+import { RerunButton } from '@/components/reports/RerunButton';
+import { SharePanel } from '@/components/reports/SharePanel';
+import { compareWithPrevious, getReport, REPORT_ID_PATTERN, reportIdParam, reportIsShared } from '@/lib/reports';
+import { checkById } from '@/lib/checks/registry';
 import { sessionFromCookies } from '@/lib/session';
 import { pageMetadata, publicOrigin } from '@/lib/site/metadata';
 
@@ -30,13 +34,22 @@ export default async function StoredReport({ params }: Params) {
   const report = REPORT_ID_PATTERN.test(id) ? await getReport(session.keyHash, id) : null;
   // Unknown, expired and another key's report look the same: whether an id exists is not ours to tell.
   if (!report) notFound();
+  const [comparison, shared] = await Promise.all([compareWithPrevious(session.keyHash, report), reportIsShared(id)]);
+  const label = checkById(report.operation)?.label ?? report.operation;
   return (
     <>
       <h1>Your report</h1>
       <p className="muted">
-        Stored {new Date(report.createdAt).toUTCString()} · <Link href="/account#history">All your reports</Link> · <Link href="/check">Run another check</Link>
+        <Link href="/account#history">All your reports</Link> · <Link href="/check">Run another check</Link>
       </p>
+      {report.input !== null ? (
+        <div className="actions">
+          <RerunButton reportId={id} label={`${label}, ${report.target}`} />
+        </div>
+      ) : null}
       <ReportView body={report.body} level={2} idPrefix="stored" permalink={`${publicOrigin()}/reports/${encodeURIComponent(id)}`} />
+      <ComparePanel comparison={comparison} />
+      <SharePanel reportId={id} shared={shared} />
     </>
   );
 }

@@ -46,7 +46,15 @@ export const readinessReport: CheckReport = {
   facts(body) {
     const assessment = record(record(body).assessment);
     const target = record(assessment.workflow).name;
-    return { target: typeof target === 'string' ? target : '', score: typeof assessment.score === 'number' ? assessment.score : null };
+    return {
+      target: typeof target === 'string' ? target : '',
+      score: typeof assessment.score === 'number' ? assessment.score : null,
+      verdict: typeof assessment.verdict === 'string' ? assessment.verdict : null,
+    };
+  },
+  findings(body) {
+    const list = record(record(body).assessment).findings;
+    return (Array.isArray(list) ? list.map(record) : []).map((f) => ({ id: String(f.id ?? ''), severity: String(f.severity ?? ''), title: String(f.why ?? f.id ?? '') }));
   },
   markdown: readinessMarkdown,
   headline,

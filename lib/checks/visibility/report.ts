@@ -131,8 +131,14 @@ export const visibilityReport: CheckReport = {
   matches: (body) => Array.isArray(obj(obj(body).report).crawlers),
   facts(body) {
     const report = obj(obj(body).report);
-    return { target: typeof report.checkedUrl === 'string' ? report.checkedUrl : '', score: typeof report.score === 'number' ? report.score : null };
+    const score = typeof report.score === 'number' ? report.score : null;
+    const max = typeof report.scoreMax === 'number' && report.scoreMax > 0 ? report.scoreMax : 100;
+    // The check publishes a score, not a verdict: the history names the score's band (the report's gauge bands).
+    const verdict = score === null ? null : score / max >= 0.8 ? 'good' : score / max >= 0.5 ? 'fair' : 'poor';
+    return { target: typeof report.checkedUrl === 'string' ? report.checkedUrl : '', score, verdict };
   },
+  findings: (body) =>
+    list(obj(obj(body).report).findings).map((f) => ({ id: text(f.id), severity: text(f.severity), title: inline(f.observed) || inline(f.why) || text(f.id) })),
   markdown: visibilityMarkdown,
   headline,
   topFixes,
