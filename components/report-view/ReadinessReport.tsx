@@ -3,7 +3,7 @@ import { Capabilities } from './readiness/Capabilities';
 import { FindingCard } from './readiness/FindingCard';
 import { Hazards } from './readiness/Hazards';
 import { H, deeper, type Depth } from './readiness/Heading';
-import { capabilityTitle } from './readiness/labels';
+import { capabilityTitle } from '@/lib/checks/readiness/labels';
 import { Plan } from './readiness/Plan';
 import { ProductionDelta } from './readiness/ProductionDelta';
 import type { Body } from './readiness/types';

@@ -54,7 +54,7 @@ test('home and pricing render, accessibly', async ({ page, consoleErrors: _ }) =
 test('bundle-25: key revealed once, spent on a readiness check, account shows 24', async ({ page, request, consoleErrors: _ }) => {
   const { key, sessionId } = await buy(page, 'bundle-25', /Buy 25 calls/);
   await expect(page.getByText('It holds 25 calls', { exact: false })).toBeVisible();
-  await expect(page.getByLabel('curl example')).toContainText(`${BASE()}/api/agent/readiness`);
+  await expect(page.getByLabel('curl example', { exact: true })).toContainText(`${BASE()}/api/agent/readiness`);
   await screenshot(page, 'success');
   await expectAccessible(page, 'success');
 

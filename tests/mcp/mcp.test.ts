@@ -206,7 +206,7 @@ describe('paying in-band', () => {
     const body = result.structuredContent as Record<string, unknown>;
     expect(body).toMatchObject({ service: readinessCheck.service, paymentIntent: receipt.reference, assessment: { scoreMax: 100 } });
     expect(readinessCheck.output.safeParse(body).success).toBe(true);
-    expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/^# Agent payment readiness: Checkout agent\n\nAssessed \d{1,2} \w+ \d{4}, \d\d:\d\d UTC\n\n\*\*Verdict: not-ready\*\*, score \d+\/100\n/);
+    expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/^# Agent payment readiness: Checkout agent\n\nAssessed \d{1,2} \w+ \d{4}, \d\d:\d\d UTC\n\n\*\*Verdict: Not ready\*\*, score \d+\/100\n/);
     // The paying wallet's report, readable later with SIGN-IN-WITH-X; no key, so no calls left to count.
     expect(result._meta?.reportUrl).toMatch(/\/api\/reports\/rep_[A-Za-z0-9_-]{32}$/);
     expect(result._meta?.creditsRemaining).toBeUndefined();

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { GET as reportRoute } from '@/app/api/reports/[id]/route';
 import { createKey } from '@/lib/credits/ledger';
 import { reportMarkdown } from '@/lib/reports/markdown';
+import { capabilityTitle, severityLabel } from '@/lib/checks/readiness/labels';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { validReadinessBody } from '../support/runtime';
 import { connectClient, startMcpServer, type McpTestServer } from './support';
@@ -78,17 +79,17 @@ describe('a tool call paid with a credits key', () => {
     const lines = text.split('\n');
     expect(lines.slice(0, 7)).toEqual([
       '# Agent payment readiness: Checkout agent', '', expect.stringMatching(/^Assessed \d{1,2} \w+ \d{4}, \d\d:\d\d UTC$/), '',
-      `**Verdict: not-ready**, score ${body.assessment.score}/100`, '', body.assessment.summary,
+      `**Verdict: Not ready**, score ${body.assessment.score}/100`, '', body.assessment.summary,
     ]);
     expect(body.assessment.blockers.length).toBeGreaterThan(0);
-    expect(text).toContain(`## Blockers (${body.assessment.blockers.length})\n\n${body.assessment.blockers.map((b) => `- ${b}`).join('\n')}`);
+    expect(text).toContain(`## Blockers (${body.assessment.blockers.length})\n\n${body.assessment.blockers.map((b) => `- ${capabilityTitle(b)}`).join('\n')}`);
     expect(text).toContain('## Plan\n\n### Before the first payment');
     expect(text).toContain(`## Hazards (${body.assessment.hazards.length})`);
     // Every finding, not the first five; most severe first, each with its steps.
     expect(text).toContain(`## Findings (${body.assessment.findings.length})`);
     const headings = lines.filter((l) => /^### \d+\. /.test(l));
     expect(headings).toHaveLength(body.assessment.findings.length);
-    expect(headings[0]).toMatch(new RegExp(`^### 1\\. ${body.assessment.findings[0].severity}: ${body.assessment.findings[0].capability} \\(effort: (small|medium|large)\\)$`));
+    expect(headings[0]).toMatch(new RegExp(`^### 1\\. ${severityLabel(body.assessment.findings[0].severity)}: ${capabilityTitle(body.assessment.findings[0].capability)} \\(effort: (small|medium|large)\\)$`));
     expect(text).toContain(`1. ${body.assessment.findings[0].steps[0]}`);
   });
 

@@ -375,14 +375,17 @@ describe('the Markdown report', () => {
   it('shows the summary, the plan, the hazards and each finding\'s risk, steps, verify and references', () => {
     const assessment = assessReadiness(request('agents', 'sandbox', { idempotency: 'partial', webhook_verification: 'missing' }));
     const md = readinessMarkdown({ assessment });
-    expect(md.split('\n').slice(0, 5)).toEqual(['# Agent payment readiness: wf', '', `**Verdict: ready-with-gaps**, score ${assessment.score}/100`, '', assessment.summary]);
+    expect(md.split('\n').slice(0, 5)).toEqual(['# Agent payment readiness: wf', '', `**Verdict: Ready, with gaps**, score ${assessment.score}/100`, '', assessment.summary]);
     const sections = md.split('\n').filter((l) => l.startsWith('## '));
     expect(sections).toEqual(['## Blockers', '## Plan', '## Hazards (2)', '## Findings (2)', '## In production']);
     expect(md).toContain('**Risk:** Idempotency that covers part of the flow');
     expect(md).toContain('1. Accept an Idempotency-Key header on every paid POST');
     expect(md).toContain('- `stripe events resend <event id>`: With stripe listen --forward-to <your-webhook-url> running, ');
     expect(md).toContain('[Stripe: resolve webhook signature verification errors (Stripe-Signature, the raw body, the endpoint secret)](https://docs.stripe.com/webhooks/signature)');
-    expect(md).toContain('- **critical** retry-pays-twice (payment_challenge_and_receipt + idempotency): ');
+    expect(md).toContain('- **Critical**: Payment challenge and receipt + Idempotency (hazard retry-pays-twice): ');
+    // Codes in words (the view's label table), the finding's id on a line of its own.
+    expect(md).toContain('### 1. High: Idempotency (effort: small)\n\nFinding id: idempotency.partial\n');
+    expect(md).not.toMatch(/\(idempotency, finding|ready-with-gaps|before-first-payment/);
     // A command to paste is in backticks; a sentence stays text.
     expect(md).toContain('- The same Idempotency-Key with a different body: 422 (409 for an x402 payment-identifier)');
     expect(md).not.toContain('`The same Idempotency-Key');

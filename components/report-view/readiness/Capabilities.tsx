@@ -1,6 +1,6 @@
 import { ColumnHeads } from '@/components/ColumnHeads';
 import { TableWrap } from '../../TableWrap';
-import { capabilityTitle, statusLabel } from './labels';
+import { capabilityTitle, statusLabel } from '@/lib/checks/readiness/labels';
 import type { Assessment } from './types';
 
 // The declaration as scored: one row per capability, last in the report (the plan and findings say what to do).

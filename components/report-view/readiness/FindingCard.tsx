@@ -2,7 +2,7 @@ import { SEVERITY_LABEL } from '../labels';
 import { CopyButton } from '../../CopyButton';
 import { H, deeper, type Depth } from './Heading';
 import { isVerifyCommand } from '@/lib/checks/readiness/content';
-import { capabilityTitle, effortLabel, effortMeaning, evidenceKindLabel, statusLabel } from './labels';
+import { capabilityTitle, effortLabel, effortMeaning, evidenceKindLabel, statusLabel } from '@/lib/checks/readiness/labels';
 import { findingAnchor, type EvidenceItem, type Finding } from './types';
 
 // One finding as a payments engineer would write it: what goes wrong, the fix in order, how to prove it, the
@@ -56,7 +56,9 @@ export function FindingCard({ finding: f, status, evidence, depth, idPrefix }: {
               <li key={v.how}>
                 {isVerifyCommand(v.how) ? (
                   <div className="rd-command">
-                    <code>{v.how}</code>
+                    {/* One line that scrolls inside itself, as a terminal shows it: a command broken mid-word is
+                        copied by hand wrongly. Focusable, so a keyboard can scroll it. */}
+                    <code tabIndex={0}>{v.how}</code>
                     <CopyButton text={v.how} label="Copy" />
                   </div>
                 ) : (

@@ -1,6 +1,6 @@
 import { SEVERITY_LABEL } from '../labels';
 import { H, type Depth } from './Heading';
-import { capabilityTitle } from './labels';
+import { capabilityTitle } from '@/lib/checks/readiness/labels';
 import type { Hazard } from './types';
 
 // Gaps that are dangerous together, each named by the capabilities it joins.

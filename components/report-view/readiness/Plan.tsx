@@ -1,6 +1,6 @@
 import { SEVERITY_LABEL } from '../labels';
 import { H, type Depth } from './Heading';
-import { capabilityTitle, phaseTitle } from './labels';
+import { capabilityTitle, phaseTitle } from '@/lib/checks/readiness/labels';
 import { findingAnchor, type Finding, type PlanPhase } from './types';
 
 // The plan first: what to do, phase by phase, in the order the published dependency graph gives. Steps are

@@ -1,5 +1,5 @@
 import { READINESS_VERDICT } from '../labels';
-import { capabilityTitle } from './labels';
+import { capabilityTitle } from '@/lib/checks/readiness/labels';
 import type { ProductionDelta as Delta } from './types';
 
 // For a sandbox workflow: what the same declaration would get in production.

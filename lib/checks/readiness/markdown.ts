@@ -1,8 +1,11 @@
 import { isVerifyCommand } from './content';
+import { capabilityTitle, effortLabel, phaseTitle, severityLabel, verdictLabel } from './labels';
 
 // The readiness answer as Markdown: the MCP tool's text (many chat clients show the model only the text) and the
 // site's "Copy as Markdown". It reads the 200 body member by member, so a body from another assessment version
 // still makes a summary, and every value is kept on one line without backticks so it cannot break the Markdown.
+// Codes are said in words from the same label table the site's view uses (./labels.ts); a finding keeps its id
+// on a line of its own, for a model or a script to refer to.
 
 const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const list = (v: unknown): Array<Record<string, unknown>> => (Array.isArray(v) ? v.map(obj) : []);
@@ -13,7 +16,10 @@ const inline = (v: unknown): string => text(v).replace(/\s+/g, ' ').replace(/`/g
 const link = (title: string, url: string): string => (/^https:\/\/[^\s()<>[\]]+$/.test(url) ? `[${title.replace(/[[\]]/g, '')}](${url})` : title);
 
 function findingLines(f: Record<string, unknown>, n: number): string[] {
-  const lines = [`### ${n}. ${inline(f.severity) || 'finding'}: ${inline(f.capability) || inline(f.id)}${inline(f.effort) ? ` (effort: ${inline(f.effort)})` : ''}`, ''];
+  const title = inline(f.capability) ? capabilityTitle(inline(f.capability)) : inline(f.id);
+  const effort = inline(f.effort) ? ` (effort: ${effortLabel(inline(f.effort)).toLowerCase()})` : '';
+  const lines = [`### ${n}. ${inline(f.severity) ? severityLabel(inline(f.severity)) : 'Finding'}: ${title}${effort}`, ''];
+  if (text(f.id)) lines.push(`Finding id: ${inline(f.id)}`, '');
   if (text(f.why)) lines.push(inline(f.why), '');
   if (text(f.risk)) lines.push(`**Risk:** ${inline(f.risk)}`, '');
   const steps = strings(f.steps);
@@ -35,8 +41,8 @@ function findingLines(f: Record<string, unknown>, n: number): string[] {
  */
 export function readinessMarkdown(body: unknown): string {
   const a = obj(obj(body).assessment);
-  const blockers = strings(a.blockers).map(inline);
-  const lines = [`# Agent payment readiness: ${inline(obj(a.workflow).name)}`, '', `**Verdict: ${inline(a.verdict)}**, score ${inline(a.score)}/${inline(a.scoreMax) || '100'}`, ''];
+  const blockers = strings(a.blockers).map(inline).map(capabilityTitle);
+  const lines = [`# Agent payment readiness: ${inline(obj(a.workflow).name)}`, '', `**Verdict: ${verdictLabel(inline(a.verdict))}**, score ${inline(a.score)}/${inline(a.scoreMax) || '100'}`, ''];
   if (text(a.summary)) lines.push(inline(a.summary), '');
   lines.push(...(blockers.length ? [`## Blockers (${blockers.length})`, '', ...blockers.map((b) => `- ${b}`)] : ['## Blockers', '', 'None.']), '');
 
@@ -45,8 +51,8 @@ export function readinessMarkdown(body: unknown): string {
     lines.push('## Plan', '');
     let n = 0;
     for (const phase of plan) {
-      lines.push(`### ${inline(phase.title) || inline(phase.phase)}`, '');
-      for (const s of list(phase.steps)) lines.push(`${++n}. ${inline(s.action)} (${inline(s.capability)}, finding ${inline(s.findingId)})`);
+      lines.push(`### ${phaseTitle(inline(phase.phase), inline(phase.title))}`, '');
+      for (const s of list(phase.steps)) lines.push(`${++n}. ${inline(s.action)} (${capabilityTitle(inline(s.capability))}, finding ${inline(s.findingId)})`);
       lines.push('');
     }
   }
@@ -55,7 +61,7 @@ export function readinessMarkdown(body: unknown): string {
   if (hazards.length) {
     lines.push(`## Hazards (${hazards.length})`, '');
     for (const h of hazards) {
-      lines.push(`- **${inline(h.severity)}** ${inline(h.id)} (${strings(h.capabilities).map(inline).join(' + ')}): ${inline(h.why)} Fix: ${inline(h.fix)}`);
+      lines.push(`- **${severityLabel(inline(h.severity))}**: ${strings(h.capabilities).map(inline).map(capabilityTitle).join(' + ')} (hazard ${inline(h.id)}): ${inline(h.why)} Fix: ${inline(h.fix)}`);
     }
     lines.push('');
   }
@@ -69,12 +75,12 @@ export function readinessMarkdown(body: unknown): string {
 
   const delta = obj(a.productionDelta);
   if (text(delta.verdict)) {
-    const newly = strings(delta.newlyRequired).map(inline);
-    const prodBlockers = strings(delta.blockers).map(inline);
+    const newly = strings(delta.newlyRequired).map(inline).map(capabilityTitle);
+    const prodBlockers = strings(delta.blockers).map(inline).map(capabilityTitle);
     lines.push(
       '## In production',
       '',
-      `The same declaration in production: **${inline(delta.verdict)}**, score ${inline(delta.score)}/100. ` +
+      `The same declaration in production: **${verdictLabel(inline(delta.verdict))}**, score ${inline(delta.score)}/100. ` +
         `Newly required: ${newly.length ? newly.join(', ') : 'nothing'}. Blockers: ${prodBlockers.length ? prodBlockers.join(', ') : 'none'}.`,
       '',
     );

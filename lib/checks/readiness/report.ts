@@ -1,5 +1,6 @@
 import { scoreBand, type CheckReport, type ReportHeadline } from '@/lib/checks/entry';
 import { readinessMarkdown } from './markdown';
+import { READINESS_VERDICT } from './labels';
 
 // The readiness check as a report: what a history row, the Markdown and the site show of its 200 body.
 // Pure: the site's browser bundle loads this module.
@@ -7,12 +8,6 @@ import { readinessMarkdown } from './markdown';
 const record = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-/** The verdicts in words, as the report's header says them. */
-export const READINESS_VERDICT: Record<string, string> = {
-  'not-ready': 'Not ready',
-  'ready-with-gaps': 'Ready, with gaps',
-  ready: 'Ready',
-};
 
 function headline(body: unknown): ReportHeadline | null {
   const b = record(body);

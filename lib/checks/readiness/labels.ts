@@ -1,10 +1,25 @@
-import { CAPABILITY_RULES } from '@/lib/checks/readiness/rubric';
-import { PHASE_TITLES } from '@/lib/checks/readiness/plan';
-import { EFFORT_SCALE } from '@/lib/checks/readiness/content';
+import { CAPABILITY_RULES } from './rubric';
+import { PHASE_TITLES } from './plan';
+import { EFFORT_SCALE } from './content';
 
-// The readiness report's words: every member a person sees is labelled here, so no field name (a capability
-// key, a phase id, an evidence kind) reaches the page as it is. A value a later version adds still shows,
+// The readiness report's words, used by the site's view and the Markdown alike: every member a person sees is
+// labelled here, so no field name (a capability key, a phase id, an evidence kind, a verdict code) reaches a
+// reader as it is. A value a later version adds still shows,
 // turned into words ("before-go-live" reads "Before go live").
+
+/** The verdicts in words, as the report's header and the Markdown say them. */
+export const READINESS_VERDICT: Record<string, string> = {
+  'not-ready': 'Not ready',
+  'ready-with-gaps': 'Ready, with gaps',
+  ready: 'Ready',
+};
+
+/** A verdict in words, e.g. "Not ready" for `not-ready`. */
+export const verdictLabel = (verdict: string): string => READINESS_VERDICT[verdict] ?? words(verdict);
+
+const SEVERITY_LABEL: Record<string, string> = { critical: 'Critical', high: 'High', medium: 'Medium', low: 'Low', info: 'Info' };
+/** A severity in words, capitalised. */
+export const severityLabel = (severity: string): string => SEVERITY_LABEL[severity] ?? words(severity);
 
 const CAPABILITY_TITLE = new Map<string, string>(CAPABILITY_RULES.map((c) => [c.key, c.title]));
 
