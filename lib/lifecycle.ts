@@ -7,7 +7,10 @@
 
 /** One paid call in flight: how to cut it short, and what to give back if it never ends. */
 interface Flight {
-  controller: AbortController;
+  /** Made when the call first reads its signal: most calls (every unpaid 402) never do. */
+  controller: AbortController | null;
+  /** Set when the grace ended: the call is cut short, its signal (made now or later) aborted. */
+  cut: Error | null;
   /** Releases of what the call holds (a prepaid reservation); run when the grace ends before the call does. */
   releases: Array<() => Promise<unknown>>;
 }
@@ -53,13 +56,19 @@ export interface FlightHandle {
  * @example const outcome = await trackFlight((flight) => runPaidCall(runtime, { ...call, signal: () => flight.signal, onReserved: (r) => flight.holds(r) }));
  */
 export async function trackFlight<T>(run: (flight: FlightHandle) => Promise<T>): Promise<T> {
-  const flight: Flight = { controller: new AbortController(), releases: [] };
+  const flight: Flight = { controller: null, cut: null, releases: [] };
   state.flights.add(flight);
   const handle: FlightHandle = {
-    signal: flight.controller.signal,
+    get signal() {
+      if (!flight.controller) {
+        flight.controller = new AbortController();
+        if (flight.cut) flight.controller.abort(flight.cut);
+      }
+      return flight.controller.signal;
+    },
     holds: (release) => void flight.releases.push(release),
     get cutShort() {
-      return flight.controller.signal.aborted;
+      return flight.cut !== null;
     },
   };
   try {
@@ -121,7 +130,10 @@ async function runDrain({ graceMs, settleMs = 2_000, log }: DrainOptions): Promi
   const finished = await within(graceMs, untilIdle());
   if (!finished) {
     const cut = [...state.flights];
-    for (const flight of cut) flight.controller.abort(new Error('the server is shutting down'));
+    for (const flight of cut) {
+      flight.cut = new Error('the server is shutting down');
+      flight.controller?.abort(flight.cut);
+    }
     // Give back every hold at once, whatever the cut calls do next: a release is idempotent and a later
     // commit of a released call is refused by the store, so the customer is never charged for it.
     const releases = cut.flatMap((f) => f.releases.map((release) => release().then(() => true, () => false)));

@@ -2,7 +2,9 @@
 // was sent, the headers a replay sends with it (the JSON headers and the payment's receipt), and the id of
 // the report a prepaid call stored. Two writers share it: the pipeline, for a call it fulfilled, and the
 // settlement reconciler, for a charge that completed after the call was answered; the pipeline reads it when
-// the same key comes back. Records outlive a deploy, so the shape stays what stored records already hold.
+// the same key comes back. Records outlive a deploy, so the shape stays what stored records already hold. An
+// x402-paid answer also keeps the digest of the payment it settled (see signedX402Payment), so the payer who
+// resends those exact bytes after a lost response gets the answer, and nobody else does.
 
 /** How long a paid answer stays replayable under its Idempotency-Key. */
 export const REPLAY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -15,6 +17,8 @@ export interface ReplayRecord {
   body: unknown;
   receipt: Record<string, string>;
   reportId: string | null;
+  /** The SHA-256 of the x402 payment that paid for the answer (canonical JSON of its payload); null for any other. */
+  credentialDigest: string | null;
 }
 
 /**
@@ -25,10 +29,11 @@ export interface ReplayRecord {
  *   writeReplayRecord('{"ok":true}', {}, 'rep_1')
  *   // '{"headers":{"Content-Type":"application/json","Cache-Control":"no-store"},"body":{"ok":true},"report":"rep_1"}'
  */
-export function writeReplayRecord(bodyText: string, receipt: Record<string, string>, reportId: string | null): string {
+export function writeReplayRecord(bodyText: string, receipt: Record<string, string>, reportId: string | null, credentialDigest: string | null = null): string {
   const headers = JSON.stringify({ ...REPLAY_JSON_HEADERS, ...receipt });
   const report = reportId ? `,"report":${JSON.stringify(reportId)}` : '';
-  return `{"headers":${headers},"body":${bodyText}${report}}`;
+  const credential = credentialDigest ? `,"credential":${JSON.stringify(credentialDigest)}` : '';
+  return `{"headers":${headers},"body":${bodyText}${report}${credential}}`;
 }
 
 /**
@@ -36,11 +41,11 @@ export function writeReplayRecord(bodyText: string, receipt: Record<string, stri
  *
  * @example
  *   readReplayRecord('{"headers":{"Content-Type":"application/json","Payment-Receipt":"r"},"body":{"ok":true}}')
- *   // { body: { ok: true }, receipt: { 'Payment-Receipt': 'r' }, reportId: null }
+ *   // { body: { ok: true }, receipt: { 'Payment-Receipt': 'r' }, reportId: null, credentialDigest: null }
  */
 export function readReplayRecord(text: string): ReplayRecord {
-  const stored = JSON.parse(text) as { headers: Record<string, string>; body: unknown; report?: string };
-  return { body: stored.body, receipt: receiptOf(stored.headers), reportId: stored.report || null };
+  const stored = JSON.parse(text) as { headers: Record<string, string>; body: unknown; report?: string; credential?: string };
+  return { body: stored.body, receipt: receiptOf(stored.headers), reportId: stored.report || null, credentialDigest: stored.credential || null };
 }
 
 /**

@@ -14,7 +14,7 @@ import { hashKey, isWellFormedKey, maskKey } from '@/lib/credits/keys';
 import { PRICE_USD } from '@/lib/price';
 import type { PaymentRails } from '@/lib/payments/rails';
 import type { PaymentChallenge } from '@/lib/payments/challenge';
-import type { FailureReason, PaidRail, PaymentCredential, PaymentFailure, ValidCredential } from '@/lib/payments/verify';
+import { signedX402Payment, type FailureReason, type PaidRail, type PaymentCredential, type PaymentFailure, type ValidCredential } from '@/lib/payments/verify';
 import { findUnconfirmed, paidBody, reconcileOne, recordUnconfirmed } from '@/lib/payments/settlements';
 import { readReplayRecord, REPLAY_TTL_MS, writeReplayRecord } from '@/lib/replay-record';
 import { paymentIdentifierOf } from '@/lib/payments/x402-extensions';
@@ -35,7 +35,8 @@ import { costlyFailureBuckets, costlyFailuresSpent, countCostlyFailure } from '.
 //      Idempotency-Key: withPaymentIdentifier). Records are scoped to whoever pays (the
 //      credits key, or the verified payer of a credential), so nobody else's key replays them. A key holder's replay is looked up
 //      before its reservation; a credential's only after it verified, and the credential is then claimed
-//      but never settled.
+//      but never settled. An x402 payment refused as already used is looked up too (resentPayment), and
+//      answered only if the record was paid by that very payment.
 //   6. count the check against its site's budget (over it: released, 429), then run the operation
 //      (work that can fail runs here, before any charge; a costly failure counts against the caller's budget)
 //   7. commit the call (with its report kept, its answer stored and the calls left counted: two store steps) /
@@ -339,13 +340,13 @@ async function admitUnkeyed(deps: PaidCallDeps, call: PaidCall, input: unknown, 
   }
   const { idempotencyKey, fingerprint } = identify(call, input);
   const verified = await rails.verify(call.credential, check.path);
-  if (!verified.ok) return refusedPayment(verified);
+  if (!verified.ok) return (verified.reason === 'credential-used' && (await resentPayment(deps, call, fingerprint, now))) || refusedPayment(verified);
   deps.observer?.verified(verified.rail);
   // The credential is now claimed: whatever follows, it is never settled unless this call settles it.
   const payer = await verified.payer().catch(() => undefined);
   if (payer === undefined) return processorUnavailable();
   // A payer Stripe shows no owner for cannot prove it is the same one later: its calls are never replayed.
-  const scope = `${check.operationId}:payer:${sha256Hex(payer ?? `unbound:${crypto.randomUUID()}`)}:${idempotencyKey}`;
+  const scope = payerScope(check, payer ?? `unbound:${crypto.randomUUID()}`, idempotencyKey);
   if (call.idempotencyKey !== null) {
     const unconfirmed = await findUnconfirmed(store, scope, now());
     if (unconfirmed) {
@@ -358,6 +359,29 @@ async function admitUnkeyed(deps: PaidCallDeps, call: PaidCall, input: unknown, 
   const owner = payer ? `payer:${sha256Hex(payer)}` : `ip:${call.clientIp}`;
   const admitted: Admitted = { keyHash: null, scope, idempotencyKey, fingerprint, payment: { kind: 'rail', verified }, owner, wallet: walletOfPayer(payer) };
   return (await claimIdempotencyKey(deps, call, admitted, now)) ?? admitted;
+}
+
+/** The idempotency scope of a call a verified payer paid for with a credential. */
+function payerScope(check: CheckEntry, payer: string, idempotencyKey: string): string {
+  return `${check.operationId}:payer:${sha256Hex(payer)}:${idempotencyKey}`;
+}
+
+/**
+ * Step 5 for an x402 payment verification refused as already used, carrying an Idempotency-Key (or a
+ * payment-identifier): the client resending the payment whose answer it lost. The record under the signing
+ * payer's scope answers it (the stored answer, or 409 for another body) only when it was paid by this very
+ * payment (its digest kept with the answer): the payer's address and the id are no secret, the signed payment is
+ * what only the payer handed out. Anything else, an answer still in flight included, keeps the refusal.
+ */
+async function resentPayment(deps: PaidCallDeps, call: PaidCall, fingerprint: string, now: Clock): Promise<PaidCallOutcome | null> {
+  if (call.credential?.scheme !== 'x402' || call.idempotencyKey === null) return null;
+  const signed = signedX402Payment(call.credential.signature);
+  if (!signed) return null;
+  const existing = await deps.store.getIdempotent(payerScope(call.check, signed.payer, call.idempotencyKey), now());
+  if (existing?.state !== 'done' || !existing.response) return null;
+  if (readReplayRecord(existing.response).credentialDigest !== signed.digest) return null;
+  deps.log?.({ event: 'payment-resent', operation: call.check.operationId });
+  return idempotentAnswer(existing, fingerprint);
 }
 
 /**
@@ -538,7 +562,9 @@ async function settleCredential(
   const { body, bodyText } = fulfilledBody(call, admitted, reference, result);
   // A wallet keeps its report, readable later with a SIGN-IN-WITH-X from the same address; the id rides in the replay record.
   const reportId = admitted.wallet ? await keepReport(deps, check, admitted.wallet, settled.reference, input, body, bodyText, now) : null;
-  await storeAnswer(deps, call, admitted, writeReplayRecord(bodyText, settled.headers, reportId), now);
+  // The digest of an x402 payment is kept with its answer, so a resend of those exact bytes finds it (resentPayment).
+  const digest = call.credential?.scheme === 'x402' ? (signedX402Payment(call.credential.signature)?.digest ?? null) : null;
+  await storeAnswer(deps, call, admitted, writeReplayRecord(bodyText, settled.headers, reportId, digest), now);
   deps.log?.({ event: 'fulfilled', operation: check.operationId, ...reference });
   const fulfilled: PaidCallOutcome = { kind: 'fulfilled', body, bodyText, receipt: settled.headers };
   return admitted.wallet ? { ...fulfilled, prepaid: { creditsRemaining: null, reportId } } : fulfilled;

@@ -12,7 +12,15 @@
 // is mppx's handler, which recomputes the id from the credential's echoed challenge with the same key.
 // PAYMENT-REQUIRED gets the resource's x402 extensions and service metadata (x402-extensions.ts) once, as the
 // template is learnt: they depend on the resource only.
-import { Challenge } from 'mppx';
+// Even Challenge.from redoes per 402 what is fixed for the template: it validates the challenge with zod,
+// canonicalises and base64-encodes the same request twice (for the id and for the header) and computes the
+// HMAC in JavaScript; that was two thirds of an unpaid 402's own CPU. So a template also keeps, per method, the
+// id's binding input and the serialised challenge with the two places where the id and the expiry go, and a 402
+// fills them in (the HMAC by node:crypto). Learning the template proves the shortcut: a challenge made both ways
+// for one expiry must match byte for byte (id, header, object), else the template keeps using Challenge.from.
+import crypto from 'node:crypto';
+import { Challenge, PaymentRequest } from 'mppx';
+import { canonicalJson } from '@/lib/canonical-json';
 import { problem, type Problem } from '@/lib/problems';
 import { PRICE_USD } from '@/lib/price';
 import { withX402Terms } from './x402-extensions';
@@ -58,9 +66,22 @@ export interface ChallengeIssuer {
   nextExpiry(): string;
 }
 
+type Terms = { realm: string; method: string; intent: string; request: Record<string, unknown> };
+
+/** One method's challenge made ready for any expiry: what its HMAC binds and its header around the id and expiry. */
+interface PreparedTerms {
+  terms: Terms;
+  /** The id's binding input before and after the expiry. */
+  binding: [before: string, after: string];
+  /** Its serialised challenge: before the id, between the id and the expiry, after the expiry. */
+  header: [string, string, string];
+}
+
 /** The per-resource terms mppx offered: everything in a challenge except its id and expiry. */
 interface ChallengeTemplate {
-  terms: { realm: string; method: string; intent: string; request: Record<string, unknown> }[];
+  terms: Terms[];
+  /** The same terms prepared for the shortcut, or null when the shortcut did not prove equal to mppx's. */
+  prepared: PreparedTerms[] | null;
   paymentRequired: string | null;
 }
 
@@ -89,8 +110,53 @@ type Offered = Pick<PaymentChallenge, 'challenges' | 'wwwAuthenticate' | 'paymen
 /** A new challenge per offered method, from the template: fresh expiry, hence a fresh HMAC-bound id. */
 function fromTemplate(rails: ChallengeIssuer, template: ChallengeTemplate): Offered {
   const expires = rails.nextExpiry();
-  const challenges = template.terms.map((terms) => Challenge.from({ ...terms, expires, secretKey: rails.secretKey }));
+  if (template.prepared) {
+    const made = template.prepared.map((p) => issuePrepared(p, expires, rails.secretKey));
+    return { challenges: made.map((m) => m.challenge), wwwAuthenticate: made.map((m) => m.header).join(', '), paymentRequired: template.paymentRequired };
+  }
+  const challenges = template.terms.map((terms) => mppxChallenge(terms, expires, rails.secretKey));
   return { challenges, wwwAuthenticate: challenges.map((c) => Challenge.serialize(c)).join(', '), paymentRequired: template.paymentRequired };
+}
+
+function mppxChallenge(terms: Terms, expires: string, secretKey: string): Challenge.Challenge {
+  return Challenge.from({ ...terms, expires, secretKey });
+}
+
+/** Where the id and the expiry go in a challenge serialised once (plain ASCII, which the header writes as is). */
+const ID_SLOT = 'pac0id0slot';
+const EXPIRES_SLOT = 'pac0expires0slot';
+
+/**
+ * `terms` ready to issue challenges with any expiry. The id binds, in MPP's order separated by `|`, realm, method,
+ * intent, the serialised request, the expiry, the digest and the opaque data (both empty in a template).
+ */
+function prepare(terms: Terms): PreparedTerms | null {
+  const before = [terms.realm, terms.method, terms.intent, PaymentRequest.serialize(terms.request), ''].join('|');
+  const serialised = Challenge.serialize({ ...terms, id: ID_SLOT, expires: EXPIRES_SLOT } as Challenge.Challenge);
+  const [head, rest, ...more] = serialised.split(ID_SLOT);
+  const [middle, tail, ...extra] = (rest ?? '').split(EXPIRES_SLOT);
+  if (rest === undefined || more.length || tail === undefined || extra.length) return null;
+  return { terms, binding: [before, '||'], header: [head!, middle!, tail] };
+}
+
+function issuePrepared(p: PreparedTerms, expires: string, secretKey: string): { challenge: Challenge.Challenge; header: string } {
+  const id = crypto.createHmac('sha256', secretKey).update(p.binding[0] + expires + p.binding[1]).digest('base64url');
+  const challenge = { id, realm: p.terms.realm, method: p.terms.method, intent: p.terms.intent, request: p.terms.request, expires } as Challenge.Challenge;
+  return { challenge, header: p.header[0] + id + p.header[1] + expires + p.header[2] };
+}
+
+/** The prepared terms, if a challenge they issue for `expires` is exactly mppx's: the same id, header and fields. */
+function proven(terms: Terms[], expires: string, secretKey: string): PreparedTerms[] | null {
+  const prepared: PreparedTerms[] = [];
+  for (const t of terms) {
+    const p = prepare(t);
+    if (!p) return null;
+    const ours = issuePrepared(p, expires, secretKey);
+    const theirs = mppxChallenge(t, expires, secretKey);
+    if (ours.header !== Challenge.serialize(theirs) || canonicalJson(ours.challenge) !== canonicalJson(theirs)) return null;
+    prepared.push(p);
+  }
+  return prepared;
 }
 
 /** mppx's charge handler, run for this one request (where no template applies). */
@@ -133,10 +199,8 @@ async function learnTemplate(rails: ChallengeIssuer, method: string, url: string
     // opaque server data, a description) keeps going through mppx's handler on every request.
     const plain = offered.every((c) => c.digest === undefined && c.opaque === undefined && c.meta === undefined && c.description === undefined && c.header === undefined);
     if (offered.length === 0 || !plain) return null;
-    return {
-      terms: offered.map((c) => ({ realm: c.realm, method: c.method, intent: c.intent, request: c.request })),
-      paymentRequired: withX402Terms(headers.get('PAYMENT-REQUIRED'), url),
-    };
+    const terms = offered.map((c) => ({ realm: c.realm, method: c.method, intent: c.intent, request: c.request }));
+    return { terms, prepared: proven(terms, rails.nextExpiry(), rails.secretKey), paymentRequired: withX402Terms(headers.get('PAYMENT-REQUIRED'), url) };
   } catch {
     return null;
   }

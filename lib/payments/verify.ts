@@ -11,6 +11,7 @@
 //   if (!settled.ok) return refused(settled)            // 402 (fresh challenge) or 503; nothing charged
 //   return 200 with settled.headers and paymentIntent = settled.reference
 import { x402 } from 'mppx';
+import { canonicalJson, sha256Hex } from '@/lib/canonical-json';
 import { STORE_UNAVAILABLE_DETAIL, problem, type Problem } from '@/lib/problems';
 import { challenge, type ChallengeIssuer, type ChargeHandler, type PaymentChallenge } from './challenge';
 import type { CredentialClaims } from './claims';
@@ -107,6 +108,33 @@ export function credentialFromHeaders(headers: Headers): PaymentCredential | nul
   if (auth !== null && /^Payment\s/i.test(auth)) return { scheme: 'mpp', authorization: auth };
   const signature = headers.get('payment-signature') ?? headers.get('x-payment');
   return signature === null ? null : { scheme: 'x402', signature };
+}
+
+/** Who signed an x402 payment, and the digest of exactly what was signed. */
+export interface SignedX402Payment {
+  /** The authorization's `from` in the form a verified payer takes (`evm:<chainId>:<address>`, lower case). */
+  payer: string;
+  /** SHA-256 (hex) of the canonical JSON of the decoded payment: equal for the same payment however it was encoded. */
+  digest: string;
+}
+
+/**
+ * What an x402 payment says of its payer and what it is, read without verifying it; null for one that cannot be
+ * read or is not an EIP-3009 authorization on an eip155 network. Its payer is proof of nothing by itself: only
+ * a digest equal to one kept with a settled answer shows the sender holds the very payment that payer signed.
+ * @example signedX402Payment(request.headers.get('payment-signature')!) // { payer: 'evm:8453:0xab…', digest: '3f0c…' }
+ */
+export function signedX402Payment(signature: string): SignedX402Payment | null {
+  let payment: { accepted?: { network?: unknown }; payload?: { authorization?: { from?: unknown } } };
+  try {
+    payment = x402.Header.decodePaymentSignature(signature) as typeof payment;
+  } catch {
+    return null;
+  }
+  const chain = /^eip155:(\d+)$/.exec(String(payment.accepted?.network ?? ''));
+  const from = payment.payload?.authorization?.from;
+  if (!chain || typeof from !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(from)) return null;
+  return { payer: `evm:${Number(chain[1])}:${from.toLowerCase()}`, digest: sha256Hex(canonicalJson(payment)) };
 }
 
 /**

@@ -10,7 +10,7 @@
 import { x402 } from 'mppx';
 import { z } from 'zod';
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
-import { declarePaymentIdentifierExtension, extractAndValidatePaymentIdentifier, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
+import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER, validatePaymentIdentifier } from '@x402/extensions/payment-identifier';
 import type { PaymentPayload } from '@x402/core/types';
 import type { CheckEntry } from '@/lib/checks/entry';
 import { checks } from '@/lib/checks/registry';
@@ -159,7 +159,13 @@ export function paymentIdentifierOf(signature: string): PaymentIdentifier {
   } catch {
     return { id: null };
   }
-  const { id, validation } = extractAndValidatePaymentIdentifier(payload as PaymentPayload);
+  const extension = (payload as PaymentPayload).extensions?.[PAYMENT_IDENTIFIER];
+  if (extension === undefined || extension === null) return { id: null };
+  // The echoed extension's own `schema` is the client's to send: validating against it would compile whatever
+  // JSON Schema a caller sends (tens of milliseconds of Ajv per paid call, more for a hostile one). Its `info` is
+  // checked as the schema we declared says: `required` a boolean, `id` absent or 16-128 of A-Z a-z 0-9 _ -.
+  const info = typeof extension === 'object' ? (extension as { info?: unknown }).info : undefined;
+  const validation = validatePaymentIdentifier({ info });
   if (!validation.valid) return { invalid: (validation.errors ?? ['the payment identifier is not valid']).join('; ') };
-  return { id };
+  return { id: (info as { id?: string }).id ?? null };
 }

@@ -6,6 +6,7 @@ import { x402Client } from '@x402/core/client';
 import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { validateDiscoveryExtension, validateDiscoveryExtensionSpec } from '@x402/extensions/bazaar';
+import { appendPaymentIdentifierToExtensions } from '@x402/extensions/payment-identifier';
 import { Credential } from 'mppx';
 import { evm as evmClient } from 'mppx/client';
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -154,27 +155,61 @@ describe('an x402 MCP client', () => {
     expect(after.payTo - before.payTo).toBe(1_000_000n);
   });
 
-  it('a resent payment settles once: the resend gets fresh terms (credential-used), and the same idempotencyKey with a new payment replays unpaid', async () => {
+  it('a resent payment settles once: the same payment again gets the stored answer, and the same idempotencyKey with a new payment replays unpaid', async () => {
     const c = await client();
     const args = validReadinessBody();
-    const payment = await payer().createPaymentPayload(await termsFor(c, args));
+    const required = await termsFor(c, args);
+    const payment = await payer().createPaymentPayload(required);
     const before = await usdc();
     const first = await paid(c, args, payment, { idempotencyKey: 'x402-mcp-000001' });
     expect(first.isError).toBeFalsy();
     const settled = first._meta?.[PAYMENT_RESPONSE] as SettleResponse;
 
+    // The same payment resent (its answer lost): the stored answer, settled once.
     const resent = await paid(c, args, payment, { idempotencyKey: 'x402-mcp-000001' });
-    const fresh = paymentRequiredOf(resent);
-    expect(fresh.accepts).toHaveLength(1);
-    expect(resent._meta?.problem).toMatchObject({ type: `${PROBLEM_BASE}payment-failed`, reason: 'credential-used' });
-    expect((resent._meta?.problem as { detail: string }).detail).not.toMatch(LEAK_PATTERN);
+    expect(resent.isError).toBeFalsy();
+    expect(resent._meta).toMatchObject({ idempotentReplayed: true, [PAYMENT_RESPONSE]: settled });
+    expect(resent.structuredContent).toEqual(first.structuredContent);
 
     // A new payment from the same payer under the same key: the stored answer, and the new payment is never settled.
-    const second = await payer().createPaymentPayload(fresh);
+    const second = await payer().createPaymentPayload(required);
     const replay = await paid(c, args, second, { idempotencyKey: 'x402-mcp-000001' });
     expect(replay.isError).toBeFalsy();
     expect(replay._meta).toMatchObject({ idempotentReplayed: true, [PAYMENT_RESPONSE]: settled });
     expect(replay.structuredContent).toEqual(first.structuredContent);
+
+    // The same payment without the key it was paid under: refused as used, with fresh terms.
+    const unkeyed = await paid(c, args, payment);
+    expect(paymentRequiredOf(unkeyed).accepts).toHaveLength(1);
+    expect(unkeyed._meta?.problem).toMatchObject({ type: `${PROBLEM_BASE}payment-failed`, reason: 'credential-used' });
+    expect((unkeyed._meta?.problem as { detail: string }).detail).not.toMatch(LEAK_PATTERN);
+
+    const after = await usdc();
+    expect(before.payer - after.payer).toBe(1_000_000n);
+    expect(after.payTo - before.payTo).toBe(1_000_000n);
+  });
+
+  it('a payment with a payment-identifier in _meta["x402/payment"], resent as is: the stored answer, settled once; the same payment with other arguments: 409', async () => {
+    const c = await client();
+    const args = validReadinessBody();
+    const required = await termsFor(c, args);
+    const paymentId = `pay_${crypto.randomUUID().replaceAll('-', '')}`;
+    appendPaymentIdentifierToExtensions(required.extensions!, paymentId);
+    const payment = await payer().createPaymentPayload(required);
+    const before = await usdc();
+    const first = await paid(c, args, payment);
+    expect(first.isError).toBeFalsy();
+    expect(first.structuredContent).toMatchObject({ idempotencyKey: paymentId });
+    const settled = first._meta?.[PAYMENT_RESPONSE] as SettleResponse;
+
+    const resent = await paid(c, args, payment);
+    expect(resent.isError).toBeFalsy();
+    expect(resent._meta).toMatchObject({ idempotentReplayed: true, [PAYMENT_RESPONSE]: settled });
+    expect(resent.structuredContent).toEqual(first.structuredContent);
+
+    const conflict = await paid(c, validReadinessBody({ workflow: { name: 'Another workflow', intendedUsers: 'agents', targetEnvironment: 'production' } }), payment);
+    expect(conflict.isError).toBe(true);
+    expect(conflict._meta?.problem).toMatchObject({ type: `${PROBLEM_BASE}idempotency-conflict` });
 
     const after = await usdc();
     expect(before.payer - after.payer).toBe(1_000_000n);

@@ -1,4 +1,5 @@
 // The 402 of spec 5.2, decoded field by field; identical terms for different bodies; unique challenges.
+import { Challenge } from 'mppx';
 import { describe, expect, it } from 'vitest';
 import { liveRails, type PaymentConfig } from '../../lib/payments/config';
 import { createPaymentRails } from '../../lib/payments/rails';
@@ -53,6 +54,25 @@ describe('402 challenge', () => {
       serviceName: 'Paid Agent Checks',
       tags: ['readiness', 'agents', 'ai', 'audit'],
     });
+  });
+});
+
+describe('challenges issued from a template', () => {
+  it("are exactly mppx's: Challenge.from for the same terms and expiry gives the same id, fields and serialised header", async () => {
+    const payments = createPaymentRails(configOf(rails))!;
+    for (let i = 0; i < 3; i++) {
+      const c = await payments.challenge(new URL(server.resource).pathname, PAY);
+      expect(c.challenges.map((x) => x.method)).toEqual(['stripe', 'evm']);
+      expect(c.wwwAuthenticate).toBe(c.challenges.map((x) => Challenge.serialize(x)).join(', '));
+      for (const issued of c.challenges) {
+        const { realm, method, intent, request, expires } = issued;
+        const theirs = Challenge.from({ realm, method, intent, request, expires, secretKey: rails.env.MPP_SECRET_KEY! });
+        expect(issued).toEqual(theirs);
+        expect(Challenge.serialize(issued)).toBe(Challenge.serialize(theirs));
+        // mppx's own check of a credential's echoed challenge: the id is bound to these terms with the server's key.
+        expect(Challenge.verify(issued, { secretKey: rails.env.MPP_SECRET_KEY! })).toBe(true);
+      }
+    }
   });
 });
 

@@ -3,8 +3,11 @@
 // in-process, on the local chain and facilitator: a resent payment with the same id, body and payer gets the
 // stored answer and nothing more is settled; the same id with another body is 409; a stranger who copies the id
 // (paying with a signature of its own) gets its own call, never the first payer's answer; an id that differs from
-// the Idempotency-Key is 400.
+// the Idempotency-Key is 400. A client that resends the very same PAYMENT-SIGNATURE after losing the answer gets
+// the stored answer, settled once; the same bytes with another body are 409; a copy that is not those exact bytes
+// (the payer's authorization with another signature, or with anything else changed) is refused as used.
 import { x402Client } from '@x402/core/client';
+import { decodePaymentRequiredHeader, decodePaymentSignatureHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { appendPaymentIdentifierToExtensions } from '@x402/extensions/payment-identifier';
@@ -59,6 +62,26 @@ function payingClient(privateKey: Hex, paymentId: string) {
       headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.41', ...headers },
       body: JSON.stringify(body),
     });
+}
+
+/** One payment, signed once by `privateKey` with `paymentId` in it, for `paidBody`'s 402: its PAYMENT-SIGNATURE value. */
+async function signedOnce(privateKey: Hex, paymentId: string, paidBody: unknown): Promise<string> {
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: privateKeyToAccount(privateKey) });
+  const unpaid = await send(paidBody, {});
+  expect(unpaid.status).toBe(402);
+  const required = decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!);
+  appendPaymentIdentifierToExtensions(required.extensions!, paymentId);
+  return encodePaymentSignatureHeader(await client.createPaymentPayload(required));
+}
+
+/** The readiness route called with these exact headers, as a client resending a request does. */
+function send(paidBody: unknown, headers: Record<string, string>): Promise<Response> {
+  return routeFetch(`${APP_URL}/api/agent/readiness`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.42', ...headers },
+    body: JSON.stringify(paidBody),
+  });
 }
 
 const body = (name: string) => validReadinessBody({ workflow: { name, intendedUsers: 'agents', targetEnvironment: 'production' } });
@@ -139,5 +162,69 @@ describe('payment-identifier, paid by @x402/fetch', () => {
     expect(same.status).toBe(200);
     expect(((await same.json()) as { idempotencyKey: string }).idempotencyKey).toBe(paymentId);
     expect((await chainLedger(rails)).facilitatorTxs - before.facilitatorTxs).toBe(1);
+  });
+
+  it('the exact same PAYMENT-SIGNATURE resent: the stored answer (Idempotent-Replayed), settled once and 1 USDC moved; the same bytes with another body: 409', async () => {
+    const alice = await fundedPayer();
+    const aliceAddress = privateKeyToAccount(alice).address;
+    const paymentId = `pay_${crypto.randomUUID().replaceAll('-', '')}`;
+    const paidBody = body('Alice lost the answer');
+    const signature = await signedOnce(alice, paymentId, paidBody);
+
+    const before = await chainLedger(rails);
+    const aliceBefore = await rails.usdcBalance(aliceAddress);
+    const first = await send(paidBody, { 'payment-signature': signature });
+    expect(first.status).toBe(200);
+    const paid = (await first.json()) as { idempotencyKey: string; paymentIntent: string };
+    expect(paid.idempotencyKey).toBe(paymentId);
+    const settlement = first.headers.get('payment-response');
+    expect(decodeBase64Json<{ success: boolean; transaction: string }>(settlement)).toMatchObject({ success: true, transaction: paid.paymentIntent });
+
+    // The same bytes again (the legacy X-PAYMENT header carries the same payment): the stored answer, nothing settled.
+    for (const header of ['payment-signature', 'x-payment']) {
+      const again = await send(paidBody, { [header]: signature });
+      expect(again.status).toBe(200);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.headers.get('payment-response')).toBe(settlement);
+      expect(await again.json()).toEqual(paid);
+    }
+    const conflict = await send(body('Another body'), { 'payment-signature': signature });
+    expect(conflict.status).toBe(409);
+    expect(((await conflict.json()) as { type: string }).type).toBe(`${PROBLEM_BASE}idempotency-conflict`);
+
+    expect((await chainLedger(rails)).facilitatorTxs - before.facilitatorTxs).toBe(1);
+    expect(aliceBefore - (await rails.usdcBalance(aliceAddress))).toBe(ONE_USDC);
+  });
+
+  it("a copy of the payer's payment that is not its exact bytes (another signature, or anything else changed) is refused: never the stored answer, nothing settled", async () => {
+    const alice = await fundedPayer();
+    const paymentId = `pay_${crypto.randomUUID().replaceAll('-', '')}`;
+    const paidBody = body('Alice private answer');
+    const signature = await signedOnce(alice, paymentId, paidBody);
+    const first = await send(paidBody, { 'payment-signature': signature });
+    expect(first.status).toBe(200);
+    const alicePaid = await first.text();
+
+    const payment = decodePaymentSignatureHeader(signature);
+    const authorization = payment.payload as { signature: string; authorization: Record<string, string> };
+    const forged = authorization.signature.slice(0, -2) + (authorization.signature.endsWith('00') ? '01' : '00');
+    // The forged signature is refused as invalid or as used, whichever check the rails reach first; the copy whose
+    // signature still verifies reaches the used payment's record and is refused there, since it is not what the
+    // payer sent.
+    const copies = {
+      'another signature': { payment: { ...payment, payload: { ...authorization, signature: forged } }, reasons: ['invalid-signature', 'credential-used'] },
+      'the resource changed': { payment: { ...payment, resource: { ...payment.resource!, description: 'copied' } }, reasons: ['credential-used'] },
+    };
+    const before = await chainLedger(rails);
+    for (const [name, { payment: copy, reasons }] of Object.entries(copies)) {
+      const res = await send(paidBody, { 'payment-signature': encodePaymentSignatureHeader(copy) });
+      const text = await res.text();
+      expect({ name, status: res.status, replayed: res.headers.get('idempotent-replayed') }).toEqual({ name, status: 402, replayed: null });
+      const refusal = JSON.parse(text) as { type: string; reason: string };
+      expect(refusal.type).toBe(`${PROBLEM_BASE}payment-failed`);
+      expect(reasons).toContain(refusal.reason);
+      expect(text).not.toContain(alicePaid.slice(1, -1));
+    }
+    expect((await chainLedger(rails)).facilitatorTxs).toBe(before.facilitatorTxs);
   });
 });

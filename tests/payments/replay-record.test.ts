@@ -23,9 +23,17 @@ describe('replay record', () => {
       body: { a: [1, 2] },
       receipt: { 'Payment-Receipt': 'r', 'PAYMENT-RESPONSE': 'p' },
       reportId: 'rep_1',
+      credentialDigest: null,
     });
-    expect(readReplayRecord(writeReplayRecord('null', {}, null))).toEqual({ body: null, receipt: {}, reportId: null });
+    expect(readReplayRecord(writeReplayRecord('null', {}, null))).toEqual({ body: null, receipt: {}, reportId: null, credentialDigest: null });
     expect(receiptOf({ 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })).toEqual({});
+  });
+
+  it("keeps an x402 payment's digest last, and reads it back beside the body (null when none was kept)", () => {
+    const digest = 'ab'.repeat(32);
+    const text = writeReplayRecord('{"ok":true}', { 'PAYMENT-RESPONSE': 'p' }, null, digest);
+    expect(text).toBe(`{"headers":{"Content-Type":"application/json","Cache-Control":"no-store","PAYMENT-RESPONSE":"p"},"body":{"ok":true},"credential":"${digest}"}`);
+    expect(readReplayRecord(text)).toEqual({ body: { ok: true }, receipt: { 'PAYMENT-RESPONSE': 'p' }, reportId: null, credentialDigest: digest });
   });
 
   it('lives 24 hours (the one TTL the pipeline and the reconciler keep an answer for)', () => {
@@ -62,6 +70,7 @@ describe('replay record', () => {
       body: { service: 'Agent Payment Readiness Assessment', idempotencyKey: 'key-0000001', paymentIntent: 'pi_late', score: 7 },
       receipt: {},
       reportId: null,
+      credentialDigest: null,
     });
     expect(await store.getIdempotent(settlement.scope, now + REPLAY_TTL_MS)).toBeNull();
   });

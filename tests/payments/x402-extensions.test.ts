@@ -1,13 +1,14 @@
 // The x402 extensions of every paid route's real 402: `bazaar` (discovery) checked with @x402/extensions' own
 // validators, and `payment-identifier` advertised as optional. Each check's 402 comes from its REST route,
 // through the production pipeline, with the rails configured as a deployment configures them.
-import { decodePaymentRequiredHeader } from '@x402/core/http';
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { validateDiscoveryExtension, validateDiscoveryExtensionSpec, type DiscoveryExtension } from '@x402/extensions/bazaar';
 import { isPaymentIdentifierExtension, paymentIdentifierSchema } from '@x402/extensions/payment-identifier';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checks } from '@/lib/checks/registry';
 import { createPaymentRails } from '@/lib/payments/rails';
+import { paymentIdentifierOf } from '@/lib/payments/x402-extensions';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
 import { agentCheckRoute } from '../support/check-routes';
 
@@ -81,5 +82,34 @@ describe.each(checks().map((c) => [c.id, c] as const))('the 402 of %s', (id, che
     // mppx's own route-binding extension is still there beside ours.
     expect(Object.keys(required.extensions!).sort()).toEqual(['bazaar', 'mppx', 'payment-identifier']);
     expect(Buffer.byteLength(header)).toBeLessThan(12 * 1024);
+  });
+});
+
+describe("a payment's payment-identifier (paymentIdentifierOf)", () => {
+  const payment = (extensions?: Record<string, unknown>) =>
+    encodePaymentSignatureHeader({
+      x402Version: 2,
+      accepted: { scheme: 'exact', network: 'eip155:8453', amount: '1000000', asset: `0x${'1'.repeat(40)}`, payTo: `0x${'2'.repeat(40)}`, maxTimeoutSeconds: 300, extra: {} },
+      payload: { signature: '0x00', authorization: { from: `0x${'3'.repeat(40)}`, to: `0x${'2'.repeat(40)}`, value: '1000000', validAfter: '0', validBefore: '9999999999', nonce: `0x${'4'.repeat(64)}` } },
+      ...(extensions ? { extensions } : {}),
+    });
+  const ID = 'pay_0123456789abcdef';
+
+  it('reads the id, none, or why the id is not one', () => {
+    expect(paymentIdentifierOf(payment())).toEqual({ id: null });
+    expect(paymentIdentifierOf(payment({ 'payment-identifier': { info: { required: false }, schema: paymentIdentifierSchema } }))).toEqual({ id: null });
+    expect(paymentIdentifierOf(payment({ 'payment-identifier': { info: { required: false, id: ID }, schema: paymentIdentifierSchema } }))).toEqual({ id: ID });
+    expect(paymentIdentifierOf(payment({ 'payment-identifier': { info: { required: false, id: 'short' }, schema: paymentIdentifierSchema } }))).toEqual({
+      invalid: 'Invalid payment ID format. ID must be 16-128 characters and contain only alphanumeric characters, hyphens, and underscores.',
+    });
+    expect(paymentIdentifierOf(payment({ 'payment-identifier': { info: { id: ID }, schema: paymentIdentifierSchema } }))).toEqual({ invalid: "Extension info must have a 'required' boolean property" });
+  });
+
+  it("judges the id by the schema we declared, never by the schema the payment echoes (no caller's JSON Schema is compiled)", () => {
+    // A schema that refuses every info, and one that cannot even be compiled: neither changes the verdict.
+    for (const schema of [{ type: 'number' }, { $ref: '#/definitions/nowhere' }]) {
+      expect(paymentIdentifierOf(payment({ 'payment-identifier': { info: { required: false, id: ID }, schema } }))).toEqual({ id: ID });
+      expect(paymentIdentifierOf(payment({ 'payment-identifier': { info: { required: false, id: 'short' }, schema } }))).toHaveProperty('invalid');
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallAdmission, Grant } from '@/lib/store/types';
+import { readReplayRecord, writeReplayRecord } from '@/lib/replay-record';
 import { redisHarness, sqliteHarness, vercelKvHarness } from './adapters';
 
 // The store steps a paid call makes in one round trip each, on every adapter: `admitCall` (both rate
@@ -140,6 +141,17 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
       expect(await s.commitReservation('r2', T0 + 2)).toBe('committed');
       expect(await s.getIdempotent('r2', T0 + 3)).toBeNull();
       expect((await s.listGrants('k', T0 + 10))[0]).toMatchObject({ used: 2, remaining: 0 });
+    });
+
+    it("keeps an x402-paid answer with its payment's digest, read back byte for byte after the in-flight marker it replaces", async () => {
+      const s = harness.fresh();
+      const digest = 'c0'.repeat(32);
+      const record = writeReplayRecord('{"service":"x","paymentIntent":"0xabc"}', { 'PAYMENT-RESPONSE': 'eyJ9' }, null, digest);
+      expect(await s.beginIdempotent('readiness:payer:p:pay_0001', 'fp', T0, 180_000)).toBeNull();
+      await s.completeIdempotent('readiness:payer:p:pay_0001', 'fp', record, T0 + 1, DAY);
+      const kept = await s.getIdempotent('readiness:payer:p:pay_0001', T0 + 2);
+      expect(kept).toEqual({ state: 'done', fingerprint: 'fp', response: record });
+      expect(readReplayRecord((kept as { response: string }).response).credentialDigest).toBe(digest);
     });
 
     it('counts the calls left as listGrants does: every live grant, other holds as spent, expired grants as none', async () => {
