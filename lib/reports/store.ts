@@ -32,7 +32,7 @@ export const ReportListItem = z.strictObject({
   paymentReference: z.string().optional(),
   target: z.string(),
   score: z.number().nullable(),
-  /** The check's verdict (readiness: ready, ready-with-gaps, not-ready; visibility: the score's band good, fair, poor); null when none. */
+  /** The check's verdict as its entry's report words it (a readiness verdict, or the score's band good, fair, poor); null when none. */
   verdict: z.string().nullable(),
 });
 export type ReportListItem = z.infer<typeof ReportListItem>;

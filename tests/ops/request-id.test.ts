@@ -14,6 +14,10 @@ import * as siteSessionRoute from '@/app/api/session/route';
 import * as siteRotateRoute from '@/app/api/session/rotate/route';
 import * as reportsRoute from '@/app/api/reports/route';
 import * as reportRoute from '@/app/api/reports/[id]/route';
+import * as compareRoute from '@/app/api/reports/[id]/compare/[otherId]/route';
+import * as shareRoute from '@/app/api/reports/[id]/share/route';
+import * as rerunRoute from '@/app/api/reports/[id]/rerun/route';
+import * as x402WellKnownRoute from '@/app/.well-known/x402/route';
 import { endpoints } from '@/lib/endpoints';
 import { createKey } from '@/lib/credits/ledger';
 import { logEvent, registerLogSecrets, scrubSecrets } from '@/lib/log';
@@ -53,6 +57,15 @@ const ROUTES: Record<string, RouteModule> = {
   '/api/reports': reportsRoute,
   // Called with the path's own id: the report is not found (404), and the answer still names the request.
   '/api/reports/{id}': { GET: (request: Request) => reportRoute.GET(request, { params: Promise.resolve({ id: 'rep_unknown' }) }) },
+  '/api/reports/{id}/compare/{otherId}': {
+    GET: (request: Request) => compareRoute.GET(request, { params: Promise.resolve({ id: 'rep_unknown', otherId: 'rep_other' }) }),
+  },
+  '/api/reports/{id}/share': {
+    POST: (request: Request) => shareRoute.POST(request, { params: Promise.resolve({ id: 'rep_unknown' }) }),
+    DELETE: (request: Request) => shareRoute.DELETE(request, { params: Promise.resolve({ id: 'rep_unknown' }) }),
+  },
+  '/api/reports/{id}/rerun': { POST: (request: Request) => rerunRoute.POST(request, { params: Promise.resolve({ id: 'rep_unknown' }) }) },
+  '/.well-known/x402': x402WellKnownRoute,
 };
 
 const BASE = 'http://localhost:3000';

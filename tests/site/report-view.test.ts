@@ -109,7 +109,7 @@ it('ReportView: each readiness finding shows its risk, steps, verify commands, s
     expect(html).toContain(`id="r-finding-${f.id.replace('.', '-')}"`);
   }
   // A command is code with a copy button; a sentence is not.
-  expect(html).toContain(`<code>npx mppx validate https://&lt;your-host&gt; --endpoint POST:/&lt;paid-path&gt;</code><button type="button" class="button secondary">Copy</button>`);
+  expect(html).toContain(`<code tabindex="0">npx mppx validate https://&lt;your-host&gt; --endpoint POST:/&lt;paid-path&gt;</code><button type="button" class="button secondary">Copy</button>`);
   expect(html).not.toContain('<code>A test that sends the same paid credential twice</code>');
   expect(t).toContain('Statement, nothing to check 402 with MPP challenges');
   // No field name reaches a person: phases and efforts in words.
