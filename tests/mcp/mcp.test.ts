@@ -3,7 +3,7 @@
 import { Challenge, Credential } from 'mppx';
 import { evm as evmClient, stripe as stripeClient } from 'mppx/client';
 import { McpClient } from 'mppx/mcp-sdk/client';
-import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import Stripe from 'stripe';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -18,7 +18,7 @@ import { startRails, type Rails } from '../../scripts/rails/start';
 import { LEAK_PATTERN, parseWwwAuthenticate } from '../payments/harness';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { post, validReadinessBody } from '../support/runtime';
-import { connectClient, startMcpServer, type McpTestServer } from './support';
+import { callError, connectClient, startMcpServer, type McpTestServer } from './support';
 import { sptFromTestHelper } from '../support/card';
 import { agentCheckRoute } from '../support/check-routes';
 
@@ -82,17 +82,6 @@ function freezePipelineClock(): number {
 
 async function usdc() {
   return { payer: await rails.usdcBalance(rails.payer.address), payTo: await rails.usdcBalance(rails.payTo) };
-}
-
-/** Calls a tool and returns the JSON-RPC error it must fail with. */
-async function callError(c: Client, params: Parameters<Client['callTool']>[0]): Promise<McpError> {
-  const outcome = await c.callTool(params).then(
-    (result) => ({ result }),
-    (error: unknown) => ({ error }),
-  );
-  if (!('error' in outcome)) throw new Error(`expected a JSON-RPC error, got ${JSON.stringify(outcome.result).slice(0, 300)}`);
-  expect(outcome.error).toBeInstanceOf(McpError);
-  return outcome.error as McpError;
 }
 
 interface PaymentData {

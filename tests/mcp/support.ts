@@ -2,6 +2,8 @@
 // rails, and official SDK clients for it. In-process (not `next start`) because the visibility tool must
 // reach a fixture site through CHECK_HOST_MAP, which a production server refuses.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'vitest';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { POST, GET, DELETE } from '@/app/api/mcp/route';
 import { railsFor } from '@/lib/runtime';
@@ -40,3 +42,17 @@ export async function connectClient(endpoint: URL, headers: Record<string, strin
   return client;
 }
 
+
+/**
+ * Calls a tool that must fail with a JSON-RPC error (MPP's -32042 and its kin), and returns that error.
+ * @example expect((await callError(client, { name, arguments: args })).code).toBe(-32042);
+ */
+export async function callError(c: Client, params: Parameters<Client['callTool']>[0]): Promise<McpError> {
+  const outcome = await c.callTool(params).then(
+    (result) => ({ result }),
+    (error: unknown) => ({ error }),
+  );
+  if (!('error' in outcome)) throw new Error(`expected a JSON-RPC error, got ${JSON.stringify(outcome.result).slice(0, 300)}`);
+  expect(outcome.error).toBeInstanceOf(McpError);
+  return outcome.error as McpError;
+}

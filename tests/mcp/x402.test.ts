@@ -9,7 +9,7 @@ import { validateDiscoveryExtension, validateDiscoveryExtensionSpec } from '@x40
 import { appendPaymentIdentifierToExtensions } from '@x402/extensions/payment-identifier';
 import { Credential } from 'mppx';
 import { evm as evmClient } from 'mppx/client';
-import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -21,7 +21,7 @@ import { startRails, type Rails } from '../../scripts/rails/start';
 import { LEAK_PATTERN, decodeBase64Json } from '../payments/harness';
 import { post, validReadinessBody } from '../support/runtime';
 import { agentCheckRoute } from '../support/check-routes';
-import { connectClient, startMcpServer, type McpTestServer } from './support';
+import { callError, connectClient, startMcpServer, type McpTestServer } from './support';
 
 const TOOL = 'agent_payment_readiness_assessment';
 const PAYMENT = 'x402/payment';
@@ -89,16 +89,6 @@ async function termsFor(c: Client, args: Record<string, unknown>): Promise<Payme
 
 async function paid(c: Client, args: Record<string, unknown>, payment: PaymentPayload, meta: Record<string, unknown> = {}): Promise<CallToolResult> {
   return (await c.callTool({ name: TOOL, arguments: args, _meta: { ...DECLARED, ...meta, [PAYMENT]: payment } })) as CallToolResult;
-}
-
-async function callError(c: Client, params: Parameters<Client['callTool']>[0]): Promise<McpError> {
-  const outcome = await c.callTool(params).then(
-    (result) => ({ result }),
-    (error: unknown) => ({ error }),
-  );
-  if (!('error' in outcome)) throw new Error(`expected a JSON-RPC error, got ${JSON.stringify(outcome.result).slice(0, 300)}`);
-  expect(outcome.error).toBeInstanceOf(McpError);
-  return outcome.error as McpError;
 }
 
 describe('an x402 MCP client', () => {

@@ -15,7 +15,7 @@ import { visibilityCheck } from '@/lib/checks/visibility/entry';
 import { spendOutbound } from '@/lib/paid-call/host-budget';
 import { openSqliteStore } from '@/lib/store/sqlite';
 import type { Store } from '@/lib/store';
-import { chromiumSettings } from '../support/chromium';
+import { chromiumSettings, renderWithChromium } from '../support/chromium';
 import { goodPage, goodRoutes } from './fixture-pages';
 import { startFixtureSite, type FixtureResponse, type FixtureSite } from './fixture-site';
 
@@ -141,21 +141,15 @@ describe('many checks from an attacker\'s wildcard domain against one victim', (
   let dir: string;
   let store: Store;
   const settings = chromiumSettings();
-  const saved = { RENDERER: process.env.RENDERER, CHROMIUM_PATH: process.env.CHROMIUM_PATH };
+  renderWithChromium(settings);
 
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pac-outbound-'));
     store = openSqliteStore(dir);
-    process.env.RENDERER = 'chromium';
-    if (settings?.mode.on) process.env.CHROMIUM_PATH = settings.mode.executablePath;
   });
   afterAll(async () => {
     await store.close();
     fs.rmSync(dir, { recursive: true, force: true });
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
   });
 
   it.skipIf(!settings)(

@@ -7,13 +7,13 @@ import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type LaunchOptions } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { browsersLaunched, launchOptions, RECYCLE } from '@/lib/checks/visibility/render/browser';
 import { checkVisibility, SiteUnreachable } from '@/lib/checks/visibility/check';
 import { RENDERED_LIMIT, closeRenderer } from '@/lib/checks/visibility/render';
 import { nonRenderingAgents } from '@/lib/checks/visibility/render/compare';
 import { VISIBILITY_LIMITS } from '@/lib/checks/visibility/rubric';
-import { chromiumSettings } from '../support/chromium';
+import { chromiumSettings, renderWithChromium } from '../support/chromium';
 import { startFixtureSite, type FixtureRoute, type FixtureSite } from './fixture-site';
 import { busyLoopRoutes, hostileRoutes, noindexByScriptRoutes, serverRenderedRoutes, spaRoutes } from './render-site';
 import { BROWSER_USER_AGENT } from '@/lib/checks/visibility/crawlers';
@@ -27,24 +27,10 @@ function isPageFetch(r: { headers: Record<string, string | string[] | undefined>
 const settings = chromiumSettings();
 const HOSTS = ['site.test'];
 const sites: FixtureSite[] = [];
-const saved = { RENDERER: process.env.RENDERER, CHROMIUM_PATH: process.env.CHROMIUM_PATH };
 
-beforeAll(() => {
-  // The check reads its settings from the environment, as the service and the CLI do.
-  process.env.RENDERER = 'chromium';
-  if (settings?.mode.on) process.env.CHROMIUM_PATH = settings.mode.executablePath;
-});
-
+renderWithChromium(settings);
 afterEach(async () => {
   while (sites.length > 0) await sites.pop()!.close();
-});
-
-afterAll(async () => {
-  await closeRenderer();
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
 });
 
 async function check(routes: Record<string, FixtureRoute>, options: Parameters<typeof checkVisibility>[1] = {}) {

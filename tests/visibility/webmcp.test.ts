@@ -1,31 +1,19 @@
 // WebMCP tools read through the real renderer (Chromium): registered by script (the current
 // document.modelContext and the earlier navigator.modelContext), declared on a form, none, and invalid; each
 // recorded, bounded, and never called. Plus the checks of a recorded input schema, without a browser.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { checkVisibility } from '@/lib/checks/visibility/check';
-import { closeRenderer } from '@/lib/checks/visibility/render';
 import { schemaProblem, webMcpOf, WEBMCP_MAX_TOOLS } from '@/lib/checks/visibility/webmcp';
-import { chromiumSettings } from '../support/chromium';
+import { chromiumSettings, renderWithChromium } from '../support/chromium';
 import { startFixtureSite, type FixtureRoute, type FixtureSite } from './fixture-site';
 import { serverRenderedRoutes, webMcpDeclarativeRoutes, webMcpFloodRoutes, webMcpImperativeRoutes, webMcpInvalidRoutes } from './render-site';
 
 const settings = chromiumSettings();
 const sites: FixtureSite[] = [];
-const saved = { RENDERER: process.env.RENDERER, CHROMIUM_PATH: process.env.CHROMIUM_PATH };
 
-beforeAll(() => {
-  process.env.RENDERER = 'chromium';
-  if (settings?.mode.on) process.env.CHROMIUM_PATH = settings.mode.executablePath;
-});
+renderWithChromium(settings);
 afterEach(async () => {
   while (sites.length > 0) await sites.pop()!.close();
-});
-afterAll(async () => {
-  await closeRenderer();
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
 });
 
 async function check(routes: Record<string, FixtureRoute>) {

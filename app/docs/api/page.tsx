@@ -11,6 +11,7 @@ import { EndpointSection } from '@/components/docs/EndpointSection';
 import { ProblemTable } from '@/components/docs/Rubrics';
 import { TableWrap } from '@/components/TableWrap';
 import { ColumnHeads } from '@/components/ColumnHeads';
+import { PageContents } from '@/components/docs/PageContents';
 
 export const generateMetadata = () => docsPageMetadata('/docs/api');
 // Examples name this deployment's own origin, known only at run time.
@@ -28,20 +29,13 @@ export default async function DocsApi() {
         Every endpoint, generated from the code that serves it: the request, example answers, both JSON Schemas and the errors each can
         answer. The same document is <a href="/openapi.json">/openapi.json</a>.
       </p>
-      <nav className="docs-toc" aria-labelledby="toc-title">
-        <h2 id="toc-title">On this page</h2>
-        <ol>
-          {endpoints.map((d) => (
-            <li key={d.anchor}>
-              <a href={`#${d.anchor}`}>
-                <code>{d.method} {d.path.split('?')[0]}</code>
-              </a>
-            </li>
-          ))}
-          <li><a href="#errors">Errors</a></li>
-          <li><a href="#limits">Limits</a></li>
-        </ol>
-      </nav>
+      <PageContents
+        entries={[
+          ...endpoints.map((d) => ({ anchor: d.anchor, label: <code>{d.method} {d.path.split('?')[0]}</code> })),
+          { anchor: 'errors', label: 'Errors' },
+          { anchor: 'limits', label: 'Limits' },
+        ]}
+      />
 
       <h2 id="api">Endpoints</h2>
       {endpoints.map((doc) => (

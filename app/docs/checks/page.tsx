@@ -2,6 +2,7 @@ import { checks } from '@/lib/checks/registry';
 import { PRICE_USD } from '@/lib/price';
 import { docsPageMetadata } from '@/lib/site/metadata';
 import { CheckRubric } from '@/components/docs/rubric-views';
+import { PageContents } from '@/components/docs/PageContents';
 
 export const generateMetadata = () => docsPageMetadata('/docs/checks');
 
@@ -14,17 +15,7 @@ export default function DocsChecks() {
         Each check scores against a published rubric: the same one its free <code>GET</code> returns, versioned, so a score can be
         traced to the rule that gave it. {PRICE_USD} USD per fulfilled request.
       </p>
-      <nav className="docs-toc" aria-labelledby="toc-title">
-        <h2 id="toc-title">On this page</h2>
-        <ol>
-          {all.map((c) => (
-            <li key={c.id}>
-              <a href={`#${c.id}`}>{c.service}</a>
-            </li>
-          ))}
-          <li><a href="#not-seen">What the checks do not see</a></li>
-        </ol>
-      </nav>
+      <PageContents entries={[...all.map((c) => ({ anchor: c.id, label: c.service })), { anchor: 'not-seen', label: 'What the checks do not see' }]} />
 
       {all.map((c) => (
         <section key={c.id} id={c.id} aria-labelledby={`${c.id}-title`}>
