@@ -120,6 +120,13 @@ const SECTIONS: Record<string, () => Promise<unknown>> = {
 
 async function main() {
   const only = process.argv.slice(2);
+  // `--list`: the section names, nothing run (tests/bench-sections.test.ts loads every section's module this way).
+  if (only.includes('--list')) {
+    console.log(Object.keys(SECTIONS).join('\n'));
+    return;
+  }
+  const unknown = only.filter((name) => !(name in SECTIONS));
+  if (unknown.length) throw new Error(`no bench section named ${unknown.join(', ')}; the sections: ${Object.keys(SECTIONS).join(', ')}`);
   for (const [name, fn] of Object.entries(SECTIONS)) {
     if (only.length && !only.includes(name)) continue;
     await fn();

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll } from 'vitest';
-import { closeRenderer } from '@/lib/checks/visibility/render';
 import { resolveRendererSettings, type RendererSettings } from '@/lib/checks/visibility/render/settings';
 
 // The rendering suites need a Chromium executable (Debian's `chromium`; CHROMIUM_PATH overrides). On a laptop
 // without one they are skipped; under CI=true a missing Chromium is an error, never a silent skip.
+// No vitest import here: the bench (tests/bench/render.ts) reads these settings outside any test runner;
+// the suite hooks are in chromium-suite.ts.
 
 /**
  * The settings a rendering test runs with: on, with the executable found, whatever RENDERER says.
@@ -15,25 +15,4 @@ export function chromiumSettings(): RendererSettings | null {
     throw new Error(`Chromium is required when CI=true (apt-get install chromium, or set CHROMIUM_PATH): ${settings.mode.reason}`);
   }
   return settings.mode.on ? settings : null;
-}
-
-/**
- * Runs the enclosing suite with the check's renderer on (it reads RENDERER and CHROMIUM_PATH from the
- * environment, as the service and the CLI do): set before the suite, put back and the browser closed after.
- * Registers its own beforeAll/afterAll hooks, so it is called at the top of a file or inside a describe.
- * @example const settings = chromiumSettings(); renderWithChromium(settings);
- */
-export function renderWithChromium(settings: RendererSettings | null): void {
-  const saved = { RENDERER: process.env.RENDERER, CHROMIUM_PATH: process.env.CHROMIUM_PATH };
-  beforeAll(() => {
-    process.env.RENDERER = 'chromium';
-    if (settings?.mode.on) process.env.CHROMIUM_PATH = settings.mode.executablePath;
-  });
-  afterAll(async () => {
-    await closeRenderer();
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  });
 }

@@ -15,7 +15,8 @@ import { visibilityCheck } from '@/lib/checks/visibility/entry';
 import { spendOutbound } from '@/lib/paid-call/host-budget';
 import { openSqliteStore } from '@/lib/store/sqlite';
 import type { Store } from '@/lib/store';
-import { chromiumSettings, renderWithChromium } from '../support/chromium';
+import { chromiumSettings } from '../support/chromium';
+import { renderWithChromium } from '../support/chromium-suite';
 import { goodPage, goodRoutes } from './fixture-pages';
 import { startFixtureSite, type FixtureResponse, type FixtureSite } from './fixture-site';
 

@@ -13,7 +13,8 @@ import { checkVisibility, SiteUnreachable } from '@/lib/checks/visibility/check'
 import { RENDERED_LIMIT, closeRenderer } from '@/lib/checks/visibility/render';
 import { nonRenderingAgents } from '@/lib/checks/visibility/render/compare';
 import { VISIBILITY_LIMITS } from '@/lib/checks/visibility/rubric';
-import { chromiumSettings, renderWithChromium } from '../support/chromium';
+import { chromiumSettings } from '../support/chromium';
+import { renderWithChromium } from '../support/chromium-suite';
 import { startFixtureSite, type FixtureRoute, type FixtureSite } from './fixture-site';
 import { busyLoopRoutes, hostileRoutes, noindexByScriptRoutes, serverRenderedRoutes, spaRoutes } from './render-site';
 import { BROWSER_USER_AGENT } from '@/lib/checks/visibility/crawlers';

@@ -4,7 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkVisibility } from '@/lib/checks/visibility/check';
 import { schemaProblem, webMcpOf, WEBMCP_MAX_TOOLS } from '@/lib/checks/visibility/webmcp';
-import { chromiumSettings, renderWithChromium } from '../support/chromium';
+import { chromiumSettings } from '../support/chromium';
+import { renderWithChromium } from '../support/chromium-suite';
 import { startFixtureSite, type FixtureRoute, type FixtureSite } from './fixture-site';
 import { serverRenderedRoutes, webMcpDeclarativeRoutes, webMcpFloodRoutes, webMcpImperativeRoutes, webMcpInvalidRoutes } from './render-site';
 
