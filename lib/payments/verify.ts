@@ -10,10 +10,10 @@
 //   const settled = await verdict.settle()
 //   if (!settled.ok) return refused(settled)            // 402 (fresh challenge) or 503; nothing charged
 //   return 200 with settled.headers and paymentIntent = settled.reference
-import { x402 } from 'mppx';
 import { canonicalJson, sha256Hex } from '@/lib/canonical-json';
 import { STORE_UNAVAILABLE_DETAIL, problem, type Problem } from '@/lib/problems';
 import { challenge, type ChallengeIssuer, type ChargeHandler, type PaymentChallenge } from './challenge';
+import { decodedPaymentSignature } from './x402-extensions';
 import type { CredentialClaims } from './claims';
 import { requestScope, type PendingSettlement, type RequestScope, type SettlementTrace } from './scope';
 
@@ -127,7 +127,7 @@ export interface SignedX402Payment {
 export function signedX402Payment(signature: string): SignedX402Payment | null {
   let payment: { accepted?: { network?: unknown }; payload?: { authorization?: { from?: unknown } } };
   try {
-    payment = x402.Header.decodePaymentSignature(signature) as typeof payment;
+    payment = decodedPaymentSignature(signature) as typeof payment;
   } catch {
     return null;
   }
@@ -159,7 +159,7 @@ export async function verifyPayment(
   else if (credential?.scheme === 'x402') {
     // An undecodable x402 header makes mppx report an internal error; call it what it is.
     try {
-      x402.Header.decodePaymentSignature(credential.signature);
+      decodedPaymentSignature(credential.signature);
     } catch (error) {
       return failure(rails, request, resourceUrl, 'malformed-credential', 402, describe(error));
     }

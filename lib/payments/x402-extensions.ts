@@ -144,6 +144,32 @@ function shallowSchema(schema: Record<string, unknown>, depth: number): Record<s
   return out;
 }
 
+/** Decoded PAYMENT-SIGNATURE values by their text, oldest first; a few calls in flight at once is the usual load. */
+const decodedPayments = new Map<string, { payment: unknown } | { error: unknown }>();
+const DECODED_PAYMENTS_KEPT = 32;
+
+/**
+ * mppx's decoding of an x402 PAYMENT-SIGNATURE value (base64 JSON, validated), kept for the few payments in flight:
+ * one paid call reads its payment four times (its payment-identifier, its verification, its payer and digest), and
+ * a payment that echoes our discovery extension is some 12 KB to decode and validate. Throws as mppx does for a
+ * value it cannot decode. The decoded payment is shared: read it, never change it.
+ * @example const payment = decodedPaymentSignature(request.headers.get('payment-signature')!) // { x402Version: 2, accepted: {…}, payload: {…} }
+ */
+export function decodedPaymentSignature(signature: string): unknown {
+  let decoded = decodedPayments.get(signature);
+  if (!decoded) {
+    try {
+      decoded = { payment: x402.Header.decodePaymentSignature(signature) };
+    } catch (error) {
+      decoded = { error };
+    }
+    if (decodedPayments.size >= DECODED_PAYMENTS_KEPT) decodedPayments.delete(decodedPayments.keys().next().value!);
+    decodedPayments.set(signature, decoded);
+  }
+  if ('error' in decoded) throw decoded.error;
+  return decoded.payment;
+}
+
 /** What an x402 payment says about its payment-identifier: none, a valid id, or an id that is not one. */
 export type PaymentIdentifier = { id: string | null } | { invalid: string };
 
@@ -155,7 +181,7 @@ export type PaymentIdentifier = { id: string | null } | { invalid: string };
 export function paymentIdentifierOf(signature: string): PaymentIdentifier {
   let payload: unknown;
   try {
-    payload = x402.Header.decodePaymentSignature(signature);
+    payload = decodedPaymentSignature(signature);
   } catch {
     return { id: null };
   }

@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checks } from '@/lib/checks/registry';
 import { createPaymentRails } from '@/lib/payments/rails';
-import { paymentIdentifierOf } from '@/lib/payments/x402-extensions';
+import { decodedPaymentSignature, paymentIdentifierOf } from '@/lib/payments/x402-extensions';
+import { signedX402Payment } from '@/lib/payments/verify';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
 import { agentCheckRoute } from '../support/check-routes';
 
@@ -111,5 +112,42 @@ describe("a payment's payment-identifier (paymentIdentifierOf)", () => {
       expect(paymentIdentifierOf(payment({ 'payment-identifier': { info: { required: false, id: ID }, schema } }))).toEqual({ id: ID });
       expect(paymentIdentifierOf(payment({ 'payment-identifier': { info: { required: false, id: 'short' }, schema } }))).toHaveProperty('invalid');
     }
+  });
+});
+
+describe('a payment decoded once for all its readers (decodedPaymentSignature)', () => {
+  const payment = (nonce: number) =>
+    encodePaymentSignatureHeader({
+      x402Version: 2,
+      accepted: { scheme: 'exact', network: 'eip155:8453', amount: '1000000', asset: `0x${'1'.repeat(40)}`, payTo: `0x${'2'.repeat(40)}`, maxTimeoutSeconds: 300, extra: {} },
+      payload: { signature: '0x00', authorization: { from: `0x${'3'.repeat(40)}`, to: `0x${'2'.repeat(40)}`, value: '1000000', validAfter: '0', validBefore: '9999999999', nonce: `0x${nonce.toString(16).padStart(64, '0')}` } },
+    });
+
+  it('gives every reader of one payment the same decoded object, and each payment its own', () => {
+    const first = payment(1);
+    const decoded = decodedPaymentSignature(first);
+    expect(decodedPaymentSignature(first)).toBe(decoded);
+    expect(decoded).toMatchObject({ x402Version: 2, payload: { authorization: { nonce: `0x${'1'.padStart(64, '0')}` } } });
+    const other = decodedPaymentSignature(payment(2));
+    expect(other).not.toBe(decoded);
+    expect(other).toMatchObject({ payload: { authorization: { nonce: `0x${'2'.padStart(64, '0')}` } } });
+    // The payer and digest read from the kept decoding are those of the payment itself.
+    expect(signedX402Payment(first)).toEqual({ payer: `evm:8453:0x${'3'.repeat(40)}`, digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(signedX402Payment(first)!.digest).not.toBe(signedX402Payment(payment(2))!.digest);
+  });
+
+  it('refuses an undecodable value every time it is asked, as mppx does', () => {
+    for (let i = 0; i < 2; i++) expect(() => decodedPaymentSignature('not base64 json')).toThrow();
+    expect(paymentIdentifierOf('not base64 json')).toEqual({ id: null });
+    expect(signedX402Payment('not base64 json')).toBeNull();
+  });
+
+  it('keeps only the last 32 payments: an older one is decoded afresh', () => {
+    const oldest = payment(100);
+    const kept = decodedPaymentSignature(oldest);
+    for (let i = 0; i < 32; i++) decodedPaymentSignature(payment(200 + i));
+    const again = decodedPaymentSignature(oldest);
+    expect(again).not.toBe(kept);
+    expect(again).toEqual(kept);
   });
 });
