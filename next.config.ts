@@ -1,6 +1,6 @@
 import type { NextConfig } from 'next';
 import { contentSecurityPolicy } from './lib/http/csp';
-import { CORS_HEADERS, CORS_PATHS } from './lib/http/cors';
+import { CORS_ROUTES } from './lib/http/cors';
 
 // Every path gets the nonce-less policy; proxy.ts replaces it on pages with one carrying that
 // request's script nonce.
@@ -31,7 +31,7 @@ const nextConfig: NextConfig = {
       // A shared report's link is public but never meant for search results.
       { source: '/r/:token*', headers: [{ key: 'X-Robots-Tag', value: 'noindex, nofollow' }] },
       // The public API answers pages on any origin (lib/http/cors.ts); nothing else does.
-      ...CORS_PATHS.map((source) => ({ source, headers: [...CORS_HEADERS] })),
+      ...CORS_ROUTES.map(({ source, headers }) => ({ source, headers: [...headers] })),
     ];
   },
 };

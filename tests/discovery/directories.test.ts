@@ -6,7 +6,7 @@ import { GET as wellKnownRoute } from '@/app/.well-known/x402/route';
 import { callGuidance, openApiDocument } from '@/lib/discovery/openapi';
 import { x402WellKnown } from '@/lib/discovery/well-known';
 import { endpoints } from '@/lib/endpoints';
-import { CORS_HEADERS, CORS_PATHS } from '@/lib/http/cors';
+import { CORS_ROUTES } from '@/lib/http/cors';
 import { BASE_USDC_ADDRESS } from '@/lib/config';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
 
@@ -87,29 +87,50 @@ function matches(pattern: string, path: string): boolean {
 
 describe('CORS on the public API only', () => {
   const registryPaths = [...new Set(endpoints().map((e) => e.path.replace(/\{(\w+)\}/g, 'x')))];
-  const cors = (path: string) => CORS_PATHS.some((p) => matches(p, path));
+  const cors = (path: string) => CORS_ROUTES.some((r) => matches(r.source, path));
+  /** The CORS headers next.config.ts gives `path`'s answers, by name; every matching rule's, so an overlap shows. */
+  const corsOf = (path: string) => CORS_ROUTES.filter((r) => matches(r.source, path)).map((r) => Object.fromEntries(r.headers.map((h) => [h.key, h.value])));
 
-  it('covers the paid checks and their descriptions, the credits plans, the reports and the discovery documents', () => {
+  it('covers the paid checks and their descriptions, the credits plans, the reports, the discovery documents and the MCP endpoint', () => {
     expect(registryPaths.filter(cors).sort()).toEqual([
-      '/.well-known/x402', '/api/agent/ai-visibility', '/api/agent/credits', '/api/agent/readiness', '/api/reports', '/api/reports/x', '/api/reports/x/compare/x', '/llms.txt', '/openapi.json',
+      '/.well-known/x402', '/api/agent/ai-visibility', '/api/agent/credits', '/api/agent/readiness', '/api/mcp', '/api/reports', '/api/reports/x', '/api/reports/x/compare/x', '/llms.txt', '/openapi.json',
     ]);
   });
 
   it('leaves out the session, billing and operator routes, and the site\'s report actions (share, re-run)', () => {
     expect(registryPaths.filter((p) => !cors(p)).sort()).toEqual([
-      '/api/billing/account', '/api/billing/checkout', '/api/billing/portal', '/api/billing/session', '/api/billing/webhook', '/api/health', '/api/mcp', '/api/metrics',
+      '/api/billing/account', '/api/billing/checkout', '/api/billing/portal', '/api/billing/session', '/api/billing/webhook', '/api/health', '/api/metrics',
       '/api/reports/x/rerun', '/api/reports/x/share', '/api/session', '/api/session/checks/ai-visibility', '/api/session/checks/readiness', '/api/session/rotate',
     ]);
   });
 
   it('allows any origin without credentials, and names every request and response header an agent uses', () => {
-    const headers = Object.fromEntries(CORS_HEADERS.map((h) => [h.key, h.value]));
-    expect(headers).toEqual({
-      'Access-Control-Allow-Origin': '*',
-      'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-      'Access-Control-Allow-Headers': 'Authorization, Content-Type, Idempotency-Key, PAYMENT-SIGNATURE, X-PAYMENT, SIGN-IN-WITH-X',
-      'Access-Control-Expose-Headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, Payment-Receipt, WWW-Authenticate, Idempotent-Replayed, Credits-Remaining, Link, Retry-After, X-Request-Id',
-      'Access-Control-Max-Age': '600',
-    });
+    for (const path of ['/api/agent/readiness', '/api/reports/x', '/openapi.json', '/.well-known/x402']) {
+      expect(corsOf(path), path).toEqual([
+        {
+          'Access-Control-Allow-Origin': '*',
+          'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+          'Access-Control-Allow-Headers': 'Authorization, Content-Type, Idempotency-Key, PAYMENT-SIGNATURE, X-PAYMENT, SIGN-IN-WITH-X',
+          'Access-Control-Expose-Headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, Payment-Receipt, WWW-Authenticate, Idempotent-Replayed, Credits-Remaining, Link, Retry-After, X-Request-Id',
+          'Access-Control-Max-Age': '600',
+        },
+      ]);
+    }
+  });
+
+  it('gives the MCP endpoint the Streamable HTTP transport\'s methods and headers, without credentials', () => {
+    expect(corsOf('/api/mcp')).toEqual([
+      {
+        'Access-Control-Allow-Origin': '*',
+        'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
+        'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+        'Access-Control-Expose-Headers': 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, Retry-After, X-Request-Id',
+        'Access-Control-Max-Age': '600',
+      },
+    ]);
+  });
+
+  it('never allows credentials on any path', () => {
+    expect(CORS_ROUTES.flatMap((r) => r.headers.map((h) => h.key)).filter((key) => /credentials/i.test(key))).toEqual([]);
   });
 });

@@ -69,6 +69,11 @@ export default function DocsMcp() {
         label="Cursor configuration"
         value={{ mcpServers: { 'paid-agent-checks': { url: `${appUrl}/api/mcp`, headers: { Authorization: 'Bearer pac_live_…' } } } }}
       />
+      <p>
+        From a web page: the endpoint answers any origin (<code>Access-Control-Allow-Origin: *</code>, never with cookies), so a
+        browser-hosted agent, or the MCP Inspector&apos;s Direct connection, calls it with <code>fetch</code> and pays in-band through{' '}
+        <code>params._meta</code> as above. A credits key put in a page is readable by whoever runs that page.
+      </p>
     </>
   );
 }
