@@ -1,7 +1,8 @@
 // `npm run bench -- x402-reference`: our x402 path against the x402 reference, a minimal Next.js app with
 // @x402/next's withX402 on a trivial route (tests/bench/x402-reference/), both `next start` production
 // builds on the same local rails and the same facilitator (behind one timing proxy), measured in one run:
-//   (a) unpaid 402 throughput, alternating slices of ours and the reference's;
+//   (a) unpaid 402 throughput, alternating slices of ours and the reference's; then, for scale, the reference's
+//       402 against our cheapest route (GET /api/health), what any answer of our app costs;
 //   (b) paid x402 latency (PAYMENT-SIGNATURE, verify + settle on chain), sequential, alternating per request.
 // The reference is installed here only, with `npm install --legacy-peer-deps` (its optional peer
 // @x402/paywall does not exist), into its own gitignored node_modules: never in the project's lockfile.
@@ -104,6 +105,12 @@ export async function benchX402Reference(): Promise<Record<string, unknown>> {
     console.log(`[bench] x402 reference (@x402/next withX402, trivial route) unpaid -> 402: ${fmt(ref402)}`);
     console.log(`[bench] ours POST /api/agent/readiness unpaid -> 402 (2 MPP challenges + PAYMENT-REQUIRED): ${fmt(our402)}`);
     console.log(`[bench] unpaid 402: reference / ours throughput = ${unpaidRatio.toFixed(2)}x (target <= ${TARGET})${only402 ? '' : ' -- WARNING: not every answer was a 402'}`);
+    // For scale: the reference's 402 against our cheapest route (GET /api/health: a constant JSON answer, no body,
+    // no store, no payment terms), i.e. what any answer of our app costs before a paid route does anything.
+    await load({ url: `${ours.url}/api/health`, duration: 2 });
+    const [refAgain, ourTrivial] = await alternating(unpaid(targets.reference), { url: `${ours.url}/api/health` });
+    const floorRatio = refAgain.rps / ourTrivial.rps;
+    console.log(`[bench] for scale, ours GET /api/health (constant JSON): ${fmt(ourTrivial)}; reference 402 / our trivial route = ${floorRatio.toFixed(2)}x`);
 
     // (b) Paid x402 calls, one at a time, ours and the reference's in turn (the order flips each round).
     const client = new x402Client();
@@ -151,7 +158,7 @@ export async function benchX402Reference(): Promise<Record<string, unknown>> {
     console.log(`[bench] ours paid x402 POST /api/agent/readiness, ${PAID_SAMPLES} sequential: median ${o.total.toFixed(1)} ms end to end, facilitator /verify + /settle ${o.facilitator.toFixed(1)} ms, our own ${o.own.toFixed(1)} ms`);
     console.log(`[bench] paid x402: ours / reference latency = ${paidRatio.toFixed(2)}x of the medians, ${median(roundRatios).toFixed(2)}x median of each round's ratio (target <= ${TARGET}); USDC moved ${moved === expected ? 'exactly 1 per paid call' : `WRONG: ${moved} units for ${2 * (WARMUP + PAID_SAMPLES)} calls`}`);
     if (!only402 || moved !== expected) process.exitCode = 1;
-    return { unpaid: { reference: ref402, ours: our402, ratio: unpaidRatio }, paid: { reference: r, ours: o, ratio: paidRatio, roundRatio: median(roundRatios), samples: PAID_SAMPLES } };
+    return { unpaid: { reference: ref402, ours: our402, ratio: unpaidRatio, trivial: { reference: refAgain, ours: ourTrivial, ratio: floorRatio } }, paid: { reference: r, ours: o, ratio: paidRatio, roundRatio: median(roundRatios), samples: PAID_SAMPLES } };
   } finally {
     await reference.stop();
     await ours.stop();
