@@ -81,6 +81,23 @@ export interface TopFix {
   pointsLost: number;
 }
 
+/**
+ * `value` as an object to read members from, or `{}` for anything else (null, an array, a string): a stored answer
+ * is read whatever shape it has, never trusted to have the one its check gives today.
+ * @example fieldsOf(fieldsOf(body).report).crawlers // the report's crawlers, or undefined
+ */
+export function fieldsOf(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/**
+ * `value`'s items as objects to read members from (see fieldsOf), or `[]` when it is not an array.
+ * @example listOf(fieldsOf(body).findings).map((f) => f.id)
+ */
+export function listOf(value: unknown): Array<Record<string, unknown>> {
+  return Array.isArray(value) ? value.map((item) => fieldsOf(item)) : [];
+}
+
 type ScoreBand = 'good' | 'fair' | 'poor';
 
 /**

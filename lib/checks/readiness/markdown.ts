@@ -1,3 +1,4 @@
+import { fieldsOf, listOf } from '@/lib/checks/entry';
 import { isVerifyCommand } from './content';
 import { capabilityTitle, effortLabel, phaseTitle, severityLabel, verdictLabel } from './labels';
 
@@ -7,8 +8,6 @@ import { capabilityTitle, effortLabel, phaseTitle, severityLabel, verdictLabel }
 // Codes are said in words from the same label table the site's view uses (./labels.ts); a finding keeps its id
 // on a line of its own, for a model or a script to refer to.
 
-const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
-const list = (v: unknown): Array<Record<string, unknown>> => (Array.isArray(v) ? v.map(obj) : []);
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const text = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
 const inline = (v: unknown): string => text(v).replace(/\s+/g, ' ').replace(/`/g, "'").trim();
@@ -25,11 +24,11 @@ function findingLines(f: Record<string, unknown>, n: number): string[] {
   const steps = strings(f.steps);
   if (steps.length) lines.push('**Steps:**', '', ...steps.map((s, i) => `${i + 1}. ${inline(s)}`), '');
   else if (text(f.fix)) lines.push(`**Fix:** ${inline(f.fix)}`, '');
-  const verify = list(f.verify);
+  const verify = listOf(f.verify);
   // A command in backticks (to paste); a sentence as text.
   const how = (v: Record<string, unknown>) => (isVerifyCommand(inline(v.how)) ? `\`${inline(v.how)}\`` : inline(v.how));
   if (verify.length) lines.push('**Verify:**', '', ...verify.map((v) => `- ${how(v)}: ${inline(v.expect)}`), '');
-  const refs = list(f.references);
+  const refs = listOf(f.references);
   if (refs.length) lines.push(`**References:** ${refs.map((r) => link(inline(r.title), inline(r.url))).join('; ')}`, '');
   return lines;
 }
@@ -40,24 +39,24 @@ function findingLines(f: Record<string, unknown>, n: number): string[] {
  * @example readinessMarkdown(body).split('\n')[0] // '# Agent payment readiness: Checkout agent'
  */
 export function readinessMarkdown(body: unknown): string {
-  const a = obj(obj(body).assessment);
+  const a = fieldsOf(fieldsOf(body).assessment);
   const blockers = strings(a.blockers).map(inline).map(capabilityTitle);
-  const lines = [`# Agent payment readiness: ${inline(obj(a.workflow).name)}`, '', `**Verdict: ${verdictLabel(inline(a.verdict))}**, score ${inline(a.score)}/${inline(a.scoreMax) || '100'}`, ''];
+  const lines = [`# Agent payment readiness: ${inline(fieldsOf(a.workflow).name)}`, '', `**Verdict: ${verdictLabel(inline(a.verdict))}**, score ${inline(a.score)}/${inline(a.scoreMax) || '100'}`, ''];
   if (text(a.summary)) lines.push(inline(a.summary), '');
   lines.push(...(blockers.length ? [`## Blockers (${blockers.length})`, '', ...blockers.map((b) => `- ${b}`)] : ['## Blockers', '', 'None.']), '');
 
-  const plan = list(a.plan);
+  const plan = listOf(a.plan);
   if (plan.length) {
     lines.push('## Plan', '');
     let n = 0;
     for (const phase of plan) {
       lines.push(`### ${phaseTitle(inline(phase.phase), inline(phase.title))}`, '');
-      for (const s of list(phase.steps)) lines.push(`${++n}. ${inline(s.action)} (${capabilityTitle(inline(s.capability))}, finding ${inline(s.findingId)})`);
+      for (const s of listOf(phase.steps)) lines.push(`${++n}. ${inline(s.action)} (${capabilityTitle(inline(s.capability))}, finding ${inline(s.findingId)})`);
       lines.push('');
     }
   }
 
-  const hazards = list(a.hazards);
+  const hazards = listOf(a.hazards);
   if (hazards.length) {
     lines.push(`## Hazards (${hazards.length})`, '');
     for (const h of hazards) {
@@ -66,14 +65,14 @@ export function readinessMarkdown(body: unknown): string {
     lines.push('');
   }
 
-  const findings = list(a.findings);
+  const findings = listOf(a.findings);
   if (!findings.length) lines.push('## Findings', '', 'None: nothing to fix.', '');
   else {
     lines.push(`## Findings (${findings.length})`, '');
     findings.forEach((f, i) => lines.push(...findingLines(f, i + 1)));
   }
 
-  const delta = obj(a.productionDelta);
+  const delta = fieldsOf(a.productionDelta);
   if (text(delta.verdict)) {
     const newly = strings(delta.newlyRequired).map(inline).map(capabilityTitle);
     const prodBlockers = strings(delta.blockers).map(inline).map(capabilityTitle);

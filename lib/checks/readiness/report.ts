@@ -1,17 +1,16 @@
-import { scoreBand, type CheckReport, type ReportHeadline } from '@/lib/checks/entry';
+import { type CheckReport, fieldsOf, listOf, type ReportHeadline, scoreBand } from '@/lib/checks/entry';
 import { readinessMarkdown } from './markdown';
 import { READINESS_VERDICT } from './labels';
 
 // The readiness check as a report: what a history row, the Markdown and the site show of its 200 body.
 // Pure: the site's browser bundle loads this module.
 
-const record = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 
 function headline(body: unknown): ReportHeadline | null {
-  const b = record(body);
-  const a = record(b.assessment);
+  const b = fieldsOf(body);
+  const a = fieldsOf(b.assessment);
   if (!Array.isArray(a.capabilities)) return null;
   const score = typeof a.score === 'number' ? a.score : null;
   const scoreMax = typeof a.scoreMax === 'number' ? a.scoreMax : 100;
@@ -20,7 +19,7 @@ function headline(body: unknown): ReportHeadline | null {
   const findings = Array.isArray(a.findings) ? a.findings.length : 0;
   return {
     title: 'Payment readiness of',
-    target: text(record(a.workflow).name),
+    target: text(fieldsOf(a.workflow).name),
     targetIsUrl: false,
     score,
     scoreMax,
@@ -37,10 +36,10 @@ function headline(body: unknown): ReportHeadline | null {
 export const readinessReport: CheckReport = {
   id: 'readiness',
   label: 'Payment Readiness',
-  matches: (body) => Array.isArray(record(record(body).assessment).capabilities),
+  matches: (body) => Array.isArray(fieldsOf(fieldsOf(body).assessment).capabilities),
   facts(body) {
-    const assessment = record(record(body).assessment);
-    const target = record(assessment.workflow).name;
+    const assessment = fieldsOf(fieldsOf(body).assessment);
+    const target = fieldsOf(assessment.workflow).name;
     return {
       target: typeof target === 'string' ? target : '',
       score: typeof assessment.score === 'number' ? assessment.score : null,
@@ -48,8 +47,8 @@ export const readinessReport: CheckReport = {
     };
   },
   findings(body) {
-    const list = record(record(body).assessment).findings;
-    return (Array.isArray(list) ? list.map(record) : []).map((f) => ({ id: String(f.id ?? ''), severity: String(f.severity ?? ''), title: String(f.why ?? f.id ?? '') }));
+    const list = fieldsOf(fieldsOf(body).assessment).findings;
+    return listOf(list).map((f) => ({ id: String(f.id ?? ''), severity: String(f.severity ?? ''), title: String(f.why ?? f.id ?? '') }));
   },
   markdown: readinessMarkdown,
   headline,

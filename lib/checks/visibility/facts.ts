@@ -1,10 +1,9 @@
+import { fieldsOf, listOf } from '@/lib/checks/entry';
+
 // The visibility report's facts in words: ONE table of labels and formats that the report view and the Markdown
 // export both read, so a fact is named the same wherever a person meets it and no field name reaches them.
 // Pure and browser-safe (the site's bundle loads it). The body is read member by member: a report from another
 // check version shows what it has, and a fact whose value is empty is left out rather than shown as a dash.
-
-const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
-const list = (v: unknown): Array<Record<string, unknown>> => (Array.isArray(v) ? v.map(obj) : []);
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x !== '') : []);
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -83,7 +82,7 @@ const INCOMPLETE_WORDS: Record<string, string> = {
 const RENDERING_STATE: Record<string, string> = { rendered: 'rendered', unavailable: 'not rendered', failed: 'rendering failed', skipped: 'not rendered' };
 
 function surface(v: unknown): string | null {
-  const s = obj(v);
+  const s = fieldsOf(v);
   const status = str(s.status);
   if (!status) return null;
   if (status === 'missing') return `not published${http(s.httpStatus)}`;
@@ -97,10 +96,10 @@ function surface(v: unknown): string | null {
 }
 
 function aiUse(v: unknown): string | null {
-  const a = obj(v);
+  const a = fieldsOf(v);
   const decision = str(a.decision);
   if (!decision) return null;
-  const sources = list(a.sources).map((s) => `${AI_USE_SOURCE[str(s.source) ?? ''] ?? str(s.source)} says ${str(s.says) === 'refused' ? 'no' : 'yes'}${str(s.detail) ? ` (${str(s.detail)})` : ''}`);
+  const sources = listOf(a.sources).map((s) => `${AI_USE_SOURCE[str(s.source) ?? ''] ?? str(s.source)} says ${str(s.says) === 'refused' ? 'no' : 'yes'}${str(s.detail) ? ` (${str(s.detail)})` : ''}`);
   const conflicts = strings(a.conflicts);
   return [
     `${AI_USE_DECISION[decision] ?? decision}${sources.length ? `: ${sources.join('; ')}` : ': no source says'}`,
@@ -109,8 +108,8 @@ function aiUse(v: unknown): string | null {
 }
 
 function robotsDirectives(v: unknown): string | null {
-  const r = obj(v);
-  const raw = [...list(r.meta), ...list(r.header)].map((d) => str(d.raw)).filter((x): x is string => x !== null);
+  const r = fieldsOf(v);
+  const raw = [...listOf(r.meta), ...listOf(r.header)].map((d) => str(d.raw)).filter((x): x is string => x !== null);
   const after = str(r.unavailableAfter);
   const parts = [...new Set(raw)];
   if (after) parts.push(`unavailable after ${after}${r.unavailableAfterPassed === true ? ' (passed: treated as noindex)' : ''}`);
@@ -118,13 +117,13 @@ function robotsDirectives(v: unknown): string | null {
 }
 
 function jsonLd(v: unknown): string | null {
-  const j = obj(v);
+  const j = fieldsOf(v);
   const blocks = num(j.blocks);
   if (blocks === null) return null;
   if (blocks === 0) return 'none';
   const types = strings(j.types);
   const invalid = num(j.invalid) ?? 0;
-  const problems = list(j.problems).map((p) => `${str(p.type)} without ${strings(p.missing).join(', ')}`);
+  const problems = listOf(j.problems).map((p) => `${str(p.type)} without ${strings(p.missing).join(', ')}`);
   return [
     `${count(blocks, 'block')}${invalid ? `, ${invalid} not valid JSON` : ''}${types.length ? `: ${types.join(', ')}` : ''}`,
     problems.length ? `incomplete: ${problems.join('; ')}` : null,
@@ -132,7 +131,7 @@ function jsonLd(v: unknown): string | null {
 }
 
 function openGraph(v: unknown): string | null {
-  const og = Object.entries(obj(v)).filter(([, x]) => typeof x === 'boolean');
+  const og = Object.entries(fieldsOf(v)).filter(([, x]) => typeof x === 'boolean');
   if (!og.length) return null;
   const present = og.filter(([, x]) => x).map(([k]) => `og:${k}`);
   const missing = og.filter(([, x]) => !x).map(([k]) => `og:${k}`);
@@ -140,7 +139,7 @@ function openGraph(v: unknown): string | null {
 }
 
 function rendering(v: unknown): string | null {
-  const r = obj(v);
+  const r = fieldsOf(v);
   const st = str(r.state);
   if (!st) return null;
   if (st !== 'rendered') return `${RENDERING_STATE[st] ?? st}${str(r.reason) ? `: ${str(r.reason)}` : ''}`;
@@ -149,7 +148,7 @@ function rendering(v: unknown): string | null {
 }
 
 function challenges(v: unknown): string | null {
-  const items = list(v).map((c) => {
+  const items = listOf(v).map((c) => {
     const price = [str(c.amount), str(c.currency)].filter(Boolean).join(' ');
     const proto = str(c.protocol) === 'mpp' ? 'MPP' : str(c.protocol) === 'x402' ? 'x402' : 'pay-per-crawl';
     const who = str(c.source) === 'page' ? 'the page' : str(c.source);
@@ -159,8 +158,8 @@ function challenges(v: unknown): string | null {
 }
 
 function contentUsage(v: unknown): string | null {
-  const rows = list(v).map((u) => {
-    const signals = Object.entries(obj(u.signals)).filter(([, x]) => x !== null).map(([k, x]) => `${k}=${String(x)}`);
+  const rows = listOf(v).map((u) => {
+    const signals = Object.entries(fieldsOf(u.signals)).filter(([, x]) => x !== null).map(([k, x]) => `${k}=${String(x)}`);
     const lines = (Array.isArray(u.lines) ? u.lines : []).filter((n): n is number => typeof n === 'number');
     return `${str(u.userAgent) ?? '*'}: ${signals.join(', ') || 'nothing'}${lines.length ? ` (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')})` : ''}`;
   });
@@ -174,19 +173,19 @@ const SECTIONS: ReadonlyArray<{ id: string; title: string; facts: readonly FactL
     title: 'The page',
     facts: [
       { key: 'status', label: 'HTTP status', format: (v) => str(v) },
-      { key: 'page.title', label: 'Title', also: ['page.titleLength'], format: (v, r) => (str(v) ? `${str(v)} (${count(num(obj(r.page).titleLength) ?? 0, 'character')})` : 'missing') },
-      { key: 'page.metaDescription', label: 'Description', also: ['page.metaDescriptionLength'], format: (v, r) => (str(v) ? `${str(v)} (${count(num(obj(r.page).metaDescriptionLength) ?? 0, 'character')})` : 'missing') },
+      { key: 'page.title', label: 'Title', also: ['page.titleLength'], format: (v, r) => (str(v) ? `${str(v)} (${count(num(fieldsOf(r.page).titleLength) ?? 0, 'character')})` : 'missing') },
+      { key: 'page.metaDescription', label: 'Description', also: ['page.metaDescriptionLength'], format: (v, r) => (str(v) ? `${str(v)} (${count(num(fieldsOf(r.page).metaDescriptionLength) ?? 0, 'character')})` : 'missing') },
       {
         key: 'page.canonical', label: 'Canonical address', url: true, also: ['page.canonicalCount', 'page.canonicalDistinct', 'page.canonicalIsSelf'],
         format: (v, r) => {
-          const p = obj(r.page);
+          const p = fieldsOf(r.page);
           if ((num(p.canonicalDistinct) ?? 0) > 1) return `${num(p.canonicalDistinct)} different addresses; the first is ${str(v)}`;
           return str(v) ? `${str(v)} (${p.canonicalIsSelf === true ? 'this page' : 'another address'})` : 'none';
         },
       },
-      { key: 'page.noindexMeta', label: 'Search indexing', also: ['page.noindexHeader'], format: (v, r) => (v === true ? 'refused: noindex in a robots meta tag' : obj(r.page).noindexHeader === true ? 'refused: noindex in the X-Robots-Tag header' : 'allowed') },
+      { key: 'page.noindexMeta', label: 'Search indexing', also: ['page.noindexHeader'], format: (v, r) => (v === true ? 'refused: noindex in a robots meta tag' : fieldsOf(r.page).noindexHeader === true ? 'refused: noindex in the X-Robots-Tag header' : 'allowed') },
       { key: 'page.robots', label: 'Robots directives', format: robotsDirectives },
-      { key: 'page.headBrokenAt', label: 'Head ended early by', format: (v) => (str(obj(v).element) ? `${str(obj(v).element) === '#text' ? 'text' : `an <${str(obj(v).element)}>`} on line ${num(obj(v).line)}` : null) },
+      { key: 'page.headBrokenAt', label: 'Head ended early by', format: (v) => (str(fieldsOf(v).element) ? `${str(fieldsOf(v).element) === '#text' ? 'text' : `an <${str(fieldsOf(v).element)}>`} on line ${num(fieldsOf(v).line)}` : null) },
       { key: 'page.lang', label: 'Language', format: (v) => str(v) ?? 'not declared' },
       { key: 'page.h1Count', label: 'Main headings (h1)', format: (v) => str(v) },
       { key: 'page.wordCount', label: 'Words in the HTML', format: (v) => (num(v) !== null ? num(v)!.toLocaleString('en-US') : null) },
@@ -205,23 +204,23 @@ const SECTIONS: ReadonlyArray<{ id: string; title: string; facts: readonly FactL
     title: 'Site files',
     facts: [
       { key: 'site.requestedUrl', label: 'Address asked for', url: true, format: (v) => str(v) },
-      { key: 'site.redirects', label: 'Redirects', url: true, format: (v) => (list(v).length ? list(v).map((x) => `${str(x.status)} → ${str(x.url)}`).join(', ') : 'none') },
-      { key: 'site.https', label: 'HTTPS', format: (v) => { const h = obj(v); if (typeof h.finalUrlHttps !== 'boolean') return null; return `${h.finalUrlHttps ? 'yes' : 'no'}${h.httpRedirectsToHttps === true ? '; http:// redirects to https://' : h.httpRedirectsToHttps === false ? '; http:// does not redirect to https://' : ''}`; } },
+      { key: 'site.redirects', label: 'Redirects', url: true, format: (v) => (listOf(v).length ? listOf(v).map((x) => `${str(x.status)} → ${str(x.url)}`).join(', ') : 'none') },
+      { key: 'site.https', label: 'HTTPS', format: (v) => { const h = fieldsOf(v); if (typeof h.finalUrlHttps !== 'boolean') return null; return `${h.finalUrlHttps ? 'yes' : 'no'}${h.httpRedirectsToHttps === true ? '; http:// redirects to https://' : h.httpRedirectsToHttps === false ? '; http:// does not redirect to https://' : ''}`; } },
       { key: 'site.ttfbMs', label: 'Time to first byte', format: (v) => (num(v) !== null ? `${num(v)} ms (one sample, not scored)` : null) },
-      { key: 'site.robotsTxt', label: 'robots.txt', also: ['site.robotsTxt.state', 'site.robotsTxt.status'], format: (v) => (state(obj(v).state) ? `${state(obj(v).state)}${http(obj(v).status)}` : null) },
+      { key: 'site.robotsTxt', label: 'robots.txt', also: ['site.robotsTxt.state', 'site.robotsTxt.status'], format: (v) => (state(fieldsOf(v).state) ? `${state(fieldsOf(v).state)}${http(fieldsOf(v).status)}` : null) },
       { key: 'site.robotsTxt.sitemaps', label: 'Sitemaps named in robots.txt', url: true, format: (v) => (strings(v).length ? strings(v).join(', ') : null) },
       { key: 'site.robotsTxt.contentSignals', label: 'Content-Signal lines', format: (v) => (strings(v).length ? strings(v).join('; ') : null) },
-      { key: 'site.robotsTxt.ignoredLines', label: 'robots.txt lines crawlers ignore', format: (v) => (list(v).length ? list(v).map((l) => `line ${num(l.line)}: ${IGNORED_LINE[str(l.reason) ?? ''] ?? str(l.reason)}`).join('; ') : null) },
+      { key: 'site.robotsTxt.ignoredLines', label: 'robots.txt lines crawlers ignore', format: (v) => (listOf(v).length ? listOf(v).map((l) => `line ${num(l.line)}: ${IGNORED_LINE[str(l.reason) ?? ''] ?? str(l.reason)}`).join('; ') : null) },
       { key: 'site.contentUsage', label: 'Content-Signal by crawler', format: contentUsage },
-      { key: 'site.sitemapXml', label: 'Sitemap', url: true, format: (v) => { const s = obj(v); if (typeof s.isSitemap !== 'boolean') return null; return s.isSitemap ? (str(s.url) ?? 'found') : `not found${http(s.status)}`; } },
+      { key: 'site.sitemapXml', label: 'Sitemap', url: true, format: (v) => { const s = fieldsOf(v); if (typeof s.isSitemap !== 'boolean') return null; return s.isSitemap ? (str(s.url) ?? 'found') : `not found${http(s.status)}`; } },
       { key: 'site.sitemapListsPage', label: 'Sitemap lists this page', format: (v) => (v === true ? 'yes' : v === false ? 'no' : null) },
       { key: 'site.llmsTxt', label: 'llms.txt', format: state },
-      { key: 'site.llmsTxtLinks', label: 'llms.txt links', format: (v) => { const l = obj(v); const checked = num(l.checked) ?? 0; return checked ? `${count(checked, 'link')} checked, ${num(l.broken) ?? 0} broken` : null; } },
+      { key: 'site.llmsTxtLinks', label: 'llms.txt links', format: (v) => { const l = fieldsOf(v); const checked = num(l.checked) ?? 0; return checked ? `${count(checked, 'link')} checked, ${num(l.broken) ?? 0} broken` : null; } },
       { key: 'site.llmsFullTxt', label: 'llms-full.txt', format: state },
       {
         key: 'site.markdown', label: 'Markdown version', also: ['site.markdown.offered', 'site.markdown.contentType', 'site.markdown.alternate'],
         format: (v) => {
-          const m = obj(v);
+          const m = fieldsOf(v);
           if (typeof m.offered !== 'boolean') return null;
           if (!m.offered) return 'not offered';
           const how = [/markdown/i.test(str(m.contentType) ?? '') ? `answered as ${str(m.contentType)}` : null, str(m.alternate) ? `linked at ${str(m.alternate)}` : null].filter(Boolean);
@@ -235,7 +234,7 @@ const SECTIONS: ReadonlyArray<{ id: string; title: string; facts: readonly FactL
     id: 'agents',
     title: 'What the site offers agents',
     facts: [
-      { key: 'site.agentSurfaces.linkHeaders', label: 'Link header relations', url: true, format: (v) => (list(v).length ? list(v).map((l) => `${str(l.rel)}: ${str(l.href)}${str(l.type) ? ` (${str(l.type)})` : ''}`).join('; ') : 'none') },
+      { key: 'site.agentSurfaces.linkHeaders', label: 'Link header relations', url: true, format: (v) => (listOf(v).length ? listOf(v).map((l) => `${str(l.rel)}: ${str(l.href)}${str(l.type) ? ` (${str(l.type)})` : ''}`).join('; ') : 'none') },
       { key: 'site.agentSurfaces.apiCatalog', label: 'API catalog (RFC 9727)', format: surface },
       { key: 'site.agentSurfaces.mcpServerCard', label: 'MCP server card', format: surface },
       { key: 'site.agentSurfaces.a2aAgentCard', label: 'A2A agent card', format: surface },
@@ -258,17 +257,17 @@ const SECTIONS: ReadonlyArray<{ id: string; title: string; facts: readonly FactL
     id: 'licensing',
     title: 'Licensing',
     facts: [
-      { key: 'site.licensing.tdmReservation', label: 'TDMRep reservation', also: ['site.licensing.tdmSource'], format: (v, r) => { const l = obj(obj(r.site).licensing); const from = str(l.tdmSource) === 'file' ? '/.well-known/tdmrep.json' : str(l.tdmSource) === 'header' ? 'the tdm-reservation header' : str(l.tdmSource) === 'meta' ? 'a tdm-reservation meta tag' : null; return v === 1 ? `text and data mining rights reserved${from ? ` (${from})` : ''}` : v === 0 ? `not reserved${from ? ` (${from})` : ''}` : null; } },
-      { key: 'site.licensing.tdmPolicy', label: 'TDMRep policy', url: true, also: ['site.licensing.tdmPolicyReachable'], format: (v, r) => { const reachable = obj(obj(r.site).licensing).tdmPolicyReachable; return str(v) ? `${str(v)}${reachable === true ? ' (answers)' : reachable === false ? ' (does not answer)' : ''}` : null; } },
+      { key: 'site.licensing.tdmReservation', label: 'TDMRep reservation', also: ['site.licensing.tdmSource'], format: (v, r) => { const l = fieldsOf(fieldsOf(r.site).licensing); const from = str(l.tdmSource) === 'file' ? '/.well-known/tdmrep.json' : str(l.tdmSource) === 'header' ? 'the tdm-reservation header' : str(l.tdmSource) === 'meta' ? 'a tdm-reservation meta tag' : null; return v === 1 ? `text and data mining rights reserved${from ? ` (${from})` : ''}` : v === 0 ? `not reserved${from ? ` (${from})` : ''}` : null; } },
+      { key: 'site.licensing.tdmPolicy', label: 'TDMRep policy', url: true, also: ['site.licensing.tdmPolicyReachable'], format: (v, r) => { const reachable = fieldsOf(fieldsOf(r.site).licensing).tdmPolicyReachable; return str(v) ? `${str(v)}${reachable === true ? ' (answers)' : reachable === false ? ' (does not answer)' : ''}` : null; } },
       { key: 'site.licensing.rslLicense', label: 'RSL licence named', url: true, format: (v) => str(v) },
       {
         key: 'site.licensing.rsl', label: 'RSL licence terms',
         format: (v) => {
-          const l = obj(v);
+          const l = fieldsOf(v);
           const st = str(l.status);
           if (!st) return null;
           if (st !== 'found') return `${state(st)}${http(l.httpStatus)}${str(l.problem) ? `: ${str(l.problem)}` : ''}`;
-          const pay = obj(l.payment);
+          const pay = fieldsOf(l.payment);
           return [
             strings(l.permits).length ? `permits ${strings(l.permits).join(', ')}` : null,
             strings(l.prohibits).length ? `prohibits ${strings(l.prohibits).join(', ')}` : null,
@@ -282,7 +281,7 @@ const SECTIONS: ReadonlyArray<{ id: string; title: string; facts: readonly FactL
     id: 'commerce',
     title: 'What a crawler or agent must pay',
     facts: [
-      { key: 'site.commerce', label: 'Payment asked', also: ['site.commerce.x402', 'site.commerce.mpp', 'site.commerce.payPerCrawl'], format: (v) => { const c = obj(v); if (typeof c.x402 !== 'boolean') return null; const seen = [(num(c.payPerCrawl) ?? 0) > 0 ? `pay-per-crawl for ${count(num(c.payPerCrawl)!, 'crawler')}` : null, c.x402 ? 'x402' : null, c.mpp ? 'MPP' : null].filter(Boolean); return seen.length ? seen.join(', ') : 'none seen'; } },
+      { key: 'site.commerce', label: 'Payment asked', also: ['site.commerce.x402', 'site.commerce.mpp', 'site.commerce.payPerCrawl'], format: (v) => { const c = fieldsOf(v); if (typeof c.x402 !== 'boolean') return null; const seen = [(num(c.payPerCrawl) ?? 0) > 0 ? `pay-per-crawl for ${count(num(c.payPerCrawl)!, 'crawler')}` : null, c.x402 ? 'x402' : null, c.mpp ? 'MPP' : null].filter(Boolean); return seen.length ? seen.join(', ') : 'none seen'; } },
       { key: 'site.commerce.challenges', label: 'Payment challenges', format: challenges },
     ],
   },
@@ -290,15 +289,15 @@ const SECTIONS: ReadonlyArray<{ id: string; title: string; facts: readonly FactL
     id: 'requests',
     title: 'How the check fetched',
     facts: [
-      { key: 'site.access', label: 'Live requests as each crawler', also: ['site.access.browserUserAgent'], format: (v) => { const a = obj(v); if (num(a.probes) === null) return null; return `${count(num(a.probes)!, 'crawler request')}; the browser baseline got ${num(a.browserStatus) !== null ? `HTTP ${num(a.browserStatus)}` : 'no answer'}`; } },
-      { key: 'site.outbound', label: 'Requests sent', format: (v) => { const o = obj(v); if (num(o.requests) === null) return null; const refused = obj(o.refused); const held = (num(refused.budget) ?? 0) + (num(refused.thirdPartyCap) ?? 0); return `${count(num(o.requests)!, 'request')} to ${count(num(o.domains) ?? 0, 'domain')}${held ? `; ${held} not sent (over a request budget)` : ''}`; } },
+      { key: 'site.access', label: 'Live requests as each crawler', also: ['site.access.browserUserAgent'], format: (v) => { const a = fieldsOf(v); if (num(a.probes) === null) return null; return `${count(num(a.probes)!, 'crawler request')}; the browser baseline got ${num(a.browserStatus) !== null ? `HTTP ${num(a.browserStatus)}` : 'no answer'}`; } },
+      { key: 'site.outbound', label: 'Requests sent', format: (v) => { const o = fieldsOf(v); if (num(o.requests) === null) return null; const refused = fieldsOf(o.refused); const held = (num(refused.budget) ?? 0) + (num(refused.thirdPartyCap) ?? 0); return `${count(num(o.requests)!, 'request')} to ${count(num(o.domains) ?? 0, 'domain')}${held ? `; ${held} not sent (over a request budget)` : ''}`; } },
     ],
   },
 ];
 
 function at(report: Record<string, unknown>, key: string): unknown {
   let v: unknown = report;
-  for (const part of key.split('.')) v = obj(v)[part];
+  for (const part of key.split('.')) v = fieldsOf(v)[part];
   return v;
 }
 
@@ -368,6 +367,6 @@ export function accessWords(outcome: string): string {
  * @example crawlerNeedsAttention({ allowed: true, access: { outcome: 'ok' } }) // false
  */
 export function crawlerNeedsAttention(c: Record<string, unknown>): boolean {
-  const outcome = str(obj(c.access).outcome);
+  const outcome = str(fieldsOf(c.access).outcome);
   return c.allowed === false || (outcome !== null && outcome !== 'ok' && outcome !== 'not-probed');
 }

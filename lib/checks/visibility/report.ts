@@ -1,4 +1,4 @@
-import { scoreBand, type CheckReport, type ReportHeadline, type TopFix } from '@/lib/checks/entry';
+import { type CheckReport, fieldsOf, listOf, type ReportHeadline, scoreBand, type TopFix } from '@/lib/checks/entry';
 import { SEVERITY_ORDER } from '@/lib/checks/severity';
 import { accessWords, crawlerNeedsAttention, findingTitle, visibilityFacts } from './facts';
 
@@ -10,8 +10,6 @@ import { accessWords, crawlerNeedsAttention, findingTitle, visibilityFacts } fro
 const TOP_FIXES_MAX = 5;
 const TOP_FIXES_MIN = 3;
 
-const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
-const list = (v: unknown): Array<Record<string, unknown>> => (Array.isArray(v) ? v.map(obj) : []);
 const text = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 /** Keeps a value from breaking the Markdown around it: one line, no backticks. */
@@ -32,11 +30,11 @@ function visibilityVerdict(score: number, max: number, findings: Array<Record<st
 }
 
 function headline(body: unknown): ReportHeadline | null {
-  const b = obj(body);
-  const report = obj(b.report);
+  const b = fieldsOf(body);
+  const report = fieldsOf(b.report);
   if (!Array.isArray(report.crawlers)) return null;
-  const crawlers = list(report.crawlers);
-  const findings = list(report.findings);
+  const crawlers = listOf(report.crawlers);
+  const findings = listOf(report.findings);
   const score = num(report.score);
   const scoreMax = num(report.scoreMax) || 100;
   const allowed = crawlers.filter((c) => c.allowed === true).length;
@@ -65,7 +63,7 @@ function headline(body: unknown): ReportHeadline | null {
  * lifts, aside), then the most severe that cost none, up to TOP_FIXES_MIN.
  */
 function topFixes(body: unknown): TopFix[] {
-  const findings = list(obj(obj(body).report).findings).map((f, index) => ({ f, index })).filter(({ f }) => text(f.fix) && f.id !== 'score-capped');
+  const findings = listOf(fieldsOf(fieldsOf(body).report).findings).map((f, index) => ({ f, index })).filter(({ f }) => text(f.fix) && f.id !== 'score-capped');
   const costly = findings.filter(({ f }) => num(f.pointsLost) > 0).sort((a, b) => num(b.f.pointsLost) - num(a.f.pointsLost) || rank(a.f) - rank(b.f) || a.index - b.index);
   const serious = findings.filter(({ f }) => num(f.pointsLost) === 0 && rank(f) <= SEVERITY_ORDER.indexOf('medium'));
   const chosen = costly.slice(0, TOP_FIXES_MAX);
@@ -75,7 +73,7 @@ function topFixes(body: unknown): TopFix[] {
 
 function crawlerLine(c: Record<string, unknown>): string {
   const vendor = inline(c.vendor);
-  const access = obj(c.access);
+  const access = fieldsOf(c.access);
   const outcome = text(access.outcome);
   const said = [
     c.allowed === false ? `refused by robots.txt${text(c.rule) ? ` (\`${inline(c.rule)}\`${c.group ? ` in the group for \`${inline(c.group)}\`` : ''})` : ''}` : null,
@@ -85,9 +83,9 @@ function crawlerLine(c: Record<string, unknown>): string {
 }
 
 function visibilityMarkdown(body: Record<string, unknown>): string {
-  const report = obj(body.report);
-  const crawlers = list(report.crawlers);
-  const findings = list(report.findings);
+  const report = fieldsOf(body.report);
+  const crawlers = listOf(report.crawlers);
+  const findings = listOf(report.findings);
   const head = headline(body);
   const lines = [`# AI visibility: ${inline(report.checkedUrl)}`, '', `**Score: ${inline(report.score)}/${inline(report.scoreMax)}**: ${inline(head?.verdict)}. ${inline(head?.summary)}`, ''];
 
@@ -128,9 +126,9 @@ function visibilityMarkdown(body: Record<string, unknown>): string {
 export const visibilityReport: CheckReport = {
   id: 'ai-visibility',
   label: 'AI Visibility',
-  matches: (body) => Array.isArray(obj(obj(body).report).crawlers),
+  matches: (body) => Array.isArray(fieldsOf(fieldsOf(body).report).crawlers),
   facts(body) {
-    const report = obj(obj(body).report);
+    const report = fieldsOf(fieldsOf(body).report);
     const score = typeof report.score === 'number' ? report.score : null;
     const max = typeof report.scoreMax === 'number' && report.scoreMax > 0 ? report.scoreMax : 100;
     // The check publishes a score, not a verdict: the history names the score's band (the report's gauge bands).
@@ -138,7 +136,7 @@ export const visibilityReport: CheckReport = {
     return { target: typeof report.checkedUrl === 'string' ? report.checkedUrl : '', score, verdict };
   },
   findings: (body) =>
-    list(obj(obj(body).report).findings).map((f) => ({ id: text(f.id), severity: text(f.severity), title: inline(f.observed) || inline(f.why) || text(f.id) })),
+    listOf(fieldsOf(fieldsOf(body).report).findings).map((f) => ({ id: text(f.id), severity: text(f.severity), title: inline(f.observed) || inline(f.why) || text(f.id) })),
   markdown: visibilityMarkdown,
   headline,
   topFixes,
