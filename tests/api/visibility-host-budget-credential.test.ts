@@ -13,15 +13,16 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostBudgetSpent, spendHostBudget } from '@/lib/paid-call/host-budget';
 import { PROBLEM_BASE } from '@/lib/problems';
-import { railsFor, setRuntimeForTests } from '@/lib/runtime';
+import { setRuntimeForTests } from '@/lib/runtime';
 import type { Store } from '@/lib/store';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { LEAK_PATTERN, chainLedger } from '../payments/harness';
 import { redisHarness, sqliteHarness, vercelKvHarness } from '../store/adapters';
-import { installTestRuntime, type TestRuntime } from '../support/runtime';
+import { type TestRuntime } from '../support/runtime';
 import { serveWebHandler, type WebServer } from '../support/web-server';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { agentCheckRoute } from '../support/check-routes';
+import { installRailsRuntime } from '../support/rails-runtime';
 
 const { POST } = agentCheckRoute('ai-visibility');
 
@@ -94,8 +95,7 @@ for (const harness of [sqliteHarness(), redisHarness(), vercelKvHarness()]) {
     afterAll(() => harness.teardown());
     beforeEach(() => {
       store = harness.fresh();
-      rt = installTestRuntime({ APP_URL: server.url, ...rails.env, VISIBILITY_CHECKS_PER_HOST_PER_MINUTE: '2' }, { store });
-      rt.rails = railsFor(rt.config, rt.store);
+      rt = installRailsRuntime(rails, { APP_URL: server.url, VISIBILITY_CHECKS_PER_HOST_PER_MINUTE: '2' }, { store });
       at = windowAt();
       // The pipeline's clock only: the credential's own expiry is still judged on the wall clock.
       Object.assign(rt, { now: () => new Date(at) });

@@ -8,19 +8,19 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { Mppx, evm, stripe as stripeMethods } from 'mppx/client';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { createPublicClient, http, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBLEM_BASE } from '@/lib/problems';
-import { railsFor } from '@/lib/runtime';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { LEAK_PATTERN, chainLedger, decodeBase64Json } from '../payments/harness';
-import { installTestRuntime, type TestRuntime } from '../support/runtime';
+import { type TestRuntime } from '../support/runtime';
 import { serveWebHandler, type WebServer } from '../support/web-server';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { sptFromTestHelper } from '../support/card';
 import { agentCheckRoute } from '../support/check-routes';
+import { installRailsRuntime, stripeSdk } from '../support/rails-runtime';
 
 const { POST } = agentCheckRoute('ai-visibility');
 
@@ -50,9 +50,8 @@ beforeAll(async () => {
   );
   appUrl = server.url;
   // APP_URL is this server's own origin, so realm and resource.url match what the clients call.
-  rt = installTestRuntime({ APP_URL: appUrl, ...rails.env });
-  rt.rails = railsFor(rt.config, rt.store);
-  sdk = new Stripe(rails.stripe.secretKey, { host: rails.stripe.host, port: rails.stripe.port, protocol: 'http' });
+  rt = installRailsRuntime(rails, { APP_URL: appUrl });
+  sdk = stripeSdk(rails);
 }, 120_000);
 
 afterAll(async () => {

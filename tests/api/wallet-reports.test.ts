@@ -6,19 +6,19 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { createSIWxMessage, createSIWxPayload, encodeSIWxHeader, type SIWxExtensionInfo } from '@x402/extensions/sign-in-with-x';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { Mppx, evm, stripe as stripeMethods } from 'mppx/client';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GET as listRoute } from '@/app/api/reports/route';
 import { GET as reportRoute } from '@/app/api/reports/[id]/route';
 import { PROBLEM_BASE } from '@/lib/problems';
-import { railsFor } from '@/lib/runtime';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { decodeBase64Json } from '../payments/harness';
-import { installTestRuntime, validReadinessBody, type TestRuntime } from '../support/runtime';
+import { validReadinessBody, type TestRuntime } from '../support/runtime';
 import { serveWebHandler, type WebServer } from '../support/web-server';
 import { sptFromTestHelper } from '../support/card';
 import { agentCheckRoute } from '../support/check-routes';
+import { installRailsRuntime, stripeSdk } from '../support/rails-runtime';
 
 const { POST } = agentCheckRoute('readiness');
 const PATH = '/api/agent/readiness';
@@ -40,9 +40,8 @@ beforeAll(async () => {
     return new Response('not found', { status: 404 });
   });
   appUrl = server.url;
-  rt = installTestRuntime({ APP_URL: appUrl, ...rails.env });
-  rt.rails = railsFor(rt.config, rt.store);
-  sdk = new Stripe(rails.stripe.secretKey, { host: rails.stripe.host, port: rails.stripe.port, protocol: 'http' });
+  rt = installRailsRuntime(rails, { APP_URL: appUrl });
+  sdk = stripeSdk(rails);
 }, 120_000);
 
 afterAll(async () => {

@@ -7,7 +7,7 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { Credential } from 'mppx';
 import { Mppx, evm, stripe as stripeMethods } from 'mppx/client';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { createPublicClient, createWalletClient, http, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import { LEAK_PATTERN, decodeBase64Json, parseWwwAuthenticate, expectSpecPayment
 import { validReadinessBody } from '../support/runtime';
 import { startServer, TEST_SECRET, type RunningServer } from '../support/server';
 import { sptFromTestHelper } from '../support/card';
+import { stripeSdk } from '../support/rails-runtime';
 
 const READINESS = '/api/agent/readiness';
 const VISIBILITY = '/api/agent/ai-visibility';
@@ -32,7 +33,7 @@ let sdk: Stripe;
 beforeAll(async () => {
   rails = await startRails();
   server = await startServer({ ...rails.env, RATE_LIMIT_PER_IP: '100000', RATE_LIMIT_PER_KEY: '100000' });
-  sdk = new Stripe(rails.stripe.secretKey, { host: rails.stripe.host, port: rails.stripe.port, protocol: 'http' });
+  sdk = stripeSdk(rails);
 }, 240_000);
 afterAll(async () => {
   await server?.stop();

@@ -5,7 +5,7 @@ import { evm as evmClient, stripe as stripeClient } from 'mppx/client';
 import { McpClient } from 'mppx/mcp-sdk/client';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checks } from '@/lib/checks/registry';
@@ -21,6 +21,7 @@ import { post, validReadinessBody } from '../support/runtime';
 import { callError, connectClient, startMcpServer, type McpTestServer } from './support';
 import { sptFromTestHelper } from '../support/card';
 import { agentCheckRoute } from '../support/check-routes';
+import { stripeSdk } from '../support/rails-runtime';
 
 const { POST: restReadiness } = agentCheckRoute('readiness');
 
@@ -38,7 +39,7 @@ const clients: Client[] = [];
 
 beforeAll(async () => {
   rails = await startRails();
-  sdk = new Stripe(rails.stripe.secretKey, { host: rails.stripe.host, port: rails.stripe.port, protocol: 'http' });
+  sdk = stripeSdk(rails);
   site = await startFixtureSite({
     '/': { headers: { 'content-type': 'text/html; charset=utf-8' }, body: PAGE },
     '/robots.txt': { headers: { 'content-type': 'text/plain' }, body: 'User-agent: *\nAllow: /\n\nUser-agent: GPTBot\nDisallow: /\n' },

@@ -65,6 +65,20 @@ async function usdc() {
   return { payer: await rails.usdcBalance(rails.payer.address), payTo: await rails.usdcBalance(rails.payTo) };
 }
 
+/** Exactly 1 USDC went from the payer to payTo since `before`. */
+async function expectOneUsdcMoved(before: Awaited<ReturnType<typeof usdc>>): Promise<void> {
+  const after = await usdc();
+  expect(before.payer - after.payer).toBe(1_000_000n);
+  expect(after.payTo - before.payTo).toBe(1_000_000n);
+}
+
+/** `result` is the stored answer of `first` again, replayed with the settlement `first` was paid by. */
+function expectStoredAnswer(result: CallToolResult, first: CallToolResult, settled: SettleResponse): void {
+  expect(result.isError).toBeFalsy();
+  expect(result._meta).toMatchObject({ idempotentReplayed: true, [PAYMENT_RESPONSE]: settled });
+  expect(result.structuredContent).toEqual(first.structuredContent);
+}
+
 const textOf = (result: CallToolResult) => (result.content as Array<{ type: string; text: string }>)[0]!;
 
 /**
@@ -140,9 +154,7 @@ describe('an x402 MCP client', () => {
     expect(reportUrl).toMatch(/\/api\/reports\/rep_[A-Za-z0-9_-]+$/);
     expect(textOf(result).text).toBe(`${reportMarkdown('readiness', body).trimEnd()}\n\nReport: ${reportUrl}.`);
     expect(result._meta).not.toHaveProperty('creditsRemaining');
-    const after = await usdc();
-    expect(before.payer - after.payer).toBe(1_000_000n);
-    expect(after.payTo - before.payTo).toBe(1_000_000n);
+    await expectOneUsdcMoved(before);
   });
 
   it('a resent payment settles once: the same payment again gets the stored answer, and the same idempotencyKey with a new payment replays unpaid', async () => {
@@ -157,16 +169,12 @@ describe('an x402 MCP client', () => {
 
     // The same payment resent (its answer lost): the stored answer, settled once.
     const resent = await paid(c, args, payment, { idempotencyKey: 'x402-mcp-000001' });
-    expect(resent.isError).toBeFalsy();
-    expect(resent._meta).toMatchObject({ idempotentReplayed: true, [PAYMENT_RESPONSE]: settled });
-    expect(resent.structuredContent).toEqual(first.structuredContent);
+    expectStoredAnswer(resent, first, settled);
 
     // A new payment from the same payer under the same key: the stored answer, and the new payment is never settled.
     const second = await payer().createPaymentPayload(required);
     const replay = await paid(c, args, second, { idempotencyKey: 'x402-mcp-000001' });
-    expect(replay.isError).toBeFalsy();
-    expect(replay._meta).toMatchObject({ idempotentReplayed: true, [PAYMENT_RESPONSE]: settled });
-    expect(replay.structuredContent).toEqual(first.structuredContent);
+    expectStoredAnswer(replay, first, settled);
 
     // The same payment without the key it was paid under: refused as used, with fresh terms.
     const unkeyed = await paid(c, args, payment);
@@ -174,9 +182,7 @@ describe('an x402 MCP client', () => {
     expect(unkeyed._meta?.problem).toMatchObject({ type: `${PROBLEM_BASE}payment-failed`, reason: 'credential-used' });
     expect((unkeyed._meta?.problem as { detail: string }).detail).not.toMatch(LEAK_PATTERN);
 
-    const after = await usdc();
-    expect(before.payer - after.payer).toBe(1_000_000n);
-    expect(after.payTo - before.payTo).toBe(1_000_000n);
+    await expectOneUsdcMoved(before);
   });
 
   it('a payment with a payment-identifier in _meta["x402/payment"], resent as is: the stored answer, settled once; the same payment with other arguments: 409', async () => {
@@ -193,17 +199,13 @@ describe('an x402 MCP client', () => {
     const settled = first._meta?.[PAYMENT_RESPONSE] as SettleResponse;
 
     const resent = await paid(c, args, payment);
-    expect(resent.isError).toBeFalsy();
-    expect(resent._meta).toMatchObject({ idempotentReplayed: true, [PAYMENT_RESPONSE]: settled });
-    expect(resent.structuredContent).toEqual(first.structuredContent);
+    expectStoredAnswer(resent, first, settled);
 
     const conflict = await paid(c, validReadinessBody({ workflow: { name: 'Another workflow', intendedUsers: 'agents', targetEnvironment: 'production' } }), payment);
     expect(conflict.isError).toBe(true);
     expect(conflict._meta?.problem).toMatchObject({ type: `${PROBLEM_BASE}idempotency-conflict` });
 
-    const after = await usdc();
-    expect(before.payer - after.payer).toBe(1_000_000n);
-    expect(after.payTo - before.payTo).toBe(1_000_000n);
+    await expectOneUsdcMoved(before);
   });
 
   it('five concurrent sends of one payment: exactly one answer and exactly 1 USDC moved', async () => {
@@ -214,9 +216,7 @@ describe('an x402 MCP client', () => {
     const results = await Promise.all(Array.from({ length: 5 }, () => paid(c, args, payment)));
     expect(results.filter((r) => !r.isError)).toHaveLength(1);
     for (const refused of results.filter((r) => r.isError)) expect(paymentRequiredOf(refused).accepts).toHaveLength(1);
-    const after = await usdc();
-    expect(before.payer - after.payer).toBe(1_000_000n);
-    expect(after.payTo - before.payTo).toBe(1_000_000n);
+    await expectOneUsdcMoved(before);
   });
 
   it('an unreadable payment gets fresh terms (malformed-credential) and nothing moves', async () => {

@@ -2,16 +2,17 @@
 // method, charged by a PaymentIntent on the local Stripe fake (through the official stripe SDK).
 import { Credential } from 'mppx';
 import { Mppx, stripe as stripeMethods } from 'mppx/client';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LEAK_PATTERN, decodeBase64Json, expectPaymentProblem, postJson, rails, server, withPaidServer } from './harness';
 import { sptFromTestHelper } from '../support/card';
+import { stripeSdk } from '../support/rails-runtime';
 
 let sdk: Stripe;
 
 withPaidServer();
 beforeAll(() => {
-  sdk = new Stripe(rails.stripe.secretKey, { host: rails.stripe.host, port: rails.stripe.port, protocol: 'http' });
+  sdk = stripeSdk(rails);
 });
 
 /** mppx/client's stripe method; createToken mints the SPT with Stripe's test helper, as the mppx CLI does. */

@@ -8,7 +8,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { createPublicClient, http, parseAbiItem, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -24,6 +24,7 @@ import { LEAK_PATTERN } from './harness';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
 import { readinessPayer } from '../support/readiness-payer';
 import { agentCheckRoute } from '../support/check-routes';
+import { stripeSdk } from '../support/rails-runtime';
 
 const { POST: readinessPOST } = agentCheckRoute('readiness');
 
@@ -48,7 +49,7 @@ beforeAll(async () => {
     },
   );
   rt.rails = payments!;
-  sdk = new Stripe(rails.stripe.secretKey, { host: rails.stripe.host, port: rails.stripe.port, protocol: 'http' });
+  sdk = stripeSdk(rails);
 }, 120_000);
 
 afterAll(async () => {

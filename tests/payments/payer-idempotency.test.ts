@@ -3,17 +3,17 @@
 // from the same payer (an EIP-3009 signer, or the Customer behind a shared payment token), and that credential
 // is never settled; a request without one gets the ordinary 402 and learns nothing about the key; another
 // payer sending the same key and body is simply charged for its own call.
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBLEM_BASE } from '@/lib/problems';
-import { railsFor } from '@/lib/runtime';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { chainLedger } from './harness';
-import { installTestRuntime, type TestRuntime } from '../support/runtime';
+import { type TestRuntime } from '../support/runtime';
 import { readinessPayer } from '../support/readiness-payer';
 import { agentCheckRoute } from '../support/check-routes';
+import { installRailsRuntime, stripeSdk } from '../support/rails-runtime';
 
 const { POST: readinessPOST } = agentCheckRoute('readiness');
 
@@ -26,9 +26,8 @@ let sdk: Stripe;
 
 beforeAll(async () => {
   rails = await startRails();
-  rt = installTestRuntime({ ...rails.env, APP_URL, RATE_LIMIT_PER_IP: '100000' });
-  rt.rails = railsFor(rt.config, rt.store);
-  sdk = new Stripe(rails.stripe.secretKey, { host: rails.stripe.host, port: rails.stripe.port, protocol: 'http' });
+  rt = installRailsRuntime(rails, { APP_URL, RATE_LIMIT_PER_IP: '100000' });
+  sdk = stripeSdk(rails);
 }, 120_000);
 
 afterAll(async () => {

@@ -15,11 +15,11 @@ import type { Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBLEM_BASE } from '@/lib/problems';
-import { railsFor } from '@/lib/runtime';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { chainLedger, decodeBase64Json } from './harness';
-import { installTestRuntime, validReadinessBody, type TestRuntime } from '../support/runtime';
+import { validReadinessBody, type TestRuntime } from '../support/runtime';
 import { agentCheckRoute } from '../support/check-routes';
+import { installRailsRuntime } from '../support/rails-runtime';
 
 const { POST: readinessPOST } = agentCheckRoute('readiness');
 const APP_URL = 'http://localhost:3000';
@@ -30,8 +30,7 @@ let rt: TestRuntime;
 
 beforeAll(async () => {
   rails = await startRails();
-  rt = installTestRuntime({ ...rails.env, APP_URL, RATE_LIMIT_PER_IP: '100000' });
-  rt.rails = railsFor(rt.config, rt.store);
+  rt = installRailsRuntime(rails, { APP_URL, RATE_LIMIT_PER_IP: '100000' });
 }, 120_000);
 
 afterAll(async () => {

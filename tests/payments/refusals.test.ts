@@ -8,7 +8,7 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { Challenge, Credential } from 'mppx';
 import { Mppx, evm, stripe as stripeMethods } from 'mppx/client';
 import { Types as EvmTypes } from 'mppx/evm';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { getAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import { chainLedger, expectPaymentProblem, parseWwwAuthenticate } from './harne
 import { sptFromTestHelper } from '../support/card';
 import { installTestRuntime, validReadinessBody, type TestRuntime } from '../support/runtime';
 import { agentCheckRoute } from '../support/check-routes';
+import { stripeSdk } from '../support/rails-runtime';
 
 const { POST } = agentCheckRoute('readiness');
 
@@ -48,7 +49,7 @@ beforeAll(async () => {
   });
   rt.store = store;
   rt.rails = railsFor(rt.config, store);
-  sdk = new Stripe(rails.stripe.secretKey, { host: rails.stripe.host, port: rails.stripe.port, protocol: 'http' });
+  sdk = stripeSdk(rails);
 }, 120_000);
 
 afterAll(async () => {

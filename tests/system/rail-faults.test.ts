@@ -11,7 +11,7 @@ import { x402Client } from '@x402/core/client';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { Mppx, evm, stripe as stripeMethods } from 'mppx/client';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBLEM_BASE } from '@/lib/problems';
@@ -26,6 +26,7 @@ import { LEAK_PATTERN, chainLedger } from '../payments/harness';
 import { installTestRuntime, validReadinessBody, type TestRuntime } from '../support/runtime';
 import { sptFromTestHelper } from '../support/card';
 import { agentCheckRoute } from '../support/check-routes';
+import { stripeSdk } from '../support/rails-runtime';
 
 const { POST: readinessPOST } = agentCheckRoute('readiness');
 
@@ -43,7 +44,7 @@ beforeAll(async () => {
   rails = await startRails();
   rt = installTestRuntime({ ...rails.env, APP_URL, RATE_LIMIT_PER_IP: '100000' });
   rt.rails = shortTimeoutRails();
-  sdk = new Stripe(rails.stripe.secretKey, { host: rails.stripe.host, port: rails.stripe.port, protocol: 'http' });
+  sdk = stripeSdk(rails);
 }, 120_000);
 
 afterAll(async () => {
