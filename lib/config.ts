@@ -39,6 +39,9 @@ const EnvSchema = z.object({
   // Requests the visibility checks send any one registrable domain per minute, all checks and instances
   // together, every redirect hop, probe, site file and render subrequest counted where it actually goes.
   OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE: positiveInt(120),
+  // The same, per address the requests connect to (an IPv4 address, an IPv6 /64), whatever names led there: many
+  // names pointed at one address share its count.
+  OUTBOUND_REQUESTS_PER_ADDRESS_PER_MINUTE: positiveInt(120),
   // Sign-ins on the site (POST /api/session) one client address may try per window: each is a key guess.
   RATE_LIMIT_SESSION_PER_IP: positiveInt(10),
   // Reads of stored reports one client address may make per window: GET /api/reports and /api/reports/<id>

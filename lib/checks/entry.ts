@@ -12,10 +12,18 @@ interface CheckContext {
   signal: AbortSignal;
   now: Date;
   /**
-   * Counts one request a check is about to send to a registrable domain against that domain's budget for the
-   * minute (OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE, in the store); `allowed` false: do not send it.
+   * Counts one request a check is about to send against the budget for the minute of the registrable domain it
+   * names (OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE) or of the address it connects to
+   * (OUTBOUND_REQUESTS_PER_ADDRESS_PER_MINUTE), in the store; `allowed` false: do not send it. A check asks for the
+   * domain before it resolves the name and for the address last, just before it sends: from the first address
+   * admitted on, the check has reached someone, and it runs to its end even if its caller goes away.
    */
-  spendOutbound?: (domain: string) => Promise<{ allowed: boolean; retryAfterMs: number }>;
+  spendOutbound?: (target: { kind: 'domain' | 'address'; key: string }) => Promise<{ allowed: boolean; retryAfterMs: number }>;
+  /**
+   * Told when the checked site first answered (any HTTP status). A check of a site that ends before then is
+   * given back to the site's budget and counted against its caller's costly-failure budget instead.
+   */
+  siteAnswered?: () => void;
   /**
    * Who pays for this call: `key:<hash>` for a credits key, `payer:<hash>` for a verified payer, `ip:<address>`
    * when a credential names no payer. Shared resources (the renderer) are shared fairly between owners.

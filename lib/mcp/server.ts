@@ -142,7 +142,8 @@ const mcpTransport: PaidCallTransport<ToolCall, CallToolResult> = {
       clientIp: clientIp(request.headers, runtime.config.TRUSTED_PROXY),
       bearerKey: bearerToken(request.headers),
       credential: credentialOf(meta),
-      signal: () => AbortSignal.any([signal, request.signal, AbortSignal.timeout(60_000)]),
+      // A cancellation and a closed connection are both the client going away.
+      departure: () => AbortSignal.any([signal, request.signal]),
     };
   },
   respond: (outcome, check, { meta }, runtime) =>

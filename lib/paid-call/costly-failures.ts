@@ -2,7 +2,7 @@ import type { Store } from '@/lib/store';
 import { problem, type Problem } from '@/lib/problems';
 
 // The costly-failure budget. A check that fails after holding an analysis thread to its deadline (or killing
-// the thread) is not charged, so without a budget of its own a caller could repeat it for
+// the thread), or that ends before the site it checks answered, is not charged, so without a budget of its own a caller could repeat it for
 // free, each time taking a thread from everyone else for the whole deadline. Each caller, by its credits key
 // and by its client address, may have RATE_LIMIT_COSTLY_FAILURES such failures per RATE_LIMIT_WINDOW_SECONDS.
 //
@@ -24,7 +24,7 @@ function spent(limit: number, windowSeconds: number, retryAfterMs: number): { pr
   return {
     problem: problem(
       'rate-limited',
-      `${limit} checks from this caller failed in the last ${windowSeconds} s after using up their analysis time, the most allowed in that window. Retry in ${seconds} s. Nothing was charged.`,
+      `${limit} checks from this caller failed uncharged in the last ${windowSeconds} s (their site never answered, or they used up their analysis time), the most allowed in that window. Retry in ${seconds} s. Nothing was charged.`,
       { retryAfterSeconds: seconds },
     ),
     retryAfterSeconds: seconds,

@@ -63,7 +63,7 @@ const restTransport: PaidCallTransport<Request, Response> = {
       bearerKey,
       // A prepaid key always pays first, so its calls skip the credential lookup (hot path).
       credential: bearerKey === null ? credentialFromHeaders(request.headers) : null,
-      signal: () => request.signal,
+      departure: () => request.signal,
     };
   },
   respond: (outcome) => outcomeResponse(outcome),

@@ -18,7 +18,7 @@ import { signedX402Payment, type FailureReason, type PaidRail, type PaymentCrede
 import { findUnconfirmed, paidBody, reconcileOne, recordUnconfirmed } from '@/lib/payments/settlements';
 import { readReplayRecord, REPLAY_TTL_MS, writeReplayRecord } from '@/lib/replay-record';
 import { paymentIdentifierOf } from '@/lib/payments/x402-extensions';
-import { hostBudgetSpent, spendHostBudget, spendOutbound } from './host-budget';
+import { hostBudgetSpent, returnHostBudget, spendHostBudget, spendOutbound } from './host-budget';
 import { costlyFailureBuckets, costlyFailuresSpent, countCostlyFailure } from './costly-failures';
 
 // The paid-call pipeline: one for every check, over REST, MCP and the site. It speaks neither HTTP nor
@@ -91,7 +91,7 @@ export interface PaidCallDeps {
     | 'VISIBILITY_CHECKS_PER_HOST_PER_MINUTE'
     | 'REPORT_RETENTION_DAYS'
   > &
-    Partial<Pick<Config, 'OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE'>>;
+    Partial<Pick<Config, 'OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE' | 'OUTBOUND_REQUESTS_PER_ADDRESS_PER_MINUTE'>>;
   store: Store;
   rails: PaymentRails | null;
   now?: () => Date;
@@ -128,10 +128,17 @@ export interface PaidCall {
   /** The presented machine-payment credential, if any. */
   credential: PaymentCredential | null;
   /**
-   * Builds the signal that cancels the work. Called only if the operation reads its signal: a pure
-   * check never does, and materialising a request's AbortSignal costs measurable time on every call.
+   * Builds the signal that stops the work whatever it has done (a shutdown past its grace). Called only if the
+   * operation reads its signal: a pure check never does, and materialising a request's AbortSignal costs
+   * measurable time on every call.
    */
   signal?: () => AbortSignal;
+  /**
+   * Builds the signal that says the caller went away (the connection closed, the MCP request was cancelled). It
+   * stops the work only until the work first sends a request to anyone: from then on the check runs to its end and
+   * is charged as if the caller had stayed, so leaving early is never a way to have requests sent for free.
+   */
+  departure?: () => AbortSignal;
   /** Told of a prepaid call held for this call, with how to give it back (a shutdown that cannot wait releases it). */
   onReserved?: (release: () => Promise<unknown>) => void;
 }
@@ -198,14 +205,19 @@ async function pipeline(deps: PaidCallDeps, sent: PaidCall): Promise<PaidCallOut
     await releasePayment(deps.store, admitted);
     if (call.idempotencyKey !== null) await deps.store.abandonIdempotent(admitted.scope, admitted.fingerprint).catch(() => {});
   };
-  const refused = await spendSiteBudget(deps, call, input, now, abandon);
+  const refused = await spendSiteBudget(deps, call, input, admitted.owner, now, abandon);
   if (refused) return refused;
   let result: Record<string, unknown>;
+  const progress = { reached: false, siteAnswered: false };
   try {
-    result = await runOperation(deps, call, input, now, admitted.owner);
+    result = await runOperation(deps, call, input, now, admitted.owner, progress);
   } catch (error) {
     await abandon();
-    if (call.check.costlyFailure?.(error)) await countCostly(deps, call, admitted.keyHash, now);
+    // A check of a site that ended before the site answered cost the site nothing worth counting: it goes back
+    // to the site's budget, and counts against its caller instead, so abandoned checks cannot spend a site's
+    // minute for everyone else.
+    const unanswered = !progress.siteAnswered && (await returnSiteBudget(deps, call, input, admitted.owner, now));
+    if (unanswered || call.check.costlyFailure?.(error)) await countCostly(deps, call, admitted.keyHash, now);
     throw call.check.problemOf?.(error) ?? error;
   }
   return admitted.payment.kind === 'credits'
@@ -420,17 +432,30 @@ async function countCostly(deps: PaidCallDeps, call: PaidCall, keyHash: string |
   );
 }
 
-/** Step 6's first half: an admitted, paid-for check counts against its site's budget; over it, released and 429. */
-async function spendSiteBudget(deps: PaidCallDeps, call: PaidCall, input: unknown, now: Clock, abandon: () => Promise<void>): Promise<PaidCallOutcome | null> {
+/**
+ * Step 6's first half: an admitted, paid-for check counts against its site's budget and its caller's share of it;
+ * over either, released and 429.
+ */
+async function spendSiteBudget(deps: PaidCallDeps, call: PaidCall, input: unknown, owner: string, now: Clock, abandon: () => Promise<void>): Promise<PaidCallOutcome | null> {
   const targetHost = call.check.targetHost?.(input) ?? null;
   if (targetHost === null) return null;
-  const refused = await spendHostBudget(deps.store, targetHost, deps.config.VISIBILITY_CHECKS_PER_HOST_PER_MINUTE, now()).catch(async (e) => {
+  const refused = await spendHostBudget(deps.store, targetHost, owner, deps.config.VISIBILITY_CHECKS_PER_HOST_PER_MINUTE, now()).catch(async (e) => {
     await abandon();
     throw e;
   });
   if (!refused) return null;
   await abandon();
   return problemOutcome(refused.problem, refused.retryAfterSeconds);
+}
+
+/** A failed check of a site that never answered: given back to the site's budget; true when the check has a site. */
+async function returnSiteBudget(deps: PaidCallDeps, call: PaidCall, input: unknown, owner: string, now: Clock): Promise<boolean> {
+  const targetHost = call.check.targetHost?.(input) ?? null;
+  if (targetHost === null) return false;
+  await returnHostBudget(deps.store, targetHost, owner, now()).catch((e: unknown) =>
+    deps.log?.({ event: 'site-budget-return-failed', operation: call.check.operationId, error: String(e) }),
+  );
+  return true;
 }
 
 /** Step 5's claim: marks the caller's Idempotency-Key in flight, or answers with the record another request made first. */
@@ -451,20 +476,57 @@ async function releasePayment(store: Store, admitted: Admitted): Promise<void> {
   if (admitted.payment.kind === 'credits') await releaseCall(store, admitted.payment.usageId).catch(() => false);
 }
 
-/** Requests a check sends any one domain a minute when the deps' config does not say (lib/config.ts's default). */
+/** Requests a check sends any one domain, or any one address, a minute when the deps' config does not say (lib/config.ts's default). */
 const DEFAULT_OUTBOUND_PER_MINUTE = 120;
+/** The longest a check's work may run, whoever waits for it. */
+const WORK_DEADLINE_MS = 60_000;
+
+/** How far a check's work got: whether it sent anyone a request, and whether the checked site answered. */
+interface WorkProgress {
+  reached: boolean;
+  siteAnswered: boolean;
+}
+
+/**
+ * The signal a check's work runs under: the deadline and the call's hard stop (a shutdown) always; the caller
+ * going away only while the work has sent nobody a request.
+ */
+function workSignal(call: PaidCall, progress: WorkProgress): AbortSignal {
+  const stops = [AbortSignal.timeout(WORK_DEADLINE_MS), ...(call.signal ? [call.signal()] : [])];
+  const departure = call.departure?.();
+  if (!departure) return AbortSignal.any(stops);
+  const left = new AbortController();
+  const onLeave = () => {
+    if (!progress.reached) left.abort(departure.reason);
+  };
+  if (departure.aborted) onLeave();
+  else departure.addEventListener('abort', onLeave, { once: true });
+  return AbortSignal.any([...stops, left.signal]);
+}
 
 /** Step 6: the operation's work; its signal is built only if the work reads it. */
-function runOperation(deps: PaidCallDeps, call: PaidCall, input: unknown, now: Clock, owner: string): Promise<Record<string, unknown>> {
+function runOperation(deps: PaidCallDeps, call: PaidCall, input: unknown, now: Clock, owner: string, progress: WorkProgress): Promise<Record<string, unknown>> {
   let signal: AbortSignal | undefined;
-  const outboundLimit = deps.config.OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE ?? DEFAULT_OUTBOUND_PER_MINUTE;
+  const limits = {
+    domain: deps.config.OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE ?? DEFAULT_OUTBOUND_PER_MINUTE,
+    address: deps.config.OUTBOUND_REQUESTS_PER_ADDRESS_PER_MINUTE ?? DEFAULT_OUTBOUND_PER_MINUTE,
+  };
   const context = {
     now: new Date(now()),
-    // Every request a check sends is counted at its domain in the store, across checks and instances.
-    spendOutbound: (domain: string) => spendOutbound(deps.store, domain, outboundLimit, now()),
+    // Every request a check sends is counted at its domain and at its address in the store, across checks and
+    // instances. The address is asked last, just before the request goes: once one is admitted, the work has
+    // reached someone and no longer stops for a caller who leaves.
+    spendOutbound: async (target: { kind: 'domain' | 'address'; key: string }) => {
+      const hit = await spendOutbound(deps.store, target, limits, now());
+      if (hit.allowed && target.kind === 'address') progress.reached = true;
+      return hit;
+    },
+    siteAnswered: () => {
+      progress.siteAnswered = true;
+    },
     owner,
     get signal() {
-      return (signal ??= call.signal?.() ?? AbortSignal.timeout(60_000));
+      return (signal ??= workSignal(call, progress));
     },
   };
   const started = performance.now();

@@ -112,7 +112,7 @@ const siteTransport: PaidCallTransport<Request, Response> = {
       bearerKey: null,
       keyHash: session.keyHash,
       credential: null,
-      signal: () => request.signal,
+      departure: () => request.signal,
     };
   },
   respond: (outcome) => outcomeResponse(outcome),

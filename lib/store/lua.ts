@@ -248,6 +248,11 @@ return 1`,
   hitRateLimit: RATE_WINDOW + `
 return hit(ARGV[1], ARGV[2], ARGV[3], ARGV[4])`,
 
+  returnRateLimit: `
+local k = ARGV[1] .. 'rl:' .. ARGV[2] .. ':' .. ARGV[3]
+if tonumber(redis.call('GET', k) or '0') > 0 then redis.call('DECR', k) end
+return 1`,
+
   setRecord: RECORDS + `
 putRecord(ARGV[1] .. 'rec:' .. ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5])
 return 1`,
@@ -634,7 +639,7 @@ function idempotencyOperations({ runner, prefix, run, guard }: ScriptContext): P
   };
 }
 
-function limitOperations({ run, guard }: ScriptContext): Pick<Store, 'hitRateLimit' | 'claimOnce' | 'releaseClaim'> {
+function limitOperations({ run, guard }: ScriptContext): Pick<Store, 'hitRateLimit' | 'returnRateLimit' | 'claimOnce' | 'releaseClaim'> {
   return {
     hitRateLimit: (bucket, limit, windowMs, now) =>
       guard(async (): Promise<RateLimitResult> => {
@@ -642,6 +647,7 @@ function limitOperations({ run, guard }: ScriptContext): Pick<Store, 'hitRateLim
         const hits = Number(await run('hitRateLimit', bucket, windowStart, windowMs));
         return { allowed: hits <= limit, remaining: Math.max(0, limit - hits), retryAfterMs: hits <= limit ? 0 : windowStart + windowMs - now };
       }),
+    returnRateLimit: (bucket, windowMs, now) => guard(async () => void (await run('returnRateLimit', bucket, now - (now % windowMs)))),
     claimOnce: (key, now, ttlMs) => guard(async () => Number(await run('claimOnce', key, now, ttlMs)) === 1),
     releaseClaim: (key) => guard(async () => void (await run('releaseClaim', key))),
   };

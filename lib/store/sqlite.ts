@@ -169,6 +169,7 @@ function prepareStatements(db: Database.Database) {
           'hits = CASE WHEN window_start = excluded.window_start THEN hits + 1 ELSE 1 END, window_start = excluded.window_start, ' +
           'expires_at = excluded.expires_at RETURNING hits',
       ),
+      returnWindow: db.prepare('UPDATE rate_windows SET hits = hits - 1 WHERE bucket = @bucket AND window_start = @windowStart AND hits > 0'),
       getClaim: db.prepare('SELECT expires_at FROM claims WHERE claim = ?'),
       putRecord: db.prepare(
         'INSERT INTO records (name, value, expires_at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
@@ -489,7 +490,7 @@ function idempotencyOperations({ db, q, guard }: SqliteContext): Pick<
   };
 }
 
-function limitOperations({ db, q, guard }: SqliteContext): Pick<Store, 'hitRateLimit' | 'claimOnce' | 'releaseClaim'> {
+function limitOperations({ db, q, guard }: SqliteContext): Pick<Store, 'hitRateLimit' | 'returnRateLimit' | 'claimOnce' | 'releaseClaim'> {
   const claim = db.transaction((key: string, now: number, ttlMs: number): boolean => {
     const row = q.getClaim.get(key) as { expires_at: number } | undefined;
     if (row && row.expires_at > now) return false;
@@ -499,6 +500,7 @@ function limitOperations({ db, q, guard }: SqliteContext): Pick<Store, 'hitRateL
 
   return {
     hitRateLimit: (bucket, limit, windowMs, now) => guard(() => hit(q, bucket, limit, windowMs, now)),
+    returnRateLimit: (bucket, windowMs, now) => guard(() => void q.returnWindow.run({ bucket, windowStart: now - (now % windowMs) })),
     claimOnce: (key, now, ttlMs) => guard(() => claim.immediate(key, now, ttlMs)),
     releaseClaim: (key) => guard(() => void q.deleteClaim.run(key)),
   };

@@ -299,6 +299,11 @@ export interface Store {
 
   /** Counts one hit in a fixed window; refuses past `limit`. */
   hitRateLimit(bucket: string, limit: number, windowMs: number, now: number): Promise<RateLimitResult>;
+  /**
+   * Takes back one hit of the window `now` falls in (a hit whose work never happened), never below zero; a
+   * window already over is left as it is.
+   */
+  returnRateLimit(bucket: string, windowMs: number, now: number): Promise<void>;
 
   /** True exactly once per key within `ttlMs` (a payment credential is spent once). */
   claimOnce(key: string, now: number, ttlMs: number): Promise<boolean>;

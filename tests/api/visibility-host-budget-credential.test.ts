@@ -79,7 +79,7 @@ async function settledOnChain(credential: string): Promise<boolean> {
  */
 async function countedElsewhere(store: Store, host: string, checks: number, limit: number, now: number) {
   const countOnly = new Proxy(store, { get: (target, name) => (name === 'setRecord' ? async () => {} : Reflect.get(target, name)) });
-  for (let i = 0; i < checks; i++) await spendHostBudget(countOnly, host, limit, now);
+  for (let i = 0; i < checks; i++) await spendHostBudget(countOnly, host, `ip:198.51.100.${i}`, limit, now);
 }
 
 /** 10 s into the next one-minute budget window: every call of a test lands in one window, whatever the machine's speed. */

@@ -13,6 +13,7 @@ import { createPublicClient, http, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBLEM_BASE } from '@/lib/problems';
+import { walletOwner } from '@/lib/reports/store';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { LEAK_PATTERN, chainLedger, decodeBase64Json } from '../payments/harness';
 import { type TestRuntime } from '../support/runtime';
@@ -43,6 +44,7 @@ beforeAll(async () => {
     '/': { headers: { 'content-type': 'text/html; charset=utf-8' }, body: PAGE },
     '/robots.txt': { headers: { 'content-type': 'text/plain' }, body: 'User-agent: *\nAllow: /\n' },
     '/reset': { reset: true },
+    '/slow': { headers: { 'content-type': 'text/html; charset=utf-8' }, body: PAGE, delayMs: 300 },
   });
   process.env.CHECK_HOST_MAP = site.hostMap(['site.test', 'down.test']);
   server = await serveWebHandler((request) =>
@@ -50,7 +52,8 @@ beforeAll(async () => {
   );
   appUrl = server.url;
   // APP_URL is this server's own origin, so realm and resource.url match what the clients call.
-  rt = installRailsRuntime(rails, { APP_URL: appUrl });
+  // Three unreachable sites in a row would otherwise spend this one client's costly-failure budget.
+  rt = installRailsRuntime(rails, { APP_URL: appUrl, RATE_LIMIT_COSTLY_FAILURES: '100' });
   sdk = stripeSdk(rails);
 }, 120_000);
 
@@ -166,4 +169,33 @@ describe('POST /api/agent/ai-visibility paid over 402', () => {
     expect(before.payer - after.payer).toBe(ONE_USDC);
     expect(after.payTo - before.payTo).toBe(ONE_USDC);
   });
+
+  it('a wallet that leaves once the check has reached the site: the check ends, exactly 1 USDC moves, and the report is kept for the wallet', async () => {
+    const required = decodePaymentRequiredHeader((await unpaid402('https://site.test/slow')).headers.get('payment-required')!);
+    const payload = encodePaymentSignatureHeader(await x402().createPaymentPayload(required));
+    const before = await ledger();
+    const seen = site.requests.length;
+    const client = new AbortController();
+    const left = fetch(`${appUrl}${PATH}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': payload },
+      body: JSON.stringify({ url: 'https://site.test/slow' }),
+      signal: client.signal,
+    }).catch((e: unknown) => e);
+    while (!site.requests.slice(seen).includes('/slow')) await new Promise((r) => setTimeout(r, 5));
+    client.abort();
+    expect(await left).toBeInstanceOf(Error);
+    // Settled as if the wallet had stayed.
+    const deadline = Date.now() + 20_000;
+    let after = await ledger();
+    while (after.payer === before.payer && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      after = await ledger();
+    }
+    expect(before.payer - after.payer).toBe(ONE_USDC);
+    expect(after.payTo - before.payTo).toBe(ONE_USDC);
+    const owner = walletOwner(privateKeyToAccount(rails.payer.privateKey).address);
+    const reports = await rt.store.listReports(owner, Date.now(), { limit: 100 });
+    expect(reports.filter((r) => r.target === 'https://site.test/slow')).toHaveLength(1);
+  }, 60_000);
 });

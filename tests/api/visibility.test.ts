@@ -82,29 +82,47 @@ describe('POST /api/agent/ai-visibility with a prepaid key', () => {
     expect(await callsLeft()).toBe(25);
   });
 
-  it('stops the check when the client goes away: 422 site-unreachable, nothing charged, the Idempotency-Key freed', async () => {
-    // The site never answers, so only the request's own signal can end this before the check's timeouts
-    // (which are longer than this test's): the gate hands that signal to the check on first read.
+  it('a client that leaves once the check has reached the site does not stop it: the check ends, is charged once, and its answer is kept for the key', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await site.close();
+    site = await startFixtureSite({ '/': { headers: { 'content-type': 'text/html; charset=utf-8' }, body: PAGE, held } });
+    process.env.CHECK_HOST_MAP = site.hostMap(['site.test']);
     const client = new AbortController();
-    const request = post(URL_, { url: 'https://site.test/hang' }, { authorization: `Bearer ${key}`, 'idempotency-key': 'vis-00000009' });
+    const request = post(URL_, { url: 'https://site.test/' }, { authorization: `Bearer ${key}`, 'idempotency-key': 'vis-00000009' });
     const pending = POST(new Request(request, { signal: client.signal }));
-    // Abort only once the check is waiting on the site, so the abort lands mid-check.
-    while (!site.requests.includes('/hang')) await new Promise((r) => setTimeout(r, 10));
+    // Leave while the page, already asked for, has not answered yet; then let it answer.
+    while (!site.requests.includes('/')) await new Promise((r) => setTimeout(r, 10));
     client.abort();
+    release();
     const res = await pending;
+    expect(res.status).toBe(200);
+    expect(await callsLeft()).toBe(24);
+    // What the client missed is there for it: the same Idempotency-Key answers the stored report, uncharged.
+    const again = await POST(post(URL_, { url: 'https://site.test/' }, { authorization: `Bearer ${key}`, 'idempotency-key': 'vis-00000009' }));
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await callsLeft()).toBe(24);
+    expect(await rt.store.listReports(keyHash, Date.now(), { limit: 10 })).toHaveLength(1);
+  });
+
+  it('a client that leaves before the check sent anything stops it: 422, nothing charged, nothing sent, the Idempotency-Key freed', async () => {
+    const client = new AbortController();
+    client.abort();
+    const request = post(URL_, { url: 'https://site.test/' }, { authorization: `Bearer ${key}`, 'idempotency-key': 'vis-00000010' });
+    const res = await POST(new Request(request, { signal: client.signal }));
     expect(res.status).toBe(422);
-    expect(res.headers.get('content-type')).toBe('application/problem+json');
     expect(((await res.json()) as { type: string }).type).toBe(`${PROBLEM_BASE}site-unreachable`);
-    // Nothing charged: the call is back at once (the 120 s hold has not lapsed), and no usage was committed.
+    expect(site.requests).toEqual([]);
     expect(await callsLeft()).toBe(25);
     const [grant] = await rt.store.listGrants(keyHash, Date.now());
     expect(grant).toMatchObject({ used: 0, reserved: 0 });
     // The key was abandoned, not stored: a new body under it runs (no 409), and is the one charged call.
-    const retry = await POST(post(URL_, { url: 'https://site.test/' }, { authorization: `Bearer ${key}`, 'idempotency-key': 'vis-00000009' }));
+    const retry = await POST(post(URL_, { url: 'https://site.test/' }, { authorization: `Bearer ${key}`, 'idempotency-key': 'vis-00000010' }));
     expect(retry.status).toBe(200);
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
     expect(await callsLeft()).toBe(24);
-  }, 4_000);
+  });
 
   it('refuses unknown properties and over-long URLs with field paths', async () => {
     const res = await POST(post(URL_, { url: `https://site.test/${'a'.repeat(2000)}`, extra: true }, { authorization: `Bearer ${key}` }));

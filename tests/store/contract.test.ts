@@ -125,6 +125,25 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
       expect((await s.hitRateLimit('ip:1', 3, w, start + w)).allowed).toBe(true);
     });
 
+    it('takes a hit back within its window, never below zero, and leaves a window that is over alone', async () => {
+      const s = harness.fresh();
+      const w = 60_000;
+      const start = T0 - (T0 % w);
+      await s.returnRateLimit('site:a', w, start + 1_000);
+      for (let i = 0; i < 2; i++) await s.hitRateLimit('site:a', 2, w, start + 1_000);
+      expect((await s.hitRateLimit('site:a', 2, w, start + 2_000)).allowed).toBe(false);
+      await s.returnRateLimit('site:a', w, start + 3_000);
+      await s.returnRateLimit('site:a', w, start + 3_000);
+      // Three hits, two taken back: one more fits, the next does not.
+      expect((await s.hitRateLimit('site:a', 2, w, start + 4_000)).allowed).toBe(true);
+      expect((await s.hitRateLimit('site:a', 2, w, start + 4_000)).allowed).toBe(false);
+      // A return in the next window does not touch it: the next window starts from nothing.
+      await s.returnRateLimit('site:a', w, start + w + 1);
+      const next = [];
+      for (let i = 0; i < 3; i++) next.push((await s.hitRateLimit('site:a', 2, w, start + w + 2)).allowed);
+      expect(next).toEqual([true, true, false]);
+    });
+
     it('claims a credential exactly once, even concurrently', async () => {
       const s = harness.fresh();
       const claims = await Promise.all(Array.from({ length: 10 }, () => s.claimOnce('cred:abc', T0, 60_000)));

@@ -13,7 +13,12 @@ export interface WebServer {
 export async function serveWebHandler(handle: (request: Request) => Response | Promise<Response>): Promise<WebServer> {
   let origin = '';
   const server = createServer((req, res) => {
-    void toWebRequest(req, origin)
+    // As under `next start`, the request's signal says the client went away before its answer was sent.
+    const client = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) client.abort();
+    });
+    void toWebRequest(req, origin, client.signal)
       .then(handle)
       .then(async (response) => {
         const headers: Record<string, string> = {};
@@ -39,7 +44,7 @@ export async function serveWebHandler(handle: (request: Request) => Response | P
   };
 }
 
-async function toWebRequest(req: IncomingMessage, origin: string): Promise<Request> {
+async function toWebRequest(req: IncomingMessage, origin: string, signal: AbortSignal): Promise<Request> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const headers = new Headers();
@@ -50,5 +55,5 @@ async function toWebRequest(req: IncomingMessage, origin: string): Promise<Reque
   // What `next start` does with instrumentation.ts: the socket's address appended, for per-IP rate limits.
   headers.set('x-forwarded-for', withPeer(headers.get('x-forwarded-for') ?? undefined, req.socket.remoteAddress));
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-  return new Request(new URL(req.url ?? '/', origin), { method: req.method, headers, body: hasBody ? Buffer.concat(chunks) : undefined });
+  return new Request(new URL(req.url ?? '/', origin), { method: req.method, headers, body: hasBody ? Buffer.concat(chunks) : undefined, signal });
 }

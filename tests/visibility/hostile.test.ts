@@ -357,7 +357,7 @@ describe('a check whose analysis runs away', () => {
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
       const problem = (await refused.json()) as { type: string; detail: string };
       expect(problem.type).toBe(`${PROBLEM_BASE}rate-limited`);
-      expect(problem.detail).toMatch(/^3 checks from this caller failed in the last 60 s after using up their analysis time, the most allowed in that window\. Retry in \d+ s\. Nothing was charged\.$/);
+      expect(problem.detail).toMatch(/^3 checks from this caller failed uncharged in the last 60 s \(their site never answered, or they used up their analysis time\), the most allowed in that window\. Retry in \d+ s\. Nothing was charged\.$/);
       // Refused before the work: no analysis ran, so no thread was stopped and replaced.
       expect(runaway.started).toBe(threads);
       expect((await balance(rt.store, keyHash)).callsLeft).toBe(25);

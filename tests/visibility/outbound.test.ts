@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkVisibility, OutboundBudgetSpent, SiteUnreachable, visibilityCheckDescription, type VisibilityResult } from '@/lib/checks/visibility/check';
-import { createOutboundGate, registrableDomain, THIRD_PARTY_REQUESTS_PER_DOMAIN } from '@/lib/checks/visibility/outbound';
+import { addressKey, createOutboundGate, MAX_LOOKUPS_PER_CHECK, registrableDomain, THIRD_PARTY_REQUESTS_PER_DOMAIN, type OutboundTarget } from '@/lib/checks/visibility/outbound';
 import { FetchRefusedError, safeFetch } from '@/lib/checks/visibility/safe-fetch';
 import { visibilityCheck } from '@/lib/checks/visibility/entry';
 import { spendOutbound } from '@/lib/paid-call/host-budget';
@@ -95,13 +95,85 @@ describe('the outbound gate in safeFetch', () => {
     expect(attacker.requests).toEqual(['/']);
     expect(gate.summary()).toEqual({
       requests: 3,
-      refused: { budget: 0, thirdPartyCap: 1 },
+      refused: { budget: 0, thirdPartyCap: 1, lookupCap: 0 },
+      lookups: 0,
       domains: 2,
+      addresses: 2,
       byDomain: [
-        { domain: 'victim.test', sent: 2, refused: { budget: 0, thirdPartyCap: 1 } },
-        { domain: 'attacker.test', sent: 1, refused: { budget: 0, thirdPartyCap: 0 } },
+        { domain: 'victim.test', sent: 2, refused: { budget: 0, thirdPartyCap: 1, lookupCap: 0 } },
+        { domain: 'attacker.test', sent: 1, refused: { budget: 0, thirdPartyCap: 0, lookupCap: 0 } },
       ],
     });
+  });
+});
+
+describe('names are resolved only for requests the gate lets through, once each, and at most MAX_LOOKUPS_PER_CHECK', () => {
+  // Every answer is private, so no connection is ever attempted: what is measured is the DNS queries alone.
+  const countingLookup = () => {
+    const asked: string[] = [];
+    const lookup = async (hostname: string) => {
+      asked.push(hostname);
+      return [{ address: '10.0.0.1', family: 4 as const }];
+    };
+    return { asked, lookup };
+  };
+
+  it('a page aiming 40 requests at random subdomains of a third party: 8 lookups, not 40', async () => {
+    const { asked, lookup } = countingLookup();
+    const gate = createOutboundGate({ own: ['site.test'] });
+    for (let i = 0; i < 40; i++) {
+      await safeFetch(new URL(`https://r${i}.victim.com/x`), { lookup, outbound: gate }).catch(() => {});
+    }
+    expect(asked).toHaveLength(THIRD_PARTY_REQUESTS_PER_DOMAIN);
+    expect(gate.summary().refused.thirdPartyCap).toBe(40 - THIRD_PARTY_REQUESTS_PER_DOMAIN);
+  });
+
+  it('past the lookup cap a name is not resolved and its request is refused as lookup-cap; a name already resolved is not asked again', async () => {
+    const { asked, lookup } = countingLookup();
+    const gate = createOutboundGate({ own: ['site.test'], maxLookups: 3 });
+    const fetchOne = (host: string) => safeFetch(new URL(`https://${host}/x`), { lookup, outbound: gate }).catch((e: unknown) => e);
+    for (const host of ['a.one.com', 'b.two.com', 'c.three.com', 'a.one.com']) await fetchOne(host);
+    const refused = await fetchOne('d.four.com');
+    expect(asked).toEqual(['a.one.com', 'b.two.com', 'c.three.com']);
+    expect(refused).toBeInstanceOf(FetchRefusedError);
+    expect((refused as FetchRefusedError).code).toBe('lookup-cap');
+    expect(gate.summary()).toMatchObject({ lookups: 3, refused: { budget: 0, thirdPartyCap: 0, lookupCap: 1 } });
+    expect(MAX_LOOKUPS_PER_CHECK).toBe(40);
+  });
+});
+
+describe('the per-check cap counts addresses as well as domains', () => {
+  it('twelve third-party names of twelve domains at one address: the address gets 8 of their requests', async () => {
+    const victim = await site(victimRoutes());
+    const own = await site(victimRoutes());
+    const names = Array.from({ length: 12 }, (_, i) => `v${i}.victim${i}.test`);
+    const hostMap = `${own.hostMap(['site.test'])},${victim.hostMap(names)}`;
+    const gate = createOutboundGate({ own: ['site.test'] });
+    await safeFetch(new URL('https://site.test/'), { hostMap, outbound: gate });
+    const outcomes = [];
+    for (const name of names) outcomes.push(await safeFetch(new URL(`https://${name}/`), { hostMap, outbound: gate }).then(() => 'sent', (e: FetchRefusedError) => e.code));
+    expect(victim.requests).toHaveLength(THIRD_PARTY_REQUESTS_PER_DOMAIN);
+    expect(outcomes).toEqual([...Array(8).fill('sent'), ...Array(4).fill('third-party-cap')]);
+    expect(gate.summary()).toMatchObject({ requests: 9, addresses: 2, refused: { thirdPartyCap: 4 } });
+  });
+
+  it('a third party\'s name that leads to the checked page\'s own address is the site itself: no per-check cap', async () => {
+    const own = await site(victimRoutes());
+    const names = Array.from({ length: 12 }, (_, i) => `alias${i}.test`);
+    const hostMap = own.hostMap(['site.test', ...names]);
+    const gate = createOutboundGate({ own: ['site.test'] });
+    await safeFetch(new URL('https://site.test/'), { hostMap, outbound: gate });
+    for (const name of names) await safeFetch(new URL(`https://${name}/`), { hostMap, outbound: gate });
+    expect(own.requests).toHaveLength(13);
+  });
+
+  it('counts IPv6 by its /64, IPv4-mapped IPv6 as its IPv4, and a mapped stand-in by its port', () => {
+    expect(addressKey('2001:db8:1:2:aaaa:bbbb:cccc:dddd')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:db8:1:2::1')).toBe(addressKey('2001:db8:1:2:ffff::9'));
+    expect(addressKey('2001:db8:1:3::1')).not.toBe(addressKey('2001:db8:1:2::1'));
+    expect(addressKey('::ffff:203.0.113.9')).toBe('203.0.113.9');
+    expect(addressKey('127.0.0.1', 4100)).toBe('127.0.0.1:4100');
+    expect(addressKey('::1', 4100)).toBe('[::1]:4100');
   });
 });
 
@@ -128,9 +200,11 @@ describe('a failing page costs its site one request', () => {
     );
     expect(report.site.outbound).toEqual({
       requests: 1,
-      refused: { budget: 0, thirdPartyCap: 0 },
+      refused: { budget: 0, thirdPartyCap: 0, lookupCap: 0 },
+      lookups: 0,
       domains: 1,
-      byDomain: [{ domain: 'site.test', sent: 1, refused: { budget: 0, thirdPartyCap: 0 } }],
+      addresses: 1,
+      byDomain: [{ domain: 'site.test', sent: 1, refused: { budget: 0, thirdPartyCap: 0, lookupCap: 0 } }],
     });
   });
 });
@@ -162,7 +236,8 @@ describe('many checks from an attacker\'s wildcard domain against one victim', (
       // Shared by every check, as the paid operation's is: the store's fixed window, on a frozen clock. The
       // attacker's own domain gets room to spare, as an attacker with many domains of its own would have: the
       // victim's bound must hold whatever the attacker's budget.
-      const spend = (domain: string) => spendOutbound(store, domain, domain === 'victim.test' ? BUDGET : 1_000_000, NOW);
+      const spend = (target: OutboundTarget) =>
+        spendOutbound(store, target, target.key === 'victim.test' ? { domain: BUDGET, address: 1_000_000 } : { domain: 1_000_000, address: 1_000_000 }, NOW);
 
       const results: Array<VisibilityResult | unknown> = [];
       for (const [i, host] of ATTACKER_HOSTS.entries()) {
@@ -205,7 +280,7 @@ describe('many checks from an attacker\'s wildcard domain against one victim', (
     const onVictim = report.site.outbound.byDomain.find((d) => d.domain === 'victim.test');
     expect(onVictim?.sent).toBe(THIRD_PARTY_REQUESTS_PER_DOMAIN);
     // 30 script fetches, 14 probe redirects, 5 llms.txt links and the sitemap child wanted the victim.
-    expect(onVictim?.refused).toEqual({ budget: 0, thirdPartyCap: 30 + 14 + 5 + 1 - THIRD_PARTY_REQUESTS_PER_DOMAIN });
+    expect(onVictim?.refused).toEqual({ budget: 0, thirdPartyCap: 30 + 14 + 5 + 1 - THIRD_PARTY_REQUESTS_PER_DOMAIN, lookupCap: 0 });
     expect(report.page.rendering.refused).toBeGreaterThan(0);
     expect(limits.some((l) => l.includes(`at most ${THIRD_PARTY_REQUESTS_PER_DOMAIN} requests`))).toBe(true);
     expect(visibilityCheckDescription().fetched.thirdPartyRequestsPerDomain).toBe(THIRD_PARTY_REQUESTS_PER_DOMAIN);

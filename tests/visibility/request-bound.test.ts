@@ -84,9 +84,11 @@ describe('the number of requests one check makes', () => {
     expect(site.requests.length).toBe(MAX_REQUESTS_PER_CHECK - RENDER_MAX_REQUESTS * (1 + RENDER_MAX_REDIRECTS));
     expect(report.site.outbound).toEqual({
       requests: MAX_REQUESTS_PER_CHECK - RENDER_MAX_REQUESTS * (1 + RENDER_MAX_REDIRECTS),
-      refused: { budget: 0, thirdPartyCap: 0 },
+      refused: { budget: 0, thirdPartyCap: 0, lookupCap: 0 },
+      lookups: 0,
       domains: 1,
-      byDomain: [{ domain: 'site.test', sent: MAX_REQUESTS_PER_CHECK - RENDER_MAX_REQUESTS * (1 + RENDER_MAX_REDIRECTS), refused: { budget: 0, thirdPartyCap: 0 } }],
+      addresses: 1,
+      byDomain: [{ domain: 'site.test', sent: MAX_REQUESTS_PER_CHECK - RENDER_MAX_REQUESTS * (1 + RENDER_MAX_REDIRECTS), refused: { budget: 0, thirdPartyCap: 0, lookupCap: 0 } }],
     });
   });
 

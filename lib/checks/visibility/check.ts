@@ -44,7 +44,7 @@ import {
   type ScoringLine,
 } from './rubric';
 import { MAX_REDIRECTS, FetchFailedError, FetchRefusedError, OutboundRefusedError, safeFetch, type FetchResult, type LookupFn, type SafeFetchOptions } from './safe-fetch';
-import { createOutboundGate, THIRD_PARTY_REQUESTS_PER_DOMAIN, type OutboundGate, type OutboundRefused, type OutboundSpend, type OutboundSummary } from './outbound';
+import { createOutboundGate, MAX_LOOKUPS_PER_CHECK, THIRD_PARTY_REQUESTS_PER_DOMAIN, type OutboundGate, type OutboundRefused, type OutboundSpend, type OutboundSummary } from './outbound';
 import { resolveHostMap, type HostMap } from './host-map';
 import {
   fetchAgentSurfaces,
@@ -111,6 +111,8 @@ export interface CheckOptions {
    * operation passes one over the store; without it only the per-check cap for third parties applies.
    */
   spendOutbound?: OutboundSpend;
+  /** Told once the page first answered (any HTTP status), before anything else is requested. */
+  siteAnswered?: () => void;
   /**
    * Who pays for the check (a credits key's hash, or the verified payer): the renderer gives each owner one
    * rendering slot at a time and serves owners in turn. Unset: the check is an owner of its own.
@@ -305,13 +307,16 @@ export class SiteUnreachable extends Error {
  */
 export class OutboundBudgetSpent extends Error {
   readonly domain: string;
-  /** Whole seconds until the domain's window ends, at least 1. */
+  /** The address whose budget is spent, when it was the address's rather than the domain's. */
+  readonly address: string | undefined;
+  /** Whole seconds until the budget's window ends, at least 1. */
   readonly retryAfterSeconds: number;
-  constructor(domain: string, retryAfterMs: number) {
+  constructor(domain: string, retryAfterMs: number, address?: string) {
     const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-    super(`${domain} has had as many requests from this service as it gets in a minute, so the check stopped. Retry in ${seconds} s. Nothing was charged.`);
+    super(`${address ? `The address ${address} (of ${domain})` : domain} has had as many requests from this service as it gets in a minute, so the check stopped. Retry in ${seconds} s. Nothing was charged.`);
     this.name = 'OutboundBudgetSpent';
     this.domain = domain;
+    this.address = address;
     this.retryAfterSeconds = seconds;
   }
 }
@@ -368,7 +373,7 @@ export async function checkVisibility(input: string, options: CheckOptions = {})
   };
 
   try {
-    return await runCheck(target, fetchOptions, gate, analysis, options.renderOwner);
+    return await runCheck(target, fetchOptions, gate, analysis, options.renderOwner, options.siteAnswered);
   } catch (err) {
     throw analysisFailed(err, options.signal);
   } finally {
@@ -410,10 +415,12 @@ function refusedLimit(refusals: readonly OutboundRefused[]): string | null {
   if (refusals.length === 0) return null;
   const domains = [...new Set(refusals.map((r) => r.domain))];
   const budget = refusals.filter((r) => r.reason === 'budget').length;
-  const cap = refusals.length - budget;
+  const lookups = refusals.filter((r) => r.reason === 'lookup-cap').length;
+  const cap = refusals.length - budget - lookups;
   const parts = [
-    budget > 0 ? `${budget} because the domain had used its requests for the minute` : null,
+    budget > 0 ? `${budget} because the domain or its address had used its requests for the minute` : null,
     cap > 0 ? `${cap} because this check sends a site other than the one checked at most ${THIRD_PARTY_REQUESTS_PER_DOMAIN} requests` : null,
+    lookups > 0 ? `${lookups} because this check looks up at most ${MAX_LOOKUPS_PER_CHECK} names` : null,
   ].filter((p): p is string => p !== null);
   return `${refusals.length} requests of this check were not sent (${parts.join('; ')}), to ${domains.slice(0, 5).join(', ')}${domains.length > 5 ? ' and others' : ''}: site.outbound counts them, and what they were for reads as not answered.`;
 }
@@ -424,29 +431,36 @@ async function runCheck(
   gate: OutboundGate,
   analysis: AnalysisOptions,
   renderOwner: string | undefined,
+  siteAnswered: (() => void) | undefined,
 ): Promise<VisibilityResult> {
   let page: FetchResult;
   try {
     page = await safeFetch(target, { ...fetchOptions, timeoutMs: PAGE_TIMEOUT_MS, maxBytes: PAGE_MAX_BYTES });
   } catch (err) {
-    if (err instanceof OutboundRefusedError && err.code === 'budget') throw gate.failure() ?? new OutboundBudgetSpent(err.domain, err.retryAfterMs);
+    if (err instanceof OutboundRefusedError && err.code === 'budget') throw gate.failure() ?? new OutboundBudgetSpent(err.domain, err.retryAfterMs, err.address);
     throw unreachable(err);
   }
+  siteAnswered?.();
 
   const finalUrl = new URL(page.url);
   gate.addOwn(finalUrl.hostname);
   const answered = page.status >= 200 && page.status <= 299;
   // The site phase's own view of the gate, so its refusals can be told from the renderer's.
   const siteRefusals: OutboundRefused[] = [];
+  const noted = <R extends OutboundRefused | null>(refused: R): R => {
+    if (refused) siteRefusals.push(refused);
+    return refused;
+  };
   const siteFetches: FetchOptions = {
     ...fetchOptions,
     outbound: {
       ...gate,
-      admit: async (url) => {
-        const refused = await gate.admit(url);
-        if (refused) siteRefusals.push(refused);
-        return refused;
+      admit: async (url) => noted(await gate.admit(url)),
+      resolve: async (url, lookup) => {
+        const answer = await gate.resolve(url, lookup);
+        return Array.isArray(answer) ? answer : noted(answer);
       },
+      admitAddress: async (url, key) => noted(await gate.admitAddress(url, key)),
     },
   };
 
@@ -469,7 +483,7 @@ async function runCheck(
   // A report whose own site's files were refused by the budget would score requests that were never sent:
   // the check stops instead, uncharged, as when the page itself is refused.
   const ownSpent = siteRefusals.find((r) => r.reason === 'budget' && gate.isOwn(r.domain));
-  if (ownSpent) throw gate.failure() ?? new OutboundBudgetSpent(ownSpent.domain, ownSpent.retryAfterMs);
+  if (ownSpent) throw gate.failure() ?? new OutboundBudgetSpent(ownSpent.domain, ownSpent.retryAfterMs, ownSpent.address);
 
   const fetchedPage: FetchedPage = {
     url: page.url,
@@ -550,7 +564,8 @@ export function visibilityCheckDescription() {
       budgetSeconds: CHECK_BUDGET_MS / 1000,
       maxRequests: MAX_REQUESTS_PER_CHECK,
       thirdPartyRequestsPerDomain: THIRD_PARTY_REQUESTS_PER_DOMAIN,
-      outbound: `Every request, each redirect hop included, is counted against the registrable domain it goes to. One check sends at most ${MAX_REQUESTS_PER_CHECK} requests in all, and at most ${THIRD_PARTY_REQUESTS_PER_DOMAIN} to any domain other than the page's own (the domain asked for and the one the page finally answered from): render subrequests, llms.txt links, sitemap children and redirects elsewhere. Across all checks, each domain gets at most a set number of requests a minute (120 by default); requests past either limit are not sent and are counted in report.site.outbound.`,
+      maxLookups: MAX_LOOKUPS_PER_CHECK,
+      outbound: `Every request, each redirect hop included, is counted against the registrable domain it names and against the address it connects to (an IPv4 address, an IPv6 /64). One check sends at most ${MAX_REQUESTS_PER_CHECK} requests in all, and at most ${THIRD_PARTY_REQUESTS_PER_DOMAIN} to any domain, or any address, other than the page's own (the domain asked for, the one the page finally answered from, and the addresses they led to): render subrequests, llms.txt links, sitemap children and redirects elsewhere. It resolves each name once and at most ${MAX_LOOKUPS_PER_CHECK} names, and only after the limits above let the request through. Across all checks, each domain and each address gets at most a set number of requests a minute (120 each by default); requests past any limit are not sent and are counted in report.site.outbound. Once a check has sent its first request, it runs to its end and is charged even if its caller goes away.`,
     },
     crawlers: CRAWLERS.map((c) => ({
       token: c.token,

@@ -30,6 +30,7 @@ const VisibilityDescribed = z.strictObject({
     budgetSeconds: z.number(),
     maxRequests: z.number().int(),
     thirdPartyRequestsPerDomain: z.number().int(),
+    maxLookups: z.number().int(),
     outbound: z.string(),
   }),
   crawlers: z.array(z.looseObject({ token: z.string(), vendor: z.string(), role: z.string(), honorsRobots: z.boolean(), userTriggered: z.boolean() })),
@@ -75,8 +76,13 @@ export const visibilityCheck = defineCheck({
   targetHost: (input) => registrableDomain(normalizeTargetUrl(input.url).hostname),
   workBeforeCharge: true,
   costlyFailure: (error) => error instanceof SiteUnreachable && error.costly,
-  async run(input, { signal, now, spendOutbound, owner }) {
-    const options = { signal, ...(spendOutbound ? { spendOutbound } : {}), ...(owner !== undefined ? { renderOwner: owner } : {}) };
+  async run(input, { signal, now, spendOutbound, owner, siteAnswered }) {
+    const options = {
+      signal,
+      ...(spendOutbound ? { spendOutbound } : {}),
+      ...(owner !== undefined ? { renderOwner: owner } : {}),
+      ...(siteAnswered ? { siteAnswered } : {}),
+    };
     const { report, limits } = await checkVisibility(input.url, options);
     return { checkedAt: now.toISOString(), report, limits, artifactHash: artifactHash(report) };
   },
@@ -107,7 +113,12 @@ export function visibilityProblem(error: unknown): unknown {
   if (error instanceof InvalidTargetUrl) return new ProblemError('invalid-url', error.message);
   if (error instanceof SiteUnreachable) return new ProblemError('site-unreachable', error.message);
   if (error instanceof OutboundBudgetSpent) {
-    return new ProblemError('rate-limited', error.message, { retryAfterSeconds: error.retryAfterSeconds, domain: error.domain }, error.retryAfterSeconds);
+    return new ProblemError(
+      'rate-limited',
+      error.message,
+      { retryAfterSeconds: error.retryAfterSeconds, domain: error.domain, ...(error.address ? { address: error.address } : {}) },
+      error.retryAfterSeconds,
+    );
   }
   return error;
 }

@@ -120,7 +120,7 @@ const Severity = z.enum(['critical', 'high', 'medium', 'low', 'info']);
 const RobotsDirectives = z.looseObject({ bot: token().nullable(), directives: list(str(C.path), C.directives), raw: str(C.quote) });
 const CrawlerAccess = z.looseObject({ outcome: z.enum(ACCESS_OUTCOMES), status: int().nullable(), userAgent: str(C.short).nullable(), verification: z.enum(ACCESS_VERIFICATIONS).optional() });
 const Signal = z.enum(['yes', 'no']).nullable();
-const RefusedCounts = z.looseObject({ budget: int().min(0), thirdPartyCap: int().min(0) });
+const RefusedCounts = z.looseObject({ budget: int().min(0), thirdPartyCap: int().min(0), lookupCap: int().min(0).optional() });
 /** A robots.txt line number: the file is read up to ROBOTS_MAX_BYTES, so no line number is larger. */
 const lineNumber = () => int().min(1).max(ROBOTS_MAX_BYTES);
 const Surface = z.looseObject({
@@ -317,7 +317,9 @@ export const VisibilityReportSchema = z.looseObject({
     outbound: z.looseObject({
       requests: int().min(0),
       refused: RefusedCounts,
+      lookups: int().min(0).optional(),
       domains: int().min(0),
+      addresses: int().min(0).optional(),
       byDomain: list(z.looseObject({ domain: str(C.short), sent: int().min(0), refused: RefusedCounts }), OUTBOUND_REPORT_MAX_DOMAINS),
     }),
   }),

@@ -13,7 +13,7 @@ import zlib from 'node:zlib';
 import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
 import { resolveHostMap, type HostMap } from './host-map';
-import type { OutboundGate, OutboundRefused } from './outbound';
+import { addressKey, type OutboundGate, type OutboundRefused } from './outbound';
 import { InvalidTargetUrl, normalizeTargetUrl } from './target-url';
 import { countFetch } from '@/lib/metrics';
 
@@ -79,7 +79,7 @@ export interface FetchResult {
   ttfbMs: number;
 }
 
-export type FetchRefusedCode = 'invalid-url' | 'private-address' | 'budget' | 'third-party-cap';
+export type FetchRefusedCode = 'invalid-url' | 'private-address' | 'budget' | 'third-party-cap' | 'lookup-cap';
 
 /** The address, or one a redirect led to, is not one we will connect to. Message is fit to show. */
 export class FetchRefusedError extends Error {
@@ -93,18 +93,31 @@ export class FetchRefusedError extends Error {
   }
 }
 
-/** The check's outbound gate would not send this hop: the domain's budget is spent, or the check's cap for it. */
+/** What an outbound refusal says, fit to show. */
+function refusalMessage({ reason, domain, address }: OutboundRefused): string {
+  const where = address ? `The address ${address} (of ${domain})` : domain;
+  switch (reason) {
+    case 'budget':
+      return `${where} has had as many requests from this service as it gets in a minute; this one was not sent.`;
+    case 'third-party-cap':
+      return `This check has sent ${address ? `the address ${address}` : domain} as many requests as it sends a site other than the one checked; this one was not sent.`;
+    case 'lookup-cap':
+      return `This check has resolved as many names as one check may; ${domain} was not looked up and nothing was sent.`;
+  }
+}
+
+/**
+ * The check's outbound gate would not send this hop: a budget for the minute is spent (the domain's or the
+ * address's), the check's cap for a third party is reached, or the check's lookups are used up.
+ */
 export class OutboundRefusedError extends FetchRefusedError {
   readonly domain: string;
+  /** The address's budget key, when the refusal was at the address. */
+  readonly address: string | undefined;
   readonly retryAfterMs: number;
   constructor(refused: OutboundRefused, url: string) {
-    super(
-      refused.reason,
-      refused.reason === 'budget'
-        ? `${refused.domain} has had as many requests from this service as it gets in a minute; this one was not sent.`
-        : `This check has sent ${refused.domain} as many requests as it sends a site other than the one checked; this one was not sent.`,
-      url,
-    );
+    super(refused.reason, refusalMessage(refused), url);
+    this.address = refused.address;
     this.name = 'OutboundRefusedError';
     this.domain = refused.domain;
     this.retryAfterMs = refused.retryAfterMs;
@@ -165,6 +178,8 @@ interface Hop {
   connectUrl: string;
   hostname: string;
   addresses: ResolvedAddress[];
+  /** What the address's budget counts this hop under (outbound.ts addressKey). */
+  addressKey: string;
   extraHeaders: Record<string, string>;
 }
 
@@ -206,7 +221,13 @@ function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-async function planHop(url: URL, hostMap: HostMap, lookup: LookupFn, signal: AbortSignal): Promise<Hop> {
+/**
+ * Where one hop connects, and the one address it uses. A mapped host (tests, local demos) connects to its
+ * stand-in; any other name is resolved through the gate (once per check, within its lookup cap) and every answer
+ * must be public. The socket is then pinned to one vetted address, IPv4 first when the name has one, so the
+ * address the gate counted is the address the request reaches.
+ */
+async function planHop(url: URL, hostMap: HostMap, lookup: LookupFn, signal: AbortSignal, outbound: OutboundGate | undefined): Promise<Hop> {
   const hostname = url.hostname;
   const mapped = hostMap.get(hostname);
   if (mapped) {
@@ -219,15 +240,19 @@ async function planHop(url: URL, hostMap: HostMap, lookup: LookupFn, signal: Abo
       connectUrl: connect.href,
       hostname,
       addresses: [{ address: mapped.address, family: mapped.address.includes(':') ? 6 : 4 }],
+      // A port stands in for a host here, so it is part of what the address's budget counts.
+      addressKey: addressKey(mapped.address, mapped.port),
       extraHeaders: { host: url.host, 'x-forwarded-proto': url.protocol.slice(0, -1) },
     };
   }
 
   let answers: ResolvedAddress[];
   try {
-    answers = await raceSignal(lookup(hostname), signal);
+    const resolved = await raceSignal(outbound ? outbound.resolve(url, lookup) : lookup(hostname), signal);
+    if (!Array.isArray(resolved)) throw new OutboundRefusedError(resolved, url.href);
+    answers = resolved;
   } catch (err) {
-    if (signal.aborted) throw err;
+    if (signal.aborted || err instanceof OutboundRefusedError) throw err;
     throw new FetchFailedError('dns', `The name ${hostname} could not be resolved.`, url.href, err);
   }
   if (answers.length === 0) {
@@ -246,7 +271,8 @@ async function planHop(url: URL, hostMap: HostMap, lookup: LookupFn, signal: Abo
     const ip = ipaddr.process(answer.address);
     vetted.push({ address: ip.toString(), family: ip.kind() === 'ipv6' ? 6 : 4 });
   }
-  return { connectUrl: url.href, hostname, addresses: vetted, extraHeaders: {} };
+  const chosen = vetted.find((a) => a.family === 4) ?? vetted[0];
+  return { connectUrl: url.href, hostname, addresses: [chosen], addressKey: addressKey(chosen.address), extraHeaders: {} };
 }
 
 /**
@@ -488,11 +514,13 @@ async function guardedFetch(url: URL, options: SafeFetchOptions): Promise<FetchR
   try {
     for (;;) {
       const started = performance.now();
-      const hop = await planHop(current, hostMap, lookup, signal);
+      // The gate is asked for every hop: by name before the name is resolved, by address before a byte is sent.
+      const byName = options.outbound ? await raceSignal(options.outbound.admit(current), signal) : null;
+      if (byName) throw new OutboundRefusedError(byName, current.href);
+      const hop = await planHop(current, hostMap, lookup, signal, options.outbound);
+      const byAddress = options.outbound ? await raceSignal(options.outbound.admitAddress(current, hop.addressKey), signal) : null;
+      if (byAddress) throw new OutboundRefusedError(byAddress, current.href);
       pins.set(hop.hostname, hop.addresses);
-      // Asked for every hop, once the guards above passed and before a byte is sent.
-      const refused = options.outbound ? await raceSignal(options.outbound.admit(current), signal) : null;
-      if (refused) throw new OutboundRefusedError(refused, current.href);
 
       const res = await request(hop.connectUrl, {
         dispatcher: agent,
