@@ -3,6 +3,7 @@ import { PLANS } from '@/lib/credits/plans';
 import { PRICE_USD, formatUsd } from '@/lib/price';
 import { RESERVATION_HOLD_MS } from '@/lib/credits/ledger';
 import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/paid-call/pipeline';
+import { checksPerCaller } from '@/lib/paid-call/host-budget';
 import { REPLAY_TTL_MS } from '@/lib/replay-record';
 import { REVEAL_TTL_MS } from '@/lib/billing/records';
 import { endpointDocs } from '@/lib/docs/reference';
@@ -63,6 +64,9 @@ export default async function DocsApi() {
             <tr><td>Each check&apos;s own input</td><td>its request JSON Schema above, and its rubric on the checks page</td></tr>
             <tr><td>x402 maxTimeoutSeconds</td><td>300</td></tr>
             <tr><td>Prepaid plans</td><td>{PLANS.map((p) => `${p.name}: ${formatUsd(p.priceCents)} USD${p.billing === 'monthly' ? ' a month' : ''}, ${p.billing === 'monthly' ? `${p.calls} calls a month` : `${p.calls} calls for ${p.validity}`}`).join('; ')}</td></tr>
+            <tr><td>Checks of one site</td><td>{config.VISIBILITY_CHECKS_PER_HOST_PER_MINUTE} a minute whoever asks, at most {checksPerCaller(config.VISIBILITY_CHECKS_PER_HOST_PER_MINUTE)} of them by one caller (key, paying wallet or address); a check that ends before the site answered is given back and counts against its caller&apos;s {config.RATE_LIMIT_COSTLY_FAILURES} uncharged failures a window instead</td></tr>
+            <tr><td>Requests the checks send</td><td>{config.OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE} a minute to any one domain and {config.OUTBOUND_REQUESTS_PER_ADDRESS_PER_MINUTE} to any one address (IPv4, or IPv6 /64), all checks together</td></tr>
+            <tr><td>A client that goes away</td><td>before its check sent any request: the check stops, nothing charged; after: the check runs to its end and is charged as if the client had stayed, its answer kept for the Idempotency-Key</td></tr>
             <tr><td>A call held by a request that never finished</td><td>returns to the balance after {RESERVATION_HOLD_MS / 60_000} minutes</td></tr>
             <tr><td>New key shown after purchase</td><td>once; unclaimed, it is destroyed after {hours(REVEAL_TTL_MS)} hour(s)</td></tr>
           </tbody>
