@@ -30,7 +30,7 @@ export interface RenderedViewOptions {
   /** The check's outbound gate (outbound.ts), asked before each subrequest hop. */
   outbound?: OutboundGate;
   /** How the comparison runs on the analysis pool (the check's own settings). */
-  analysis?: { signal?: AbortSignal; deadlineMs?: number };
+  analysis?: { signal?: AbortSignal; cpuBudgetMs?: number };
   /** Replaces the settings read from the environment (tests). */
   settings?: RendererSettings;
   /** Who pays for the check: each owner renders one page at a time, owners in turn (render.ts). */
