@@ -44,7 +44,7 @@ export class TaskThreadError extends Error {
  * What a pool thread posts once its script has loaded, before any task: the pool starts a task's clocks only
  * then, and reads the thread's processor time by its Linux thread id (null elsewhere).
  */
-export interface ThreadReady {
+interface ThreadReady {
   ready: true;
   tid: number | null;
 }

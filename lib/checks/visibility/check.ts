@@ -63,7 +63,7 @@ import { renderedView, withRenderedFindings, type PageRendering } from './render
 import { RENDER_MAX_REDIRECTS, RENDER_MAX_REQUESTS } from './render/render';
 import { capReport } from './report-caps';
 
-export const CHECK_VERSION = '3.0.0';
+export const CHECK_VERSION = '3.1.0';
 /** Whole-check budget: every request of one check shares it. */
 export const CHECK_BUDGET_MS = 20_000;
 /** The page may use most of the budget; the site files are small and get less. */
