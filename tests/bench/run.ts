@@ -16,6 +16,7 @@ import { benchPaidOverhead, benchUnpaidChallenge } from './payments';
 import { benchLockedStoreWait } from './store';
 import { benchRobotsAdversarial } from './timing';
 import { benchRender } from './render';
+import { benchContention } from './contention';
 import { benchX402Reference } from './x402-reference';
 import { alternating, load, type Load } from './load';
 
@@ -116,6 +117,7 @@ const SECTIONS: Record<string, () => Promise<unknown>> = {
   'payments-paid-overhead': benchPaidOverhead,
   'x402-reference': benchX402Reference,
   'robots-adversarial': benchRobotsAdversarial,
+  contention: benchContention,
 };
 
 async function main() {

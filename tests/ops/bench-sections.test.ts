@@ -29,6 +29,7 @@ describe('npm run bench', () => {
       'payments-paid-overhead',
       'x402-reference',
       'robots-adversarial',
+      'contention',
     ]);
   });
 

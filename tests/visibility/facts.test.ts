@@ -67,6 +67,15 @@ describe('the visibility label table', () => {
     });
   });
 
+  it('says a partial rendering is incomplete, with its reason, and no measure from it', () => {
+    const partial = structuredClone(report);
+    const reason = 'The page had not loaded after 12 s (no load event): what the browser had is not compared with the HTML as served.';
+    (partial.page as { rendering: unknown }).rendering = { state: 'partial', reason, missing: ['load'], title: null, h1Count: null, wordCount: null, textLength: null, jsOnlyShare: null, requests: 0, refused: 0, durationMs: 12_000 };
+    const byLabel = Object.fromEntries(visibilityFacts(partial).flatMap((s) => s.facts.map((f) => [f.label, f.value])));
+    expect(byLabel['Rendered view']).toBe(`rendering incomplete: ${reason}`);
+    expect(byLabel['Share of words that need JavaScript']).toBeUndefined();
+  });
+
   it('leaves empty facts out and says missing things in words', () => {
     const plain = structuredClone(report);
     plain.page.headBrokenAt = null;

@@ -2,6 +2,7 @@
 // parse that runs away anyway is stopped on its worker thread, not on the server's event loop.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isSitemapDocument, runAnalysisTask, type AnalysisResult, type AnalysisTask } from '@/lib/checks/visibility/analysis';
@@ -12,7 +13,7 @@ import { parseRobotsTxt, robotsFromResponse, ROBOTS_MATCH_BUDGET, type RobotsAcc
 import { assessLlmsTxt } from '@/lib/checks/visibility/rubric';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
-import { createWorkerPool, TaskDeadlineError, TaskQueueTimeoutError, type WorkerPool } from '@/lib/worker-pool';
+import { createWorkerPool, TaskDeadlineError, TaskQueueTimeoutError, TaskThreadError, type WorkerPool } from '@/lib/worker-pool';
 import { installTestRuntime, post } from '../support/runtime';
 import { startFixtureSite, type FixtureSite } from './fixture-site';
 import { HOSTILE_LLMS, HOSTILE_PAGE_PATH, HOSTILE_ROBOTS, HOSTILE_SITEMAP, hostileRoutes, NESTED_TABLES_PAGE, unclosedFormattingPage } from './hostile-site';
@@ -51,6 +52,22 @@ async function probedWhile<T>(work: () => Promise<T>): Promise<{ result: T; answ
 }
 
 type AnyPool = WorkerPool<AnalysisTask, AnalysisResult>;
+
+const WORKER_POOL = path.join(__dirname, '../../lib/worker-pool.ts');
+
+/**
+ * A pool thread's script for `new Worker(script, { eval: true })`: `body` (plain JavaScript, `parentPort` in
+ * scope) after `startupMs` of busy start-up, then the ready message every pool thread posts once it has loaded.
+ */
+function poolThread(body: string, startupMs = 0): string {
+  return `
+    require('tsx/cjs');
+    const { parentPort } = require('node:worker_threads');
+    const { announceReady } = require(${JSON.stringify(WORKER_POOL)});
+    for (const end = Date.now() + ${startupMs}; Date.now() < end; ) {}
+    ${body}
+    announceReady(parentPort);`;
+}
 
 /**
  * Puts a pool in front of `pool` that probes the event loop as it runs each task (probedWhile), and returns what
@@ -233,15 +250,17 @@ describe('the probe of the event loop', () => {
 });
 
 describe('the analysis pool', () => {
-  // A thread that answers every task at once, except `spin`, which it never finishes.
-  const SPINNER = `
-    const { parentPort } = require('node:worker_threads');
+  // A thread that answers every task at once, except `spin`, which it never finishes, and `sleep:<ms>`, which
+  // holds the thread that long without using a core (as a thread that a busy machine does not schedule).
+  const SPINNER_BODY = `
     parentPort.on('message', ({ id, task }) => {
       if (task === 'spin') for (;;) {}
+      if (task.startsWith('sleep:')) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(task.slice(6)));
       parentPort.postMessage({ id, ok: true, value: task });
     });`;
-  const spinningPool = (deadlineMs: number) =>
-    createWorkerPool<string, string>({ start: () => new Worker(SPINNER, { eval: true }), size: 1, deadlineMs });
+  const SPINNER = poolThread(SPINNER_BODY);
+  const spinningPool = (cpuBudgetMs: number) =>
+    createWorkerPool<string, string>({ start: () => new Worker(SPINNER, { eval: true }), size: 1, cpuBudgetMs });
 
   it('terminates a task at its deadline, replaces the thread, and runs the next task, the event loop free throughout', async () => {
     const pool = spinningPool(300);
@@ -260,7 +279,7 @@ describe('the analysis pool', () => {
   });
 
   it('gives up a task that waits for a thread past its queue deadline, unrun, before the running task ends, and runs the next', async () => {
-    const pool = createWorkerPool<string, string>({ start: () => new Worker(SPINNER, { eval: true }), size: 1, deadlineMs: 2_000, queueDeadlineMs: 100 });
+    const pool = createWorkerPool<string, string>({ start: () => new Worker(SPINNER, { eval: true }), size: 1, cpuBudgetMs: 2_000, queueDeadlineMs: 100 });
     try {
       const settled: string[] = [];
       const first = pool.run('spin').then(
@@ -298,15 +317,66 @@ describe('the analysis pool', () => {
       await pool.close();
     }
   });
+
+  it("does not count a thread's start-up against its task: a thread that loads for longer than the budget runs a quick task", async () => {
+    const pool = createWorkerPool<string, string>({ start: () => new Worker(poolThread(SPINNER_BODY, 1_500), { eval: true }), size: 1, cpuBudgetMs: 500 });
+    try {
+      expect(await pool.run('quick')).toBe('quick');
+      expect(pool.started).toBe(1);
+      // The same thread, loaded, still stops a task that burns its budget.
+      expect(await pool.run('spin').catch((e: unknown) => e)).toMatchObject({ name: 'TaskDeadlineError', limit: 'cpu', deadlineMs: 500 });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('counts the processor time a task uses, not the time it holds its thread: a task given no core past its budget completes, one that burns it is stopped', async () => {
+    const pool = spinningPool(300);
+    try {
+      // 900 ms on the thread and almost no processor time: what an honest task sees on a machine too busy to run it.
+      expect(await pool.run('sleep:900')).toBe('sleep:900');
+      expect(pool.started).toBe(1);
+      const started = performance.now();
+      const stopped = await pool.run('spin').catch((e: unknown) => e);
+      expect(stopped).toBeInstanceOf(TaskDeadlineError);
+      expect(stopped).toMatchObject({ limit: 'cpu', deadlineMs: 300, message: 'the task was stopped after 300 ms of processor time' });
+      // Stopped on its processor time, before the wall-clock backstop (4 × 300 ms) could have stopped it.
+      expect(performance.now() - started).toBeLessThan(1_200);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('stops a task that holds its thread to the wall-clock backstop (4 × the budget), however little processor time it used, and replaces the thread', async () => {
+    const pool = spinningPool(200);
+    try {
+      expect(await pool.run('sleep:5000').catch((e: unknown) => e)).toMatchObject({ name: 'TaskDeadlineError', limit: 'wall', deadlineMs: 800 });
+      expect(await pool.run('next')).toBe('next');
+      expect(pool.started).toBe(2);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('fails a task whose thread cannot load as a start failure, not as one of its own', async () => {
+    const pool = createWorkerPool<string, string>({ start: () => new Worker(poolThread(`throw new Error('broken module');`), { eval: true }), size: 1, cpuBudgetMs: 300 });
+    try {
+      const failed = await pool.run('quick').catch((e: unknown) => e);
+      expect(failed).toBeInstanceOf(TaskThreadError);
+      expect(failed).toMatchObject({ starting: true, message: "the task's thread failed to start: broken module" });
+    } finally {
+      await pool.close();
+    }
+  });
 });
 
 describe('a check whose analysis runs away', () => {
   let site: FixtureSite;
   let real: ReturnType<typeof replaceAnalysisPool>;
   const runaway = createWorkerPool<unknown, unknown>({
-    start: () => new Worker(`require('node:worker_threads').parentPort.on('message', () => { for (;;) {} });`, { eval: true }),
+    start: () => new Worker(poolThread(`parentPort.on('message', () => { for (;;) {} });`), { eval: true }),
     size: 1,
-    deadlineMs: 300,
+    cpuBudgetMs: 300,
   });
   beforeAll(async () => {
     site = await startFixtureSite({ '/': { headers: { 'content-type': 'text/html' }, body: '<title>ok</title>' } });
@@ -326,9 +396,9 @@ describe('a check whose analysis runs away', () => {
 
   it('fails a check cleanly, not counted as costly (the service is busy, the caller did nothing), when its analysis waits past the queue deadline behind a busy thread', async () => {
     const busy = createWorkerPool<unknown, unknown>({
-      start: () => new Worker(`require('node:worker_threads').parentPort.on('message', () => { for (;;) {} });`, { eval: true }),
+      start: () => new Worker(poolThread(`parentPort.on('message', () => { for (;;) {} });`), { eval: true }),
       size: 1,
-      deadlineMs: 5_000,
+      cpuBudgetMs: 5_000,
       queueDeadlineMs: 100,
     });
     const previous = replaceAnalysisPool(busy as never);
@@ -385,7 +455,7 @@ describe('a check whose analysis runs away', () => {
       expect(res.headers.get('content-type')).toBe('application/problem+json');
       const problem = (await res.json()) as { type: string; detail: string };
       expect(problem.type).toBe(`${PROBLEM_BASE}site-unreachable`);
-      expect(problem.detail).toBe("The site's files took more than 0.3 s to analyse and were abandoned.");
+      expect(problem.detail).toBe("The site's files took more than 0.3 s of processor time to analyse and were abandoned.");
       expect((await balance(rt.store, keyHash)).callsLeft).toBe(25);
     } finally {
       await rt.dispose();

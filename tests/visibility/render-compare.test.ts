@@ -69,6 +69,16 @@ describe('compareRendering', () => {
       findings: [],
     });
   });
+
+  it('draws nothing from a partial rendering, whatever DOM it holds: the missing events pass through, no measures, no findings', () => {
+    // A DOM cut off mid-load: no title, no text, as a page whose parser waited on a script reads.
+    const capture: RenderCapture = { state: 'partial', reason: 'not loaded', missing: ['load'], html: '<html><head></head><body></body></html>', webMcp: null, requests: 1, refused: 0, durationMs: 12_000 };
+    expect(compareRendering(served(`<title>News</title><h1>News</h1><p>${'word '.repeat(150)}</p>`), capture)).toEqual({
+      rendering: { state: 'partial', reason: 'not loaded', missing: ['load'], title: null, h1Count: null, wordCount: null, textLength: null, jsOnlyShare: null, requests: 1, refused: 0, durationMs: 12_000 },
+      webMcp: null,
+      findings: [],
+    });
+  });
 });
 
 describe('renderer settings', () => {

@@ -52,6 +52,20 @@ export function busyLoopRoutes(): Record<string, FixtureRoute> {
 }
 
 /**
+ * The same page as serverRenderedRoutes, but its head first waits on a script the site does not send until `held`
+ * settles, and its title comes after that script: the browser's parser stops there, so neither DOMContentLoaded
+ * nor load comes while it is held, and the DOM so far has no title, no h1 and no words.
+ */
+export function heldScriptRoutes(held: Promise<unknown>): Record<string, FixtureRoute> {
+  return {
+    '/': page(`<!doctype html><html lang="en"><head><script src="/held.js"></script><title>Widgets for everyone</title></head>
+<body><h1>Widgets for everyone</h1><p>${SPA_WORDS}</p></body></html>`),
+    '/held.js': { ...js(`document.documentElement.dataset.ran = 'yes';`), held },
+    '/robots.txt': text(ROBOTS),
+  };
+}
+
+/**
  * Every way a page can make a browser reach `private` (`127.0.0.1:<port>`, `localhost:<port>`, a name the test's
  * resolver sends to 127.0.0.1, a redirect from the site itself): markup, scripts, workers, popups, navigation.
  */

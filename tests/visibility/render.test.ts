@@ -11,12 +11,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { browsersLaunched, launchOptions, RECYCLE } from '@/lib/checks/visibility/render/browser';
 import { checkVisibility, SiteUnreachable } from '@/lib/checks/visibility/check';
 import { RENDERED_LIMIT, closeRenderer } from '@/lib/checks/visibility/render';
+import { RENDER_LIMITS } from '@/lib/checks/visibility/render/render';
 import { nonRenderingAgents } from '@/lib/checks/visibility/render/compare';
 import { VISIBILITY_LIMITS } from '@/lib/checks/visibility/rubric';
 import { chromiumSettings } from '../support/chromium';
 import { renderWithChromium } from '../support/chromium-suite';
 import { startFixtureSite, type FixtureRoute, type FixtureSite } from './fixture-site';
-import { busyLoopRoutes, hostileRoutes, noindexByScriptRoutes, serverRenderedRoutes, spaRoutes } from './render-site';
+import { busyLoopRoutes, heldScriptRoutes, hostileRoutes, noindexByScriptRoutes, serverRenderedRoutes, spaRoutes } from './render-site';
 import { BROWSER_USER_AGENT } from '@/lib/checks/visibility/crawlers';
 import { PROBED_CRAWLERS } from '@/lib/checks/visibility/access-probes';
 
@@ -114,14 +115,55 @@ describe.skipIf(!settings)('the rendered view (Chromium)', () => {
     expect(report.findings.find((f) => f.id === 'content-needs-javascript')).toBeUndefined();
   });
 
-  it('fails the rendering, not the check, when the page script never yields; the browser renders the next page', async () => {
-    const { report } = await check(busyLoopRoutes());
-    expect(report.status).toBe(200);
-    expect(report.page.wordCount).toBe(2);
-    expect(report.page.rendering).toMatchObject({ state: 'failed', reason: "The page's scripts kept the browser busy past 8 s.", wordCount: null, jsOnlyShare: null });
+  it('fails the rendering, not the check, when the page script never yields past its processor time; the browser renders the next page', async () => {
+    const limits = { ...RENDER_LIMITS };
+    // 2 s of the renderer's processor time, well inside the wall-clock limits even on a loaded machine.
+    RENDER_LIMITS.cpuMs = 2_000;
+    try {
+      const { report } = await check(busyLoopRoutes());
+      expect(report.status).toBe(200);
+      expect(report.page.wordCount).toBe(2);
+      expect(report.page.rendering).toMatchObject({ state: 'failed', reason: "The page's scripts kept the browser busy for more than 2 s of processor time.", wordCount: null, jsOnlyShare: null });
+    } finally {
+      Object.assign(RENDER_LIMITS, limits);
+    }
     const next = await check(serverRenderedRoutes());
     expect(next.report.page.rendering.state).toBe('rendered');
   }, 90_000);
+
+  it('reports a page whose load never came as partial, naming what is missing, and draws no finding from it', async () => {
+    const limits = { ...RENDER_LIMITS };
+    RENDER_LIMITS.loadMs = 2_000;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    try {
+      const { report, limits: reportLimits, site } = await check(heldScriptRoutes(held));
+      // The script was asked for (the parser is waiting on it) and is still unanswered.
+      expect(site.requests).toContain('/held.js');
+      expect(report.page.title).toBe('Widgets for everyone');
+      const { durationMs, ...rendering } = report.page.rendering;
+      expect(rendering).toEqual({
+        state: 'partial',
+        reason: 'The page had not loaded after 2 s (no DOMContentLoaded, no load event): what the browser had is not compared with the HTML as served.',
+        missing: ['domcontentloaded', 'load'],
+        title: null,
+        h1Count: null,
+        wordCount: null,
+        textLength: null,
+        jsOnlyShare: null,
+        requests: 0,
+        refused: 0,
+      });
+      expect(durationMs).toBeGreaterThanOrEqual(2_000);
+      expect(report.findings.map((f) => f.id).filter((id) => id.startsWith('rendered') || id === 'content-needs-javascript' || id.startsWith('webmcp'))).toEqual([]);
+      expect(report.site.agentSurfaces.webMcp).toBeNull();
+      // The served-HTML limit: nothing in the report comes from the rendering.
+      expect(reportLimits).toEqual([...VISIBILITY_LIMITS]);
+    } finally {
+      release();
+      Object.assign(RENDER_LIMITS, limits);
+    }
+  });
 
   it('skips the rendering, with the reason, when every slot is taken and the queue is full', async () => {
     process.env.RENDER_CONCURRENCY = '1';

@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import type { TaskReply } from '@/lib/worker-pool';
+import { announceReady, type TaskReply } from '@/lib/worker-pool';
 import { runAnalysisTask, type AnalysisTask } from './analysis';
 
 // The thread behind analysis-pool.ts: one task at a time, synchronously, as it arrives.
@@ -14,3 +14,6 @@ port.on('message', ({ id, task }: { id: number; task: AnalysisTask }) => {
   }
   port.postMessage(reply);
 });
+
+// Last, once the analysis modules above have loaded: the pool counts a task's time only from here on.
+announceReady(port);

@@ -63,7 +63,7 @@ import { renderedView, withRenderedFindings, type PageRendering } from './render
 import { RENDER_MAX_REDIRECTS, RENDER_MAX_REQUESTS } from './render/render';
 import { capReport } from './report-caps';
 
-export const CHECK_VERSION = '3.0.0';
+export const CHECK_VERSION = '3.1.0';
 /** Whole-check budget: every request of one check shares it. */
 export const CHECK_BUDGET_MS = 20_000;
 /** The page may use most of the budget; the site files are small and get less. */
@@ -104,8 +104,8 @@ export interface CheckOptions {
   hostMap?: string | HostMap;
   /** Overrides CHECK_BUDGET_MS (tests of the budget). */
   budgetMs?: number;
-  /** Overrides ANALYSIS_DEADLINE_MS, the time the parsing and scoring of one step may take (tests). */
-  analysisDeadlineMs?: number;
+  /** Overrides ANALYSIS_CPU_BUDGET_MS, the processor time the parsing and scoring of one step may use (tests). */
+  analysisCpuBudgetMs?: number;
   /**
    * Counts each request against its registrable domain's budget for the minute (outbound.ts). The paid
    * operation passes one over the store; without it only the per-check cap for third parties applies.
@@ -173,7 +173,7 @@ type FetchOptions = Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap' | 'ou
  * How the check runs its analysis steps on the pool. Only the caller's signal drops a queued step: the
  * budget bounds the fetches, and files still pending when it ran out are analysed as not fetched.
  */
-type AnalysisOptions = { signal?: AbortSignal; deadlineMs?: number };
+type AnalysisOptions = { signal?: AbortSignal; cpuBudgetMs?: number };
 
 /** A probe never throws: a site file that cannot be fetched is a fact about the site, not a failed check. */
 async function tryFetch(url: URL, options: SafeFetchOptions): Promise<FetchResult | null> {
@@ -285,10 +285,11 @@ async function followSitemap(
 
 /**
  * The site could not be checked: the page could not be fetched, or its files could not be analysed.
- * `message` is a reason fit to show the user (no addresses or internals). `costly` when what the site sent held
- * an analysis thread to its deadline or killed it: the caller's costly-failure budget counts it. A wait in the
- * queue is not costly: it says the service is busy, not that this caller's site is hostile, and counting it
- * would turn away ordinary callers whenever the service is loaded.
+ * `message` is a reason fit to show the user (no addresses or internals). `costly` when what the site sent used
+ * up an analysis thread's processor time, held the thread to its wall-clock backstop, or killed it: the caller's
+ * costly-failure budget counts it. A wait in the queue, or a thread that would not start, is not costly: it says
+ * the service is busy, not that this caller's site is hostile, and counting it would turn away ordinary callers
+ * whenever the service is loaded.
  */
 export class SiteUnreachable extends Error {
   constructor(
@@ -334,11 +335,19 @@ function analysisFailed(err: unknown, caller: AbortSignal | undefined): unknown 
   // The caller went away while a step queued: the same outcome as a page whose fetch it cut short.
   if (caller?.aborted && err === caller.reason) return new SiteUnreachable('The check was stopped before it finished.');
   if (err instanceof TaskDeadlineError) {
-    return new SiteUnreachable(`The site's files took more than ${err.deadlineMs / 1000} s to analyse and were abandoned.`, true);
+    const seconds = err.deadlineMs / 1000;
+    return new SiteUnreachable(
+      err.limit === 'cpu'
+        ? `The site's files took more than ${seconds} s of processor time to analyse and were abandoned.`
+        : `The site's files were still being analysed after ${seconds} s and were abandoned.`,
+      true,
+    );
   }
   if (err instanceof TaskQueueTimeoutError) {
     return new SiteUnreachable(`The service is busy: the site's files waited more than ${err.waitedMs / 1000} s for analysis. Retry shortly.`);
   }
+  // A thread that could not start says the service is in trouble, not that the site is hostile.
+  if (err instanceof TaskThreadError && err.starting) return new SiteUnreachable("The service is busy: the site's files could not be analysed. Retry shortly.");
   // A thread that dies under a task has usually run out of memory on what the site sent.
   if (err instanceof TaskThreadError) return new SiteUnreachable("The site's files could not be analysed.", true);
   return err;
@@ -369,7 +378,7 @@ export async function checkVisibility(input: string, options: CheckOptions = {})
 
   const analysis: AnalysisOptions = {
     ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.analysisDeadlineMs !== undefined ? { deadlineMs: options.analysisDeadlineMs } : {}),
+    ...(options.analysisCpuBudgetMs !== undefined ? { cpuBudgetMs: options.analysisCpuBudgetMs } : {}),
   };
 
   try {

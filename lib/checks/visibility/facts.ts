@@ -79,7 +79,7 @@ const INCOMPLETE_WORDS: Record<string, string> = {
   textToHtmlRatio: 'share of text',
 };
 
-const RENDERING_STATE: Record<string, string> = { rendered: 'rendered', unavailable: 'not rendered', failed: 'rendering failed', skipped: 'not rendered' };
+const RENDERING_STATE: Record<string, string> = { rendered: 'rendered', partial: 'rendering incomplete', unavailable: 'not rendered', failed: 'rendering failed', skipped: 'not rendered' };
 
 function surface(v: unknown): string | null {
   const s = fieldsOf(v);

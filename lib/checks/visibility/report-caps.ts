@@ -19,6 +19,7 @@ import { AI_USE_SOURCES_MAX } from './ai-use';
 import { COMMERCE_CHALLENGES_MAX } from './commerce';
 import { RSL_USAGES_MAX } from './rsl';
 import { WEBMCP_LISTED } from './webmcp';
+import { RENDER_MILESTONES } from './render/compare';
 
 /**
  * The longest string and the longest list of each kind a report carries. A string's cap counts the bytes
@@ -206,6 +207,7 @@ export const VisibilityReportSchema = z.looseObject({
     rendering: z.looseObject({
       state: id(),
       reason: str(C.prose).optional(),
+      missing: list(z.enum(RENDER_MILESTONES), RENDER_MILESTONES.length).optional(),
       title: str(C.title).nullable(),
       h1Count: int().nullable(),
       wordCount: int().nullable(),

@@ -8,14 +8,24 @@ import { webMcpFindings, webMcpOf, type WebMcp, type WebMcpCapture } from '../we
 import { wordsOf } from '../words';
 import type { Finding } from '../rubric-items/types';
 
-type RenderingState = 'rendered' | 'unavailable' | 'failed' | 'skipped';
+/**
+ * `partial`: the browser ran the page but it had not loaded (its load event never came) by the time limit, so what
+ * it had is an unfinished page (often no title and no text yet) and nothing is compared or found from it.
+ */
+type RenderingState = 'rendered' | 'partial' | 'unavailable' | 'failed' | 'skipped';
+
+/** The document events a rendering waits for; a partial rendering names those that never came. */
+export const RENDER_MILESTONES = ['domcontentloaded', 'load'] as const;
+export type RenderMilestone = (typeof RENDER_MILESTONES)[number];
 
 /** What the browser produced, as render.ts hands it over. */
 export interface RenderCapture {
   state: RenderingState;
   /** Why the page was not rendered, or what cut the rendering short. */
   reason?: string;
-  /** `document.documentElement.outerHTML` once the page settled; null when nothing was rendered. */
+  /** `partial` only: the document events that had not come when the time was up. */
+  missing?: RenderMilestone[];
+  /** `document.documentElement.outerHTML` once the page settled; null unless `state` is `rendered`. */
   html: string | null;
   /** The WebMCP tools the page registered and its forms (webmcp-recorder.ts); null when not read. */
   webMcp: WebMcpCapture | null;
@@ -30,6 +40,8 @@ export interface RenderCapture {
 export interface PageRendering {
   state: RenderingState;
   reason?: string;
+  /** `partial` only: the document events that never came (`domcontentloaded`, `load`). */
+  missing?: RenderMilestone[];
   title: string | null;
   h1Count: number | null;
   wordCount: number | null;
@@ -153,6 +165,7 @@ export function compareRendering(served: ServedPage, capture: RenderCapture): Re
   const base = {
     state: capture.state,
     ...(capture.reason !== undefined ? { reason: capture.reason } : {}),
+    ...(capture.missing !== undefined ? { missing: capture.missing } : {}),
   };
   const counts = { requests: capture.requests, refused: capture.refused, durationMs: capture.durationMs };
   if (capture.state !== 'rendered' || capture.html === null) {

@@ -8,7 +8,7 @@ import type { LookupFn } from '../safe-fetch';
 import { analyse } from '../analysis-pool';
 import { closeBrowsers } from './browser';
 import type { PageRendering, RenderCapture } from './compare';
-import { capturePage, RENDER_MAX_BYTES, RENDER_MAX_REQUESTS, RENDER_TIME_MS, type ServedDocument } from './render';
+import { capturePage, RENDER_LIMITS, RENDER_MAX_BYTES, RENDER_MAX_REQUESTS, type ServedDocument } from './render';
 import type { RendererSettings } from './settings';
 import type { WebMcp } from '../webmcp';
 
@@ -30,7 +30,7 @@ export interface RenderedViewOptions {
   /** The check's outbound gate (outbound.ts), asked before each subrequest hop. */
   outbound?: OutboundGate;
   /** How the comparison runs on the analysis pool (the check's own settings). */
-  analysis?: { signal?: AbortSignal; deadlineMs?: number };
+  analysis?: { signal?: AbortSignal; cpuBudgetMs?: number };
   /** Replaces the settings read from the environment (tests). */
   settings?: RendererSettings;
   /** Who pays for the check: each owner renders one page at a time, owners in turn (render.ts). */
@@ -39,7 +39,7 @@ export interface RenderedViewOptions {
 
 /** Replaces the first limit (served HTML only) when the page was rendered. */
 export const RENDERED_LIMIT =
-  `The page was also rendered once in headless Chromium with JavaScript on, and compared with the HTML as served. Content that appears only after interaction (clicks, scrolling, consent banners), in logged-in states, or after ${RENDER_TIME_MS / 1000} s, ${RENDER_MAX_REQUESTS} requests or ${RENDER_MAX_BYTES / 1024 / 1024} MB is not seen; images, media and fonts are not loaded. Google renders pages, most AI fetchers do not.`;
+  `The page was also rendered once in headless Chromium with JavaScript on, and compared with the HTML as served. Content that appears only after interaction (clicks, scrolling, consent banners), in logged-in states, or after the page's scripts have used ${RENDER_LIMITS.cpuMs / 1000} s of processor time, ${RENDER_LIMITS.loadMs / 1000} s have passed, ${RENDER_MAX_REQUESTS} requests or ${RENDER_MAX_BYTES / 1024 / 1024} MB is not seen; images, media and fonts are not loaded. Google renders pages, most AI fetchers do not.`;
 
 /**
  * The limits of a report: today's list, with its first sentence replaced when the page was rendered.

@@ -7,28 +7,36 @@
 // launch, and every response handed to the browser carries a policy refusing WebSocket connections
 // (`connect-src` without ws:/wss:), which Chromium applies to the workers those documents start too. The second wall is in the launch options
 // (browser.ts): a dead proxy and a resolver that knows no names, for anything that slips past.
-import type { BrowserContext, Route } from 'playwright-core';
+import type { BrowserContext, Page, Route } from 'playwright-core';
 import type { HostMap } from '../host-map';
 import type { OutboundGate } from '../outbound';
 import { FetchRefusedError, safeFetch, type LookupFn } from '../safe-fetch';
 import { createLimiter, leaseBrowser, type Limiter } from './browser';
-import type { RenderCapture } from './compare';
+import { RENDER_MILESTONES, type RenderCapture, type RenderMilestone } from './compare';
 import { watchRendererMemory } from './memory-watch';
 import { resolveRendererSettings, type RendererSettings } from './settings';
 import { asWebMcpCapture, READ_EXPRESSION, RECORDER_SCRIPT } from './webmcp-recorder';
 
-/** The caps of one rendering: requests fetched for the page, bytes of those, and time once a slot is free. */
+/** The caps of one rendering: requests fetched for the page, bytes of those. */
 export const RENDER_MAX_REQUESTS = 50;
 export const RENDER_MAX_BYTES = 5 * 1024 * 1024;
 /** Redirects one subrequest of the browser may follow (each hop is a request, counted in the check's bound). */
 export const RENDER_MAX_REDIRECTS = 2;
-export const RENDER_TIME_MS = 8_000;
+/**
+ * The time of one rendering once it has a slot. What guards against a hostile page is `cpuMs`, the processor time
+ * the page's renderer process used (its scripts, parsing, layout, its workers), read from Chromium itself: a page
+ * whose scripts never yield spends it at the pace of the core it gets, while an honest page on a machine busy with
+ * other work uses little of it however long it waits for a core. The wall-clock limits are generous backstops:
+ * `loadMs` for the page to reach its load event and the network to settle, `readMs` more to read it back.
+ * Tests shorten them, as with RECYCLE.
+ */
+export const RENDER_LIMITS = { cpuMs: 8_000, loadMs: 12_000, readMs: 3_000 };
 /** The longest a check waits for a rendering slot before its rendering is skipped. */
 const RENDER_QUEUE_WAIT_MS = 10_000;
 /** The rendered DOM read back, at most (characters of outerHTML). */
 const RENDER_MAX_DOM_CHARS = 2 * 1024 * 1024;
-// Part of RENDER_TIME_MS kept for reading the DOM back once the page has had its time.
-const CAPTURE_RESERVE_MS = 1_000;
+// How often the page's processor time is read: a page spends at most a few cores' worth between two reads.
+const CPU_POLL_MS = 200;
 // The network counts as settled once nothing was in flight for this long.
 const QUIET_MS = 500;
 
@@ -144,13 +152,17 @@ async function renderInBrowser(served: ServedDocument, options: CaptureOptions, 
   } catch {
     return failed('Chromium could not be started.');
   }
+  const limits = { ...RENDER_LIMITS };
   const budget = settings.memoryMb * 1024 * 1024;
   const memory = watchRendererMemory(budget, budget * settings.concurrency);
   const overBudget = () => failed(`The page used more than ${settings.memoryMb} MB of memory; the browser ended it.`);
-  const timeUp = AbortSignal.timeout(RENDER_TIME_MS);
-  const deadline = AbortSignal.any([options.signal, timeUp]);
+  const busy = () => failed(`The page's scripts kept the browser busy for more than ${limits.cpuMs / 1000} s of processor time.`);
+  const checkEnded = () => failed('The check ended while the page was rendering.');
+  const cpuSpent = new AbortController();
+  const deadline = AbortSignal.any([options.signal, AbortSignal.timeout(limits.loadMs + limits.readMs), cpuSpent.signal]);
   const startedAt = performance.now();
   let context: BrowserContext | null = null;
+  let cpu: { stop(): void } | null = null;
   try {
     context = await lease.browser.newContext({
       serviceWorkers: 'block',
@@ -160,7 +172,7 @@ async function renderInBrowser(served: ServedDocument, options: CaptureOptions, 
       viewport: { width: 1280, height: 800 },
       locale: 'en-US',
     });
-    await guardContext(context, served, options, meter, deadline);
+    await guardContext(context, served, options, meter, deadline, limits.loadMs + limits.readMs);
     const page = await context.newPage();
     // Popups would be more pages to run; their requests are guarded like any, but they are not waited for.
     context.on('page', (other) => {
@@ -168,17 +180,33 @@ async function renderInBrowser(served: ServedDocument, options: CaptureOptions, 
     });
     let crashed = false;
     page.on('crash', () => (crashed = true));
+    const reached = new Set<RenderMilestone>();
+    page.once('domcontentloaded', () => reached.add('domcontentloaded'));
+    page.once('load', () => reached.add('load'));
+    cpu = await watchPageCpu(context, page, limits.cpuMs, () => cpuSpent.abort());
 
-    const remaining = () => Math.max(0, RENDER_TIME_MS - CAPTURE_RESERVE_MS - (performance.now() - startedAt));
-    try {
-      await page.goto(served.url, { waitUntil: 'load', timeout: Math.max(1, remaining()) });
-    } catch {
-      // A page whose load event never came still has a DOM worth reading, unless the check itself ended.
-      if (options.signal.aborted) return failed('The check ended while the page was rendering.');
-    }
-    await settled(meter, remaining, options.signal, () => crashed);
-    if (options.signal.aborted) return failed('The check ended while the page was rendering.');
+    const remaining = () => Math.max(0, limits.loadMs - (performance.now() - startedAt));
+    // The outcome is read from the events above: goto fails the same way for a slow page and a stuck one.
+    await withDeadline(page.goto(served.url, { waitUntil: 'load', timeout: Math.max(1, remaining()) }).catch(() => {}), deadline);
+    if (reached.has('load')) await settled(meter, remaining, deadline, () => crashed);
+    if (options.signal.aborted) return checkEnded();
+    if (cpuSpent.signal.aborted) return busy();
     if (crashed) return memory.tripped() ? overBudget() : failed('The page crashed the browser tab.');
+    if (!reached.has('load')) {
+      // Whatever DOM exists now is a page cut off mid-load (a news page read this way had no title and no
+      // words): it is reported as such, and nothing in the report is drawn from it.
+      const missing = RENDER_MILESTONES.filter((m) => !reached.has(m));
+      const named = missing.map((m) => (m === 'load' ? 'no load event' : 'no DOMContentLoaded')).join(', ');
+      return {
+        state: 'partial',
+        reason: `The page had not loaded after ${limits.loadMs / 1000} s (${named}): what the browser had is not compared with the HTML as served.`,
+        missing,
+        html: null,
+        webMcp: null,
+        requests: meter.requests,
+        refused: meter.refused,
+      };
+    }
 
     // The WebMCP records before the DOM: both are read once the page settled, and a page that fails the read
     // (a script that broke what the read needs) still has its DOM read; its tools then read as not observed.
@@ -193,13 +221,17 @@ async function renderInBrowser(served: ServedDocument, options: CaptureOptions, 
     );
     if (crashed && memory.tripped()) return overBudget();
     if (html === null) {
-      return failed(options.signal.aborted ? 'The check ended while the page was rendering.' : `The page's scripts kept the browser busy past ${RENDER_TIME_MS / 1000} s.`);
+      if (options.signal.aborted) return checkEnded();
+      if (cpuSpent.signal.aborted) return busy();
+      return failed(`The browser did not hand the rendered page back within ${(limits.loadMs + limits.readMs) / 1000} s.`);
     }
     return { state: 'rendered', html, webMcp, requests: meter.requests, refused: meter.refused };
   } catch {
-    if (options.signal.aborted) return failed('The check ended while the page was rendering.');
+    if (options.signal.aborted) return checkEnded();
+    if (cpuSpent.signal.aborted) return busy();
     return memory.tripped() ? overBudget() : failed('The browser failed while rendering the page.');
   } finally {
+    cpu?.stop();
     memory.stop();
     const closing = context?.close().catch(() => {});
     // A context whose page is stuck in a script still closes (Chromium ends the renderer process); bounded anyway.
@@ -208,7 +240,56 @@ async function renderInBrowser(served: ServedDocument, options: CaptureOptions, 
   }
 }
 
-/** Waits until no request has been in flight for QUIET_MS, the time is up, or the page is gone. */
+/**
+ * Reads the processor time of the page's renderer process every CPU_POLL_MS (CDP `Performance.getMetrics`
+ * `ProcessTime`, which Chromium answers between two steps of a script that never yields) and calls `spent` once
+ * the page has used `budgetMs` since the watch began. Where Chromium does not give the figure, the wall-clock
+ * limits alone apply.
+ */
+async function watchPageCpu(context: BrowserContext, page: Page, budgetMs: number, spent: () => void): Promise<{ stop(): void }> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  const stop = () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+  let session;
+  try {
+    session = await context.newCDPSession(page);
+    // Thread ticks: the durations Chromium reports (TaskDuration, the fallback) are then processor time too.
+    await session.send('Performance.enable', { timeDomain: 'threadTicks' });
+  } catch {
+    return { stop };
+  }
+  const read = async (): Promise<number | null> => {
+    const { metrics } = await session.send('Performance.getMetrics');
+    const figure = metrics.find((m) => m.name === 'ProcessTime') ?? metrics.find((m) => m.name === 'TaskDuration');
+    return figure ? figure.value * 1000 : null;
+  };
+  let used = 0;
+  let last: number | null = null;
+  const poll = async () => {
+    let now: number | null;
+    try {
+      now = await read();
+    } catch {
+      return; // the page or its session is gone
+    }
+    if (stopped || now === null) return;
+    // A navigation to another site moves the page to a new renderer process, whose figure starts from zero.
+    if (last !== null) used += now >= last ? now - last : now;
+    last = now;
+    if (used >= budgetMs) {
+      spent();
+      return;
+    }
+    timer = setTimeout(() => void poll(), CPU_POLL_MS);
+  };
+  await poll();
+  return { stop };
+}
+
+/** Waits until no request has been in flight for QUIET_MS, the time is up or the signal aborts, or the page is gone. */
 async function settled(meter: Meter, remaining: () => number, signal: AbortSignal, gone: () => boolean): Promise<void> {
   while (remaining() > 0 && !signal.aborted && !gone()) {
     if (meter.inFlight === 0 && performance.now() - meter.lastActivity >= QUIET_MS) return;
@@ -237,7 +318,7 @@ function withDeadline<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 
 }
 
 /** Installs the first wall on a context: every request and WebSocket of every page in it goes through here. */
-async function guardContext(context: BrowserContext, served: ServedDocument, options: CaptureOptions, meter: Meter, deadline: AbortSignal): Promise<void> {
+async function guardContext(context: BrowserContext, served: ServedDocument, options: CaptureOptions, meter: Meter, deadline: AbortSignal, timeoutMs: number): Promise<void> {
   // WebRTC opens its own connections (STUN, TURN over TCP) that no route sees: its constructors are removed
   // from every document before the document's own scripts run (iframes and popups included).
   await context.addInitScript(NO_WEBRTC_SCRIPT);
@@ -260,7 +341,7 @@ async function guardContext(context: BrowserContext, served: ServedDocument, opt
         await fulfilDocument(route, served);
         return;
       }
-      await guardRequest(route, options, meter, deadline);
+      await guardRequest(route, options, meter, deadline, timeoutMs);
     } finally {
       meter.inFlight--;
       meter.lastActivity = performance.now();
@@ -279,7 +360,7 @@ async function refuse(route: Route, meter: Meter): Promise<void> {
  * local addresses, IP literals, non-default ports, redirects to any of those); otherwise fetched by
  * safeFetch and handed to the browser.
  */
-async function guardRequest(route: Route, options: CaptureOptions, meter: Meter, deadline: AbortSignal): Promise<void> {
+async function guardRequest(route: Route, options: CaptureOptions, meter: Meter, deadline: AbortSignal, timeoutMs: number): Promise<void> {
   const request = route.request();
   if (deadline.aborted || SKIPPED_TYPES.has(request.resourceType()) || request.method() !== 'GET') return refuse(route, meter);
   let url: URL;
@@ -302,7 +383,9 @@ async function guardRequest(route: Route, options: CaptureOptions, meter: Meter,
       ...(options.outbound ? { outbound: options.outbound } : {}),
       maxBytes: bytesLeft,
       maxRedirects: RENDER_MAX_REDIRECTS,
-      timeoutMs: RENDER_TIME_MS,
+      // Not shorter than the page's own time: a browser waits for a slow script, and one given up early would
+      // let load fire on a page without it, reported as rendered; past the load limit the page is partial instead.
+      timeoutMs,
       accept: request.headers()['accept'] ?? '*/*',
     });
   } catch (error) {
