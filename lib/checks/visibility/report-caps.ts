@@ -121,7 +121,9 @@ const Severity = z.enum(['critical', 'high', 'medium', 'low', 'info']);
 const RobotsDirectives = z.looseObject({ bot: token().nullable(), directives: list(str(C.path), C.directives), raw: str(C.quote) });
 const CrawlerAccess = z.looseObject({ outcome: z.enum(ACCESS_OUTCOMES), status: int().nullable(), userAgent: str(C.short).nullable(), verification: z.enum(ACCESS_VERIFICATIONS).optional() });
 const Signal = z.enum(['yes', 'no']).nullable();
-const RefusedCounts = z.looseObject({ budget: int().min(0), thirdPartyCap: int().min(0), lookupCap: int().min(0).optional() });
+/** A count of one check's requests: far below this, and bounded so the report's size bound stays tight. */
+const requestCount = () => int().min(0).max(99_999);
+const RefusedCounts = z.looseObject({ budget: requestCount(), thirdPartyCap: requestCount(), lookupCap: requestCount() });
 /** A robots.txt line number: the file is read up to ROBOTS_MAX_BYTES, so no line number is larger. */
 const lineNumber = () => int().min(1).max(ROBOTS_MAX_BYTES);
 const Surface = z.looseObject({
@@ -317,12 +319,12 @@ export const VisibilityReportSchema = z.looseObject({
     }),
     access: z.looseObject({ browserStatus: int().nullable(), browserUserAgent: str(C.short), probes: int() }),
     outbound: z.looseObject({
-      requests: int().min(0),
+      requests: requestCount(),
       refused: RefusedCounts,
-      lookups: int().min(0).optional(),
-      domains: int().min(0),
-      addresses: int().min(0).optional(),
-      byDomain: list(z.looseObject({ domain: str(C.short), sent: int().min(0), refused: RefusedCounts }), OUTBOUND_REPORT_MAX_DOMAINS),
+      lookups: requestCount(),
+      domains: requestCount(),
+      addresses: requestCount(),
+      byDomain: list(z.looseObject({ domain: str(C.short), sent: requestCount(), refused: RefusedCounts }), OUTBOUND_REPORT_MAX_DOMAINS),
     }),
   }),
   score: int().min(0),
