@@ -2,7 +2,7 @@ import { z } from 'zod';
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { HostMapInProductionError, resolveHostMap } from '@/lib/checks/visibility/host-map';
+import { HostMapInProductionError, resolveHostMap } from '@/lib/outbound/host-map';
 import { RENDER_ENV } from '@/lib/checks/visibility/render/settings';
 
 // Configuration is read once from the environment. Every variable is named here, with its
@@ -35,7 +35,9 @@ const EnvSchema = z.object({
   RATE_LIMIT_COSTLY_FAILURES: positiveInt(3),
   // Visibility checks per registrable domain of the checked address per minute, across all callers (REST and
   // MCP), so the service cannot be used to load a site; past it the call is answered 429 before anything is charged.
-  VISIBILITY_CHECKS_PER_HOST_PER_MINUTE: positiveInt(6),
+  CHECKS_PER_SITE_PER_MINUTE: positiveInt(6),
+  // The earlier name of CHECKS_PER_SITE_PER_MINUTE, read when the new one is unset; kept for one release.
+  VISIBILITY_CHECKS_PER_HOST_PER_MINUTE: optionalString,
   // Requests the visibility checks send any one registrable domain per minute, all checks and instances
   // together, every redirect hop, probe, site file and render subrequest counted where it actually goes.
   OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE: positiveInt(120),
@@ -117,7 +119,7 @@ const VERCEL_NEEDS_SHARED_STORE =
 
 /** Parses the environment into a Config, or throws one ConfigError naming every bad variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  const parsed = EnvSchema.safeParse(env);
+  const parsed = EnvSchema.safeParse(withRenamedSettings(env));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${String(i.path[0])}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
@@ -136,6 +138,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   if (problems.length) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
 
   return { ...e, CREDITS_KEY_SECRET: e.CREDITS_KEY_SECRET ?? developmentSecret(e.DATA_DIR), storeKind };
+}
+
+/** Settings read under an earlier name when their new one is unset. */
+function withRenamedSettings(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  if (env.CHECKS_PER_SITE_PER_MINUTE !== undefined || env.VISIBILITY_CHECKS_PER_HOST_PER_MINUTE === undefined) return env;
+  return { ...env, CHECKS_PER_SITE_PER_MINUTE: env.VISIBILITY_CHECKS_PER_HOST_PER_MINUTE };
 }
 
 // The host map's production rule lives in resolveHostMap; startup asks it too, so a server so configured

@@ -1,6 +1,6 @@
 import type { readinessRubric } from '@/lib/checks/readiness/rubric';
 import type { visibilityCheckDescription } from '@/lib/checks/visibility/check';
-import { MAX_URL_LENGTH } from '@/lib/checks/visibility/target-url';
+import { MAX_URL_LENGTH } from '@/lib/outbound/target-url';
 import { PAGE_MAX_BYTES } from '@/lib/checks/visibility/check';
 import { RUBRIC_CHANGES } from '@/lib/checks/visibility/rubric-changes';
 import { problemTable } from '@/lib/docs/reference';

@@ -151,7 +151,7 @@ export interface CheckSpec<S extends z.ZodType, D extends z.ZodObject> extends C
   precheck?(input: z.infer<S>): void;
   /**
    * The site the check fetches from (the registrable domain of its address), when it fetches a site: the
-   * pipeline then holds it to the per-site budget (VISIBILITY_CHECKS_PER_HOST_PER_MINUTE), across all callers,
+   * pipeline then holds it to the per-site budget (CHECKS_PER_SITE_PER_MINUTE), across all callers,
    * before any charge.
    */
   targetHost?(input: z.infer<S>): string;

@@ -88,7 +88,7 @@ export interface PaidCallDeps {
     | 'RATE_LIMIT_WINDOW_SECONDS'
     | 'RATE_LIMIT_COSTLY_FAILURES'
     | 'CREDITS_RESERVATION_HOLD_SECONDS'
-    | 'VISIBILITY_CHECKS_PER_HOST_PER_MINUTE'
+    | 'CHECKS_PER_SITE_PER_MINUTE'
     | 'REPORT_RETENTION_DAYS'
   > &
     Partial<Pick<Config, 'OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE' | 'OUTBOUND_REQUESTS_PER_ADDRESS_PER_MINUTE'>>;
@@ -403,7 +403,7 @@ async function resentPayment(deps: PaidCallDeps, call: PaidCall, fingerprint: st
 async function siteBudgetSpent(deps: PaidCallDeps, call: PaidCall, input: unknown, now: Clock): Promise<PaidCallOutcome | null> {
   const targetHost = call.check.targetHost?.(input) ?? null;
   if (targetHost === null) return null;
-  const refused = await hostBudgetSpent(deps.store, targetHost, deps.config.VISIBILITY_CHECKS_PER_HOST_PER_MINUTE, now());
+  const refused = await hostBudgetSpent(deps.store, targetHost, deps.config.CHECKS_PER_SITE_PER_MINUTE, now());
   return refused ? problemOutcome(refused.problem, refused.retryAfterSeconds) : null;
 }
 
@@ -439,7 +439,7 @@ async function countCostly(deps: PaidCallDeps, call: PaidCall, keyHash: string |
 async function spendSiteBudget(deps: PaidCallDeps, call: PaidCall, input: unknown, owner: string, now: Clock, abandon: () => Promise<void>): Promise<PaidCallOutcome | null> {
   const targetHost = call.check.targetHost?.(input) ?? null;
   if (targetHost === null) return null;
-  const refused = await spendHostBudget(deps.store, targetHost, owner, deps.config.VISIBILITY_CHECKS_PER_HOST_PER_MINUTE, now()).catch(async (e) => {
+  const refused = await spendHostBudget(deps.store, targetHost, owner, deps.config.CHECKS_PER_SITE_PER_MINUTE, now()).catch(async (e) => {
     await abandon();
     throw e;
   });

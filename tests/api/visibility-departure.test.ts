@@ -27,7 +27,7 @@ beforeEach(async () => {
   rt = installTestRuntime({
     OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE: '120',
     OUTBOUND_REQUESTS_PER_ADDRESS_PER_MINUTE: String(PER_ADDRESS),
-    VISIBILITY_CHECKS_PER_HOST_PER_MINUTE: '6',
+    CHECKS_PER_SITE_PER_MINUTE: '6',
   });
 });
 afterEach(async () => {

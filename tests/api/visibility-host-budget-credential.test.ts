@@ -95,7 +95,7 @@ for (const harness of [sqliteHarness(), redisHarness(), vercelKvHarness()]) {
     afterAll(() => harness.teardown());
     beforeEach(() => {
       store = harness.fresh();
-      rt = installRailsRuntime(rails, { APP_URL: server.url, VISIBILITY_CHECKS_PER_HOST_PER_MINUTE: '2' }, { store });
+      rt = installRailsRuntime(rails, { APP_URL: server.url, CHECKS_PER_SITE_PER_MINUTE: '2' }, { store });
       at = windowAt();
       // The pipeline's clock only: the credential's own expiry is still judged on the wall clock.
       Object.assign(rt, { now: () => new Date(at) });

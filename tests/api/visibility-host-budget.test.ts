@@ -9,7 +9,7 @@ import { agentCheckRoute } from '../support/check-routes';
 const { POST } = agentCheckRoute('ai-visibility');
 
 // The per-target-host budget on the paid route (docs/SECURITY.md, section 5): one site is checked at most
-// VISIBILITY_CHECKS_PER_HOST_PER_MINUTE times a minute whoever asks, and a call over it is refused 429
+// CHECKS_PER_SITE_PER_MINUTE times a minute whoever asks, and a call over it is refused 429
 // before anything is reserved or asked for. Both budgets count per registrable domain, and a check whose page's own
 // domain has no requests left for the minute (OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE) is refused 429, uncharged,
 // without sending anything.
@@ -53,7 +53,7 @@ const paid = (url: string, n: number, by = callers[n % 2]) =>
 const pageRequests = () => site.log.filter((l) => l.path === '/guide').length;
 
 describe('the per-host budget on POST /api/agent/ai-visibility', () => {
-  beforeEach(() => setUp({ VISIBILITY_CHECKS_PER_HOST_PER_MINUTE: '6' }));
+  beforeEach(() => setUp({ CHECKS_PER_SITE_PER_MINUTE: '6' }));
 
   it('the 7th check of one host within a minute is refused 429 with Retry-After, and the key keeps its call', async () => {
     for (let i = 1; i <= 6; i++) expect((await paid('https://site.test/guide', i)).status).toBe(200);
@@ -114,7 +114,7 @@ describe('the per-host budget on POST /api/agent/ai-visibility', () => {
 
 describe('per-domain budgets on POST /api/agent/ai-visibility', () => {
   it('counts checks per registrable domain: www.site.test and shop.site.test share site.test\'s budget', async () => {
-    await setUp({ VISIBILITY_CHECKS_PER_HOST_PER_MINUTE: '2' });
+    await setUp({ CHECKS_PER_SITE_PER_MINUTE: '2' });
     expect((await paid('https://site.test/guide', 1)).status).toBe(200);
     expect((await paid('https://www.site.test/guide', 2)).status).toBe(200);
     const res = await paid('https://shop.site.test/guide', 3);
@@ -157,7 +157,7 @@ describe('no one caller can spend a site\'s minute for everyone else', () => {
     await site.close();
     site = await startFixtureSite({ ...goodRoutes(), '/reset': { reset: true } });
     process.env.CHECK_HOST_MAP = site.hostMap(['site.test', 'www.site.test']);
-    await setUp({ VISIBILITY_CHECKS_PER_HOST_PER_MINUTE: '6' });
+    await setUp({ CHECKS_PER_SITE_PER_MINUTE: '6' });
   });
 
   it('one caller gets half of a site\'s budget (3 of 6); the other half stays for the others', async () => {

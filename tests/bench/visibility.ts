@@ -8,7 +8,7 @@ import path from 'node:path';
 import { startFixtureSite } from '../visibility/fixture-site';
 import { checkVisibility, MAX_REQUESTS_PER_CHECK } from '@/lib/checks/visibility/check';
 import { ACCESS_PROBE_CONCURRENCY, PROBED_CRAWLERS } from '@/lib/checks/visibility/access-probes';
-import { safeFetch } from '@/lib/checks/visibility/safe-fetch';
+import { safeFetch } from '@/lib/outbound/safe-fetch';
 import { analyseSite } from '@/lib/checks/visibility/analysis';
 import { analyse } from '@/lib/checks/visibility/analysis-pool';
 import { decideCrawlers } from '@/lib/checks/visibility/crawlers';

@@ -8,10 +8,10 @@ import * as access from '@/lib/checks/visibility/access';
 import * as check from '@/lib/checks/visibility/check';
 import * as crawlers from '@/lib/checks/visibility/crawlers';
 import * as headBreak from '@/lib/checks/visibility/head-break';
-import * as hostMap from '@/lib/checks/visibility/host-map';
+import * as hostMap from '@/lib/outbound/host-map';
 import * as jsonld from '@/lib/checks/visibility/jsonld-requirements';
 import * as llmsTxt from '@/lib/checks/visibility/llms-txt';
-import * as outbound from '@/lib/checks/visibility/outbound';
+import * as outbound from '@/lib/outbound/outbound';
 import * as rendererSettings from '@/lib/checks/visibility/render/settings';
 import * as reportCaps from '@/lib/checks/visibility/report-caps';
 import * as robots from '@/lib/checks/visibility/robots';
@@ -22,7 +22,7 @@ import * as indexabilityItems from '@/lib/checks/visibility/rubric-items/indexab
 import * as shared from '@/lib/checks/visibility/rubric-items/shared';
 import * as siteItems from '@/lib/checks/visibility/rubric-items/site';
 import * as structuredDataItems from '@/lib/checks/visibility/rubric-items/structured-data';
-import * as safeFetch from '@/lib/checks/visibility/safe-fetch';
+import * as safeFetch from '@/lib/outbound/safe-fetch';
 import * as siteSignals from '@/lib/checks/visibility/site-signals';
 import * as words from '@/lib/checks/visibility/words';
 import * as config from '@/lib/config';
@@ -44,10 +44,10 @@ const CHECKED: Array<{ file: string; scope: object; examples: string[] }> = [
   { file: 'lib/checks/visibility/crawlers.ts', scope: { ...crawlers, ...robots }, examples: ['BROWSER_USER_AGENT.', 'decideCrawlers('] },
   { file: 'lib/checks/visibility/words.ts', scope: words, examples: ['wordsOf(', 'countWords(', 'isWhiteSpace('] },
   { file: 'lib/checks/visibility/head-break.ts', scope: headBreak, examples: ['headBreak('] },
-  { file: 'lib/checks/visibility/host-map.ts', scope: hostMap, examples: ['parseHostMap(', 'resolveHostMap(undefined'] },
+  { file: 'lib/outbound/host-map.ts', scope: hostMap, examples: ['parseHostMap(', 'resolveHostMap(undefined'] },
   { file: 'lib/checks/visibility/jsonld-requirements.ts', scope: jsonld, examples: ['jsonLdProblems('] },
   { file: 'lib/checks/visibility/llms-txt.ts', scope: llmsTxt, examples: ["isHtml('text/plain', '<!DOCTYPE", "isHtml('text/plain', '# Site", 'assessLlmsTxt('] },
-  { file: 'lib/checks/visibility/outbound.ts', scope: outbound, examples: ['registrableDomain('] },
+  { file: 'lib/outbound/outbound.ts', scope: outbound, examples: ['registrableDomain('] },
   { file: 'lib/checks/visibility/render/settings.ts', scope: rendererSettings, examples: ['resolveRendererSettings('] },
   { file: 'lib/checks/visibility/report-caps.ts', scope: reportCaps, examples: ['cutString('] },
   { file: 'lib/checks/visibility/rubric-items/access.ts', scope: accessItems, examples: ['ACCESS_ITEMS.'] },
@@ -57,7 +57,7 @@ const CHECKED: Array<{ file: string; scope: object; examples: string[] }> = [
   { file: 'lib/checks/visibility/rubric-items/shared.ts', scope: shared, examples: ['pathOf('] },
   { file: 'lib/checks/visibility/rubric-items/site.ts', scope: siteItems, examples: ['SITE_ITEMS.'] },
   { file: 'lib/checks/visibility/rubric-items/structured-data.ts', scope: structuredDataItems, examples: ['STRUCTURED_DATA_ITEMS.'] },
-  { file: 'lib/checks/visibility/safe-fetch.ts', scope: safeFetch, examples: ['isPublicAddress('] },
+  { file: 'lib/outbound/safe-fetch.ts', scope: safeFetch, examples: ['isPublicAddress('] },
   {
     file: 'lib/checks/visibility/site-signals.ts',
     scope: { ...siteSignals, ...robots },

@@ -2,7 +2,7 @@
 // checked by the real check, in this process, exactly as a customer's site is.
 //
 // How https is stood in for: the check is given a host map (the test-only mechanism of
-// lib/checks/visibility/host-map.ts, allowed here because this process is not production) that sends
+// lib/outbound/host-map.ts, allowed here because this process is not production) that sends
 // pac-site.test to the server's local port. safeFetch then speaks plain HTTP to that port and tells the
 // server which scheme the address asked for in X-Forwarded-Proto, as a TLS terminator in front of a real
 // deployment does: https://pac-site.test/ arrives as a request that came over https, and the check's own

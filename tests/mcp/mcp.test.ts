@@ -341,7 +341,7 @@ describe('the rest of the gate', () => {
 
   it('the per-host budget holds over MCP too: a spent host is a tool error (rate-limited), and the key keeps its call', async () => {
     await srv.close();
-    srv = await startMcpServer(rails, { VISIBILITY_CHECKS_PER_HOST_PER_MINUTE: '1' });
+    srv = await startMcpServer(rails, { CHECKS_PER_SITE_PER_MINUTE: '1' });
     const at = freezePipelineClock();
     const { key, callsLeft } = await newKey();
     const c = await client({ authorization: `Bearer ${key}` });

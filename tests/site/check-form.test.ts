@@ -8,7 +8,7 @@ import { checkForms } from '@/components/check/forms';
 import { MAX_ADDRESS_LENGTH, validateAddress } from '@/components/check/VisibilityForm';
 import { checks } from '@/lib/checks/registry';
 import { visibilityCheck } from '@/lib/checks/visibility/entry';
-import { MAX_URL_LENGTH, normalizeTargetUrl } from '@/lib/checks/visibility/target-url';
+import { MAX_URL_LENGTH, normalizeTargetUrl } from '@/lib/outbound/target-url';
 import { reportViewOf } from '@/components/report-view/views';
 import { CAPABILITY_KEYS } from '@/lib/checks/readiness/schema';
 import { exampleReadinessBody, exampleVisibilityBody } from '@/lib/site/examples';

@@ -20,7 +20,7 @@ export function installTestRuntime(
 ): TestRuntime {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pac-api-'));
   // Suites check one fixture host many times a minute; the per-host budget's own tests set their limit.
-  const config = parseConfig({ NODE_ENV: 'test', DATA_DIR: dir, CREDITS_KEY_SECRET: 'x'.repeat(40), APP_URL: 'http://localhost:3000', VISIBILITY_CHECKS_PER_HOST_PER_MINUTE: '1000000', OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE: '1000000', OUTBOUND_REQUESTS_PER_ADDRESS_PER_MINUTE: '1000000', ...env });
+  const config = parseConfig({ NODE_ENV: 'test', DATA_DIR: dir, CREDITS_KEY_SECRET: 'x'.repeat(40), APP_URL: 'http://localhost:3000', CHECKS_PER_SITE_PER_MINUTE: '1000000', OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE: '1000000', OUTBOUND_REQUESTS_PER_ADDRESS_PER_MINUTE: '1000000', ...env });
   const store = options.store ?? openSqliteStore(dir);
   const logs: Array<Record<string, unknown>> = [];
   const runtime: TestRuntime = {

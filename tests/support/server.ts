@@ -100,7 +100,7 @@ export async function startServer(env: Record<string, string> = {}, options: { p
     APP_URL: `http://127.0.0.1:${port}`,
     LOG_LEVEL: 'info',
     // Suites check one fixture host many times a minute; the per-host and per-domain budgets' own tests set their limit.
-    VISIBILITY_CHECKS_PER_HOST_PER_MINUTE: '1000000',
+    CHECKS_PER_SITE_PER_MINUTE: '1000000',
     OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE: '1000000',
     ...env,
   });

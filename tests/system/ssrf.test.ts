@@ -4,13 +4,13 @@
 // 422 site-unreachable (after DNS or at a redirect hop), nothing charged, and no socket ever opened towards a
 // private, local or reserved address. Then DNS rebinding between the check and the fetch.
 //
-// Technique (as in tests/visibility/safe-fetch.test.ts): the system resolver (dns.promises.lookup, what
+// Technique (as in tests/outbound/safe-fetch.test.ts): the system resolver (dns.promises.lookup, what
 // safe-fetch asks when no resolver is injected) answers from a script, and net.connect is replaced by a
 // stand-in for the internet that records which addresses the socket's own resolver offers (the pins) and
 // then connects to a local fixture. No CHECK_HOST_MAP: the production guard path is the one under test.
 import dns from 'node:dns';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { isPublicAddress } from '@/lib/checks/visibility/safe-fetch';
+import { isPublicAddress } from '@/lib/outbound/safe-fetch';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { checkVisibility, type VisibilityReport } from '@/lib/checks/visibility/check';
 import { BROWSER_USER_AGENT, CRAWLERS } from '@/lib/checks/visibility/crawlers';
 import { ACCESS_PROBE_CONCURRENCY, PROBED_CRAWLERS } from '@/lib/checks/visibility/access-probes';
-import type { LookupFn } from '@/lib/checks/visibility/safe-fetch';
+import type { LookupFn } from '@/lib/outbound/safe-fetch';
 import { startFixtureSite, type FixtureResponse, type FixtureRoute, type FixtureSite } from './fixture-site';
 import { goodPage, goodRoutes, httpsOnly, text } from './fixture-pages';
 

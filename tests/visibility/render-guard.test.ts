@@ -9,7 +9,7 @@ import { closeRenderer } from '@/lib/checks/visibility/render';
 import { capturePage, RENDER_MAX_BYTES, RENDER_MAX_REQUESTS, type ServedDocument } from '@/lib/checks/visibility/render/render';
 import { descendantsMemory, descendantsOf } from '@/lib/checks/visibility/render/proc-rss';
 import { MEMORY_WATCH_STATS } from '@/lib/checks/visibility/render/memory-watch';
-import { parseHostMap } from '@/lib/checks/visibility/host-map';
+import { parseHostMap } from '@/lib/outbound/host-map';
 import type { RendererSettings } from '@/lib/checks/visibility/render/settings';
 import { chromiumSettings } from '../support/chromium';
 import { startFixtureSite, type FixtureRoute, type FixtureSite } from './fixture-site';

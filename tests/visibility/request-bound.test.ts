@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkVisibility, MAX_REQUESTS_PER_CHECK, visibilityCheckDescription } from '@/lib/checks/visibility/check';
 import { ACCESS_PROBE_MAX_REDIRECTS, PROBED_CRAWLERS } from '@/lib/checks/visibility/access-probes';
-import { MAX_REDIRECTS } from '@/lib/checks/visibility/safe-fetch';
+import { MAX_REDIRECTS } from '@/lib/outbound/safe-fetch';
 import { SIGNAL_REQUESTS_PER_CHECK, SIGNAL_REQUESTS_PER_ORIGIN, SURFACE_MAX_REDIRECTS, SURFACE_REQUESTS_PER_ORIGIN } from '@/lib/checks/visibility/signal-fetches';
 import { LLMS_LINKS_MAX } from '@/lib/checks/visibility/site-signals';
 import { RENDER_MAX_REDIRECTS, RENDER_MAX_REQUESTS } from '@/lib/checks/visibility/render/render';

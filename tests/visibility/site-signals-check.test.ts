@@ -3,7 +3,7 @@
 // llms.txt links.
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkVisibility, type VisibilityResult } from '@/lib/checks/visibility/check';
-import type { LookupFn } from '@/lib/checks/visibility/safe-fetch';
+import type { LookupFn } from '@/lib/outbound/safe-fetch';
 import { startFixtureSite, type FixtureRoute, type FixtureSite } from './fixture-site';
 import { goodPage, goodRoutes, httpsOnly, LLMS, text, xml } from './fixture-pages';
 

@@ -7,7 +7,7 @@
 import { ACCESS_PROBE_MAX_BYTES, PROBE_HEADERS, type AccessProbes, type ProbeFailure, type ProbeResponse } from './access';
 import { COMMERCE_HEADERS } from './commerce';
 import { BROWSER_USER_AGENT, CRAWLERS } from './crawlers';
-import { FetchFailedError, FetchRefusedError, OutboundRefusedError, safeFetch, type SafeFetchOptions } from './safe-fetch';
+import { FetchFailedError, FetchRefusedError, OutboundRefusedError, safeFetch, type SafeFetchOptions } from '@/lib/outbound/safe-fetch';
 
 /** The headers a probe keeps: what access.ts reads, and the payment challenges commerce.ts reads. */
 const KEPT_HEADERS: readonly string[] = [...PROBE_HEADERS, ...COMMERCE_HEADERS];

@@ -43,9 +43,9 @@ import {
   type PublishedRubricItem,
   type ScoringLine,
 } from './rubric';
-import { MAX_REDIRECTS, FetchFailedError, FetchRefusedError, OutboundRefusedError, safeFetch, type FetchResult, type LookupFn, type SafeFetchOptions } from './safe-fetch';
-import { createOutboundGate, MAX_LOOKUPS_PER_CHECK, THIRD_PARTY_REQUESTS_PER_DOMAIN, type OutboundGate, type OutboundRefused, type OutboundSpend, type OutboundSummary } from './outbound';
-import { resolveHostMap, type HostMap } from './host-map';
+import { MAX_REDIRECTS, FetchFailedError, FetchRefusedError, OutboundRefusedError, safeFetch, type FetchResult, type LookupFn, type SafeFetchOptions } from '@/lib/outbound/safe-fetch';
+import { createOutboundGate, MAX_LOOKUPS_PER_CHECK, THIRD_PARTY_REQUESTS_PER_DOMAIN, type OutboundGate, type OutboundRefused, type OutboundSpend, type OutboundSummary } from '@/lib/outbound/outbound';
+import { resolveHostMap, type HostMap } from '@/lib/outbound/host-map';
 import {
   fetchAgentSurfaces,
   fetchLlmsLinks,
@@ -58,7 +58,7 @@ import {
   SURFACE_MAX_REDIRECTS,
   SURFACE_REQUESTS_PER_ORIGIN,
 } from './signal-fetches';
-import { InvalidTargetUrl, normalizeTargetUrl } from './target-url';
+import { InvalidTargetUrl, normalizeTargetUrl } from '@/lib/outbound/target-url';
 import { renderedView, withRenderedFindings, type PageRendering } from './render';
 import { RENDER_MAX_REDIRECTS, RENDER_MAX_REQUESTS } from './render/render';
 import { capReport } from './report-caps';

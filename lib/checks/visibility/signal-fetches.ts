@@ -4,7 +4,7 @@
 // site file answered, or that it did not, is a fact for the report.
 
 import type { FetchedFile, MarkdownAnswer } from './analysis';
-import { FetchRefusedError, OutboundRefusedError, safeFetch, type FetchResult, type SafeFetchOptions } from './safe-fetch';
+import { FetchRefusedError, OutboundRefusedError, safeFetch, type FetchResult, type SafeFetchOptions } from '@/lib/outbound/safe-fetch';
 import { LLMS_LINKS_MAX, type LlmsLinkFetch } from './site-signals';
 import { SURFACE_ACCEPT, SURFACE_KINDS, SURFACE_PATHS, type SurfaceFile, type SurfaceKind } from './agent-surfaces';
 import type { RslFile } from './rsl';

@@ -1,10 +1,10 @@
 // The rendered view as the visibility check uses it: one call started once the page is fetched, running
 // beside the site files, whose answer never fails the check. Shutdown closes the shared browser.
 
-import type { HostMap } from '../host-map';
-import type { OutboundGate } from '../outbound';
+import type { HostMap } from '@/lib/outbound/host-map';
+import type { OutboundGate } from '@/lib/outbound/outbound';
 import { compareFindings, VISIBILITY_LIMITS, type Finding } from '../rubric';
-import type { LookupFn } from '../safe-fetch';
+import type { LookupFn } from '@/lib/outbound/safe-fetch';
 import { analyse } from '../analysis-pool';
 import { closeBrowsers } from './browser';
 import type { PageRendering, RenderCapture } from './compare';

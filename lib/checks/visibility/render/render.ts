@@ -8,9 +8,9 @@
 // (`connect-src` without ws:/wss:), which Chromium applies to the workers those documents start too. The second wall is in the launch options
 // (browser.ts): a dead proxy and a resolver that knows no names, for anything that slips past.
 import type { BrowserContext, Page, Route } from 'playwright-core';
-import type { HostMap } from '../host-map';
-import type { OutboundGate } from '../outbound';
-import { FetchRefusedError, safeFetch, type LookupFn } from '../safe-fetch';
+import type { HostMap } from '@/lib/outbound/host-map';
+import type { OutboundGate } from '@/lib/outbound/outbound';
+import { FetchRefusedError, safeFetch, type LookupFn } from '@/lib/outbound/safe-fetch';
 import { createLimiter, leaseBrowser, type Limiter } from './browser';
 import { RENDER_MILESTONES, type RenderCapture, type RenderMilestone } from './compare';
 import { watchRendererMemory } from './memory-watch';

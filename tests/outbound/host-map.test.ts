@@ -1,8 +1,8 @@
-// CHECK_HOST_MAP is read and refused in one place (lib/checks/visibility/host-map.ts). The startup
+// CHECK_HOST_MAP is read and refused in one place (lib/outbound/host-map.ts). The startup
 // refusal is proven end to end by tests/system/secrets.test.ts; safeFetch's and normalizeTargetUrl's
 // by their own tests.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { HostMapInProductionError, parseHostMap, resolveHostMap } from '@/lib/checks/visibility/host-map';
+import { HostMapInProductionError, parseHostMap, resolveHostMap } from '@/lib/outbound/host-map';
 import { parseConfig } from '@/lib/config';
 import { checkVisibility } from '@/lib/checks/visibility/check';
 

@@ -13,8 +13,8 @@ import {
   userAgent,
   type LookupFn,
   type ResolvedAddress,
-} from '@/lib/checks/visibility/safe-fetch';
-import { gzipLayers, startFixtureSite, type FixtureSite } from './fixture-site';
+} from '@/lib/outbound/safe-fetch';
+import { gzipLayers, startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { answerEverySocketFrom, type Dial } from '../support/route-sockets';
 
 const KB = 1024;

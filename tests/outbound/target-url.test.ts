@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ProblemError } from '@/lib/problems';
-import { InvalidTargetUrl, normalizeTargetUrl } from '@/lib/checks/visibility/target-url';
+import { InvalidTargetUrl, normalizeTargetUrl } from '@/lib/outbound/target-url';
 import { visibilityProblem } from '@/lib/checks/visibility/entry';
 
 /** The refusal as the edge answers it (the check's entry maps its InvalidTargetUrl to 400 invalid-url). */

@@ -9,16 +9,16 @@ import path from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkVisibility, OutboundBudgetSpent, SiteUnreachable, visibilityCheckDescription, type VisibilityResult } from '@/lib/checks/visibility/check';
-import { addressKey, createOutboundGate, MAX_LOOKUPS_PER_CHECK, registrableDomain, THIRD_PARTY_REQUESTS_PER_DOMAIN, type OutboundTarget } from '@/lib/checks/visibility/outbound';
-import { FetchRefusedError, safeFetch } from '@/lib/checks/visibility/safe-fetch';
+import { addressKey, createOutboundGate, MAX_LOOKUPS_PER_CHECK, registrableDomain, THIRD_PARTY_REQUESTS_PER_DOMAIN, type OutboundTarget } from '@/lib/outbound/outbound';
+import { FetchRefusedError, safeFetch } from '@/lib/outbound/safe-fetch';
 import { visibilityCheck } from '@/lib/checks/visibility/entry';
 import { spendOutbound } from '@/lib/paid-call/host-budget';
 import { openSqliteStore } from '@/lib/store/sqlite';
 import type { Store } from '@/lib/store';
 import { chromiumSettings } from '../support/chromium';
 import { renderWithChromium } from '../support/chromium-suite';
-import { goodPage, goodRoutes } from './fixture-pages';
-import { startFixtureSite, type FixtureResponse, type FixtureSite } from './fixture-site';
+import { goodPage, goodRoutes } from '../visibility/fixture-pages';
+import { startFixtureSite, type FixtureResponse, type FixtureSite } from '../visibility/fixture-site';
 
 const sites: FixtureSite[] = [];
 afterEach(async () => {
