@@ -29,7 +29,7 @@ const SIWX_MAX_AGE_MS = 5 * 60 * 1000;
 const NONCE_TTL_MS = SIWX_MAX_AGE_MS + 60 * 1000;
 
 /** The one request a message signs in for, and what that request does, in the words its statement opens with. */
-export interface SignedRequest {
+interface SignedRequest {
   method: string;
   /** The URL's path, without the query. */
   path: string;
