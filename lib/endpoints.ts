@@ -303,7 +303,7 @@ export const PREPAID_RESPONSE_HEADERS: Record<string, string> = {
 };
 
 const sessionAuth = `the ${SECURE_SESSION_COOKIE} cookie set by POST /api/session (${SESSION_COOKIE} on plain-http development)`;
-const ownerAuth = `Authorization: Bearer <credits key>, ${sessionAuth}, or for a wallet that paid SIGN-IN-WITH-X: <base64 signed message> (the 401 carries the challenge in extensions["sign-in-with-x"]; each message is good once, for 5 minutes)`;
+const ownerAuth = `Authorization: Bearer <credits key>, ${sessionAuth}, or for a wallet that paid SIGN-IN-WITH-X: <base64 signed message> (the request sent without credentials gets a 401 whose extensions["sign-in-with-x"] is the message to sign for that method and path, with a nonce issued for it: signed as it stands, it is good for that request once, for 5 minutes)`;
 const sessionCookieHeader = `Set-Cookie: ${SECURE_SESSION_COOKIE}=<opaque id>; Path=/; HttpOnly; SameSite=Strict; Max-Age=604800; Secure (in production or behind an https APP_URL; on plain-http development ${SESSION_COOKIE}=<opaque id> without Secure)`;
 const reportIdExample = 'rep_3q2mVZ0Lr8Yc1xN4T7bKpWsA9eHfJdUg';
 
@@ -356,7 +356,7 @@ const REPORT_ACTION_ROUTES: FreeEndpoint[] = [
         ],
       },
     }],
-    errors: ['invalid-request', 'invalid-credits-key', 'not-signed-in', 'not-found', 'rate-limited', 'store-unavailable'],
+    errors: ['invalid-request', 'invalid-credits-key', 'not-signed-in', 'wallet-sign-in-refused', 'not-found', 'rate-limited', 'store-unavailable'],
   },
   {
     kind: 'free', method: 'POST', path: '/api/reports/{id}/share', operationId: 'shareReport', title: 'Share a stored report',
@@ -368,7 +368,7 @@ const REPORT_ACTION_ROUTES: FreeEndpoint[] = [
     pathParams: [reportIdParam],
     ok: { description: 'The new link', contentType: 'application/json', schema: ShareCreated },
     examples: (appUrl) => [{ status: 200, description: 'Shared.', body: { url: `${appUrl}/r/shr_…`, path: '/r/shr_…' } }],
-    errors: ['invalid-credits-key', 'not-signed-in', 'cross-origin-refused', 'not-found', 'rate-limited', 'store-unavailable'],
+    errors: ['invalid-credits-key', 'not-signed-in', 'wallet-sign-in-refused', 'cross-origin-refused', 'not-found', 'rate-limited', 'store-unavailable'],
   },
   {
     kind: 'free', method: 'DELETE', path: '/api/reports/{id}/share', operationId: 'unshareReport', title: 'Stop sharing a stored report',
@@ -378,7 +378,7 @@ const REPORT_ACTION_ROUTES: FreeEndpoint[] = [
     pathParams: [reportIdParam],
     ok: { description: 'Revoked', contentType: 'application/json', schema: z.null(), status: 204 },
     examples: () => [{ status: 204, description: 'The link answers 404 from now on.' }],
-    errors: ['invalid-credits-key', 'not-signed-in', 'cross-origin-refused', 'not-found', 'rate-limited', 'store-unavailable'],
+    errors: ['invalid-credits-key', 'not-signed-in', 'wallet-sign-in-refused', 'cross-origin-refused', 'not-found', 'rate-limited', 'store-unavailable'],
   },
   {
     kind: 'free', method: 'POST', path: '/api/reports/{id}/rerun', operationId: 'rerunReport', title: 'Run a stored report\'s check again',

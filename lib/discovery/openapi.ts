@@ -198,7 +198,9 @@ export function openApiDocument(ctx: DiscoveryContext) {
         creditsKey: { type: 'http', scheme: 'bearer', description: 'A prepaid credits key (pac_live_…)' },
         siwx: {
           type: 'apiKey', in: 'header', name: 'SIGN-IN-WITH-X',
-          description: 'x402 sign-in-with-x: a SIWE message signed by the wallet that paid, base64 JSON; the 401 offers the challenge in extensions["sign-in-with-x"]. Good once, for 5 minutes.',
+          description:
+            'x402 sign-in-with-x: a SIWE message signed by the wallet that paid, base64 JSON. Send the request without credentials: its 401 offers, in extensions["sign-in-with-x"], ' +
+            'the message for that method and path (uri and resources the request\'s URL, statement "<what it does>: <METHOD> <path>") with a nonce issued for it. Sign it as it stands: good for that request once, for 5 minutes.',
         },
       },
       schemas: {

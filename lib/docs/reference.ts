@@ -62,7 +62,7 @@ async function paidEndpoint(op: CheckEntry): Promise<EndpointDoc> {
   responses.push({
     status: 402,
     description: 'No payment: the challenges. WWW-Authenticate carries the MPP card and evm challenges; PAYMENT-REQUIRED the x402 offer.',
-    headers: { 'WWW-Authenticate': 'Payment id="…", realm="…", method="stripe", intent="charge", request="…", expires="…", Payment id="…", method="evm", …', 'PAYMENT-REQUIRED': '<base64 JSON: x402Version 2, accepts[…], resource>' },
+    headers: { 'WWW-Authenticate': 'Payment id="…", realm="…", method="stripe", intent="charge", request="…", expires="…", opaque="…", Payment id="…", method="evm", …', 'PAYMENT-REQUIRED': '<base64 JSON: x402Version 2, accepts[…], resource>' },
     body: { type: `${PROBLEM_BASE}payment-required`, title: PROBLEMS['payment-required'].title, status: 402, detail: `This request costs ${PRICE_USD} USD.` },
   });
   const errors = [...PAID_ERRORS];

@@ -35,7 +35,7 @@ import { costlyFailureBuckets, costlyFailuresSpent, countCostlyFailure } from '.
 //      Idempotency-Key: withPaymentIdentifier). Records are scoped to whoever pays (the
 //      credits key, or the verified payer of a credential), so nobody else's key replays them. A key holder's replay is looked up
 //      before its reservation; a credential's only after it verified, and the credential is then claimed
-//      but never settled. An x402 payment refused as already used is looked up too (resentPayment), and
+//      but never settled. An x402 payment resent as is (resentPayment) is looked up before it is verified, and
 //      answered only if the record was paid by that very payment.
 //   6. count the check against its site's budget (over it: released, 429), then run the operation
 //      (work that can fail runs here, before any charge; a costly failure counts against the caller's budget)
@@ -351,7 +351,11 @@ async function admitUnkeyed(deps: PaidCallDeps, call: PaidCall, input: unknown, 
     return paymentRequired(rails, check, problem('payment-required', `${check.service} costs ${PRICE_USD} USD. Pay with one of the offered challenges, or send a prepaid credits key as Authorization: Bearer.`, { plans: `${config.APP_URL}/api/agent/credits` }));
   }
   const { idempotencyKey, fingerprint } = identify(call, input);
+  // Before the facilitator is asked: what it answers for an authorization already used is its own wording.
+  const resent = await resentPayment(deps, call, fingerprint, now);
+  if (resent) return resent;
   const verified = await rails.verify(call.credential, check.path);
+  // Looked up again when refused as used: the first call may have finished while this one was being verified.
   if (!verified.ok) return (verified.reason === 'credential-used' && (await resentPayment(deps, call, fingerprint, now))) || refusedPayment(verified);
   deps.observer?.verified(verified.rail);
   // The credential is now claimed: whatever follows, it is never settled unless this call settles it.
@@ -379,11 +383,12 @@ function payerScope(check: CheckEntry, payer: string, idempotencyKey: string): s
 }
 
 /**
- * Step 5 for an x402 payment verification refused as already used, carrying an Idempotency-Key (or a
- * payment-identifier): the client resending the payment whose answer it lost. The record under the signing
- * payer's scope answers it (the stored answer, or 409 for another body) only when it was paid by this very
- * payment (its digest kept with the answer): the payer's address and the id are no secret, the signed payment is
- * what only the payer handed out. Anything else, an answer still in flight included, keeps the refusal.
+ * Step 5 for an x402 payment carrying an Idempotency-Key (or a payment-identifier), before it is verified: the
+ * client resending the payment whose answer it lost. The record under the scope of the payer the payment names
+ * answers it (the stored answer, or 409 for another body) only when it was paid by this very payment (its digest
+ * kept with the answer, written only once that payment verified and settled): the payer's address and the id are
+ * no secret, the signed payment is what only the payer handed out. Anything else, an answer still in flight
+ * included, is null: the payment is then verified as any other.
  */
 async function resentPayment(deps: PaidCallDeps, call: PaidCall, fingerprint: string, now: Clock): Promise<PaidCallOutcome | null> {
   if (call.credential?.scheme !== 'x402' || call.idempotencyKey === null) return null;

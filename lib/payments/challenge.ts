@@ -12,6 +12,10 @@
 // is mppx's handler, which recomputes the id from the credential's echoed challenge with the same key.
 // PAYMENT-REQUIRED gets the resource's x402 extensions and service metadata (x402-extensions.ts) once, as the
 // template is learnt: they depend on the resource only.
+// Each challenge names the operation it pays for (`operationOf`: the method and path of the resource) in mppx's
+// `meta`, which travels as the HMAC-bound `opaque`: mppx refuses a credential whose opaque differs from the one
+// the operation it is presented at would issue, so a credential offered for one route or tool pays for no other
+// (verify.ts says so first, in our own terms).
 // Even Challenge.from redoes per 402 what is fixed for the template: it validates the challenge with zod,
 // canonicalises and base64-encodes the same request twice (for the id and for the header) and computes the
 // HMAC in JavaScript; that was two thirds of an unpaid 402's own CPU. So a template also keeps, per method, the
@@ -58,15 +62,24 @@ export interface ChallengeIssuer {
   appUrl: string;
   /** Public URL of a resource path, the x402 resource.url: APP_URL's origin + path. */
   resourceUrl(pathname: string): string;
-  /** @internal Handler issuing challenges, each one unique (see uniqueExpiry in rails.ts). */
-  challengeHandler: ChargeHandler;
+  /** @internal Handler issuing challenges for `operation` (see operationOf), each one unique (see uniqueExpiry in rails.ts). */
+  challengeHandler(operation: string): ChargeHandler;
   /** @internal The HMAC key binding challenge ids (challenges are issued with mppx's Challenge.from). */
   secretKey: string;
   /** @internal A challenge expiry no other challenge of this process has (see uniqueExpiry in rails.ts). */
   nextExpiry(): string;
 }
 
-type Terms = { realm: string; method: string; intent: string; request: Record<string, unknown> };
+type Terms = { realm: string; method: string; intent: string; request: Record<string, unknown>; opaque?: string };
+
+/**
+ * The operation a challenge for `resourceUrl` pays for, as its `meta.operation` names it: the HTTP method and the
+ * resource's path. One per route, whichever transport (REST or MCP) carries the call.
+ * @example operationOf('POST', 'https://checks.example/api/agent/readiness') // 'POST /api/agent/readiness'
+ */
+export function operationOf(method: string, resourceUrl: string): string {
+  return `${method.toUpperCase()} ${new URL(resourceUrl).pathname}`;
+}
 
 /** One method's challenge made ready for any expiry: what its HMAC binds and its header around the id and expiry. */
 interface PreparedTerms {
@@ -128,7 +141,7 @@ const EXPIRES_SLOT = 'pac0expires0slot';
 
 /**
  * `terms` ready to issue challenges with any expiry. The id binds, in MPP's order separated by `|`, realm, method,
- * intent, the serialised request, the expiry, the digest and the opaque data (both empty in a template).
+ * intent, the serialised request, the expiry, the digest (empty in a template) and the opaque data.
  */
 function prepare(terms: Terms): PreparedTerms | null {
   const before = [terms.realm, terms.method, terms.intent, PaymentRequest.serialize(terms.request), ''].join('|');
@@ -136,12 +149,13 @@ function prepare(terms: Terms): PreparedTerms | null {
   const [head, rest, ...more] = serialised.split(ID_SLOT);
   const [middle, tail, ...extra] = (rest ?? '').split(EXPIRES_SLOT);
   if (rest === undefined || more.length || tail === undefined || extra.length) return null;
-  return { terms, binding: [before, '||'], header: [head!, middle!, tail] };
+  return { terms, binding: [before, `||${terms.opaque ?? ''}`], header: [head!, middle!, tail] };
 }
 
 function issuePrepared(p: PreparedTerms, expires: string, secretKey: string): { challenge: Challenge.Challenge; header: string } {
   const id = crypto.createHmac('sha256', secretKey).update(p.binding[0] + expires + p.binding[1]).digest('base64url');
-  const challenge = { id, realm: p.terms.realm, method: p.terms.method, intent: p.terms.intent, request: p.terms.request, expires } as Challenge.Challenge;
+  const { realm, method, intent, request, opaque } = p.terms;
+  const challenge = { id, realm, method, intent, request, expires, ...(opaque !== undefined && { opaque }) } as Challenge.Challenge;
   return { challenge, header: p.header[0] + id + p.header[1] + expires + p.header[2] };
 }
 
@@ -171,7 +185,7 @@ async function fromHandler(rails: ChallengeIssuer, method: string, url: string):
 
 /** The 402 headers mppx's charge handler writes (used to learn a template, and where none applies). */
 async function handlerHeaders(rails: ChallengeIssuer, method: string, url: string): Promise<Headers> {
-  const result = await rails.challengeHandler(new Request(url, { method }));
+  const result = await rails.challengeHandler(operationOf(method, url))(new Request(url, { method }));
   if (result.status !== 402) throw new Error('payments: a request without credential was not challenged');
   // mppx's merged 402 carries exactly WWW-Authenticate, PAYMENT-REQUIRED, Cache-Control and Content-Type.
   return result.challenge.headers;
@@ -195,11 +209,11 @@ async function learnTemplate(rails: ChallengeIssuer, method: string, url: string
   const headers = await handlerHeaders(rails, method, url);
   try {
     const offered = Challenge.fromHeadersList(headers);
-    // Only plain charge challenges are templated; anything bound to more than the resource (a body digest,
-    // opaque server data, a description) keeps going through mppx's handler on every request.
-    const plain = offered.every((c) => c.digest === undefined && c.opaque === undefined && c.meta === undefined && c.description === undefined && c.header === undefined);
+    // Only charge challenges bound to nothing but the resource (its operation, in `opaque`) are templated; one bound
+    // to more (a body digest, a description, a credential header) keeps going through mppx's handler every time.
+    const plain = offered.every((c) => c.digest === undefined && c.meta === undefined && c.description === undefined && c.header === undefined);
     if (offered.length === 0 || !plain) return null;
-    const terms = offered.map((c) => ({ realm: c.realm, method: c.method, intent: c.intent, request: c.request }));
+    const terms = offered.map((c) => ({ realm: c.realm, method: c.method, intent: c.intent, request: c.request, ...(c.opaque !== undefined && { opaque: c.opaque }) }));
     return { terms, prepared: proven(terms, rails.nextExpiry(), rails.secretKey), paymentRequired: withX402Terms(headers.get('PAYMENT-REQUIRED'), url) };
   } catch {
     return null;

@@ -113,7 +113,16 @@ export function createPaymentRails(config: PaymentConfig, options: CreatePayment
   mppx.onPaymentFailed((context) => {
     requestScope.getStore()?.errors.push(context.error as Error);
   });
-  const charge = (mppx as unknown as { charge: unknown }).charge as (options: { amount: string; expires?: string }) => ChargeHandler;
+  const charge = (mppx as unknown as { charge: unknown }).charge as (options: { amount: string; meta?: Record<string, string>; expires?: string }) => ChargeHandler;
+  // One handler per operation: its `meta` is bound into every challenge it issues, and a credential is verified
+  // by the handler of the operation it is presented at. Operations are the registered routes, so these stay few.
+  const verifyHandlers = new Map<string, ChargeHandler>();
+  const challengeHandlers = new Map<string, ChargeHandler>();
+  const handlerOf = (handlers: Map<string, ChargeHandler>, operation: string, make: () => ChargeHandler) => {
+    let handler = handlers.get(operation);
+    if (!handler) handlers.set(operation, (handler = make()));
+    return handler;
+  };
 
   const rails: PaymentRails = {
     live,
@@ -121,17 +130,21 @@ export function createPaymentRails(config: PaymentConfig, options: CreatePayment
     realm,
     claims: options.claims ?? memoryCredentialClaims(),
     mppx,
-    verifyHandler: charge({ amount: PRICE_MPP_AMOUNT }),
+    verifyHandler: (operation) => handlerOf(verifyHandlers, operation, () => charge({ amount: PRICE_MPP_AMOUNT, meta: { operation } })),
     // mppx reads `options.expires` on every call of a handler (`'expires' in options ? options.expires :
     // Expires.minutes(5)`), so a getter gives each challenge its own expiry without building a new handler
     // per request (building one costs ~0.5 ms of CPU here, a third of the 402 path). The uniqueness test in
     // tests/payments/challenge.test.ts guards this against mppx changing how it reads the option.
-    challengeHandler: charge({
-      amount: PRICE_MPP_AMOUNT,
-      get expires() {
-        return uniqueExpiry();
-      },
-    }),
+    challengeHandler: (operation) =>
+      handlerOf(challengeHandlers, operation, () =>
+        charge({
+          amount: PRICE_MPP_AMOUNT,
+          meta: { operation },
+          get expires() {
+            return uniqueExpiry();
+          },
+        }),
+      ),
     secretKey: config.mppSecretKey!,
     nextExpiry: uniqueExpiry,
     resourceUrl: (pathname: string) => new URL(pathname, appUrl.origin).href,

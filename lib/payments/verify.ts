@@ -10,9 +10,10 @@
 //   const settled = await verdict.settle()
 //   if (!settled.ok) return refused(settled)            // 402 (fresh challenge) or 503; nothing charged
 //   return 200 with settled.headers and paymentIntent = settled.reference
+import { Credential, PaymentRequest } from 'mppx';
 import { canonicalJson, sha256Hex } from '@/lib/canonical-json';
 import { STORE_UNAVAILABLE_DETAIL, problem, type Problem } from '@/lib/problems';
-import { challenge, type ChallengeIssuer, type ChargeHandler, type PaymentChallenge } from './challenge';
+import { challenge, operationOf, type ChallengeIssuer, type ChargeHandler, type PaymentChallenge } from './challenge';
 import { decodedPaymentSignature } from './x402-extensions';
 import type { CredentialClaims } from './claims';
 import { requestScope, type PendingSettlement, type RequestScope, type SettlementTrace } from './scope';
@@ -26,8 +27,8 @@ export type PaidRail = 'stripe' | 'evm' | 'x402';
 export interface CredentialVerifier extends ChallengeIssuer {
   /** Single-use credential markers (claims.ts). */
   claims: CredentialClaims;
-  /** @internal Handler reused for credential-bearing requests. */
-  verifyHandler: ChargeHandler;
+  /** @internal The handler that verifies credentials presented at `operation` (see operationOf in challenge.ts). */
+  verifyHandler(operation: string): ChargeHandler;
   /** Who stands behind a shared payment token (see sharedPaymentTokenOwner); null without the card rail. */
   cardPayer(spt: string): Promise<string | null>;
 }
@@ -38,6 +39,7 @@ export type FailureReason =
   | 'expired'
   | 'invalid-challenge'
   | 'malformed-credential'
+  | 'operation-mismatch'
   | 'credential-used'
   | 'insufficient-funds'
   | 'invalid-signature'
@@ -151,18 +153,28 @@ export async function verifyPayment(
   method = 'POST',
 ): Promise<CredentialVerdict> {
   const request = { method };
+  const operation = operationOf(method, resourceUrl);
   // Only the credential travels into mppx, on a bodiless request addressed by APP_URL, so realm and x402
   // resource.url are the ones the 402 named whatever proxy the request came through.
   const headers = new Headers();
   let viaX402 = false;
-  if (credential?.scheme === 'mpp') headers.set('authorization', credential.authorization);
-  else if (credential?.scheme === 'x402') {
+  if (credential?.scheme === 'mpp') {
+    // mppx refuses it too (the opaque differs from this operation's); said here in our own terms, before anything is claimed.
+    const offeredFor = mppOperation(credential.authorization);
+    if (offeredFor !== undefined && offeredFor !== operation) return failure(rails, request, resourceUrl, 'operation-mismatch', 402);
+    headers.set('authorization', credential.authorization);
+  } else if (credential?.scheme === 'x402') {
     // An undecodable x402 header makes mppx report an internal error; call it what it is.
+    let payment: { resource?: { url?: unknown } };
     try {
-      decodedPaymentSignature(credential.signature);
+      payment = decodedPaymentSignature(credential.signature) as typeof payment;
     } catch (error) {
       return failure(rails, request, resourceUrl, 'malformed-credential', 402, describe(error));
     }
+    // The x402 requirements are the same for every operation at one price, so the resource is what binds a payment to
+    // its operation; mppx lets a payment that leaves it out through. Only its url counts: clients echo the whole
+    // resource object our 402 sent, description and tags included.
+    if (payment.resource?.url !== resourceUrl) return failure(rails, request, resourceUrl, 'operation-mismatch', 402);
     // mppx reads PAYMENT-SIGNATURE only; the legacy X-PAYMENT carries the same payload.
     headers.set('payment-signature', credential.signature);
     viaX402 = true;
@@ -174,7 +186,7 @@ export async function verifyPayment(
   let result: Awaited<ReturnType<ChargeHandler>>;
   try {
     result = await requestScope.run(scope, () =>
-      rails.verifyHandler(new Request(resourceUrl, { method, headers })),
+      rails.verifyHandler(operation)(new Request(resourceUrl, { method, headers })),
     );
   } catch (error) {
     // mppx throws only for configuration-level faults; never answer 500 and never charge.
@@ -198,6 +210,21 @@ export async function verifyPayment(
   }
   const [reason, status] = classify(scope, 'verify');
   return failure(rails, request, resourceUrl, reason, status, describe(scope.errors.at(-1)));
+}
+
+/**
+ * The operation an MPP credential's challenge was issued for (`meta.operation`, carried in its HMAC-bound opaque),
+ * null when it names none, undefined when the credential cannot be read (mppx then refuses it as malformed).
+ */
+function mppOperation(authorization: string): string | null | undefined {
+  let meta: Record<string, unknown> | undefined;
+  try {
+    const { challenge: issued } = Credential.deserialize(authorization);
+    meta = issued.meta ?? (issued.opaque === undefined ? undefined : (PaymentRequest.deserialize(issued.opaque) as Record<string, unknown>));
+  } catch {
+    return undefined;
+  }
+  return typeof meta?.operation === 'string' ? meta.operation : null;
 }
 
 async function settle(
@@ -282,6 +309,8 @@ const DETAILS: Record<FailureReason, string> = {
   expired: 'The payment challenge or authorization has expired.',
   'invalid-challenge': 'The credential does not answer a challenge this service issued for this resource.',
   'malformed-credential': 'The payment credential could not be read.',
+  'operation-mismatch':
+    'This payment was offered for another operation, or does not say which: a credential pays only for the route or tool whose 402 issued it (x402: its resource.url).',
   'credential-used': 'This payment credential has already been used; each credential pays for one request.',
   'insufficient-funds': 'The paying account does not hold enough USDC for this payment.',
   'invalid-signature': 'The payment authorization signature is not valid.',

@@ -148,21 +148,28 @@ async function countReportRead(request: Request, { config, store }: Runtime): Pr
   await enforceRateLimit(store, `reports-ip:${ip}`, config.RATE_LIMIT_REPORTS_PER_IP, config.RATE_LIMIT_WINDOW_SECONDS * 1000, Date.now());
 }
 
+/** What each reports request does, as a wallet's signed message for it says (its statement). */
+const READ_REPORTS = 'Read the reports this wallet paid for';
+const SHARE_REPORT = 'Make a public link to a report this wallet paid for';
+const UNSHARE_REPORT = 'Stop the public link to a report this wallet paid for';
+
 /**
- * The owner a reports request speaks for: its Bearer key (checked), else a wallet's SIGN-IN-WITH-X (checked, its
- * nonce spent), else its session; with none, 401 saying how to sign in either way (a fresh wallet challenge).
+ * The owner a reports request speaks for: its Bearer key (checked), else a wallet's SIGN-IN-WITH-X (checked: signed
+ * for this very request, its issued nonce spent), else its session; with none, 401 saying how to sign in either way
+ * (a message to sign for this request, with a nonce issued for it).
  */
-async function reportOwner(request: Request, runtime: Runtime): Promise<string> {
+async function reportOwner(request: Request, runtime: Runtime, purpose: string): Promise<string> {
   const bearer = bearerToken(request.headers);
   if (bearer !== null) return authenticateKey(runtime.store, runtime.config.CREDITS_KEY_SECRET, bearer);
+  const signed = { method: request.method, path: new URL(request.url).pathname, purpose };
   const signedMessage = request.headers.get(SIWX_HEADER);
-  if (signedMessage !== null) return walletFromHeader(runtime.store, signedMessage, runtime.config.APP_URL);
+  if (signedMessage !== null) return walletFromHeader(runtime.store, signedMessage, runtime.config.APP_URL, signed);
   const session = await readSession(runtime.store, sessionIdOf(request, runtime), Date.now());
   if (!session) {
     throw new ProblemError(
       'not-signed-in',
-      `Send Authorization: Bearer <credits key>, sign in with a credits key (POST /api/session), or, for a wallet that paid, sign the message in extensions["sign-in-with-x"] and send it base64 in the ${SIWX_HEADER} header.`,
-      { extensions: siwxChallenge(runtime.config.APP_URL, new URL(request.url).pathname) },
+      `Send Authorization: Bearer <credits key>, sign in with a credits key (POST /api/session), or, for a wallet that paid, sign the message in extensions["sign-in-with-x"] as it stands (it is good for this request only, once) and send it base64 in the ${SIWX_HEADER} header.`,
+      { extensions: await siwxChallenge(runtime.store, runtime.config.APP_URL, signed) },
     );
   }
   return session.keyHash;
@@ -172,7 +179,7 @@ async function reportOwner(request: Request, runtime: Runtime): Promise<string> 
 export function reportsGet(request: Request): Promise<Response> {
   return route('reports-list', async (runtime) => {
     await countReportRead(request, runtime);
-    const keyHash = await reportOwner(request, runtime);
+    const keyHash = await reportOwner(request, runtime, READ_REPORTS);
     const query = new URL(request.url).searchParams;
     const page = await reportPage(runtime.store, keyHash, { limit: limitOf(query.get('limit')), cursor: query.get('cursor'), check: query.get('check') }, Date.now());
     return Response.json(page, { headers: NO_STORE });
@@ -189,7 +196,7 @@ function limitOf(raw: string | null): number | undefined {
 export function reportGet(request: Request, id: string): Promise<Response> {
   return route('report-read', async (runtime) => {
     await countReportRead(request, runtime);
-    const keyHash = await reportOwner(request, runtime);
+    const keyHash = await reportOwner(request, runtime, READ_REPORTS);
     const report = await ownReport(runtime.store, keyHash, id, Date.now());
     if (!report) throw new ProblemError('not-found', 'No report with this id belongs to this key or wallet (reports are kept 30 days by default).');
     return Response.json(report.body, { headers: NO_STORE });
@@ -205,7 +212,7 @@ const reportNotFound = () => new ProblemError('not-found', 'No report with this 
 export function reportCompareGet(request: Request, id: string, otherId: string): Promise<Response> {
   return route('report-compare', async (runtime) => {
     await countReportRead(request, runtime);
-    const keyHash = await reportOwner(request, runtime);
+    const keyHash = await reportOwner(request, runtime, READ_REPORTS);
     return Response.json(await compareReports(runtime.store, keyHash, id, otherId, Date.now()), { headers: NO_STORE });
   });
 }
@@ -215,7 +222,7 @@ export function reportSharePost(request: Request, id: string): Promise<Response>
   return route('report-share', async (runtime) => {
     refuseForeignOrigin(request, runtime.config.APP_URL);
     await countReportRead(request, runtime);
-    const keyHash = await reportOwner(request, runtime);
+    const keyHash = await reportOwner(request, runtime, SHARE_REPORT);
     const shared = await shareReport(runtime.store, keyHash, id, Date.now(), runtime.config.REPORT_RETENTION_DAYS);
     if (!shared) throw reportNotFound();
     return Response.json({ url: new URL(shared.path, runtime.config.APP_URL).toString(), path: shared.path }, { headers: NO_STORE });
@@ -227,7 +234,7 @@ export function reportShareDelete(request: Request, id: string): Promise<Respons
   return route('report-unshare', async (runtime) => {
     refuseForeignOrigin(request, runtime.config.APP_URL);
     await countReportRead(request, runtime);
-    const keyHash = await reportOwner(request, runtime);
+    const keyHash = await reportOwner(request, runtime, UNSHARE_REPORT);
     if ((await revokeShare(runtime.store, keyHash, id, Date.now())) === null) throw reportNotFound();
     return new Response(null, { status: 204, headers: NO_STORE });
   });

@@ -1,5 +1,5 @@
 // The 402 of spec 5.2, decoded field by field; identical terms for different bodies; unique challenges.
-import { Challenge } from 'mppx';
+import { Challenge, PaymentRequest } from 'mppx';
 import { describe, expect, it } from 'vitest';
 import { liveRails, type PaymentConfig } from '../../lib/payments/config';
 import { createPaymentRails } from '../../lib/payments/rails';
@@ -65,8 +65,9 @@ describe('challenges issued from a template', () => {
       expect(c.challenges.map((x) => x.method)).toEqual(['stripe', 'evm']);
       expect(c.wwwAuthenticate).toBe(c.challenges.map((x) => Challenge.serialize(x)).join(', '));
       for (const issued of c.challenges) {
-        const { realm, method, intent, request, expires } = issued;
-        const theirs = Challenge.from({ realm, method, intent, request, expires, secretKey: rails.env.MPP_SECRET_KEY! });
+        const { realm, method, intent, request, expires, opaque } = issued;
+        expect(PaymentRequest.deserialize(opaque!)).toEqual({ operation: `POST ${new URL(server.resource).pathname}` });
+        const theirs = Challenge.from({ realm, method, intent, request, expires, opaque, secretKey: rails.env.MPP_SECRET_KEY! });
         expect(issued).toEqual(theirs);
         expect(Challenge.serialize(issued)).toBe(Challenge.serialize(theirs));
         // mppx's own check of a credential's echoed challenge: the id is bound to these terms with the server's key.

@@ -112,6 +112,7 @@ describe('MPP evm', () => {
       method: 'evm',
       intent: 'charge',
       request: evmChallenge.request,
+      opaque: evmChallenge.opaque,
       expires: new Date(Date.now() - 1000).toISOString(),
     });
     // mppx's client refuses expired challenges, so sign with the evm method directly.

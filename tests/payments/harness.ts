@@ -226,7 +226,9 @@ export function expectSpecPaymentTerms(res: Response, rails: Rails, options: { r
   const challenges = parseWwwAuthenticate(res.headers.get('www-authenticate')!);
   expect(challenges.map((c) => c.params.method)).toEqual(['stripe', 'evm']);
   for (const c of challenges) {
-    expect(Object.keys(c.params).sort()).toEqual(['expires', 'id', 'intent', 'method', 'realm', 'request']);
+    expect(Object.keys(c.params).sort()).toEqual(['expires', 'id', 'intent', 'method', 'opaque', 'realm', 'request']);
+    // The operation the challenge pays for, bound by its id: the method and path of the resource.
+    expect(JSON.parse(Buffer.from(c.params.opaque!, 'base64url').toString('utf8'))).toEqual({ operation: `POST ${new URL(options.resourceUrl).pathname}` });
     expect(c.params.id).toMatch(/^[A-Za-z0-9_-]{20,}$/);
     expect(c.params.realm).toBe(options.realm);
     expect(c.params.intent).toBe('charge');

@@ -5,7 +5,9 @@
 // (paying with a signature of its own) gets its own call, never the first payer's answer; an id that differs from
 // the Idempotency-Key is 400. A client that resends the very same PAYMENT-SIGNATURE after losing the answer gets
 // the stored answer, settled once; the same bytes with another body are 409; a copy that is not those exact bytes
-// (the payer's authorization with another signature, or with anything else changed) is refused as used.
+// (the payer's authorization with another signature, or with anything else changed) is refused as used. The
+// facilitator is reached through a proxy that can word its refusals as a facilitator without diagnostics does: the
+// resend must not depend on that wording.
 import { x402Client } from '@x402/core/client';
 import { decodePaymentRequiredHeader, decodePaymentSignatureHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
@@ -18,6 +20,7 @@ import { PROBLEM_BASE } from '@/lib/problems';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { chainLedger, decodeBase64Json } from './harness';
 import { validReadinessBody, type TestRuntime } from '../support/runtime';
+import { serveWebHandler, type WebServer } from '../support/web-server';
 import { agentCheckRoute } from '../support/check-routes';
 import { installRailsRuntime } from '../support/rails-runtime';
 
@@ -25,16 +28,38 @@ const { POST: readinessPOST } = agentCheckRoute('readiness');
 const APP_URL = 'http://localhost:3000';
 const ONE_USDC = 1_000_000n;
 
+/** What a facilitator without diagnostics answers for an authorization whose nonce was already used. */
+const GENERIC_REFUSAL = 'invalid_exact_evm_transaction_simulation_failed';
+
 let rails: Rails;
 let rt: TestRuntime;
+let facilitator: WebServer;
+/** `generic`: every refused /verify is worded GENERIC_REFUSAL; `verifies`: the /verify requests it passed on. */
+const proxy = { generic: false, verifies: 0 };
 
 beforeAll(async () => {
   rails = await startRails();
-  rt = installRailsRuntime(rails, { APP_URL, RATE_LIMIT_PER_IP: '100000' });
+  const upstream = rails.env.X402_FACILITATOR_URL!;
+  facilitator = await serveWebHandler(async (request) => {
+    const { pathname } = new URL(request.url);
+    const answer = await fetch(`${upstream}${pathname}`, {
+      method: request.method,
+      headers: { 'content-type': 'application/json' },
+      body: request.method === 'POST' ? await request.text() : undefined,
+    });
+    let verdict = (await answer.json()) as { isValid?: boolean; payer?: string };
+    if (pathname === '/verify') {
+      proxy.verifies += 1;
+      if (proxy.generic && verdict.isValid === false) verdict = { isValid: false, invalidReason: GENERIC_REFUSAL, payer: verdict.payer } as typeof verdict;
+    }
+    return Response.json(verdict, { status: answer.status });
+  });
+  rt = installRailsRuntime(rails, { APP_URL, RATE_LIMIT_PER_IP: '100000', X402_FACILITATOR_URL: facilitator.url });
 }, 120_000);
 
 afterAll(async () => {
   await rt?.dispose();
+  await facilitator?.close();
   await rails?.stop();
 });
 
@@ -191,6 +216,42 @@ describe('payment-identifier, paid by @x402/fetch', () => {
     expect(conflict.status).toBe(409);
     expect(((await conflict.json()) as { type: string }).type).toBe(`${PROBLEM_BASE}idempotency-conflict`);
 
+    expect((await chainLedger(rails)).facilitatorTxs - before.facilitatorTxs).toBe(1);
+    expect(aliceBefore - (await rails.usdcBalance(aliceAddress))).toBe(ONE_USDC);
+  });
+
+  it('a facilitator that words a used authorization as a generic failure: the exact same PAYMENT-SIGNATURE resent still gets the stored answer, the facilitator never asked, no second USDC moved', async () => {
+    const alice = await fundedPayer();
+    const aliceAddress = privateKeyToAccount(alice).address;
+    const paymentId = `pay_${crypto.randomUUID().replaceAll('-', '')}`;
+    const paidBody = body('Alice behind a terse facilitator');
+    const signature = await signedOnce(alice, paymentId, paidBody);
+    const before = await chainLedger(rails);
+    const aliceBefore = await rails.usdcBalance(aliceAddress);
+    const first = await send(paidBody, { 'payment-signature': signature });
+    expect(first.status).toBe(200);
+    const paid = await first.text();
+
+    proxy.generic = true;
+    try {
+      // What the service would hear of this used authorization: no "nonce", no "used".
+      const payment = decodePaymentSignatureHeader(signature);
+      const asked = await fetch(`${facilitator.url}/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ x402Version: 2, paymentPayload: payment, paymentRequirements: payment.accepted }),
+      });
+      expect(await asked.json()).toEqual({ isValid: false, invalidReason: GENERIC_REFUSAL, payer: aliceAddress });
+
+      const verifies = proxy.verifies;
+      const again = await send(paidBody, { 'payment-signature': signature });
+      expect(again.status).toBe(200);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(await again.text()).toBe(paid);
+      expect(proxy.verifies).toBe(verifies);
+    } finally {
+      proxy.generic = false;
+    }
     expect((await chainLedger(rails)).facilitatorTxs - before.facilitatorTxs).toBe(1);
     expect(aliceBefore - (await rails.usdcBalance(aliceAddress))).toBe(ONE_USDC);
   });
