@@ -70,7 +70,7 @@ const CHECKED: Array<{ file: string; scope: object; examples: string[] }> = [
   },
   { file: 'lib/config.ts', scope: config, examples: ['supportEmail(', 'operatorOf('] },
   { file: 'lib/credits/plans.ts', scope: plans, examples: ['planList('] },
-  { file: 'lib/log.ts', scope: log, examples: ['scrubSecrets('] },
+  { file: 'lib/log.ts', scope: log, examples: ['scrubSecrets(', 'loggedPath('] },
   { file: 'lib/price.ts', scope: price, examples: ['formatUsd('] },
   { file: 'lib/problems.ts', scope: { ...problems, StoreUnavailableError, cause: new Error('connection lost') }, examples: ['knownProblem('] },
   { file: 'lib/request-context.ts', scope: requestContext, examples: ['requestIdFrom('] },
