@@ -10,12 +10,15 @@
  * autolinks and HTML, entities, strikethrough, table cells, headings, math, and an e-mail autolink's `@`. An
  * underscore between two letters or digits opens and closes nothing (`payment_challenge`), so it stays as it is.
  */
-const INLINE_SIGNIFICANT = /[\\`*[\]<>&!~|#$@]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu;
+const INLINE_SIGNIFICANT = /[\\`*[\]<>&!~|#$@_]/g;
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 
 const textOf = (value: unknown): string =>
   (typeof value === 'string' ? value : typeof value === 'number' && Number.isFinite(value) ? String(value) : '').replace(/\s+/g, ' ').trim();
 
-const escaped = (text: string): string => text.replace(INLINE_SIGNIFICANT, '\\$&');
+// No lookbehind in the pattern: the browser bundle loads this module, and older Safari cannot parse one.
+const escaped = (text: string): string =>
+  text.replace(INLINE_SIGNIFICANT, (c: string, at: number) => (c === '_' && LETTER_OR_DIGIT.test(text.charAt(at - 1)) && LETTER_OR_DIGIT.test(text.charAt(at + 1)) ? c : `\\${c}`));
 
 /** Characters a scheme's name is made of (`https`, `git+ssh`), and those of an e-mail's local part. */
 const SCHEME_CHAR = /[a-z0-9+.-]/i;
