@@ -1,6 +1,7 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { contentSecurityPolicy } from '@/lib/http/csp';
-import { requestIdFrom } from '@/lib/request-context';
+import { requestIdFrom, withRequestContext } from '@/lib/request-context';
+import { logEvent, loggedPath } from '@/lib/log';
 import { getConfig } from '@/lib/config';
 import { clientIp } from '@/lib/http/client-ip';
 import { pageRateLimiter } from '@/lib/http/page-rate-limit';
@@ -52,9 +53,22 @@ function badPath(pathname: string): Response {
   });
 }
 
+/**
+ * The access line of a page request: its id (the one the page answers with), method and path, as the API routes'
+ * lines name theirs (lib/http/observe.ts). The path goes through loggedPath: a key typed into a form that was
+ * submitted as a GET (`/check?key=pac_live_…`), a share link's token or a Checkout session's id never reaches the log.
+ */
+function logPageRequest(request: NextRequest, requestId: string): void {
+  withRequestContext({ requestId, route: 'page' }, () => logEvent({ event: 'page-request', method: request.method, path: loggedPath(request.url) }));
+}
+
 export function proxy(request: NextRequest) {
+  const api = request.nextUrl.pathname.startsWith('/api/');
+  // Pages carry a request id like the API routes (lib/http/observe.ts wraps those): a valid incoming one, else new.
+  const requestId = requestIdFrom(request.headers);
+  if (!api) logPageRequest(request, requestId);
   if (undecodablePath(request.nextUrl.pathname)) return badPath(request.nextUrl.pathname);
-  if (request.nextUrl.pathname.startsWith('/api/')) return NextResponse.next();
+  if (api) return NextResponse.next();
   if (REPORT_PAGE.test(request.nextUrl.pathname)) {
     // Counted before anything renders, prefetches included (they render the page's data too).
     const config = getConfig();
@@ -72,8 +86,6 @@ export function proxy(request: NextRequest) {
   }
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString('base64');
   const policy = contentSecurityPolicy({ nonce, development: process.env.NODE_ENV === 'development' });
-  // Pages carry a request id like the API routes (lib/http/observe.ts wraps those): a valid incoming one, else new.
-  const requestId = requestIdFrom(request.headers);
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set('content-security-policy', policy);
   requestHeaders.set('x-request-id', requestId);

@@ -75,7 +75,7 @@ export function AccountLookup() {
 
   return (
     <>
-      <form className="stack" onSubmit={lookup}>
+      <form className="stack" method="post" action="/api/billing/account" onSubmit={lookup}>
         <div>
           <label htmlFor="account-key">
             Credits key <span className="hint">(starts with pac_live_; sent only to us, in the request body)</span>
@@ -92,7 +92,7 @@ export function AccountLookup() {
         </div>
       </form>
       <noscript>
-        <p className="notice warn">This page needs JavaScript, so your key can travel in a request body rather than the address bar.</p>
+        <p className="notice warn">Without JavaScript the answer opens as raw data (JSON). Your key still travels only in the request body, never in the address.</p>
       </noscript>
       {error ? (
         <p id="account-error" className="notice error" role="alert">

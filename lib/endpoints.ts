@@ -406,7 +406,8 @@ const SESSION_ROUTES: FreeEndpoint[] = [
     summary: 'Sign in on the site with a credits key: sets the session cookie',
     description:
       `For the site's pages. Checks the key and sets ${SECURE_SESSION_COOKIE} (${SESSION_COOKIE} on plain-http development): an opaque random id, never the key; the server keeps only the key\'s hash behind it. ` +
-      'The session lasts 7 days from sign-in (not sliding). Sign-ins are rate limited per client address (RATE_LIMIT_SESSION_PER_IP); a request whose Origin is another site is refused with 403.',
+      'The session lasts 7 days from sign-in (not sliding). Sign-ins are rate limited per client address (RATE_LIMIT_SESSION_PER_IP); a request whose Origin is another site is refused with 403. ' +
+      'The site\'s sign-in forms also post here as an HTML form (application/x-www-form-urlencoded: key, and return, /check or /account) when their script has not run: the answer is then 303 back to that page with the same cookie, or to the page with ?sign-in=invalid-key, missing-key, rate-limited or failed, so the key never travels in an address.',
     price: 'free', auth: 'the credits key, in the body',
     request: { contentTypes: ['application/json'], schema: SignInBody, example: { key: keyExample } },
     ok: { description: 'Signed in; Set-Cookie carries the session', contentType: 'application/json', schema: SessionAnswer, headers: { 'Set-Cookie': sessionCookieHeader } },

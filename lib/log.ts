@@ -56,3 +56,34 @@ export function logEvent(event: Record<string, unknown>): void {
   const line = request ? { t: new Date().toISOString(), requestId: request.requestId, route: request.route, ...event } : { t: new Date().toISOString(), ...event };
   process.stdout.write(scrubSecrets(JSON.stringify(line)) + '\n');
 }
+
+/** Query parameters of this site whose values an access line keeps: none of them can hold a secret. */
+const PLAIN_QUERY_PARAMETERS = new Set(['check', 'cursor', 'limit', 'ready']);
+/** A parameter name an access line prints as it is; any other (a key pasted as a name, say) is printed as `…`. */
+const PLAIN_NAME = /^(?!pac_|shr_)[A-Za-z][A-Za-z0-9_-]{0,31}$/;
+
+/**
+ * A request's path and query as an access line prints them, without what a URL may carry that must not be logged:
+ * the value of every query parameter but this site's plain ones (a credits key sent as `?key=`, a Checkout
+ * session's id, anything a client put there) and any odd parameter name become `…`, and so does a share link's
+ * token or a credits key in the path. Nothing is decoded, so an undecodable path is printed as it came.
+ * @example loggedPath('http://localhost:3000/check?key=pac_live_x&check=readiness') // '/check?key=…&check=readiness'
+ */
+export function loggedPath(url: string): string {
+  const cut = url.indexOf('://');
+  const from = cut < 0 ? 0 : url.indexOf('/', cut + 3);
+  const target = from < 0 ? '/' : url.slice(from);
+  const hash = target.indexOf('#');
+  const [path, query] = (hash < 0 ? target : target.slice(0, hash)).split(/\?(.*)/s, 2);
+  const shownPath = path
+    .split('/')
+    .map((segment) => (/^shr_/.test(segment) ? 'shr_…' : /pac_live_/i.test(segment) ? '…' : segment))
+    .join('/');
+  if (query === undefined) return shownPath;
+  const pairs = query.split('&').map((pair) => {
+    const [name, value] = pair.split(/=(.*)/s, 2);
+    if (!PLAIN_NAME.test(name)) return '…';
+    return value === undefined ? name : `${name}=${PLAIN_QUERY_PARAMETERS.has(name) ? value : '…'}`;
+  });
+  return `${shownPath}?${pairs.join('&')}`;
+}

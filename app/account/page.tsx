@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import { cookies } from 'next/headers';
 import { AccountLookup } from '@/components/AccountLookup';
+import { signInRefusal } from '@/components/check/session';
 import { RotateKey, SignInAndRefresh, SignOutButton } from '@/components/account/AccountSession';
 import { getConfig } from '@/lib/config';
 import { checkById, checks } from '@/lib/checks/registry';
@@ -89,7 +90,7 @@ export default async function Account({ searchParams }: { searchParams: Promise<
           Sign in with your credits key to see the calls left on each grant, every call it spent (with a CSV download), the reports it paid for,
           and to replace the key or sign out.
         </p>
-        <SignInAndRefresh idPrefix="account-signin" />
+        <SignInAndRefresh idPrefix="account-signin" initialError={signInRefusal((await searchParams)['sign-in'])} />
         <p className="muted">
           Need more calls? <Link href="/pricing#top-up">Top up a key</Link>. Agents can read the same numbers from{' '}
           <Link href="/docs/api#agentCredits">GET /api/agent/credits</Link>.

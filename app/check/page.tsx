@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import { cookies } from 'next/headers';
 import { CheckApp } from '@/components/check/CheckApp';
+import { signInRefusal } from '@/components/check/session';
 import { getConfig } from '@/lib/config';
 import { checks } from '@/lib/checks/registry';
 import { PRICE_USD } from '@/lib/price';
@@ -14,8 +15,10 @@ export const generateMetadata = () =>
     description: `Run ${checks().map((c) => `the ${c.service}`).join(' or ')} in your browser with a credits key: ${PRICE_USD} USD a call, only when it succeeds.`,
   });
 
-export default async function CheckPage() {
+export default async function CheckPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const session = await sessionFromCookies(await cookies());
+  // A sign-in form posted without its script comes back here with why it was refused.
+  const signInError = session ? null : signInRefusal((await searchParams)['sign-in']);
   const days = getConfig().REPORT_RETENTION_DAYS;
   return (
     <>
@@ -26,6 +29,7 @@ export default async function CheckPage() {
       <CheckApp
         initial={session ? { signedIn: true, callsLeft: session.callsLeft, keyPrefix: session.keyPrefix } : null}
         examples={Object.fromEntries(checks().map((c) => [c.id, c.example]))}
+        signInError={signInError}
       />
       <h2>How it works</h2>
       <ul>

@@ -7,10 +7,10 @@ import { KeyField } from '../check/KeyField';
 import { SignInForm } from '../check/SignInForm';
 import { signOut } from '../check/session';
 
-/** Signs in on a server-rendered page, then renders it again with the session. */
-export function SignInAndRefresh({ idPrefix }: { idPrefix: string }) {
+/** Signs in on the account page, then renders it again with the session. */
+export function SignInAndRefresh({ idPrefix, initialError = null }: { idPrefix: string; initialError?: string | null }) {
   const router = useRouter();
-  return <SignInForm idPrefix={idPrefix} onSignedIn={() => router.refresh()} />;
+  return <SignInForm idPrefix={idPrefix} page="/account" initialError={initialError} onSignedIn={() => router.refresh()} />;
 }
 
 export function SignOutButton() {
@@ -103,7 +103,8 @@ export function RotateKeyForm({ askForKey, onRotated }: { askForKey: boolean; on
     return (
       <>
         {intro}
-        <form className="stack" onSubmit={rotate} noValidate aria-label="Replace your key">
+        {/* A method, so a submit before the script runs posts the key in a body (refused there: replacing needs the script), never in the address. */}
+        <form className="stack" method="post" action="/api/session/rotate" onSubmit={rotate} noValidate aria-label="Replace your key">
           <KeyField
             id="rotate-current-key" label="Your current credits key" value={current} onChange={setCurrent} error={error}
             hint="(you signed in more than a few minutes ago, so replacing the key needs it)"
@@ -114,6 +115,9 @@ export function RotateKeyForm({ askForKey, onRotated }: { askForKey: boolean; on
             </button>
           </div>
         </form>
+        <noscript>
+          <p className="notice warn">Replacing the key needs JavaScript: the new key is shown on this page, once.</p>
+        </noscript>
       </>
     );
   }

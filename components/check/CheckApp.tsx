@@ -27,7 +27,7 @@ function problemMessage(problem: Problem): string {
 }
 
 /** The check page: sign in, then one tab per check the server lists (with its example request), each with its form. */
-export function CheckApp({ initial, examples }: { initial: SessionState | null; examples: Record<string, unknown> }) {
+export function CheckApp({ initial, examples, signInError = null }: { initial: SessionState | null; examples: Record<string, unknown>; signInError?: string | null }) {
   const forms = checkForms(Object.keys(examples));
   const [session, setSession] = useState<SessionState | null>(initial);
   const [check, setCheck] = useState<string>(forms[0]?.report.id ?? '');
@@ -38,7 +38,7 @@ export function CheckApp({ initial, examples }: { initial: SessionState | null; 
   if (!session) {
     return (
       <>
-        <SignInForm onSignedIn={setSession} />
+        <SignInForm onSignedIn={setSession} page="/check" initialError={signInError} />
         <p className="muted">
           Each check spends one call of the key, and only when it succeeds. You can also look a key up without signing in on the{' '}
           <Link href="/account">account page</Link>.

@@ -23,6 +23,25 @@ async function problemOf(res: Response): Promise<Problem> {
   }
 }
 
+/** Why signing in failed, in words: by the refusal's code (a form sign-in comes back with it as `?sign-in=`). */
+const SIGN_IN_REFUSALS: Record<string, string> = {
+  'invalid-key': 'That key is not valid, or it was replaced by a newer key. Check it and try again.',
+  'missing-key': 'Required: paste the credits key you were shown after payment.',
+  'rate-limited': 'Too many sign-in attempts from this address. Wait a minute and try again.',
+  failed: 'Signing in failed. Try again.',
+};
+
+/**
+ * What to tell a person whose form sign-in came back refused (the page's `sign-in` parameter); null when it did not.
+ * @example signInRefusal('invalid-key') // 'That key is not valid, or it was replaced by a newer key. Check it and try again.'
+ */
+export function signInRefusal(code: unknown): string | null {
+  return typeof code === 'string' && Object.hasOwn(SIGN_IN_REFUSALS, code) ? SIGN_IN_REFUSALS[code] : null;
+}
+
+/** The pages with a sign-in form; a form sign-in returns to the one it was posted from. */
+export type SignInPage = '/check' | '/account';
+
 /** Signs in with a credits key; the key is then forgotten by this page. */
 export async function signIn(key: string): Promise<{ ok: true; session: SessionState } | { ok: false; problem: Problem }> {
   const res = await fetch('/api/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key }), cache: 'no-store' });

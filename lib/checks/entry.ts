@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { markdownText } from './markdown-text';
 
 // What a check is, in one object: the entry each check folder exports (lib/checks/<name>/entry.ts) and the
 // registry lists (lib/checks/registry.ts). Every surface reads it: the REST route (/api/agent/<id>), the
@@ -230,7 +231,8 @@ export function checkMarkdown(report: Pick<CheckReport, 'markdown' | 'headline'>
   const b = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   const markdown = report.markdown(b);
   const headline = report.headline?.(b) ?? null;
-  const meta = [headline?.at ? `${headline.atVerb} ${reportDate(headline.at)}` : null, permalink ? `Permalink: ${permalink}` : null].filter((x) => x !== null);
+  // The date is read from the body (shown as it is when it is no date), so it is printed as text; the permalink is ours.
+  const meta = [headline?.at ? `${markdownText(headline.atVerb)} ${markdownText(reportDate(headline.at))}` : null, permalink ? `Permalink: ${permalink}` : null].filter((x) => x !== null);
   if (!meta.length) return markdown;
   // Under the title line, so a pasted report says when it was made and where it lives before anything else.
   const cut = markdown.indexOf('\n');

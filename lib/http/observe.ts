@@ -1,8 +1,9 @@
 // The edge every API route handler is wrapped in: it gives the request its id (a valid incoming X-Request-Id,
 // else a new one), runs the handler inside that request's log context, puts X-Request-Id on whatever the
-// handler answered (200s, 402s and problems alike), and writes the one access line and the route metrics.
+// handler answered (200s, 402s and problems alike), and writes the one access line and the route metrics. The
+// line names the path without anything secret a URL may carry (lib/log.ts loggedPath).
 import { errorResponse } from '@/lib/problems';
-import { logEvent } from '@/lib/log';
+import { logEvent, loggedPath } from '@/lib/log';
 import { metrics } from '@/lib/metrics';
 import { requestIdFrom, withRequestContext, type RequestContext } from '@/lib/request-context';
 
@@ -57,6 +58,7 @@ function finish(response: Response, context: RequestContext, request: Request | 
     logEvent({
       event: 'request',
       method: request?.method ?? 'GET',
+      ...(request ? { path: loggedPath(request.url) } : {}),
       status: tagged.status,
       durationMs: Math.round(seconds * 10_000) / 10,
       ...(context.operation === undefined ? {} : { operation: context.operation, rail: context.rail, outcome: context.outcome }),

@@ -62,7 +62,8 @@ export function reportIsShared(id: string, deps: { store: Store } = getRuntime()
 }
 
 /**
- * The report a share link opens (`/r/<token>`), or null: unknown, revoked or replaced link, or expired report.
+ * The report a share link opens (`/r/<token>`), or null: unknown, revoked or replaced link, expired report, or the key
+ * that paid for it revoked.
  * @example const report = await getSharedReport(token); if (!report) notFound();
  */
 export function getSharedReport(token: string, deps: { store: Store } = getRuntime(), now = Date.now()): Promise<OwnReport | null> {

@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
 import type { Store } from '@/lib/store';
+import type { StoredReport } from '@/lib/store/types';
+import { USAGE_ID_PREFIX } from '@/lib/credits/ledger';
 import { sha256Hex } from '@/lib/canonical-json';
 import { REPORT_ID_PATTERN, ownReport, readReport, type OwnReport } from './store';
 
@@ -8,6 +10,10 @@ import { REPORT_ID_PATTERN, ownReport, readReport, type OwnReport } from './stor
 // gives out no working link. Two records tie it together, `share:<token hash>` → report id and
 // `report-share:<report id>` → token hash; a link opens only while both agree, so revoking takes the second
 // (one step) and any older link of the same report stops at once. Both live as long as the report can.
+// A link also stops with the key that paid for the report: revoking a key ends every link to its reports, those
+// made before included, since the owner can no longer sign in to revoke them. The key is read when the link is
+// opened, so nothing has to be found and deleted at revocation. Rotation moves the reports to the new key, which
+// is live, so their links keep working and the new key's owner can revoke them.
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -59,7 +65,19 @@ export async function isShared(store: Store, id: string, now: number): Promise<b
 }
 
 /**
- * The report a share link opens, or null (malformed, unknown, revoked, replaced, or the report expired).
+ * Whether the owner of a report may still have it shared: a key's report only while that key is live (a revoked
+ * key, or one the store no longer knows, ends it); a wallet's report always (a wallet cannot be revoked). A
+ * prepaid call's usage id says the report was paid with a key.
+ */
+async function ownerIsLive(store: Store, report: StoredReport): Promise<boolean> {
+  if (!report.creditsUsage.startsWith(USAGE_ID_PREFIX)) return true;
+  const key = await store.getKey(report.keyHash);
+  return key !== null && key.revokedAt === null;
+}
+
+/**
+ * The report a share link opens, or null (malformed, unknown, revoked or replaced link, the report expired, or
+ * the key that paid for it revoked).
  * @example const report = await sharedReport(store, params.token, Date.now()); if (!report) notFound();
  */
 export async function sharedReport(store: Store, token: string, now: number): Promise<OwnReport | null> {
@@ -68,7 +86,7 @@ export async function sharedReport(store: Store, token: string, now: number): Pr
   const id = await store.getRecord(byToken(tokenHash), now);
   if (!id || (await store.getRecord(byReport(id), now)) !== tokenHash) return null;
   const report = await store.getReport(id, now);
-  if (!report) return null;
+  if (!report || !(await ownerIsLive(store, report))) return null;
   const read = readReport(report);
   // What names the payer's call (its reservation, its Idempotency-Key, its payment) stays with the owner.
   const { idempotencyKey: _k, creditsUsage: _c, paymentIntent: _p, ...rest } = read.body as Record<string, unknown>;

@@ -3,7 +3,7 @@
 import type { CheckEntry } from '@/lib/checks/entry';
 import { getRuntime, type Runtime } from '@/lib/runtime';
 import { ProblemError, answerWithProblems, problem, problemResponse } from '@/lib/problems';
-import { bearerToken, readJsonBody, readOptionalJsonBody } from '@/lib/http/request';
+import { bearerToken, readJsonBody, readOptionalJsonBody, readTextCapped } from '@/lib/http/request';
 import { clientIp } from '@/lib/http/client-ip';
 import { enforceRateLimit } from '@/lib/http/rate-limit';
 import { parseBody } from '@/lib/http/validation';
@@ -44,17 +44,59 @@ function refuseForeignOrigin(request: Request, appUrl: string): void {
   }
 }
 
-/** POST /api/session: sign in with a credits key in the JSON body. */
+/**
+ * The same lock for an HTML form posted by one of our pages (sign-in without JavaScript). Our pages answer with
+ * `Referrer-Policy: no-referrer`, under which a browser sends `Origin: null` with a form's POST, even to its own
+ * origin; so `null` passes here only when the browser also says, in `Sec-Fetch-Site` (a header no page can set), that
+ * the form was on this very origin. Another site's form gets `cross-site` or `same-site` there (and `Origin: null` is
+ * what its own no-referrer policy would send), so it is refused (403) as on the JSON route.
+ */
+function refuseForeignForm(request: Request, appUrl: string): void {
+  const origin = request.headers.get('origin');
+  if (origin === 'null' && request.headers.get('sec-fetch-site') === 'same-origin') return;
+  refuseForeignOrigin(request, appUrl);
+}
+
+/** The pages with a sign-in form, where a form sign-in returns to. */
+const SIGN_IN_PAGES = ['/check', '/account'] as const;
+
+/** Why a form sign-in failed, as the `sign-in` parameter of the page it returns to (the page says it in words). */
+function signInRefusalCode(error: ProblemError): string {
+  const { status } = error.problem;
+  return status === 401 ? 'invalid-key' : status === 400 ? 'missing-key' : status === 429 ? 'rate-limited' : 'failed';
+}
+
+const isFormPost = (request: Request) => /^application\/x-www-form-urlencoded\b/i.test(request.headers.get('content-type') ?? '');
+
+/**
+ * POST /api/session: sign in with a credits key. A JSON body (the page's script) is answered with who is signed in;
+ * an HTML form (the same form before or without its script: `key`, and `return`, the page it is on) is answered
+ * 303 back to that page, signed in, or with `?sign-in=<why>` when it was refused, so the key never lands in an
+ * address, a history entry or an access log. Both set the same session cookie.
+ */
 export function signInPost(request: Request): Promise<Response> {
   return route('session-sign-in', async (runtime) => {
     const { config, store } = runtime;
-    refuseForeignOrigin(request, config.APP_URL);
-    // Each attempt is a guess at a key: counted per address before the body is read.
-    const ip = clientIp(request.headers, config.TRUSTED_PROXY);
-    await enforceRateLimit(store, `session-ip:${ip}`, config.RATE_LIMIT_SESSION_PER_IP, config.RATE_LIMIT_WINDOW_SECONDS * 1000, Date.now());
-    const { key } = parseBody(SignInBody, await readJsonBody(request, config.MAX_BODY_BYTES));
-    const { sessionId, answer } = await signIn(runtime, key, Date.now());
-    return Response.json(answer, { headers: { ...NO_STORE, 'Set-Cookie': sessionCookie(sessionId, secureCookies(runtime)) } });
+    const form = isFormPost(request);
+    if (form) refuseForeignForm(request, config.APP_URL);
+    else refuseForeignOrigin(request, config.APP_URL);
+    // A form names its page in its body: read (capped) first, so a refusal can go back there. Nothing is looked up
+    // before the attempt is counted.
+    const fields = form ? new URLSearchParams(await readTextCapped(request, config.MAX_BODY_BYTES)) : null;
+    const back = SIGN_IN_PAGES.find((page) => page === fields?.get('return')) ?? SIGN_IN_PAGES[0];
+    try {
+      // Each attempt is a guess at a key: counted per address before the key is looked up (a JSON body before it is read).
+      const ip = clientIp(request.headers, config.TRUSTED_PROXY);
+      await enforceRateLimit(store, `session-ip:${ip}`, config.RATE_LIMIT_SESSION_PER_IP, config.RATE_LIMIT_WINDOW_SECONDS * 1000, Date.now());
+      const { key } = parseBody(SignInBody, fields ? { key: fields.get('key') ?? undefined } : await readJsonBody(request, config.MAX_BODY_BYTES));
+      const { sessionId, answer } = await signIn(runtime, key, Date.now());
+      const cookie = { 'Set-Cookie': sessionCookie(sessionId, secureCookies(runtime)) };
+      if (fields) return new Response(null, { status: 303, headers: { ...NO_STORE, ...cookie, Location: back } });
+      return Response.json(answer, { headers: { ...NO_STORE, ...cookie } });
+    } catch (error) {
+      if (!fields || !(error instanceof ProblemError)) throw error;
+      return new Response(null, { status: 303, headers: { ...NO_STORE, Location: `${back}?sign-in=${signInRefusalCode(error)}` } });
+    }
   });
 }
 

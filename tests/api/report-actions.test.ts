@@ -1,6 +1,9 @@
 // Comparing, sharing and running again a stored report, through the route handlers on a real SQLite store:
 // the owner rule (the same 404 for another key's report and an unknown id), the exact refusals, and a re-run
 // that spends exactly one call with a fresh Idempotency-Key and never a second on a retry.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { POST as signIn } from '@/app/api/session/route';
 import { GET as compareRoute } from '@/app/api/reports/[id]/compare/[otherId]/route';
@@ -8,7 +11,9 @@ import { DELETE as unshareRoute, POST as shareRoute } from '@/app/api/reports/[i
 import { POST as rerunRoute } from '@/app/api/reports/[id]/rerun/route';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
-import { getReport, getSharedReport } from '@/lib/reports';
+import { GET as listRoute } from '@/app/api/reports/route';
+import SharedReportPage from '@/app/r/[token]/page';
+import { getReport, getSharedReport, reportIsShared } from '@/lib/reports';
 import { sessionAccount } from '@/lib/session';
 import { rotateCreditsKey } from '@/lib/billing/rotate';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
@@ -51,6 +56,17 @@ const compare = (id: string, otherId: string, headers: Record<string, string>) =
 const share = (method: 'POST' | 'DELETE', id: string, headers: Record<string, string>) =>
   (method === 'POST' ? shareRoute : unshareRoute)(new Request(`${BASE}/api/reports/${id}/share`, { method, headers }), { params: Promise.resolve({ id }) });
 const rerun = (id: string, headers: Record<string, string>) => rerunRoute(new Request(`${BASE}/api/reports/${id}/rerun`, { method: 'POST', headers }), { params: Promise.resolve({ id }) });
+
+/** What `/r/<token>` answers: the page renders (200), or it calls Next's notFound() (404). Any other outcome is thrown on. */
+async function sharePageStatus(token: string): Promise<number> {
+  try {
+    await SharedReportPage({ params: Promise.resolve({ token }) });
+    return 200;
+  } catch (error) {
+    if ((error as { digest?: unknown }).digest === 'NEXT_HTTP_ERROR_FALLBACK;404') return 404;
+    throw error;
+  }
+}
 
 async function problem(res: Response): Promise<[number, string]> {
   expect(res.headers.get('content-type')).toBe('application/problem+json');
@@ -127,6 +143,56 @@ describe('POST and DELETE /api/reports/<id>/share', () => {
     expect([revoked.status, await revoked.text()]).toEqual([204, '']);
     expect(await getSharedReport(token, rt)).toBeNull();
     expect((await share('DELETE', id, bearer(a.key))).status).toBe(204);
+  });
+});
+
+describe('share links and the key that paid for the report', () => {
+  /** `npm run keys -- revoke <key>`, run as the operator runs it, on this test's store. */
+  async function revokeWithCli(key: string): Promise<string> {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/keys.ts', 'revoke', key], {
+      cwd: path.resolve(__dirname, '../..'),
+      env: { ...process.env, DATA_DIR: rt.config.DATA_DIR, CREDITS_KEY_SECRET: rt.config.CREDITS_KEY_SECRET, NODE_ENV: 'development', REDIS_URL: '', KV_REST_API_URL: '', KV_REST_API_TOKEN: '' },
+    });
+    return stdout.trim();
+  }
+
+  async function shareLink(id: string, headers: Record<string, string>): Promise<string> {
+    const res = await share('POST', id, headers);
+    expect(res.status).toBe(200);
+    return /^\/r\/(shr_[A-Za-z0-9_-]{32})$/.exec(((await res.json()) as { path: string }).path)![1];
+  }
+
+  it('revoking the key ends its reports\' links, made before included: /r/<token> answers 404, as for a link that never was', async () => {
+    const id = await readinessReport(a.key);
+    const other = await readinessReport(a.key, { workflow: { name: 'Refund agent', intendedUsers: 'agents', targetEnvironment: 'production' } });
+    const token = await shareLink(id, bearer(a.key));
+    const otherToken = await shareLink(other, bearer(a.key));
+    const bToken = await shareLink(await readinessReport(b.key), bearer(b.key));
+    expect([await sharePageStatus(token), await sharePageStatus(otherToken), await sharePageStatus(bToken)]).toEqual([200, 200, 200]);
+
+    expect(await revokeWithCli(a.key)).toBe(`Revoked pac_live_…${a.key.slice(-4)}.`);
+    expect([await sharePageStatus(token), await sharePageStatus(otherToken)]).toEqual([404, 404]);
+    expect([await getSharedReport(token, rt), await getSharedReport(otherToken, rt)]).toEqual([null, null]);
+    expect(await sharePageStatus(`shr_${'A'.repeat(32)}`)).toBe(404);
+    // Another key's link is its own.
+    expect(await sharePageStatus(bToken)).toBe(200);
+  });
+
+  it('rotating the key keeps the links: the new key lists the report as shared and revokes the old link; it works until then', async () => {
+    const id = await readinessReport(a.key);
+    const token = await shareLink(id, bearer(a.key));
+    const rotated = await rotateCreditsKey({ store: rt.store, secret: rt.config.CREDITS_KEY_SECRET }, a.keyHash, Date.now());
+    expect(await sharePageStatus(token)).toBe(200);
+    expect((await getSharedReport(token, rt))?.id).toBe(id);
+
+    // The old key is refused; the new one lists the report, its page says it is shared, and it revokes the link.
+    expect(await problem(await share('DELETE', id, bearer(a.key)))).toEqual([401, 'invalid-credits-key']);
+    const listed = await listRoute(new Request(`${BASE}/api/reports`, { headers: bearer(rotated.key) }));
+    expect(((await listed.json()) as { reports: Array<{ id: string }> }).reports.map((r) => r.id)).toEqual([id]);
+    expect([(await getReport(rotated.keyHash, id, rt))?.id, await reportIsShared(id, rt)]).toEqual([id, true]);
+    expect(await sharePageStatus(token)).toBe(200);
+    const revoked = await share('DELETE', id, bearer(rotated.key));
+    expect([revoked.status, await reportIsShared(id, rt), await sharePageStatus(token)]).toEqual([204, false, 404]);
   });
 });
 

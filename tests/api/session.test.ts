@@ -137,6 +137,62 @@ describe('POST /api/session (sign in)', () => {
   });
 });
 
+describe('POST /api/session as an HTML form (a sign-in form whose script has not run)', () => {
+  /** The form a page posts: its key and the page it is on; headers as Chromium sends them from our no-referrer page. */
+  const form = (fields: Record<string, string>, headers: Record<string, string> = { origin: 'null', 'sec-fetch-site': 'same-origin' }, base = BASE) =>
+    new Request(`${base}/api/session`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields).toString() });
+  const answer = (res: Response) => [res.status, res.headers.get('location'), res.headers.get('cache-control')];
+
+  it('signs in and answers 303 back to the page it came from, with the same cookie as the script\'s sign-in', async () => {
+    for (const page of ['/check', '/account']) {
+      const res = await signIn(form({ key, return: page }));
+      expect(answer(res)).toEqual([303, page, 'no-store']);
+      const setCookie = res.headers.get('set-cookie')!;
+      expect(setCookie.split('; ').slice(1)).toEqual((await signedIn()).setCookie.split('; ').slice(1));
+      expect(setCookie).not.toContain(key.slice('pac_live_'.length, 'pac_live_'.length + 8));
+      const who = await whoAmI(request('/api/session', 'GET', withCookie(setCookie.split(';')[0])));
+      expect([who.status, await who.json()]).toEqual([200, { signedIn: true, callsLeft: 25, keyPrefix: `pac_live_…${key.slice(-4)}` }]);
+    }
+    // Any other page named in the form: back to /check, never elsewhere.
+    expect(answer(await signIn(form({ key, return: 'https://evil.example/' })))).toEqual([303, '/check', 'no-store']);
+  });
+
+  it('sends a refused sign-in back to its page saying why, with no cookie and never the key in the address', async () => {
+    await rt.store.revokeKey(keyHash, Date.now());
+    const refused = [
+      await signIn(form({ key, return: '/account' })),
+      await signIn(form({ key: 'pac_live_' + 'x'.repeat(40), return: '/check' })),
+      await signIn(form({ key: '', return: '/check' })),
+    ];
+    expect(refused.map(answer)).toEqual([
+      [303, '/account?sign-in=invalid-key', 'no-store'], [303, '/check?sign-in=invalid-key', 'no-store'], [303, '/check?sign-in=missing-key', 'no-store'],
+    ]);
+    for (const res of refused) expect(res.headers.get('set-cookie')).toBeNull();
+    // RATE_LIMIT_SESSION_PER_IP is 3 here: the fourth attempt is over it.
+    expect(answer(await signIn(form({ key, return: '/account' })))).toEqual([303, '/account?sign-in=rate-limited', 'no-store']);
+  });
+
+  it('is refused (403, problem+json, no cookie) from another site: Origin must be ours, or null with Sec-Fetch-Site: same-origin', async () => {
+    const attempts = [
+      await signIn(form({ key, return: '/check' }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' })),
+      // Another site's no-referrer page sends Origin: null too; its form is cross-site or same-site, never same-origin.
+      await signIn(form({ key, return: '/check' }, { origin: 'null', 'sec-fetch-site': 'cross-site' })),
+      await signIn(form({ key, return: '/check' }, { origin: 'null', 'sec-fetch-site': 'same-site' })),
+      await signIn(form({ key, return: '/check' }, { origin: 'null' })),
+      await signIn(form({ key, return: '/check' }, { origin: 'http://localhost:4000', 'sec-fetch-site': 'same-origin' }, 'http://localhost:4000')),
+    ];
+    expect(attempts.map((res) => res.status)).toEqual([403, 403, 403, 403, 403]);
+    for (const res of attempts) {
+      expect(await problemType(res)).toBe(`${PROBLEM_BASE}cross-origin-refused`);
+      expect(res.headers.get('set-cookie')).toBeNull();
+    }
+    // Our own origin, as a browser that sends it would.
+    expect(answer(await signIn(form({ key, return: '/check' }, { origin: BASE })))).toEqual([303, '/check', 'no-store']);
+    // The JSON route keeps refusing Origin: null whatever Sec-Fetch-Site says.
+    expect((await signIn(post(`${BASE}/api/session`, { key }, { origin: 'null', 'sec-fetch-site': 'same-origin' }))).status).toBe(403);
+  });
+});
+
 describe('GET and DELETE /api/session', () => {
   it('answers who is signed in; sign-out deletes the session server-side, so the same cookie is refused afterwards', async () => {
     const { cookie } = await signedIn();

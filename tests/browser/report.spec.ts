@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { expect, type Page } from '@playwright/test';
+import { markdownText } from '../../lib/checks/markdown-text';
 import {
   BASE, buy, expectAccessible, expectNoSidewaysScroll, midWordBreaks, PHONE, screenshot, signIn, test,
 } from './helpers';
@@ -72,7 +73,7 @@ test('a stored report: top fixes in the first screen, exports complete, words no
   const markdown = await page.evaluate(() => navigator.clipboard.readText());
   for (const f of body.report.findings) {
     expect(markdown).toContain(`Finding id: ${f.id}`);
-    expect(markdown).toContain(f.fix);
+    expect(markdown).toContain(markdownText(f.fix));
   }
   const permalink = new URL(reportPath, BASE()).href;
   expect(markdown).toContain(`Permalink: ${permalink}`);

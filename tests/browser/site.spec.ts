@@ -229,7 +229,7 @@ test('buy, sign in, check a site, read the report, find it in the history, sign 
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
   await report.getByRole('button', { name: 'Copy as Markdown' }).click();
   await expect(report.getByText('Copied.').first()).toBeVisible();
-  expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(`# AI visibility: ${SHOP()}`);
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(`# AI visibility: \`${SHOP()}\``);
 
   // Readiness: the form says what is missing, in words; the example fills it. The visibility report stays in its own tab.
   await page.getByRole('button', { name: 'Payment Readiness' }).click();

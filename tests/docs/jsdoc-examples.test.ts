@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import * as markdownText from '@/lib/checks/markdown-text';
 import * as access from '@/lib/checks/visibility/access';
 import * as check from '@/lib/checks/visibility/check';
 import * as crawlers from '@/lib/checks/visibility/crawlers';
@@ -39,6 +40,7 @@ const ROOT = path.resolve(__dirname, '../..');
 
 /** Each file, the names its examples may use, and how each checked example starts. */
 const CHECKED: Array<{ file: string; scope: object; examples: string[] }> = [
+  { file: 'lib/checks/markdown-text.ts', scope: markdownText, examples: ['markdownText(', 'markdownCode('] },
   { file: 'lib/checks/visibility/access.ts', scope: access, examples: ['digestHtml('] },
   { file: 'lib/checks/visibility/check.ts', scope: check, examples: ['visibilityCheckDescription('] },
   { file: 'lib/checks/visibility/crawlers.ts', scope: { ...crawlers, ...robots }, examples: ['BROWSER_USER_AGENT.', 'decideCrawlers('] },
@@ -68,7 +70,7 @@ const CHECKED: Array<{ file: string; scope: object; examples: string[] }> = [
   },
   { file: 'lib/config.ts', scope: config, examples: ['supportEmail(', 'operatorOf('] },
   { file: 'lib/credits/plans.ts', scope: plans, examples: ['planList('] },
-  { file: 'lib/log.ts', scope: log, examples: ['scrubSecrets('] },
+  { file: 'lib/log.ts', scope: log, examples: ['scrubSecrets(', 'loggedPath('] },
   { file: 'lib/price.ts', scope: price, examples: ['formatUsd('] },
   { file: 'lib/problems.ts', scope: { ...problems, StoreUnavailableError, cause: new Error('connection lost') }, examples: ['knownProblem('] },
   { file: 'lib/request-context.ts', scope: requestContext, examples: ['requestIdFrom('] },

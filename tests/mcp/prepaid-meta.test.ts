@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { GET as reportRoute } from '@/app/api/reports/[id]/route';
 import { createKey } from '@/lib/credits/ledger';
 import { reportMarkdown } from '@/lib/reports/markdown';
+import { markdownText } from '@/lib/checks/markdown-text';
 import { capabilityTitle, severityLabel } from '@/lib/checks/readiness/labels';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { validReadinessBody } from '../support/runtime';
@@ -79,7 +80,7 @@ describe('a tool call paid with a credits key', () => {
     const lines = text.split('\n');
     expect(lines.slice(0, 7)).toEqual([
       '# Agent payment readiness: Checkout agent', '', expect.stringMatching(/^Assessed \d{1,2} \w+ \d{4}, \d\d:\d\d UTC$/), '',
-      `**Verdict: Not ready**, score ${body.assessment.score}/100`, '', body.assessment.summary,
+      `**Verdict: Not ready**, score ${body.assessment.score}/100`, '', markdownText(body.assessment.summary),
     ]);
     expect(body.assessment.blockers.length).toBeGreaterThan(0);
     expect(text).toContain(`## Blockers (${body.assessment.blockers.length})\n\n${body.assessment.blockers.map((b) => `- ${capabilityTitle(b)}`).join('\n')}`);
@@ -90,7 +91,7 @@ describe('a tool call paid with a credits key', () => {
     const headings = lines.filter((l) => /^### \d+\. /.test(l));
     expect(headings).toHaveLength(body.assessment.findings.length);
     expect(headings[0]).toMatch(new RegExp(`^### 1\\. ${severityLabel(body.assessment.findings[0].severity)}: ${capabilityTitle(body.assessment.findings[0].capability)} \\(effort: (small|medium|large)\\)$`));
-    expect(text).toContain(`1. ${body.assessment.findings[0].steps[0]}`);
+    expect(text).toContain(`1. ${markdownText(body.assessment.findings[0].steps[0])}`);
   });
 
   it('ends its text with the report address and the calls left, in words; a replay says what is left now', async () => {
@@ -112,7 +113,7 @@ describe('a tool call paid with a credits key', () => {
     const { text } = textOf(result);
     expect(text).toBe(`${reportMarkdown('ai-visibility', body)}\n\nReport: ${result._meta?.reportUrl as string}. 24 calls left on this key.`);
     expect(text.split('\n').slice(0, 5)).toEqual([
-      '# AI visibility: https://site.test/', '', expect.stringMatching(/^Checked \d{1,2} \w+ \d{4}, \d\d:\d\d UTC$/), '',
+      '# AI visibility: `https://site.test/`', '', expect.stringMatching(/^Checked \d{1,2} \w+ \d{4}, \d\d:\d\d UTC$/), '',
       expect.stringMatching(new RegExp(`^\\*\\*Score: ${body.report.score}/${body.report.scoreMax}\\*\\*: `)),
     ]);
     expect(text).toContain('## Crawlers that do not get the page (2 of 15)\n\n- GPTBot (OpenAI): refused by robots.txt (`Disallow: /` in the group for `GPTBot`)\n- ClaudeBot (Anthropic): refused by robots.txt (`Disallow: /` in the group for `ClaudeBot`)');

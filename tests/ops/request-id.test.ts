@@ -18,6 +18,8 @@ import * as compareRoute from '@/app/api/reports/[id]/compare/[otherId]/route';
 import * as shareRoute from '@/app/api/reports/[id]/share/route';
 import * as rerunRoute from '@/app/api/reports/[id]/rerun/route';
 import * as x402WellKnownRoute from '@/app/.well-known/x402/route';
+import { NextRequest } from 'next/server';
+import { proxy } from '@/proxy';
 import { endpoints } from '@/lib/endpoints';
 import { createKey } from '@/lib/credits/ledger';
 import { logEvent, registerLogSecrets, scrubSecrets } from '@/lib/log';
@@ -81,10 +83,10 @@ afterEach(async () => {
   await rt.dispose();
 });
 
-function call(path: string, method: string, headers: Record<string, string>): Promise<Response> {
+function call(path: string, method: string, headers: Record<string, string>, query = ''): Promise<Response> {
   const handler = ROUTES[path]?.[method as 'GET'];
   if (!handler) throw new Error(`no ${method} handler for ${path}`);
-  const request = new Request(`${BASE}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, ...(method === 'GET' ? {} : { body: '{}' }) });
+  const request = new Request(`${BASE}${path}${query}`, { method, headers: { 'content-type': 'application/json', ...headers }, ...(method === 'GET' ? {} : { body: '{}' }) });
   return Promise.resolve(handler(request));
 }
 
@@ -166,6 +168,22 @@ describe('log lines', () => {
     for (const e of access) expect(typeof e.durationMs).toBe('number');
     expect(lines.join('\n')).not.toContain(key);
     expect(lines.join('\n')).not.toContain(key.slice('pac_live_'.length));
+  });
+
+  it('prints no key a URL carries: the access line of /check?key=pac_live_x (a form submitted as a GET) names the page, its id and the path without it', async () => {
+    const lines = await stdoutLines(async () => {
+      const res = proxy(new NextRequest(`${BASE}/check?key=pac_live_x&check=readiness`, { headers: { 'x-request-id': 'page-key-1' } }));
+      expect(res.headers.get('x-request-id')).toBe('page-key-1');
+      proxy(new NextRequest(`${BASE}/r/shr_${'A'.repeat(32)}?key=pac_live_${'k'.repeat(40)}`, { headers: { 'x-request-id': 'page-key-2' } }));
+      await call('/api/health', 'GET', { 'x-request-id': 'api-key-1' }, '?key=pac_live_x');
+    });
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      { t: expect.any(String), requestId: 'page-key-1', route: 'page', event: 'page-request', method: 'GET', path: '/check?key=…&check=readiness' },
+      { t: expect.any(String), requestId: 'page-key-2', route: 'page', event: 'page-request', method: 'GET', path: '/r/shr_…?key=…' },
+      { t: expect.any(String), requestId: 'api-key-1', route: 'health', event: 'request', method: 'GET', path: '/api/health?key=…', status: 200, durationMs: expect.any(Number) },
+    ]);
+    expect(lines.join('\n')).not.toContain('pac_live_');
+    expect(lines.join('\n')).not.toContain('A'.repeat(8));
   });
 
   it('puts the request id and route on every line written inside a request', async () => {

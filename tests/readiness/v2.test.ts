@@ -380,7 +380,8 @@ describe('the Markdown report', () => {
     expect(sections).toEqual(['## Blockers', '## Plan', '## Hazards (2)', '## Findings (2)', '## In production']);
     expect(md).toContain('**Risk:** Idempotency that covers part of the flow');
     expect(md).toContain('1. Accept an Idempotency-Key header on every paid POST');
-    expect(md).toContain('- `stripe events resend <event id>`: With stripe listen --forward-to <your-webhook-url> running, ');
+    // A command is code; a placeholder in a sentence is text, never an HTML tag.
+    expect(md).toContain('- `stripe events resend <event id>`: With stripe listen --forward-to \\<your-webhook-url\\> running, ');
     expect(md).toContain('[Stripe: resolve webhook signature verification errors (Stripe-Signature, the raw body, the endpoint secret)](https://docs.stripe.com/webhooks/signature)');
     expect(md).toContain('- **Critical**: Payment challenge and receipt + Idempotency (hazard retry-pays-twice): ');
     // Codes in words (the view's label table), the finding's id on a line of its own.
@@ -392,9 +393,11 @@ describe('the Markdown report', () => {
     expect(reportMarkdown('readiness', { assessment })).toBe(md);
   });
 
-  it('links only plain https addresses', () => {
-    const md = readinessMarkdown({ assessment: { findings: [{ id: 'x', references: [{ title: 'bad', url: 'javascript:alert(1)' }, { title: 'ok', url: 'https://e.com/a' }] }] } });
-    expect(md).toContain('**References:** bad; [ok](https://e.com/a)');
+  it('links only to the assessment\'s own sources; any other address is text beside its title', () => {
+    const md = readinessMarkdown({
+      assessment: { findings: [{ id: 'x', references: [{ title: 'bad', url: 'javascript:alert(1)' }, { title: 'other', url: 'https://e.com/a' }, { title: 'EIP-3009', url: 'https://eips.ethereum.org/EIPS/eip-3009' }] }] },
+    });
+    expect(md).toContain('**References:** bad (javascript:alert(1)); other (`https://e.com/a`); [EIP-3009](https://eips.ethereum.org/EIPS/eip-3009)');
   });
 });
 

@@ -25,6 +25,8 @@ const visibility = (over: Partial<StoredReport> & { n: string; score: number; fi
 });
 
 async function seed(s: Store) {
+  // The keys that paid: a key's report opens by a share link only while its key is live.
+  for (const keyHash of [OWNER, STRANGER]) await s.putKey({ keyHash, createdAt: T0, revokedAt: null, label: null });
   await s.putReport(visibility({ n: 'old', score: 60, createdAt: T0, findingIds: ['a', 'b'] }), T0, 30 * DAY);
   await s.putReport(visibility({ n: 'other', score: 90, createdAt: T0 + 1000, target: 'https://elsewhere.test/', findingIds: [] }), T0, 30 * DAY);
   await s.putReport(visibility({ n: 'readiness', score: 50, createdAt: T0 + 2000, operation: 'readiness', target: 'https://shop.test/', findingIds: [] }), T0, 30 * DAY);
@@ -116,6 +118,21 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
       expect(await sharedReport(s, again.token, T0 + 8000)).toBeNull();
       expect(await isShared(s, id('new'), T0 + 8000)).toBe(false);
       expect(await sharedReport(s, 'shr_' + 'A'.repeat(32), T0 + 8000)).toBeNull();
+    });
+
+    it('ends every share link of a key\'s reports once the key is revoked, links made before included; a wallet\'s report keeps its link', async () => {
+      const s = harness.fresh();
+      await seed(s);
+      const WALLET = 'c3'.repeat(32);
+      await s.putReport(visibility({ n: 'wallet', score: 40, createdAt: T0 + 5000, keyHash: WALLET, creditsUsage: '0xsettled', findingIds: [] }), T0, 30 * DAY);
+      const mine = [(await shareReport(s, OWNER, id('new'), T0 + 6000, 30))!, (await shareReport(s, OWNER, id('old'), T0 + 6000, 30))!];
+      const theirs = (await shareReport(s, STRANGER, id('theirs'), T0 + 6000, 30))!;
+      const wallet = (await shareReport(s, WALLET, id('wallet'), T0 + 6000, 30))!;
+      const opened = async (token: string) => (await sharedReport(s, token, T0 + 8000))?.id ?? null;
+      expect(await Promise.all([...mine, theirs, wallet].map((l) => opened(l.token)))).toEqual([id('new'), id('old'), id('theirs'), id('wallet')]);
+
+      expect(await s.revokeKey(OWNER, T0 + 7000)).toBe(true);
+      expect(await Promise.all([...mine, theirs, wallet].map((l) => opened(l.token)))).toEqual([null, null, id('theirs'), id('wallet')]);
     });
 
     it('ends a share link when its report expires', async () => {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { findingTitle, hasFactLabel, visibilityFacts } from '@/lib/checks/visibility/facts';
 import { reportMarkdown } from '@/lib/reports/markdown';
 import { fullV3Body } from './full-v3-report';
+import { markdownText } from '@/lib/checks/markdown-text';
 
 /** Every member path of page and site, three levels deep (page.robots.meta, site.agentSurfaces.apiCatalog). */
 function memberPaths(value: unknown, path: string, depth: number): string[] {
@@ -91,8 +92,9 @@ describe('the visibility label table', () => {
   it('the Markdown lists the same facts under the same labels', () => {
     const md = reportMarkdown('ai-visibility', body);
     for (const s of visibilityFacts(report)) {
-      expect(md).toContain(`## ${s.title}`);
-      for (const f of s.facts) expect(md).toContain(`- **${f.label}:** ${f.value.replace(/\s+/g, ' ')}`);
+      expect(md).toContain(`## ${markdownText(s.title)}`);
+      // Each value as text that builds nothing (lib/checks/markdown-text.ts: its addresses as code).
+      for (const f of s.facts) expect(md).toContain(`- **${markdownText(f.label)}:** ${markdownText(f.value)}`);
     }
     expect(md).not.toMatch(/\b[a-z]+[A-Z]\w* · [a-z]+[A-Z]/);
   });

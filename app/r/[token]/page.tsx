@@ -15,7 +15,7 @@ export async function generateMetadata({ params }: Params) {
 
 export default async function SharedReport({ params }: Params) {
   const report = await getSharedReport(await tokenOf(params));
-  // Unknown, revoked, replaced and expired links look the same.
+  // Unknown, revoked and replaced links, expired reports and reports of a revoked key look the same: 404.
   if (!report) notFound();
   return (
     <>

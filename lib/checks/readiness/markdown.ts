@@ -1,33 +1,39 @@
 import { fieldsOf, listOf } from '@/lib/checks/entry';
+import { markdownCode, markdownText as md } from '@/lib/checks/markdown-text';
 import { isVerifyCommand } from './content';
+import { REFERENCES } from './references';
 import { capabilityTitle, effortLabel, phaseTitle, severityLabel, verdictLabel } from './labels';
 
 // The readiness answer as Markdown: the MCP tool's text (many chat clients show the model only the text) and the
 // site's "Copy as Markdown". It reads the 200 body member by member, so a body from another assessment version
-// still makes a summary, and every value is kept on one line without backticks so it cannot break the Markdown.
+// still makes a summary. Every value read from the body is printed through md (lib/checks/markdown-text.ts): the
+// workflow's name is whatever its buyer typed, and a stored or hand-made body may say anything anywhere, so none of
+// it becomes a link, an image, HTML or a heading. The only links are to this assessment's own sources.
 // Codes are said in words from the same label table the site's view uses (./labels.ts); a finding keeps its id
 // on a line of its own, for a model or a script to refer to.
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const text = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
-const inline = (v: unknown): string => text(v).replace(/\s+/g, ' ').replace(/`/g, "'").trim();
-/** A link only to a plain https address; anything else is shown as text. */
-const link = (title: string, url: string): string => (/^https:\/\/[^\s()<>[\]]+$/.test(url) ? `[${title.replace(/[[\]]/g, '')}](${url})` : title);
+const inline = (v: unknown): string => text(v).replace(/\s+/g, ' ').trim();
+/** The primary sources this assessment cites, by address: the only links its Markdown makes. */
+const SOURCE_URLS = new Set<string>(Object.values(REFERENCES).map((r) => r.url));
+/** A link only to one of our own sources; any other address is shown as text beside its title. */
+const link = (title: string, url: string): string => (SOURCE_URLS.has(url) ? `[${md(title)}](${url})` : `${md(title)} (${md(url)})`);
 
 function findingLines(f: Record<string, unknown>, n: number): string[] {
   const title = inline(f.capability) ? capabilityTitle(inline(f.capability)) : inline(f.id);
-  const effort = inline(f.effort) ? ` (effort: ${effortLabel(inline(f.effort)).toLowerCase()})` : '';
-  const lines = [`### ${n}. ${inline(f.severity) ? severityLabel(inline(f.severity)) : 'Finding'}: ${title}${effort}`, ''];
-  if (text(f.id)) lines.push(`Finding id: ${inline(f.id)}`, '');
-  if (text(f.why)) lines.push(inline(f.why), '');
-  if (text(f.risk)) lines.push(`**Risk:** ${inline(f.risk)}`, '');
+  const effort = inline(f.effort) ? ` (effort: ${md(effortLabel(inline(f.effort)).toLowerCase())})` : '';
+  const lines = [`### ${n}. ${md(inline(f.severity) ? severityLabel(inline(f.severity)) : 'Finding')}: ${md(title)}${effort}`, ''];
+  if (text(f.id)) lines.push(`Finding id: ${md(f.id)}`, '');
+  if (text(f.why)) lines.push(md(f.why), '');
+  if (text(f.risk)) lines.push(`**Risk:** ${md(f.risk)}`, '');
   const steps = strings(f.steps);
-  if (steps.length) lines.push('**Steps:**', '', ...steps.map((s, i) => `${i + 1}. ${inline(s)}`), '');
-  else if (text(f.fix)) lines.push(`**Fix:** ${inline(f.fix)}`, '');
+  if (steps.length) lines.push('**Steps:**', '', ...steps.map((s, i) => `${i + 1}. ${md(s)}`), '');
+  else if (text(f.fix)) lines.push(`**Fix:** ${md(f.fix)}`, '');
   const verify = listOf(f.verify);
-  // A command in backticks (to paste); a sentence as text.
-  const how = (v: Record<string, unknown>) => (isVerifyCommand(inline(v.how)) ? `\`${inline(v.how)}\`` : inline(v.how));
-  if (verify.length) lines.push('**Verify:**', '', ...verify.map((v) => `- ${how(v)}: ${inline(v.expect)}`), '');
+  // A command as code (to paste); a sentence as text.
+  const how = (v: Record<string, unknown>) => (isVerifyCommand(inline(v.how)) ? markdownCode(v.how) : md(v.how));
+  if (verify.length) lines.push('**Verify:**', '', ...verify.map((v) => `- ${how(v)}: ${md(v.expect)}`), '');
   const refs = listOf(f.references);
   if (refs.length) lines.push(`**References:** ${refs.map((r) => link(inline(r.title), inline(r.url))).join('; ')}`, '');
   return lines;
@@ -40,9 +46,10 @@ function findingLines(f: Record<string, unknown>, n: number): string[] {
  */
 export function readinessMarkdown(body: unknown): string {
   const a = fieldsOf(fieldsOf(body).assessment);
-  const blockers = strings(a.blockers).map(inline).map(capabilityTitle);
-  const lines = [`# Agent payment readiness: ${inline(fieldsOf(a.workflow).name)}`, '', `**Verdict: ${verdictLabel(inline(a.verdict))}**, score ${inline(a.score)}/${inline(a.scoreMax) || '100'}`, ''];
-  if (text(a.summary)) lines.push(inline(a.summary), '');
+  const capabilities = (v: unknown) => strings(v).map(inline).map((c) => md(capabilityTitle(c)));
+  const blockers = capabilities(a.blockers);
+  const lines = [`# Agent payment readiness: ${md(fieldsOf(a.workflow).name)}`, '', `**Verdict: ${md(verdictLabel(inline(a.verdict)))}**, score ${md(a.score)}/${md(a.scoreMax) || '100'}`, ''];
+  if (text(a.summary)) lines.push(md(a.summary), '');
   lines.push(...(blockers.length ? [`## Blockers (${blockers.length})`, '', ...blockers.map((b) => `- ${b}`)] : ['## Blockers', '', 'None.']), '');
 
   const plan = listOf(a.plan);
@@ -50,8 +57,8 @@ export function readinessMarkdown(body: unknown): string {
     lines.push('## Plan', '');
     let n = 0;
     for (const phase of plan) {
-      lines.push(`### ${phaseTitle(inline(phase.phase), inline(phase.title))}`, '');
-      for (const s of listOf(phase.steps)) lines.push(`${++n}. ${inline(s.action)} (${capabilityTitle(inline(s.capability))}, finding ${inline(s.findingId)})`);
+      lines.push(`### ${md(phaseTitle(inline(phase.phase), inline(phase.title)))}`, '');
+      for (const s of listOf(phase.steps)) lines.push(`${++n}. ${md(s.action)} (${md(capabilityTitle(inline(s.capability)))}, finding ${md(s.findingId)})`);
       lines.push('');
     }
   }
@@ -60,7 +67,7 @@ export function readinessMarkdown(body: unknown): string {
   if (hazards.length) {
     lines.push(`## Hazards (${hazards.length})`, '');
     for (const h of hazards) {
-      lines.push(`- **${severityLabel(inline(h.severity))}**: ${strings(h.capabilities).map(inline).map(capabilityTitle).join(' + ')} (hazard ${inline(h.id)}): ${inline(h.why)} Fix: ${inline(h.fix)}`);
+      lines.push(`- **${md(severityLabel(inline(h.severity)))}**: ${capabilities(h.capabilities).join(' + ')} (hazard ${md(h.id)}): ${md(h.why)} Fix: ${md(h.fix)}`);
     }
     lines.push('');
   }
@@ -74,17 +81,17 @@ export function readinessMarkdown(body: unknown): string {
 
   const delta = fieldsOf(a.productionDelta);
   if (text(delta.verdict)) {
-    const newly = strings(delta.newlyRequired).map(inline).map(capabilityTitle);
-    const prodBlockers = strings(delta.blockers).map(inline).map(capabilityTitle);
+    const newly = capabilities(delta.newlyRequired);
+    const prodBlockers = capabilities(delta.blockers);
     lines.push(
       '## In production',
       '',
-      `The same declaration in production: **${verdictLabel(inline(delta.verdict))}**, score ${inline(delta.score)}/100. ` +
+      `The same declaration in production: **${md(verdictLabel(inline(delta.verdict)))}**, score ${md(delta.score)}/100. ` +
         `Newly required: ${newly.length ? newly.join(', ') : 'nothing'}. Blockers: ${prodBlockers.length ? prodBlockers.join(', ') : 'none'}.`,
       '',
     );
   }
-  if (text(a.statement)) lines.push(`_${inline(a.statement)}_`);
+  if (text(a.statement)) lines.push(`_${md(a.statement)}_`);
   else lines.pop();
   return lines.join('\n');
 }

@@ -1,5 +1,6 @@
 import { type CheckReport, fieldsOf, listOf, type ReportHeadline, scoreBand, type TopFix } from '@/lib/checks/entry';
 import { SEVERITY_ORDER } from '@/lib/checks/severity';
+import { markdownCode, markdownText as md } from '@/lib/checks/markdown-text';
 import { accessWords, crawlerNeedsAttention, findingTitle, visibilityFacts } from './facts';
 
 // The visibility check as a report: what a history row, the Markdown and the site show of its 200 body.
@@ -12,8 +13,8 @@ const TOP_FIXES_MIN = 3;
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-/** Keeps a value from breaking the Markdown around it: one line, no backticks. */
-const inline = (v: unknown): string => text(v).replace(/\s+/g, ' ').replace(/`/g, "'").trim();
+/** A value on one line (a history row's finding title). */
+const inline = (v: unknown): string => text(v).replace(/\s+/g, ' ').trim();
 const rank = (f: Record<string, unknown>) => {
   const i = SEVERITY_ORDER.indexOf(text(f.severity) as (typeof SEVERITY_ORDER)[number]);
   return i < 0 ? SEVERITY_ORDER.length : i;
@@ -72,27 +73,29 @@ function topFixes(body: unknown): TopFix[] {
 }
 
 function crawlerLine(c: Record<string, unknown>): string {
-  const vendor = inline(c.vendor);
+  const vendor = md(c.vendor);
   const access = fieldsOf(c.access);
   const outcome = text(access.outcome);
   const said = [
-    c.allowed === false ? `refused by robots.txt${text(c.rule) ? ` (\`${inline(c.rule)}\`${c.group ? ` in the group for \`${inline(c.group)}\`` : ''})` : ''}` : null,
-    outcome && outcome !== 'ok' && outcome !== 'not-probed' ? `live request: ${accessWords(outcome).toLowerCase()}${typeof access.status === 'number' ? ` (HTTP ${access.status})` : ''}` : null,
+    c.allowed === false ? `refused by robots.txt${text(c.rule) ? ` (${markdownCode(c.rule)}${text(c.group) ? ` in the group for ${markdownCode(c.group)}` : ''})` : ''}` : null,
+    outcome && outcome !== 'ok' && outcome !== 'not-probed' ? `live request: ${md(accessWords(outcome).toLowerCase())}${typeof access.status === 'number' ? ` (HTTP ${md(access.status)})` : ''}` : null,
   ].filter(Boolean);
-  return `- ${inline(c.token)}${vendor ? ` (${vendor})` : ''}: ${said.join('; ')}`;
+  return `- ${md(c.token)}${vendor ? ` (${vendor})` : ''}: ${said.join('; ')}`;
 }
 
+// Every value read from the body goes through md (or markdownCode): the site chose most of them (its address, title,
+// description, robots lines), and whatever it chose is printed as text, never as a link, an image or HTML.
 function visibilityMarkdown(body: Record<string, unknown>): string {
   const report = fieldsOf(body.report);
   const crawlers = listOf(report.crawlers);
   const findings = listOf(report.findings);
   const head = headline(body);
-  const lines = [`# AI visibility: ${inline(report.checkedUrl)}`, '', `**Score: ${inline(report.score)}/${inline(report.scoreMax)}**: ${inline(head?.verdict)}. ${inline(head?.summary)}`, ''];
+  const lines = [`# AI visibility: ${md(report.checkedUrl)}`, '', `**Score: ${md(report.score)}/${md(report.scoreMax)}**: ${md(head?.verdict)}. ${md(head?.summary)}`, ''];
 
   const fixes = topFixes(body);
   if (fixes.length) {
     lines.push('## Fix first', '');
-    fixes.forEach((t, i) => lines.push(`${i + 1}. **${inline(t.title)}**${t.pointsLost ? ` (${t.pointsLost} point${t.pointsLost === 1 ? '' : 's'})` : ''}: ${inline(t.fix)}`));
+    fixes.forEach((t, i) => lines.push(`${i + 1}. **${md(t.title)}**${t.pointsLost ? ` (${t.pointsLost} point${t.pointsLost === 1 ? '' : 's'})` : ''}: ${md(t.fix)}`));
     lines.push('');
   }
 
@@ -101,11 +104,11 @@ function visibilityMarkdown(body: Record<string, unknown>): string {
     lines.push(`## Findings (${findings.length}), most severe first`, '');
     [...findings].sort((a, b) => rank(a) - rank(b)).forEach((f, i) => {
       const lost = num(f.pointsLost);
-      lines.push(`### ${i + 1}. ${inline(f.severity) || 'finding'}: ${findingTitle(text(f.id))}${lost ? ` (${lost} point${lost === 1 ? '' : 's'} lost)` : ''}`, '');
-      if (text(f.observed)) lines.push(`Found: ${inline(f.observed)}`, '');
-      if (text(f.why)) lines.push(inline(f.why), '');
-      if (text(f.fix)) lines.push(`**Fix:** ${inline(f.fix)}`, '');
-      lines.push(`Finding id: ${inline(f.id)}`, '');
+      lines.push(`### ${i + 1}. ${md(f.severity) || 'finding'}: ${md(findingTitle(text(f.id)))}${lost ? ` (${lost} point${lost === 1 ? '' : 's'} lost)` : ''}`, '');
+      if (text(f.observed)) lines.push(`Found: ${md(f.observed)}`, '');
+      if (text(f.why)) lines.push(md(f.why), '');
+      if (text(f.fix)) lines.push(`**Fix:** ${md(f.fix)}`, '');
+      lines.push(`Finding id: ${md(f.id)}`, '');
     });
   }
 
@@ -115,11 +118,11 @@ function visibilityMarkdown(body: Record<string, unknown>): string {
   else lines.push(`## Crawlers that do not get the page (${attention.length} of ${crawlers.length})`, '', ...attention.map(crawlerLine), '');
 
   for (const section of visibilityFacts(report)) {
-    lines.push(`## ${section.title}`, '', ...section.facts.map((f) => `- **${f.label}:** ${inline(f.value)}`), '');
+    lines.push(`## ${md(section.title)}`, '', ...section.facts.map((f) => `- **${md(f.label)}:** ${md(f.value)}`), '');
   }
   const limits = Array.isArray(body.limits) ? body.limits.filter((l): l is string => typeof l === 'string') : [];
-  if (limits.length) lines.push('## What this check cannot see', '', ...limits.map((l) => `- ${inline(l)}`), '');
-  lines.push(`_Check ${inline(report.checkVersion)}, rubric ${inline(report.rubricVersion)}._`);
+  if (limits.length) lines.push('## What this check cannot see', '', ...limits.map((l) => `- ${md(l)}`), '');
+  lines.push(`_Check ${md(report.checkVersion)}, rubric ${md(report.rubricVersion)}._`);
   return lines.join('\n');
 }
 
