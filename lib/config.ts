@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { HostMapInProductionError, resolveHostMap } from '@/lib/outbound/host-map';
-import { RENDER_ENV } from '@/lib/checks/visibility/render/settings';
 
 // Configuration is read once from the environment. Every variable is named here, with its
 // default, so an operator can read this file as the list of settings.
@@ -15,6 +14,25 @@ const positiveInt = (fallback: number) => z.preprocess(emptyAsUndefined, z.coerc
 const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
 
 export const BASE_USDC_ADDRESS = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+
+/**
+ * The variables, as zod fields: this schema spreads them so a bad value stops the server at startup with
+ * the others, and the renderer (lib/checks/visibility/render/settings.ts) reads them the same way in `npm run check`.
+ */
+export const RENDER_ENV = {
+  // chromium: render every checked page; off: never; unset: render when a Chromium executable is found.
+  RENDERER: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
+    z.enum(['chromium', 'off']).optional(),
+  ),
+  CHROMIUM_PATH: z.preprocess(emptyAsUndefined, z.string().optional()),
+  // Pages rendered at once; each holds one Chromium renderer process (about 50-150 MB).
+  RENDER_CONCURRENCY: positiveInt(2),
+  // Checks that may wait for a rendering slot; past that a check's rendering is skipped, never failed.
+  RENDER_QUEUE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(8)),
+  // Memory (PSS, MB) one page's renderer process may hold; past it the page is ended and its rendering fails.
+  RENDER_MEMORY_MB: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(64).default(512)),
+};
 
 const EnvSchema = z.object({
   NODE_ENV: z.preprocess(emptyAsUndefined, z.enum(['development', 'production', 'test']).default('development')),
@@ -66,13 +84,13 @@ const EnvSchema = z.object({
   // On SIGTERM: how long paid calls in flight may take to finish before they are cut short and their held
   // calls given back (lib/lifecycle.ts). Above the slowest check's budget (20 s) every call can finish.
   SHUTDOWN_GRACE_SECONDS: positiveInt(20),
-  // Payment rails (issue: machine payments). A rail with incomplete configuration is not offered.
+  // Payment rails. A rail with incomplete configuration is not offered.
   MPP_SECRET_KEY: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
   PAY_TO_ADDRESS: optionalString.pipe(evmAddress.optional()),
   USDC_ADDRESS: z.preprocess(emptyAsUndefined, evmAddress.default(BASE_USDC_ADDRESS)),
   X402_FACILITATOR_URL: optionalUrl,
   // JSON-RPC endpoint of the chain USDC is paid on: the reconciler reads there whether a settlement that
-  // ended without an answer moved the money (docs/SECURITY.md, G1).
+  // ended without an answer moved the money (lib/payments/settlements.ts).
   BASE_RPC_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).default('https://mainnet.base.org')),
   // How often the server asks the processors about unconfirmed settlements.
   SETTLEMENT_RECONCILE_SECONDS: positiveInt(60),

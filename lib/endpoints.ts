@@ -10,11 +10,11 @@ import { CheckoutBody, KeyBody } from '@/lib/billing/http';
 import { ReadyAnswer } from '@/lib/http/readiness';
 import { METRICS_CONTENT_TYPE } from '@/lib/http/metrics-endpoint';
 import { AccountSummary, SessionStatus } from '@/lib/billing/account';
-import { LIST_PAID_SERVICES } from '@/lib/mcp/tools';
+import { LIST_PAID_SERVICES } from '@/lib/transports/mcp/tools';
 import { RECENT_SIGN_IN_MS, RotateBody, RotatedKey, SECURE_SESSION_COOKIE, SESSION_COOKIE, SessionAnswer, SignInBody } from '@/lib/session';
 import { REPORT_PAGE_MAX, ReportList } from '@/lib/reports/store';
 import { ReportComparison } from '@/lib/reports/compare';
-import { CREDENTIAL_META_KEY, IDEMPOTENCY_META_KEY, PAYMENT_REQUIRED_CODE } from '@/lib/mcp/payment';
+import { CREDENTIAL_META_KEY, IDEMPOTENCY_META_KEY, PAYMENT_REQUIRED_CODE } from '@/lib/transports/mcp/payment';
 
 // THE registry of every endpoint: each route under app/ is one entry (per method) holding its path,
 // its request and response schemas and what the docs say about it. The OpenAPI document, the docs

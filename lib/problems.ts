@@ -1,8 +1,8 @@
 // RFC 9457 problem details: one error vocabulary for every route and the MCP endpoint, and the one place
 // that turns a thrown error into a problem+json response. Each kind has a stable `type` URI and a fixed
-// status; details never carry internals. This module sits at the bottom of the import graph (next to the
-// store), so any layer may throw a ProblemError without knowing about HTTP.
-import { StoreUnavailableError } from '@/lib/store/types';
+// status; details never carry internals. This module sits at the bottom of the import graph and imports
+// nothing of ours, so any layer may throw a ProblemError without knowing about HTTP. An error of another layer
+// that stands for a problem says which itself (`ProblemOwner`), so this module needs to know no other layer.
 
 export const PROBLEM_BASE = 'https://paid-agent-checks.dev/problems/';
 
@@ -109,14 +109,23 @@ export function retryAfterHeader(seconds: number | undefined): Record<string, st
   return seconds === undefined ? {} : { 'Retry-After': String(seconds) };
 }
 
+/** An error that knows the problem it stands for (the store not answering is 503, wherever it is thrown). */
+interface ProblemOwner {
+  toProblem(): ProblemAnswer;
+}
+
+function ownsProblem(error: unknown): error is ProblemOwner {
+  return typeof error === 'object' && error !== null && typeof (error as Partial<ProblemOwner>).toProblem === 'function';
+}
+
 /**
- * The problem a known error stands for: a thrown ProblemError, or the store not answering (503). Null for
- * anything else, which the caller answers as its own unexpected failure.
+ * The problem a known error stands for: a thrown ProblemError, or an error that owns its problem form
+ * (StoreUnavailableError: 503). Null for anything else, which the caller answers as its own unexpected failure.
  * @example knownProblem(new StoreUnavailableError(cause))?.problem.status // 503
  */
 export function knownProblem(error: unknown): ProblemAnswer | null {
   if (error instanceof ProblemError) return error.retryAfterSeconds === undefined ? { problem: error.problem } : { problem: error.problem, retryAfterSeconds: error.retryAfterSeconds };
-  if (error instanceof StoreUnavailableError) return { problem: problem('store-unavailable', STORE_UNAVAILABLE_DETAIL), retryAfterSeconds: 5 };
+  if (ownsProblem(error)) return error.toProblem();
   return null;
 }
 

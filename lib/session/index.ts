@@ -225,3 +225,28 @@ export async function sessionAccount(
     .slice(0, ACCOUNT_USAGE_LIMIT);
   return { balance: b, usage: usageRows(usage), usageCsv: usageTable(usage, 'csv') };
 }
+
+/**
+ * The session id the request carries, under the cookie's name for this deployment.
+ * @example const session = await readSession(runtime.store, sessionIdOf(request, runtime.config), Date.now());
+ */
+export function sessionIdOf(request: Request, config: Pick<Config, 'APP_URL' | 'NODE_ENV'>): string | null {
+  return sessionIdFromHeaders(request.headers, sessionCookieSecure(config));
+}
+
+/**
+ * Refuses a request that changes a session from another site's page. SameSite=Strict already keeps the
+ * cookie off such requests in current browsers; this is the second lock, for the rest: a browser sends
+ * Origin on every cross-site POST and DELETE, so one that names any origin but APP_URL's is refused (403),
+ * `Origin: null` (sandboxed frames, some redirects) included. The request's own URL is no witness: its host
+ * is whatever name reached the server (a rebound DNS name, another port), so APP_URL alone says who we are.
+ * Requests with no Origin (curl, server-side callers) carry no ambient cookie to abuse.
+ * @example refuseForeignOrigin(request, runtime.config.APP_URL)
+ */
+export function refuseForeignOrigin(request: Request, appUrl: string): void {
+  const origin = request.headers.get('origin');
+  if (origin === null) return;
+  if (origin !== new URL(appUrl).origin) {
+    throw new ProblemError('cross-origin-refused', 'This request came from another site. Sign-in, sign-out, checks and key rotation are accepted from this site\'s own pages only.');
+  }
+}

@@ -2,6 +2,7 @@
 // idempotency key, counting a rate-limit window, claiming a credential once) is a single atomic
 // operation of the store, so the adapters — SQLite transactions, Redis/KV Lua scripts — are the
 // only places that know how atomicity is achieved.
+import { STORE_UNAVAILABLE_DETAIL, problem, type ProblemAnswer } from '@/lib/problems';
 
 import type { PlanId } from '@/lib/price';
 
@@ -378,6 +379,11 @@ export class StoreUnavailableError extends Error {
   constructor(cause: unknown) {
     super('store unavailable', { cause });
     this.name = 'StoreUnavailableError';
+  }
+
+  /** 503: nothing was charged, and retrying shortly helps. */
+  toProblem(): ProblemAnswer {
+    return { problem: problem('store-unavailable', STORE_UNAVAILABLE_DETAIL), retryAfterSeconds: 5 };
   }
 
   // `next build` gives each route (and instrumentation) its own copy of this module, while the store

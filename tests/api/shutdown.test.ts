@@ -5,7 +5,7 @@ import { readinessCheck } from '@/lib/checks/readiness/entry';
 import type { CheckEntry } from '@/lib/checks/entry';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
-import { handleMcpRequest } from '@/lib/mcp/server';
+import { handleMcpRequest } from '@/lib/transports/mcp/server';
 import { startup } from '@/lib/startup';
 import { installTestRuntime, validReadinessBody, type TestRuntime } from '../support/runtime';
 import { agentCheckRoute } from '../support/check-routes';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES } from '@/lib/config';
-import { RENDER_ENV } from '@/lib/checks/visibility/render/settings';
+import { RENDER_ENV } from '@/lib/config';
 
 // Every environment variable the service reads is named in .env.example and in the README's configuration
 // table. The reads are found the way the code makes them: the keys of lib/config.ts's schema, and every
@@ -82,7 +82,7 @@ describe('every variable the service reads is documented', () => {
     const configText = fs.readFileSync(path.join(ROOT, 'lib/config.ts'), 'utf8');
     const schema = configText.slice(configText.indexOf('const EnvSchema = z.object({'), configText.indexOf('\n});', configText.indexOf('const EnvSchema')));
     const scanned = [...schema.matchAll(/^ {2}([A-Z][A-Z0-9_]*):/gm)].map(([, name]) => name);
-    // The renderer's settings are defined beside it and spread into the schema.
+    // The renderer's settings are a group of their own, spread into the schema.
     expect(schema).toContain('...RENDER_ENV,');
     expect([...scanned, ...Object.keys(RENDER_ENV)].sort()).toEqual([...CONFIG_VARIABLES].sort());
     // A variable the config reads and one a script reads are both found.

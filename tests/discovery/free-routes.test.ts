@@ -22,7 +22,7 @@ import { endpoints, type FreeEndpoint } from '@/lib/endpoints';
 import { createKey } from '@/lib/credits/ledger';
 import { readinessCheck } from '@/lib/checks/readiness/entry';
 import { visibilityCheck } from '@/lib/checks/visibility/entry';
-import { LIST_PAID_SERVICES } from '@/lib/mcp/tools';
+import { LIST_PAID_SERVICES } from '@/lib/transports/mcp/tools';
 import { startStripeCheckoutFake, type StandaloneCheckoutFake } from '@/scripts/rails/stripe-checkout-fake';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
 import { bridgeWebhooks } from '../support/webhook-bridge';

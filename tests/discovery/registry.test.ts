@@ -6,7 +6,7 @@ import { openApiDocument } from '@/lib/discovery/openapi';
 import { llmsTxt } from '@/lib/discovery/llms';
 import { endpoints } from '@/lib/endpoints';
 import { checks } from '@/lib/checks/registry';
-import { LIST_PAID_SERVICES } from '@/lib/mcp/tools';
+import { LIST_PAID_SERVICES } from '@/lib/transports/mcp/tools';
 import { BASE_USDC_ADDRESS } from '@/lib/config';
 
 // The registry is the one list of endpoints: these tests walk app/ for route files, so a route added

@@ -13,7 +13,7 @@ import { readinessCheck } from '@/lib/checks/readiness/entry';
 import { visibilityCheck } from '@/lib/checks/visibility/entry';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { PROBLEM_BASE } from '@/lib/problems';
-import { jsonSchema } from '@/lib/mcp/schema';
+import { jsonSchema } from '@/lib/transports/mcp/schema';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { LEAK_PATTERN, parseWwwAuthenticate } from '../payments/harness';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';

@@ -12,8 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createPaymentRails } from '@/lib/payments/rails';
 import { BASE_USDC_ADDRESS } from '@/lib/payments/config';
 import { createStripeClient } from '@/lib/payments/stripe';
-import { handleMcpRequest } from '@/lib/mcp/server';
-import { credentialHeaderFromMeta } from '@/lib/mcp/payment';
+import { handleMcpRequest } from '@/lib/transports/mcp/server';
+import { credentialHeaderFromMeta } from '@/lib/transports/mcp/payment';
 import { installTestRuntime, validReadinessBody, type TestRuntime } from '../support/runtime';
 
 const SECRET = 'mcp-compose-test-secret-'.padEnd(48, 'x');

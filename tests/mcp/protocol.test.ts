@@ -1,7 +1,7 @@
 // The MCP endpoint's failure paths at the protocol level, in-process: every one is a JSON-RPC error or a
 // problem+json answer, never a 500 or a stack.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { handleMcpRequest } from '@/lib/mcp/server';
+import { handleMcpRequest } from '@/lib/transports/mcp/server';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
 
 let rt: TestRuntime;

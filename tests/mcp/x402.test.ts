@@ -15,7 +15,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readinessCheck } from '@/lib/checks/readiness/entry';
 import { reportMarkdown } from '@/lib/reports/markdown';
-import { jsonSchema } from '@/lib/mcp/schema';
+import { jsonSchema } from '@/lib/transports/mcp/schema';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { LEAK_PATTERN, decodeBase64Json } from '../payments/harness';

@@ -14,7 +14,7 @@ import { paymentConfigOf, type PaymentConfig } from '../../lib/payments/config';
 import { createPaymentRails, type PaymentRails } from '../../lib/payments/rails';
 import { credentialFromHeaders, type PaidRail } from '../../lib/payments/verify';
 import { runPaidCall, type PaidCallDeps } from '../../lib/paid-call/pipeline';
-import { outcomeResponse } from '../../lib/paid-call/http';
+import { outcomeResponse } from '../../lib/transports/http';
 import { ProblemError } from '../../lib/problems';
 import { openSqliteStore } from '../../lib/store/sqlite';
 

@@ -15,7 +15,7 @@ import type Stripe from 'stripe';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST as mcpPOST } from '@/app/api/mcp/route';
-import { CREDENTIAL_META_KEY, PAYMENT_VERIFICATION_FAILED_CODE } from '@/lib/mcp/payment';
+import { CREDENTIAL_META_KEY, PAYMENT_VERIFICATION_FAILED_CODE } from '@/lib/transports/mcp/payment';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { USDC_EIP712 } from '@/lib/payments/rails';
 import { startRails, type Rails } from '../../scripts/rails/start';

@@ -4,7 +4,7 @@ import { createKey } from '@/lib/credits/ledger';
 import { readinessCheck } from '@/lib/checks/readiness/entry';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { runPaidCall, type PaidCallDeps, type PaidCall } from '@/lib/paid-call/pipeline';
-import { outcomeResponse } from '@/lib/paid-call/http';
+import { outcomeResponse } from '@/lib/transports/http';
 import { validReadinessBody } from '../support/runtime';
 import { redisHarness, sqliteHarness, vercelKvHarness } from './adapters';
 

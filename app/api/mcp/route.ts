@@ -1,4 +1,4 @@
-import { handleMcpRequest } from '@/lib/mcp/server';
+import { handleMcpRequest } from '@/lib/transports/mcp/server';
 import { observed } from '@/lib/http/observe';
 
 export const runtime = 'nodejs';

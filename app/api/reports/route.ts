@@ -1,5 +1,5 @@
 import { observed } from '@/lib/http/observe';
-import { reportsGet } from '@/lib/session/http';
+import { reportsGet } from '@/lib/reports/http';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';

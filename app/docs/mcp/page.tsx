@@ -1,8 +1,8 @@
 import { getConfig } from '@/lib/config';
 import { checks } from '@/lib/checks/registry';
 import { PRICE_USD } from '@/lib/price';
-import { LIST_PAID_SERVICES } from '@/lib/mcp/tools';
-import { PAYMENT_REQUIRED_CODE } from '@/lib/mcp/payment';
+import { LIST_PAID_SERVICES } from '@/lib/transports/mcp/tools';
+import { PAYMENT_REQUIRED_CODE } from '@/lib/transports/mcp/payment';
 import { docsExamples } from '@/lib/docs/examples';
 import { docsPageMetadata } from '@/lib/site/metadata';
 import { CodeBlock, JsonBlock } from '@/components/CodeBlock';

@@ -1,4 +1,4 @@
-import { checkRoutes } from '@/lib/paid-call/http';
+import { checkRoutes } from '@/lib/transports/http';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';

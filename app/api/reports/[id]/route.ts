@@ -1,5 +1,5 @@
 import { observed } from '@/lib/http/observe';
-import { reportGet } from '@/lib/session/http';
+import { reportGet } from '@/lib/reports/http';
 import { reportIdParam } from '@/lib/reports';
 
 export const runtime = 'nodejs';

@@ -1,8 +1,9 @@
 // The renderer's settings, read from the environment by the service and by `npm run check` alike, so both
-// render (or not) the same way. lib/config.ts validates the same variables at startup with RENDER_ENV.
+// render (or not) the same way. Their fields are lib/config.ts's RENDER_ENV, which validates them at startup.
 
 import fs from 'node:fs';
 import { z } from 'zod';
+import { RENDER_ENV } from '@/lib/config';
 
 /** Debian's package first; the others are where other distributions and Google's packages put it. */
 const CHROMIUM_CANDIDATES: readonly string[] = [
@@ -12,27 +13,6 @@ const CHROMIUM_CANDIDATES: readonly string[] = [
   '/usr/bin/google-chrome',
 ];
 
-const emptyAsUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
-const positiveInt = (fallback: number) => z.preprocess(emptyAsUndefined, z.coerce.number().int().positive().default(fallback));
-
-/**
- * The variables, as zod fields: lib/config.ts spreads them into its schema so a bad value stops the server
- * at startup with the others.
- */
-export const RENDER_ENV = {
-  // chromium: render every checked page; off: never; unset: render when a Chromium executable is found.
-  RENDERER: z.preprocess(
-    (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
-    z.enum(['chromium', 'off']).optional(),
-  ),
-  CHROMIUM_PATH: z.preprocess(emptyAsUndefined, z.string().optional()),
-  // Pages rendered at once; each holds one Chromium renderer process (about 50-150 MB).
-  RENDER_CONCURRENCY: positiveInt(2),
-  // Checks that may wait for a rendering slot; past that a check's rendering is skipped, never failed.
-  RENDER_QUEUE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(8)),
-  // Memory (PSS, MB) one page's renderer process may hold; past it the page is ended and its rendering fails.
-  RENDER_MEMORY_MB: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(64).default(512)),
-};
 
 const RenderEnvSchema = z.object(RENDER_ENV);
 

@@ -1,5 +1,5 @@
 import { observed } from '@/lib/http/observe';
-import { reportRerunPost } from '@/lib/session/http';
+import { reportRerunPost } from '@/lib/transports/site';
 import { reportIdParam } from '@/lib/reports';
 
 export const runtime = 'nodejs';

@@ -1,5 +1,5 @@
 import { observed } from '@/lib/http/observe';
-import { reportShareDelete, reportSharePost } from '@/lib/session/http';
+import { reportShareDelete, reportSharePost } from '@/lib/reports/http';
 import { reportIdParam } from '@/lib/reports';
 
 export const runtime = 'nodejs';

@@ -1,4 +1,4 @@
-import { sessionCheckPost } from '@/lib/session/http';
+import { sessionCheckPost } from '@/lib/transports/site';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';

@@ -1,5 +1,5 @@
 import { observed } from '@/lib/http/observe';
-import { reportCompareGet } from '@/lib/session/http';
+import { reportCompareGet } from '@/lib/reports/http';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';

@@ -14,11 +14,11 @@ import { Receipt } from 'mppx';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CheckEntry } from '@/lib/checks/entry';
 import type { Problem } from '@/lib/problems';
-import { INVALID_PARAMS_CODE, PAYMENT_REQUIRED_CODE, PAYMENT_VERIFICATION_FAILED_CODE, RECEIPT_META_KEY } from '@/lib/mcp/payment';
-import { X402_PAYMENT_RESPONSE_META_KEY, mcpPaymentRequired, settlementOf, x402PaymentRequiredResult } from '@/lib/mcp/x402';
+import { INVALID_PARAMS_CODE, PAYMENT_REQUIRED_CODE, PAYMENT_VERIFICATION_FAILED_CODE, RECEIPT_META_KEY } from '@/lib/transports/mcp/payment';
+import { X402_PAYMENT_RESPONSE_META_KEY, mcpPaymentRequired, settlementOf, x402PaymentRequiredResult } from '@/lib/transports/mcp/x402';
 import { reportMarkdown } from '@/lib/reports/markdown';
 import { reportPath } from '@/lib/reports/store';
-import type { PaidCallOutcome } from './pipeline';
+import type { PaidCallOutcome } from '@/lib/paid-call/pipeline';
 
 /**
  * A JSON-RPC error as sent: the SDK's McpError would prefix every message with "MCP error <code>:", which

@@ -10,8 +10,8 @@ import { priceAndRails } from '@/lib/http/describe';
 import { credentialFromHeaders } from '@/lib/payments/verify';
 import { observed } from '@/lib/http/observe';
 import { reportPath } from '@/lib/reports/store';
-import type { PaidCallOutcome, PrepaidFacts } from './pipeline';
-import { servePaidCall, type PaidCallTransport } from './serve';
+import type { PaidCallOutcome, PrepaidFacts } from '@/lib/paid-call/pipeline';
+import { servePaidCall, type PaidCallTransport } from '@/lib/paid-call/serve';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 

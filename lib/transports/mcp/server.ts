@@ -14,7 +14,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { z } from 'zod';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { servePaidCall, type PaidCallTransport } from '@/lib/paid-call/serve';
-import { JsonRpcError, outcomeToolResult } from '@/lib/paid-call/mcp';
+import { JsonRpcError, outcomeToolResult } from '@/lib/transports/mcp/result';
 import { ProblemError, errorResponse, problem, problemResponse } from '@/lib/problems';
 import { bearerToken } from '@/lib/http/request';
 import { clientIp } from '@/lib/http/client-ip';
