@@ -12,7 +12,7 @@
 // The browser side (render/webmcp-recorder.ts) records registrations, bounded, and never calls a tool. This
 // module turns what it recorded into `site.agentSurfaces.webMcp` and its findings, on the analysis thread.
 
-import type { Finding } from './rubric-items/types';
+import type { Finding } from './finding';
 
 /** Tools recorded in the browser, at most; registrations past it are counted. */
 export const WEBMCP_MAX_TOOLS = 50;

@@ -1,7 +1,6 @@
 // The shapes the rubric scores: one site's facts in (ScoreInput), one outcome per item, the report's
 // scoring lines and findings out. Shared by the item groups and rubric.ts, which assembles them.
 
-import type { Severity } from '@/lib/checks/severity';
 import type { CrawlerAccess } from '../access-types';
 import type { ParseLimitHit } from '../bounded-parse';
 import type { PageFacts } from '../extract';
@@ -12,6 +11,7 @@ import type { AgentSurfaces } from '../agent-surfaces';
 import type { AiUse } from '../ai-use';
 import type { Commerce } from '../commerce';
 import type { RslReport } from '../rsl';
+import type { Finding } from '../finding';
 
 export interface ScoredCrawler {
   token: string;
@@ -74,15 +74,7 @@ export interface ScoreInput {
   access?: { browserStatus: number | null; evidence: Readonly<Record<string, string>> };
 }
 
-export interface Finding {
-  id: string;
-  severity: Severity;
-  rubric: string | null;
-  pointsLost: number;
-  observed: string;
-  why: string;
-  fix: string;
-}
+export type { Finding } from '../finding';
 
 export interface ScoringLine {
   id: string;
