@@ -7,7 +7,7 @@ import { PLANS, planList } from '@/lib/credits/plans';
 import { CreditsAnswer } from '@/lib/credits/credits-endpoint';
 import { descriptionSchema } from '@/lib/http/describe';
 import { CheckoutBody, KeyBody } from '@/lib/billing/http';
-import { ReadyAnswer } from '@/lib/http/readiness';
+import { ReadyAnswer } from '@/lib/http/health';
 import { METRICS_CONTENT_TYPE } from '@/lib/http/metrics-endpoint';
 import { AccountSummary, SessionStatus } from '@/lib/billing/account';
 import { LIST_PAID_SERVICES } from '@/lib/transports/mcp/tools';

@@ -80,7 +80,7 @@ export interface OutboundSummary {
 }
 
 /** The addresses a name has, as safeFetch resolves them. */
-export interface GateAddress {
+interface GateAddress {
   address: string;
   family: 4 | 6;
 }

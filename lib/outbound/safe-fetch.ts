@@ -16,6 +16,7 @@ import { resolveHostMap, type HostMap } from './host-map';
 import { addressKey, type OutboundGate, type OutboundRefused } from './outbound';
 import { InvalidTargetUrl, normalizeTargetUrl } from './target-url';
 import { countFetch } from '@/lib/metrics';
+import { raceSignal } from '@/lib/abort';
 
 export const DEFAULT_MAX_BYTES = 512 * 1024;
 export const MAX_REDIRECTS = 5;
@@ -201,24 +202,6 @@ function pinnedLookup(pins: Map<string, ResolvedAddress[]>) {
     if (options.all) callback(null, vetted.map((a) => ({ address: a.address, family: a.family })));
     else callback(null, vetted[0].address, vetted[0].family);
   };
-}
-
-function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
 }
 
 /**

@@ -49,7 +49,7 @@ export async function hostBudgetSpent(store: Store, host: string, limit: number,
 }
 
 /** The share of a site's budget one caller may use in a minute: the rest stays for everyone else. */
-export const SITE_BUDGET_CALLER_SHARE = 0.5;
+const SITE_BUDGET_CALLER_SHARE = 0.5;
 
 /**
  * The checks of one site one caller may have in a minute: SITE_BUDGET_CALLER_SHARE of the site's budget, at least 1.

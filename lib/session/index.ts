@@ -169,7 +169,7 @@ export function notSignedIn(): ProblemError {
  * The session id a request's Cookie header carries under the cookie's name for this setting, or null.
  * @example const id = sessionIdFromHeaders(request.headers, sessionCookieSecure(config));
  */
-export function sessionIdFromHeaders(headers: Headers, secure: boolean): string | null {
+function sessionIdFromHeaders(headers: Headers, secure: boolean): string | null {
   const name = sessionCookieName(secure);
   for (const part of (headers.get('cookie') ?? '').split(';')) {
     const eq = part.indexOf('=');

@@ -6,6 +6,7 @@
 // (a path pattern with robots.txt matching, or a full address), else the first `<content>`.
 
 import { patternMatches } from './robots';
+import { decodeXmlText, xmlTags } from './xml-tags';
 
 const RSL_NAMESPACE = 'https://rslstandard.org/rsl';
 /** Usage tokens listed per licence, at most (RSL 1.0 defines eight). */
@@ -23,78 +24,6 @@ export interface RslReport {
   payment: { type: string; amount: string | null; currency: string | null } | null;
   /** Why it is invalid, in words; null when valid or not fetched. */
   problem: string | null;
-}
-
-interface Tag {
-  name: string;
-  attrs: Record<string, string>;
-  close: boolean;
-  selfClose: boolean;
-  /** Where the text after the tag starts. */
-  end: number;
-}
-
-const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-const decode = (s: string) => s.replace(/&(amp|lt|gt|quot|apos);/g, (_, n: string) => XML_ENTITIES[n]);
-
-/** Attributes of a start tag's inside (`name a="1" b='2'`), read forward. */
-function attributes(inside: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  let i = 0;
-  while (i < inside.length) {
-    while (i < inside.length && /[\s/]/.test(inside[i])) i++;
-    let eq = i;
-    while (eq < inside.length && inside[eq] !== '=' && !/\s/.test(inside[eq])) eq++;
-    const name = inside.slice(i, eq).toLowerCase();
-    if (inside[eq] !== '=') {
-      i = eq + 1;
-      continue;
-    }
-    const quote = inside[eq + 1];
-    if (quote !== '"' && quote !== "'") {
-      i = eq + 1;
-      continue;
-    }
-    const close = inside.indexOf(quote, eq + 2);
-    if (close < 0) break;
-    if (name !== '' && !(name in out)) out[name] = decode(inside.slice(eq + 2, close));
-    i = close + 1;
-  }
-  return out;
-}
-
-/** The local name of a possibly prefixed element name, lowercased. */
-const localName = (name: string) => name.slice(name.indexOf(':') + 1).toLowerCase();
-
-/** Every tag of the document, comments, processing instructions and declarations skipped. */
-function* tags(xml: string): Generator<Tag> {
-  let at = 0;
-  while (at < xml.length) {
-    const lt = xml.indexOf('<', at);
-    if (lt < 0) return;
-    if (xml.startsWith('<!--', lt)) {
-      const end = xml.indexOf('-->', lt + 4);
-      if (end < 0) return;
-      at = end + 3;
-      continue;
-    }
-    if (xml.startsWith('<![CDATA[', lt)) {
-      const end = xml.indexOf(']]>', lt + 9);
-      if (end < 0) return;
-      at = end + 3;
-      continue;
-    }
-    const gt = xml.indexOf('>', lt + 1);
-    if (gt < 0) return;
-    at = gt + 1;
-    if (xml[lt + 1] === '?' || xml[lt + 1] === '!') continue;
-    const close = xml[lt + 1] === '/';
-    const inside = xml.slice(lt + (close ? 2 : 1), gt);
-    const selfClose = inside.endsWith('/');
-    let nameEnd = 0;
-    while (nameEnd < inside.length && !/[\s/]/.test(inside[nameEnd])) nameEnd++;
-    yield { name: localName(inside.slice(0, nameEnd)), attrs: close ? {} : attributes(inside.slice(nameEnd)), close, selfClose, end: gt + 1 };
-  }
 }
 
 interface ContentTerms {
@@ -122,7 +51,7 @@ export function parseRsl(xml: string): { root: boolean; contents: ContentTerms[]
   let current: ContentTerms | null = null;
   let list: { into: 'permits' | 'prohibits'; from: number } | null = null;
   let amount: { currency: string | null; from: number } | null = null;
-  for (const tag of tags(xml)) {
+  for (const tag of xmlTags(xml)) {
     if (root === null && !tag.close) {
       // A namespace may be declared with a prefix (`<rsl:rsl xmlns:rsl="…">`) as well as by default.
       root = tag.name === 'rsl' && Object.entries(tag.attrs).some(([k, v]) => (k === 'xmlns' || k.startsWith('xmlns:')) && v.trim() === RSL_NAMESPACE);
@@ -144,7 +73,7 @@ export function parseRsl(xml: string): { root: boolean; contents: ContentTerms[]
       if (!tag.close) list = (tag.attrs.type ?? 'usage').toLowerCase() === 'usage' ? { into: tag.name, from: tag.end } : null;
       else if (list !== null) {
         const text = xml.slice(list.from, xml.lastIndexOf('<', tag.end - 1));
-        current[list.into].push(...usageList(decode(text)).slice(0, RSL_USAGES_MAX - current[list.into].length));
+        current[list.into].push(...usageList(decodeXmlText(text)).slice(0, RSL_USAGES_MAX - current[list.into].length));
         list = null;
       }
       continue;
@@ -156,7 +85,7 @@ export function parseRsl(xml: string): { root: boolean; contents: ContentTerms[]
     if (tag.name === 'amount' && current.payment !== null && current.payment.amount === null) {
       if (!tag.close) amount = { currency: tag.attrs.currency?.trim() || null, from: tag.end };
       else if (amount !== null) {
-        current.payment.amount = decode(xml.slice(amount.from, xml.lastIndexOf('<', tag.end - 1))).trim().slice(0, 32) || null;
+        current.payment.amount = decodeXmlText(xml.slice(amount.from, xml.lastIndexOf('<', tag.end - 1))).trim().slice(0, 32) || null;
         current.payment.currency = amount.currency;
         amount = null;
       }

@@ -4,6 +4,7 @@
 // fetch, these read, on the analysis thread like the rest of the parsing. Every loop here moves forward
 // over its input, so the work stays linear in the (capped) bytes a site sent.
 
+import { decodeXmlText, xmlTags } from './xml-tags';
 import { CRAWLERS, effectiveToken, type CrawlerRole } from './crawlers';
 import { isHtml } from './llms-txt';
 import { appliedGroups, patternMatches, type RobotsAccess, type RobotsTxt } from './robots';
@@ -176,37 +177,6 @@ function pathOf(url: string): string {
 // Sitemap entries
 // ---------------------------------------------------------------------------------------------
 
-const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-
-/** Decodes the XML predefined and numeric character references of a text node. */
-function decodeXmlText(s: string): string {
-  if (!s.includes('&')) return s;
-  let out = '';
-  let at = 0;
-  for (let amp = s.indexOf('&'); amp >= 0; amp = s.indexOf('&', at)) {
-    out += s.slice(at, amp);
-    const semi = s.indexOf(';', amp);
-    // A reference is short; anything longer is literal text (and keeps this loop linear).
-    if (semi < 0 || semi - amp > 10) {
-      out += '&';
-      at = amp + 1;
-      continue;
-    }
-    const name = s.slice(amp + 1, semi);
-    let ch: string | undefined = XML_ENTITIES[name];
-    if (ch === undefined && /^#x[0-9a-f]+$/i.test(name)) ch = String.fromCodePoint(Math.min(Number.parseInt(name.slice(2), 16), 0x10ffff));
-    else if (ch === undefined && /^#\d+$/.test(name)) ch = String.fromCodePoint(Math.min(Number.parseInt(name.slice(1), 10), 0x10ffff));
-    if (ch === undefined) {
-      out += '&';
-      at = amp + 1;
-    } else {
-      out += ch;
-      at = semi + 1;
-    }
-  }
-  return out + s.slice(at);
-}
-
 /** One pass over a sitemap: its `<loc>` values in order, and whether its root is a sitemap index. */
 export interface SitemapEntries {
   index: boolean;
@@ -224,60 +194,25 @@ const INDEX_NAME = /^(?:[A-Za-z_][\w.-]*:)?sitemapindex$/i;
  */
 export function sitemapEntries(xml: string): SitemapEntries {
   const locs: string[] = [];
-  let index = false;
-  let rootSeen = false;
-  let at = 0;
-  while (at < xml.length) {
-    const lt = xml.indexOf('<', at);
-    if (lt < 0) break;
-    if (xml.startsWith('<!--', lt)) {
-      const end = xml.indexOf('-->', lt + 4);
-      if (end < 0) break;
-      at = end + 3;
-      continue;
+  let index: boolean | null = null;
+  for (const tag of xmlTags(xml)) {
+    if (tag.close) continue;
+    index ??= INDEX_NAME.test(tag.qualified);
+    if (!LOC_NAME.test(tag.qualified) || tag.selfClose) continue;
+    const close = xml.indexOf('<', tag.end);
+    if (close < 0) break;
+    let text: string;
+    if (xml.startsWith('<![CDATA[', close)) {
+      const cdataEnd = xml.indexOf(']]>', close + 9);
+      if (cdataEnd < 0) break;
+      text = xml.slice(close + 9, cdataEnd);
+    } else {
+      text = decodeXmlText(xml.slice(tag.end, close));
     }
-    if (xml.startsWith('<?', lt) || xml.startsWith('<!', lt)) {
-      const end = xml.indexOf('>', lt + 2);
-      if (end < 0) break;
-      at = end + 1;
-      continue;
-    }
-    if (xml[lt + 1] === '/') {
-      const end = xml.indexOf('>', lt + 2);
-      if (end < 0) break;
-      at = end + 1;
-      continue;
-    }
-    let nameEnd = lt + 1;
-    while (nameEnd < xml.length && !/[\s/>]/.test(xml[nameEnd])) nameEnd++;
-    const name = xml.slice(lt + 1, nameEnd);
-    const gt = xml.indexOf('>', nameEnd);
-    if (gt < 0) break;
-    if (!rootSeen) {
-      rootSeen = true;
-      index = INDEX_NAME.test(name);
-    }
-    if (LOC_NAME.test(name) && xml[gt - 1] !== '/') {
-      const close = xml.indexOf('<', gt + 1);
-      if (close < 0) break;
-      let text = xml.slice(gt + 1, close);
-      let next = close;
-      if (xml.startsWith('<![CDATA[', close)) {
-        const cdataEnd = xml.indexOf(']]>', close + 9);
-        if (cdataEnd < 0) break;
-        text = xml.slice(close + 9, cdataEnd);
-        next = cdataEnd + 3;
-      } else {
-        text = decodeXmlText(text);
-      }
-      const loc = text.trim();
-      if (loc !== '') locs.push(loc);
-      at = next;
-      continue;
-    }
-    at = gt + 1;
+    const loc = text.trim();
+    if (loc !== '') locs.push(loc);
   }
-  return { index, locs };
+  return { index: index ?? false, locs };
 }
 
 /**

@@ -7,6 +7,7 @@
 // launch, and every response handed to the browser carries a policy refusing WebSocket connections
 // (`connect-src` without ws:/wss:), which Chromium applies to the workers those documents start too. The second wall is in the launch options
 // (browser.ts): a dead proxy and a resolver that knows no names, for anything that slips past.
+import { raceSignal } from '@/lib/abort';
 import type { BrowserContext, Page, Route } from 'playwright-core';
 import type { HostMap } from '@/lib/outbound/host-map';
 import type { OutboundGate } from '@/lib/outbound/outbound';
@@ -299,21 +300,9 @@ async function settled(meter: Meter, remaining: () => number, signal: AbortSigna
 
 /** The promise's value, or null if the signal aborts first. */
 function withDeadline<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | null> {
-  promise.catch(() => {});
-  if (signal.aborted) return Promise.resolve(null);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(null);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
+  return raceSignal(promise, signal).catch((error: unknown) => {
+    if (signal.aborted && error === signal.reason) return null;
+    throw error;
   });
 }
 
