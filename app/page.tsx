@@ -12,7 +12,7 @@ export const generateMetadata = () =>
 
 export default function Home() {
   // Each check's card and example report: its own words (components/checks/<id>/) over its entry's description
-  // and example answer, the same answer directories are shown.
+  // and example answer, the answer payment directories show too, so the example is what the API answers.
   const shown = checksShown(checks().map((c) => c.id)).map(({ report, showcase }) => {
     const check = checkById(report.id)!;
     const example = exampleBody(check);

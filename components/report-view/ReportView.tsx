@@ -26,9 +26,10 @@ function exportFileName(checkId: string, headline: ReportHeadline | null): strin
 }
 
 /**
- * Renders one check's 200 body; `check` is the check's id (the stored report's check, the tab it came from). `level` is the heading level of the report's title (2 on a page of its
- * own, 3 under a page section); `idPrefix` keeps ids unique when a page shows two reports; `permalink` is the
- * report's absolute permanent address, when it has one (copied, and carried in the Markdown).
+ * Renders one check's 200 body; `check` is the check's id (the stored report's check, the tab it came from).
+ * `level` is the heading level of the report's title (2 on a page of its own, 3 under a page section); `idPrefix`
+ * keeps ids unique when a page shows two reports; `permalink` is the report's absolute permanent address, when it
+ * has one (copied, and carried in the Markdown).
  * @example <ReportView check="ai-visibility" body={await res.json()} level={2} idPrefix="result" permalink="https://…/reports/rep_…" />
  */
 export function ReportView({ check, body, level = 2, idPrefix = 'report', permalink }: { check: string; body: unknown; level?: Level; idPrefix?: string; permalink?: string }) {
