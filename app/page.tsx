@@ -1,16 +1,31 @@
 import Link from 'next/link';
 import { getConfig } from '@/lib/config';
+import { exampleBody } from '@/lib/checks/entry';
 import { checkById, checks, checksInWords } from '@/lib/checks/registry';
 import { PRICE_USD } from '@/lib/price';
 import { ReportView } from '@/components/report-view/ReportView';
-import { showcases } from '@/lib/site/examples';
+import { checksShown } from '@/components/checks';
 import { pageMetadata, SITE_DESCRIPTION } from '@/lib/site/metadata';
 
 export const generateMetadata = () =>
   pageMetadata({ path: '/', title: 'Paid Agent Checks: agent payment readiness and AI visibility', description: SITE_DESCRIPTION, absoluteTitle: true });
 
 export default function Home() {
-  const shown = showcases(checks().map((c) => c.id)).map((s) => ({ ...s, check: checkById(s.id)! }));
+  // Each check's card and example report: its own words (components/checks/<id>/) over its entry's description
+  // and example answer, the answer payment directories show too, so the example is what the API answers.
+  const shown = checksShown(checks().map((c) => c.id)).map(({ report, showcase }) => {
+    const check = checkById(report.id)!;
+    const example = exampleBody(check);
+    const described = check.describe();
+    return {
+      id: check.id,
+      check,
+      description: showcase.description,
+      facts: showcase.facts(described),
+      rubric: `/docs/checks#${check.id}-rubric`,
+      example: { body: example, source: showcase.source(example) },
+    };
+  });
   return (
     <>
       <h1>Paid checks for agent commerce</h1>
@@ -57,7 +72,7 @@ export default function Home() {
       {shown.map(({ id, check, example }) => (
         <section key={id} className="example-report" aria-label={`Example ${check.label} report`}>
           <p className="example-label">Example · {check.service}</p>
-          <ReportView body={example.body()} level={3} idPrefix={`example-${id}`} />
+          <ReportView check={id} body={example.body} level={3} idPrefix={`example-${id}`} />
         </section>
       ))}
 

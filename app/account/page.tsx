@@ -44,7 +44,7 @@ function History({ reports, check }: { reports: ReportListItem[]; check: string 
                 <td>{label}</td>
                 <td>{r.score ?? '—'}</td>
                 <td>
-                  <VerdictBadge verdict={r.verdict} />
+                  <VerdictBadge check={r.operation} verdict={r.verdict} />
                 </td>
                 <td>{when(r.createdAt)}</td>
                 <td>

@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import Link from 'next/link';
 import { ReportView } from '../report-view/ReportView';
-import { checkForms } from './forms';
+import { checksShown } from '../checks';
 import { SignInForm } from './SignInForm';
 import { newIdempotencyKey, runCheck, signOut, type Problem, type SessionState } from './session';
 
@@ -13,7 +13,7 @@ import { newIdempotencyKey, runCheck, signOut, type Problem, type SessionState }
 interface Shown {
   problem?: { message: string; noCalls: boolean };
   serverErrors?: ReadonlyArray<{ path: string; message: string }>;
-  result?: { body: unknown; reportPath: string | null };
+  result?: { check: string; body: unknown; reportPath: string | null };
 }
 
 /** What a refused check means for the person, in words; a 422 or any refusal before the work says nothing was charged. */
@@ -28,7 +28,7 @@ function problemMessage(problem: Problem): string {
 
 /** The check page: sign in, then one tab per check the server lists (with its example request), each with its form. */
 export function CheckApp({ initial, examples, signInError = null }: { initial: SessionState | null; examples: Record<string, unknown>; signInError?: string | null }) {
-  const forms = checkForms(Object.keys(examples));
+  const forms = checksShown(Object.keys(examples));
   const [session, setSession] = useState<SessionState | null>(initial);
   const [check, setCheck] = useState<string>(forms[0]?.report.id ?? '');
   const [busy, setBusy] = useState<string | null>(null);
@@ -53,7 +53,7 @@ export function CheckApp({ initial, examples, signInError = null }: { initial: S
     try {
       const outcome = await runCheck(id, body, newIdempotencyKey());
       if (outcome.ok) {
-        show(id, { result: { body: outcome.body, reportPath: outcome.reportPath } });
+        show(id, { result: { check: id, body: outcome.body, reportPath: outcome.reportPath } });
         if (outcome.callsLeft !== null) setSession((s) => (s ? { ...s, callsLeft: outcome.callsLeft! } : s));
       } else if (outcome.problem.status === 401) {
         // The session ended (signed out elsewhere, or the key was replaced): sign in again.
@@ -132,7 +132,7 @@ export function CheckApp({ initial, examples, signInError = null }: { initial: S
               </>
             ) : null}
           </p>
-          <ReportView body={result.body} level={2} idPrefix="result" permalink={result.reportPath ? new URL(result.reportPath, window.location.origin).href : undefined} />
+          <ReportView check={result.check} body={result.body} level={2} idPrefix="result" permalink={result.reportPath ? new URL(result.reportPath, window.location.origin).href : undefined} />
         </section>
       ) : null}
     </>

@@ -1,12 +1,13 @@
 import { checkMarkdown, type ReportHeadline } from '@/lib/checks/entry';
 import { ReportActions } from './ReportActions';
 import { ReportHeader, TopFixes, type Level } from './parts';
-import { reportViewOf } from './views';
+import { checkComponents } from '@/components/checks';
 
 // THE report view: the live result on /check, a stored report on /reports/<id> and the examples on the
 // home page all render a check's 200 body through this one component. Every report opens the same way (the
-// header from the check's headline, the exports, the fixes to make first) and goes on with the view its check
-// registered (views.tsx). It has no state and no server-only imports, so a server page and a client
+// header from the check's headline, the exports, the fixes to make first) and goes on with its check's own view
+// (components/checks/<id>/View.tsx), found by the check's id that every stored report and every answer carries.
+// It has no state and no server-only imports, so a server page and a client
 // component can both render it.
 
 /** The downloaded file's name: the check, what was checked (its host, or the workflow's name) and the day. */
@@ -25,15 +26,17 @@ function exportFileName(checkId: string, headline: ReportHeadline | null): strin
 }
 
 /**
- * Renders one check's 200 body. `level` is the heading level of the report's title (2 on a page of its
- * own, 3 under a page section); `idPrefix` keeps ids unique when a page shows two reports; `permalink` is the
- * report's absolute permanent address, when it has one (copied, and carried in the Markdown).
- * @example <ReportView body={await res.json()} level={2} idPrefix="result" permalink="https://…/reports/rep_…" />
+ * Renders one check's 200 body; `check` is the check's id (the stored report's check, the tab it came from).
+ * `level` is the heading level of the report's title (2 on a page of its own, 3 under a page section); `idPrefix`
+ * keeps ids unique when a page shows two reports; `permalink` is the report's absolute permanent address, when it
+ * has one (copied, and carried in the Markdown).
+ * @example <ReportView check="ai-visibility" body={await res.json()} level={2} idPrefix="result" permalink="https://…/reports/rep_…" />
  */
-export function ReportView({ body, level = 2, idPrefix = 'report', permalink }: { body: unknown; level?: Level; idPrefix?: string; permalink?: string }) {
-  const view = reportViewOf(body);
-  if (!view) return <p className="notice error" role="alert">This report could not be read.</p>;
-  const headline = view.report.headline?.(body) ?? null;
+export function ReportView({ check, body, level = 2, idPrefix = 'report', permalink }: { check: string; body: unknown; level?: Level; idPrefix?: string; permalink?: string }) {
+  const view = checkComponents(check);
+  const headline = view?.report.headline?.(body) ?? null;
+  // A check that heads its reports and finds no headline in this body cannot read the rest of it either.
+  if (!view || (view.report.headline && !headline)) return <p className="notice error" role="alert">This report could not be read.</p>;
   const actions = (
     <ReportActions
       json={JSON.stringify(body, null, 2)}

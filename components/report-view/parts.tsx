@@ -1,9 +1,8 @@
 import type { ReactNode } from 'react';
 import { reportDate, type ReportHeadline, type TopFix } from '@/lib/checks/entry';
-import { SEVERITY_ORDER } from '@/lib/checks/severity';
+import { SEVERITY_ORDER, severityLabel } from '@/lib/checks/severity';
 import type { Fact } from '@/lib/checks/visibility/facts';
 import { ScoreGauge } from './ScoreGauge';
-import { SEVERITY_LABEL } from './labels';
 import type { ViewFinding } from './types';
 
 // What every check's report view is built from: the header, the top fixes, headings at the right level,
@@ -65,7 +64,7 @@ export function TopFixes({ fixes, level, idPrefix }: { fixes: TopFix[]; level: L
         {fixes.map((f) => (
           <li key={f.index}>
             <a href={`#${findingAnchor(`${idPrefix}-sev`, f.index)}`} className="top-fix-title">{f.title}</a>
-            <span className={`badge ${f.severity}`}>{SEVERITY_LABEL[f.severity as keyof typeof SEVERITY_LABEL] ?? f.severity}</span>
+            <span className={`badge ${f.severity}`}>{severityLabel(f.severity)}</span>
             {f.pointsLost ? <span className="muted"> {f.pointsLost} point{f.pointsLost === 1 ? '' : 's'}</span> : null}
             <p>{f.fix}</p>
           </li>
@@ -87,7 +86,7 @@ export function Findings({ findings, level, idPrefix, titleOf }: { findings: Vie
           // findings"); the heading carries the structure.
           <div key={severity} className={`finding-group ${severity}`}>
             <Heading level={sub(level)} id={`${idPrefix}-${severity}`}>
-              <span className={`badge ${severity}`}>{SEVERITY_LABEL[severity]}</span> {group.length} finding{group.length === 1 ? '' : 's'}
+              <span className={`badge ${severity}`}>{severityLabel(severity)}</span> {group.length} finding{group.length === 1 ? '' : 's'}
             </Heading>
             <ul className="findings">
               {group.map(({ f, index }) => (

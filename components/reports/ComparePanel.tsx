@@ -32,7 +32,7 @@ function Comparison({ c }: { c: ReportComparison }) {
     <>
       <p data-testid="compare-score">
         Score {c.before.score ?? '—'} → {c.after.score ?? '—'} (<strong>{change(c.scoreChange)}</strong>) since the check of{' '}
-        <Link href={`/reports/${c.before.id}`}>{when(c.before.createdAt)} UTC</Link>: <VerdictBadge verdict={c.before.verdict} /> → <VerdictBadge verdict={c.after.verdict} />
+        <Link href={`/reports/${c.before.id}`}>{when(c.before.createdAt)} UTC</Link>: <VerdictBadge check={c.check} verdict={c.before.verdict} /> → <VerdictBadge check={c.check} verdict={c.after.verdict} />
       </p>
       <p data-testid="compare-counts">
         {c.counts.fixed} fixed · {c.counts.new} new · {c.counts.unchanged} unchanged

@@ -4,8 +4,8 @@ import { markdownText } from './markdown-text';
 // What a check is, in one object: the entry each check folder exports (lib/checks/<name>/entry.ts) and the
 // registry lists (lib/checks/registry.ts). Every surface reads it: the REST route (/api/agent/<id>), the
 // site's route (/api/session/checks/<id>), the MCP tool, the stored report and its history row, the Markdown,
-// OpenAPI, the docs and /llms.txt. The view of a report is the one thing it does not hold: React components
-// live in components/ and are looked up by the check's id there (components/report-view/views.tsx), so lib
+// OpenAPI, the docs and /llms.txt. What the site draws of it is the one thing it does not hold: React components
+// live in components/checks/<id>/ and are looked up by the check's id there (components/checks/index.ts), so lib
 // imports no component and the browser's bundle never pulls in a check's `run`.
 
 /** What the pipeline hands a check's `run` besides its input. */
@@ -41,13 +41,13 @@ export interface CheckReport {
   id: string;
   /** What a person calls it on the site (tabs, the history table). */
   label: string;
-  /** Whether a 200 body (or a stored report) is this check's, by its shape. */
-  matches(body: unknown): boolean;
   /**
    * What a history row shows of a 200 body: what was checked, the score (null when it has none), and the
-   * verdict as a code the site words and colours (components/reports/verdict.ts), null when it gives none.
+   * verdict as a code (one of `verdicts`), null when it gives none.
    */
   facts(body: unknown): { target: string; score: number | null; verdict?: string | null };
+  /** The verdict codes `facts` gives, in words and tone: how the history and a comparison say and colour them. */
+  verdicts?: Readonly<Record<string, Verdict>>;
   /** The findings of a 200 body by id, with the words that name each (comparing two runs); absent: none. */
   findings?(body: unknown): Array<{ id: string; severity: string; title: string }>;
   /** The 200 body as Markdown, every finding included (the MCP tool's text, the site's "Copy as Markdown"). */
@@ -56,6 +56,12 @@ export interface CheckReport {
   headline?(body: unknown): ReportHeadline | null;
   /** The three to five findings that cost most, for the top of the report; none when nothing needs fixing. */
   topFixes?(body: unknown): TopFix[];
+}
+
+/** A verdict in words, and the tone that colours it (the words carry the meaning, the colour repeats it). */
+export interface Verdict {
+  words: string;
+  tone: ScoreBand;
 }
 
 /** The top of a report, in words: what was checked, its score and verdict, one sentence, and when. */
@@ -219,6 +225,15 @@ export function paidResult<T extends z.ZodRawShape>(shape: T) {
     artifactHash: z.string(),
     ...shape,
   });
+}
+
+/**
+ * A check's example answer (its entry's `exampleAnswer`) as a 200 body without what a payment adds: the example
+ * report the home page shows, and the real report the tests read.
+ * @example exampleBody(readinessCheck).assessedAt // '2026-11-01T12:00:00.000Z'
+ */
+export function exampleBody(check: Pick<CheckEntry, 'service' | 'exampleAnswer'>): Record<string, unknown> {
+  return { service: check.service, ...check.exampleAnswer() };
 }
 
 /**

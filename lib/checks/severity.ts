@@ -2,6 +2,16 @@
 export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
 export const SEVERITY_ORDER: readonly Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
 
+const SEVERITY_LABEL: Record<string, string> = { critical: 'Critical', high: 'High', medium: 'Medium', low: 'Low', info: 'Info' };
+
+/**
+ * A severity in words, capitalised, as every report view and Markdown says it; one a later version adds still reads.
+ * @example severityLabel('high') // 'High'
+ */
+export function severityLabel(severity: string): string {
+  return SEVERITY_LABEL[severity] ?? severity.charAt(0).toUpperCase() + severity.slice(1);
+}
+
 /**
  * How a finding's severity and the points it costs agree, as the free GET and the docs publish it. `info` means
  * "worth knowing, nothing lost": a reader who sorts by severity must never find a finding that costs points

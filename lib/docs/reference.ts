@@ -1,22 +1,13 @@
 import { z } from 'zod';
 import type { CheckEntry } from '@/lib/checks/entry';
-import { readinessCheck } from '@/lib/checks/readiness/entry';
 import { endpoints, type ExampleResponse, type FreeEndpoint, type HttpMethod } from '@/lib/endpoints';
 import { PRICE_USD } from '@/lib/price';
 import { PROBLEMS, PROBLEM_BASE, type ProblemKind } from '@/lib/problems';
-import { ReadinessRequest } from '@/lib/checks/readiness/schema';
-import { assessReadiness } from '@/lib/checks/readiness/assess';
 
 // Everything the docs and home pages state about the API is derived here from the code that implements
 // it: the endpoint registry (lib/endpoints.ts), the problem table, the plans and the rubrics. The
 // operations' examples are validated against the operation's own schema below, so an example the API
 // would refuse fails the build instead of misleading a reader.
-
-const EXAMPLE_READINESS_REQUEST: ReadinessRequest = ReadinessRequest.parse(readinessCheck.example);
-
-export function exampleAssessment() {
-  return assessReadiness(EXAMPLE_READINESS_REQUEST);
-}
 
 export interface EndpointDoc {
   anchor: string;

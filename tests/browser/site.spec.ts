@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { expect, type Page } from '@playwright/test';
-import storedExample from '../../lib/site/examples/visibility.json';
+import storedExample from '../../lib/checks/visibility/example.json';
 import { DOCS_PAGES } from '../../lib/docs/pages';
 import {
   BASE, buy, DESKTOP, expectAccessible, expectNoSidewaysScroll, expectRefusedRequestLogged, midWordBreaks, PHONE, reviewBothWidths, screenshot, signIn, test,

@@ -54,7 +54,6 @@ function echoCheck(state: { runs: number; failRuns: boolean }, rail: () => PaidR
     },
     described: z.strictObject({}),
     describe: () => ({}),
-    matches: () => false,
     facts: () => ({ target: '', score: null }),
     markdown: () => '',
     summarize: () => 'echoed',

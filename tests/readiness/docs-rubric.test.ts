@@ -3,7 +3,7 @@
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { ReadinessRubric } from '@/components/docs/Rubrics';
+import { ReadinessRubric } from '@/components/checks/readiness/Rubric';
 import { HAZARD_RULES } from '@/lib/checks/readiness/hazards';
 import { REFERENCES } from '@/lib/checks/readiness/references';
 import { readinessCheck } from '@/lib/checks/readiness/entry';

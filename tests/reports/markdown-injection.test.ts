@@ -137,7 +137,7 @@ describe('the visibility Markdown of a hostile site', () => {
   });
 
   it('the report page shows the same values as text: no element, attribute or link from them', () => {
-    const html = renderToStaticMarkup(createElement(ReportView, { body: visibilityBody, idPrefix: 'h', permalink: PERMALINK }));
+    const html = renderToStaticMarkup(createElement(ReportView, { check: 'ai-visibility', body: visibilityBody, idPrefix: 'h', permalink: PERMALINK }));
     const page = elementsOf(parseFragment(html) as unknown as HtmlNode);
     expect(page.tags.filter((t) => ['img', 'script', 'iframe', 'object', 'embed'].includes(t))).toEqual([]);
     expect(page.handlers).toEqual([]);
@@ -192,7 +192,7 @@ describe('the readiness Markdown of hostile values', () => {
   });
 
   it('the report page shows them as text: its only links are the sources and in-page anchors', () => {
-    const html = renderToStaticMarkup(createElement(ReportView, { body, idPrefix: 'h' }));
+    const html = renderToStaticMarkup(createElement(ReportView, { check: 'readiness', body, idPrefix: 'h' }));
     const page = elementsOf(parseFragment(html) as unknown as HtmlNode);
     expect(page.tags.filter((t) => ['img', 'script', 'iframe', 'object', 'embed'].includes(t))).toEqual([]);
     expect(page.handlers).toEqual([]);

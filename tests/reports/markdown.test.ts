@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { reportMarkdown } from '@/lib/reports/markdown';
 import { markdownText } from '@/lib/checks/markdown-text';
 import { checkById } from '@/lib/checks/registry';
-import { exampleReadinessBody, exampleVisibilityBody } from '@/lib/site/examples';
+import { readinessExample, visibilityExample } from '../support/example-bodies';
 
 /** What a history row shows of a 200 body: the check's entry reads it. */
 const reportFacts = (check: string, body: unknown) => checkById(check)!.facts(body);
@@ -44,7 +44,7 @@ describe('reportMarkdown', () => {
   });
 
   it('carries the date and the permalink under the title, and every finding of the example report', () => {
-    const body = exampleVisibilityBody();
+    const body = visibilityExample();
     const md = reportMarkdown('ai-visibility', body, 'https://checks.example/reports/rep_x');
     expect(md.split('\n').slice(0, 3)).toEqual([`# AI visibility: \`${body.report.checkedUrl}\``, '', 'Checked 1 November 2026, 12:00 UTC · Permalink: https://checks.example/reports/rep_x']);
     for (const f of body.report.findings) {
@@ -52,7 +52,7 @@ describe('reportMarkdown', () => {
       expect(md).toContain(markdownText(f.fix));
     }
     expect(md).not.toContain('structuredContent');
-    const readiness = reportMarkdown('readiness', exampleReadinessBody());
+    const readiness = reportMarkdown('readiness', readinessExample());
     expect(readiness.split('\n')[2]).toBe('Assessed 1 November 2026, 12:00 UTC');
     expect(readiness).not.toContain('structuredContent');
   });

@@ -1,17 +1,16 @@
 // The browser side of /check, as plain functions: the readiness form's messages in words, the mapping of
-// the server's JSON paths to fields, reading a report's permanent address from the Link header, and
-// telling the two checks' bodies apart.
+// the server's JSON paths to fields, reading a report's permanent address from the Link header, and the
+// checks' tabs.
 import { describe, expect, it } from 'vitest';
-import { fieldOfPath, validateReadiness } from '@/components/check/ReadinessForm';
+import { fieldOfPath, validateReadiness } from '@/components/checks/readiness/Form';
 import { reportPathFrom } from '@/components/check/session';
-import { checkForms } from '@/components/check/forms';
-import { MAX_ADDRESS_LENGTH, validateAddress } from '@/components/check/VisibilityForm';
+import { checksShown } from '@/components/checks';
+import { validateAddress } from '@/components/checks/ai-visibility/Form';
+import { MAX_ADDRESS_LENGTH } from '@/lib/checks/visibility/published';
 import { checks } from '@/lib/checks/registry';
 import { visibilityCheck } from '@/lib/checks/visibility/entry';
 import { MAX_URL_LENGTH, normalizeTargetUrl } from '@/lib/outbound/target-url';
-import { reportViewOf } from '@/components/report-view/views';
 import { CAPABILITY_KEYS } from '@/lib/checks/readiness/schema';
-import { exampleReadinessBody, exampleVisibilityBody } from '@/lib/site/examples';
 
 type Form = Parameters<typeof validateReadiness>[0];
 const form = (patch: Partial<Form> = {}): Form => ({
@@ -65,13 +64,6 @@ it('reportPathFrom reads the report page from the Link header of a paid answer',
   expect(reportPathFrom('</elsewhere>; rel="related"')).toBeNull();
 });
 
-it('reportViewOf tells the two checks apart by shape', () => {
-  expect(reportViewOf(exampleVisibilityBody())?.report.id).toBe('ai-visibility');
-  expect(reportViewOf(exampleReadinessBody())?.report.id).toBe('readiness');
-  expect(reportViewOf({ report: {} })).toBeNull();
-  expect(reportViewOf(null)).toBeNull();
-});
-
 describe('validateAddress: the address form refuses nothing the API accepts', () => {
   it('sends a bare address as it is; the API checks it over https, as it does a Bearer call', () => {
     expect(validateAddress('shop.example.com/pricing')).toBeNull();
@@ -96,10 +88,10 @@ describe('validateAddress: the address form refuses nothing the API accepts', ()
   });
 });
 
-it('checkForms gives the check page one form per check in the registry, visibility first', () => {
-  expect(checkForms(checks().map((c) => c.id)).map((f) => [f.report.id, f.report.label])).toEqual([
+it('checksShown gives the check page one tab per check in the registry, visibility first', () => {
+  expect(checksShown(checks().map((c) => c.id)).map((f) => [f.report.id, f.report.label])).toEqual([
     ['ai-visibility', 'AI Visibility'],
     ['readiness', 'Payment Readiness'],
   ]);
-  expect(checkForms(['readiness']).map((f) => f.report.id)).toEqual(['readiness']);
+  expect(checksShown(['readiness']).map((f) => f.report.id)).toEqual(['readiness']);
 });

@@ -1,16 +1,20 @@
-// The home page's example visibility report (lib/site/examples/visibility.json) is not written by hand:
-// it is what checkVisibility answers for the fixture shop in example-site.ts. This test runs the check
-// again and requires the stored copy to match, so the example can never drift from what the check says.
+// The visibility check's example answer (lib/checks/visibility/example.json: the home page's example report, the
+// x402 bazaar's example) is not written by hand: it is what checkVisibility answers for the fixture shop in
+// example-site.ts. This test runs the check again and requires the stored copy to match, so the example can
+// never drift from what the check says.
 // After a deliberate change to the check, rewrite it with: UPDATE_EXAMPLES=1 npx vitest run tests/site/example-report.test.ts
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkVisibility } from '@/lib/checks/visibility/check';
-import { EXAMPLE_CHECKED_AT, exampleVisibilityBody } from '@/lib/site/examples';
+import { visibilityCheck } from '@/lib/checks/visibility/entry';
+import { visibilityExample } from '../support/example-bodies';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { EXAMPLE_HOST, EXAMPLE_URL, exampleRoutes } from './example-site';
 
-const STORED = path.resolve(__dirname, '../../lib/site/examples/visibility.json');
+const STORED = path.resolve(__dirname, '../../lib/checks/visibility/example.json');
+/** When the stored run says it ran: fixed, so regenerating without a change gives the same file. */
+const EXAMPLE_CHECKED_AT = '2026-11-01T12:00:00.000Z';
 let site: FixtureSite;
 
 beforeAll(async () => {
@@ -25,9 +29,9 @@ it('the stored example visibility report is what the check answers for the examp
   if (process.env.UPDATE_EXAMPLES === '1') {
     // The one sampled number is pinned, so regenerating without a change gives the same file.
     report.site.ttfbMs = 42;
-    fs.writeFileSync(STORED, JSON.stringify({ service: 'AI Visibility Check', checkedAt: EXAMPLE_CHECKED_AT, report, limits }, null, 2) + '\n');
+    fs.writeFileSync(STORED, JSON.stringify({ service: visibilityCheck.service, checkedAt: EXAMPLE_CHECKED_AT, report, limits }, null, 2) + '\n');
   }
-  const stored = exampleVisibilityBody();
+  const stored = visibilityExample();
   // Time to first byte is one sample of a local socket; everything else must be the same, byte for byte.
   expect({ ...report, site: { ...report.site, ttfbMs: 0 } }).toEqual({ ...stored.report, site: { ...stored.report.site, ttfbMs: 0 } });
   expect(limits).toEqual(stored.limits);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ReportView } from '@/components/report-view/ReportView';
 import { ReportHeader } from '@/components/report-view/parts';
 import { readinessReport } from '@/lib/checks/readiness/report';
-import { exampleReadinessBody, exampleVisibilityBody } from '@/lib/site/examples';
+import { readinessExample, visibilityExample } from '../support/example-bodies';
 import { fullV3Body } from '../visibility/full-v3-report';
 
 
@@ -23,8 +23,8 @@ const RAW_FIELD_PAIR = /\b[a-z]+[A-Z]\w* · [a-z]+[A-Z]/;
 
 describe('ReportView: visibility', () => {
   it('opens with the header, the exports and the fixes that cost most, then findings, crawlers, facts and limits', () => {
-    const body = exampleVisibilityBody();
-    const html = render({ body: body, idPrefix: 't' });
+    const body = visibilityExample();
+    const html = render({ check: 'ai-visibility', body: body, idPrefix: 't' });
     const t = text(html);
     expect(html).toContain(`data-testid="report-score">${body.report.score}</span>`);
     expect(t).toContain(`AI visibility of ${body.report.checkedUrl} Visible to search and AI crawlers 13 of 15 crawlers may fetch this page under robots.txt, 2 of them refused, blocked or answered otherwise; 5 findings, 4 of them costing points. Checked 1 November 2026, 12:00 UTC`);
@@ -55,13 +55,13 @@ describe('ReportView: visibility', () => {
   });
 
   it('offers the permalink when the report has one, and names the download by check, host and day', () => {
-    const html = render({ body: exampleVisibilityBody(), idPrefix: 't', permalink: 'https://checks.example/reports/rep_x' });
+    const html = render({ check: 'ai-visibility', body: visibilityExample(), idPrefix: 't', permalink: 'https://checks.example/reports/rep_x' });
     expect(text(html)).toContain('Download JSON Copy as Markdown Print Copy permalink');
   });
 
   it('shows every version-3 section in words, and no raw field name', () => {
     const body = fullV3Body();
-    const t = text(render({ body: body, idPrefix: 't' }));
+    const t = text(render({ check: 'ai-visibility', body: body, idPrefix: 't' }));
     expect(t).toContain('ClaudeBot Anthropic ai-training Allowed no rule matched group * Challenged HTTP 403');
     expect(t).toContain('Share of words that need JavaScript 12 %');
     expect(t).toContain('MCP server card published and valid');
@@ -78,8 +78,8 @@ describe('ReportView: visibility', () => {
 });
 
 it('ReportView: readiness shows the verdict, summary, blockers in words, and the capability table last', () => {
-  const body = exampleReadinessBody();
-  const t = text(render({ body: body, idPrefix: 'r' }));
+  const body = readinessExample();
+  const t = text(render({ check: 'readiness', body: body, idPrefix: 'r' }));
   expect(t).toContain('Not ready');
   expect(t).toContain(`${body.assessment.score} / 100`);
   expect(t).toContain(body.assessment.summary);
@@ -96,8 +96,8 @@ it('ReportView: readiness shows the verdict, summary, blockers in words, and the
 });
 
 it('ReportView: each readiness finding shows its risk, steps, verify commands, sources as links and the evidence in words', () => {
-  const body = exampleReadinessBody();
-  const html = render({ body: body, idPrefix: 'r' });
+  const body = readinessExample();
+  const html = render({ check: 'readiness', body: body, idPrefix: 'r' });
   const t = text(html);
   for (const f of body.assessment.findings) {
     expect(t).toContain(f.risk);
@@ -118,22 +118,22 @@ it('ReportView: each readiness finding shows its risk, steps, verify commands, s
 });
 
 it('ReportView: a readiness reference links only to a plain https address', () => {
-  const body = structuredClone(exampleReadinessBody());
+  const body = structuredClone(readinessExample());
   body.assessment.findings[0].references = [
     { title: 'Script', url: 'javascript:alert(1)' },
     { title: 'Plain', url: 'http://e.test/a' },
     { title: 'Primary', url: 'https://e.test/spec' },
   ];
-  const html = render({ body: body, idPrefix: 'r' });
+  const html = render({ check: 'readiness', body: body, idPrefix: 'r' });
   expect(html).not.toContain('javascript:');
   expect(html).not.toContain('href="http://e.test/a"');
   expect(html).toContain('<li>Script</li><li>Plain</li><li><a href="https://e.test/spec" rel="noopener noreferrer">Primary</a></li>');
 });
 
 it('ReportView: a sandbox readiness report shows what production would add', () => {
-  const body = structuredClone(exampleReadinessBody()) as ReturnType<typeof exampleReadinessBody> & { assessment: Record<string, unknown> };
+  const body = structuredClone(readinessExample()) as ReturnType<typeof readinessExample> & { assessment: Record<string, unknown> };
   body.assessment.productionDelta = { score: 41, verdict: 'not-ready', newlyRequired: ['webhook_verification', 'durable_fulfillment'], blockers: ['durable_fulfillment'] };
-  const t = text(render({ body: body, idPrefix: 'r' }));
+  const t = text(render({ check: 'readiness', body: body, idPrefix: 'r' }));
   expect(t).toContain(
     'The same declaration in production Verdict in production Not ready Score in production 41 / 100 (53 in the sandbox) ' +
       'Newly required Webhook verification, Durable fulfilment Blockers in production Durable fulfilment',
@@ -141,16 +141,18 @@ it('ReportView: a sandbox readiness report shows what production would add', () 
 });
 
 it('ReportView: a body that is no report says so', () => {
-  expect(text(render({ body: { hello: 1 } }))).toContain('This report could not be read.');
+  expect(text(render({ check: 'readiness', body: { hello: 1 } }))).toContain('This report could not be read.');
+  expect(text(render({ check: 'ai-visibility', body: { hello: 1 } }))).toContain('This report could not be read.');
+  expect(text(render({ check: 'no-such-check', body: readinessExample() }))).toContain('This report could not be read.');
 });
 
 it('ReportHeader: a readiness header from its headline shows the score, verdict, summary sentence and date', () => {
-  const body = exampleReadinessBody();
+  const body = readinessExample();
   const headline = readinessReport.headline!(body)!;
   expect(headline).toMatchObject({ title: 'Payment readiness of', target: 'Checkout agent', score: body.assessment.score, scoreMax: 100, verdict: 'Not ready', tone: 'poor', summary: body.assessment.summary, at: body.assessedAt, atVerb: 'Assessed' });
   const t = text(renderToStaticMarkup(createElement(ReportHeader, { headline, level: 2, idPrefix: 'h' })));
   expect(t).toContain(`${body.assessment.score} / 100 Payment readiness of “Checkout agent” Not ready ${body.assessment.summary} Assessed 1 November 2026, 12:00 UTC`);
   // A readiness report leads with its plan, not a list of top fixes.
   expect(readinessReport.topFixes).toBeUndefined();
-  expect(text(render({ body, idPrefix: 'r' }))).not.toContain('Fix these first');
+  expect(text(render({ check: 'readiness', body, idPrefix: 'r' }))).not.toContain('Fix these first');
 });

@@ -1,11 +1,11 @@
-import { exampleVisibilityBody } from '@/lib/site/examples';
+import { visibilityExample } from '../support/example-bodies';
 
 /**
  * The home page's example body with every version-3 member filled in (none null, none empty): a report in which
  * each fact the label table knows has something to say.
  */
 export function fullV3Body() {
-  const body = structuredClone(exampleVisibilityBody()) as unknown as { checkedAt: string; report: Record<string, unknown> & { page: Record<string, unknown>; site: Record<string, unknown>; crawlers: Array<Record<string, unknown>> }; limits: string[] };
+  const body = structuredClone(visibilityExample()) as unknown as { checkedAt: string; report: Record<string, unknown> & { page: Record<string, unknown>; site: Record<string, unknown>; crawlers: Array<Record<string, unknown>> }; limits: string[] };
   const { page, site } = body.report;
   const surface = (path: string, name: string, entries: number) => ({ url: `https://shop.example${path}`, httpStatus: 200, name, entries, problems: [], status: 'found', valid: true });
   Object.assign(page, {

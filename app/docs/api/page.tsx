@@ -9,7 +9,7 @@ import { REVEAL_TTL_MS } from '@/lib/billing/records';
 import { endpointDocs } from '@/lib/docs/reference';
 import { docsPageMetadata } from '@/lib/site/metadata';
 import { EndpointSection } from '@/components/docs/EndpointSection';
-import { ProblemTable } from '@/components/docs/Rubrics';
+import { ProblemTable } from '@/components/docs/ProblemTable';
 import { TableWrap } from '@/components/TableWrap';
 import { ColumnHeads } from '@/components/ColumnHeads';
 import { PageContents } from '@/components/docs/PageContents';

@@ -1,10 +1,20 @@
+import type { CheckEntry } from '@/lib/checks/entry';
 import { checks } from '@/lib/checks/registry';
 import { PRICE_USD } from '@/lib/price';
 import { docsPageMetadata } from '@/lib/site/metadata';
-import { CheckRubric } from '@/components/docs/rubric-views';
+import { checkComponents } from '@/components/checks';
+import { JsonBlock } from '@/components/CodeBlock';
 import { PageContents } from '@/components/docs/PageContents';
 
 export const generateMetadata = () => docsPageMetadata('/docs/checks');
+
+/** A check's published rubric (its entry's `describe()`), laid out by its own component, or as JSON when it has none. */
+function Rubric({ check }: { check: CheckEntry }) {
+  const described = check.describe();
+  const View = checkComponents(check.id)?.Rubric;
+  if (View) return <View described={described} />;
+  return <JsonBlock value={described} label={`What GET ${check.path} describes`} />;
+}
 
 export default function DocsChecks() {
   const all = checks();
@@ -25,7 +35,7 @@ export default function DocsChecks() {
             <code>POST {c.path}</code> · MCP tool <code>{c.toolName}</code> · free description <code>GET {c.path}</code>
           </p>
           <h3 id={`${c.id}-rubric`}>Rubric</h3>
-          <CheckRubric check={c} />
+          <Rubric check={c} />
         </section>
       ))}
 

@@ -21,7 +21,7 @@ export default async function SharedReport({ params }: Params) {
     <>
       <h1>Shared report</h1>
       <p className="muted">Shared by the person who ran the check.</p>
-      <ReportView body={report.body} level={2} idPrefix="shared" />
+      <ReportView check={report.operation} body={report.body} level={2} idPrefix="shared" />
     </>
   );
 }

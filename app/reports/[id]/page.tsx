@@ -42,7 +42,7 @@ export default async function StoredReport({ params }: Params) {
       <p className="muted">
         <Link href="/account#history">All your reports</Link> · <Link href="/check">Run another check</Link>
       </p>
-      <ReportView body={report.body} level={2} idPrefix="stored" permalink={`${publicOrigin()}/reports/${encodeURIComponent(id)}`} />
+      <ReportView check={report.operation} body={report.body} level={2} idPrefix="stored" permalink={`${publicOrigin()}/reports/${encodeURIComponent(id)}`} />
       {/* After the report, so its header and top fixes keep the first screen. */}
       {report.input !== null ? (
         <div className="actions">

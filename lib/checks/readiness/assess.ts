@@ -6,6 +6,7 @@ import { CAPABILITY_TEXTS, EFFORTS, evidenceAction, evidenceSteps, type Audience
 import { references, type Reference } from './references';
 import { findHazards, type Hazard } from './hazards';
 import { buildPlan, type PlanPhase } from './plan';
+import { READINESS_VERDICT } from './labels';
 
 // Pure and deterministic: the same request gives the same assessment, byte for byte. No clock, no randomness,
 // no network: everything below is derived from the declaration and the published rubric.
@@ -147,8 +148,6 @@ function findingFor(rule: CapabilityRule, kind: FindingKind, required: boolean, 
   };
 }
 
-const VERDICT_WORDS: Record<Verdict, string> = { ready: 'Ready', 'ready-with-gaps': 'Ready with gaps', 'not-ready': 'Not ready' };
-
 /** Everything but the production delta: the delta is this same function run for production. */
 function assessCore(request: ReadinessRequest): Omit<Assessment, 'productionDelta'> {
   const { workflow, capabilities } = request;
@@ -207,7 +206,7 @@ function assessCore(request: ReadinessRequest): Omit<Assessment, 'productionDelt
   const titled = (key: CapabilityKey) => CAPABILITY_RULES.find((r) => r.key === key)!.title;
   const critical = hazards.filter((h) => h.severity === 'critical');
   const summary =
-    `${VERDICT_WORDS[verdict]} (score ${score}/100): ` +
+    `${READINESS_VERDICT[verdict].words} (score ${score}/100): ` +
     (blockers.length ? `${blockers.length} blocker${blockers.length > 1 ? 's' : ''} (${blockers.map(titled).join(', ')})` : 'no blockers') +
     // A critical hazard never changes the verdict, so the sentence names it: "ready with gaps" alone would hide it.
     (critical.length ? `${blockers.length ? ' and' : ', but'} ${critical.length} critical hazard${critical.length > 1 ? 's' : ''} (${critical.map((h) => h.capabilities.map(titled).join(' with ')).join('; ')})` : '') +

@@ -14,7 +14,7 @@ const ReadinessDescribed = z.strictObject({
   limits: z.array(z.string()),
 });
 
-export const READINESS_LIMITS = [
+const READINESS_LIMITS = [
   'Capabilities are classified as declared; nothing is fetched, tested or verified.',
   'The assessment never authorizes execution of a payment workflow.',
   'Evidence strings are classified by published patterns (address, path, test, command, record or statement); none is opened or checked for truth.',

@@ -1,25 +1,24 @@
 import { CAPABILITY_RULES } from './rubric';
 import { PHASE_TITLES } from './plan';
 import { EFFORT_SCALE } from './content';
+import type { Verdict } from '@/lib/checks/entry';
 
 // The readiness report's words, used by the site's view and the Markdown alike: every member a person sees is
 // labelled here, so no field name (a capability key, a phase id, an evidence kind, a verdict code) reaches a
 // reader as it is. A value a later version adds still shows,
 // turned into words ("before-go-live" reads "Before go live").
 
-/** The verdicts in words, as the report's header and the Markdown say them. */
-export const READINESS_VERDICT: Record<string, string> = {
-  'not-ready': 'Not ready',
-  'ready-with-gaps': 'Ready, with gaps',
-  ready: 'Ready',
+/** The verdicts in words and tone, as the report's header, the Markdown and the history say them. */
+export const READINESS_VERDICT: Readonly<Record<string, Verdict>> = {
+  'not-ready': { words: 'Not ready', tone: 'poor' },
+  'ready-with-gaps': { words: 'Ready, with gaps', tone: 'fair' },
+  ready: { words: 'Ready', tone: 'good' },
 };
 
 /** A verdict in words, e.g. "Not ready" for `not-ready`. */
-export const verdictLabel = (verdict: string): string => READINESS_VERDICT[verdict] ?? words(verdict);
+export const verdictLabel = (verdict: string): string => READINESS_VERDICT[verdict]?.words ?? words(verdict);
 
-const SEVERITY_LABEL: Record<string, string> = { critical: 'Critical', high: 'High', medium: 'Medium', low: 'Low', info: 'Info' };
-/** A severity in words, capitalised. */
-export const severityLabel = (severity: string): string => SEVERITY_LABEL[severity] ?? words(severity);
+export { severityLabel } from '@/lib/checks/severity';
 
 const CAPABILITY_TITLE = new Map<string, string>(CAPABILITY_RULES.map((c) => [c.key, c.title]));
 

@@ -24,7 +24,7 @@ function headline(body: unknown): ReportHeadline | null {
     score,
     scoreMax,
     scoreLabel: 'Readiness score',
-    verdict: READINESS_VERDICT[verdict] ?? verdict,
+    verdict: READINESS_VERDICT[verdict]?.words ?? verdict,
     tone: verdict === 'not-ready' ? 'poor' : verdict === 'ready' ? 'good' : score !== null ? scoreBand(score, scoreMax) : 'fair',
     // The assessment's own summary sentence when it has one; else the counts.
     summary: text(a.summary) || `${blockers} blocker${blockers === 1 ? '' : 's'}, ${findings} finding${findings === 1 ? '' : 's'}.`,
@@ -36,7 +36,7 @@ function headline(body: unknown): ReportHeadline | null {
 export const readinessReport: CheckReport = {
   id: 'readiness',
   label: 'Payment Readiness',
-  matches: (body) => Array.isArray(fieldsOf(fieldsOf(body).assessment).capabilities),
+  verdicts: READINESS_VERDICT,
   facts(body) {
     const assessment = fieldsOf(fieldsOf(body).assessment);
     const target = fieldsOf(assessment.workflow).name;

@@ -8,13 +8,6 @@
 import { defaultTreeAdapter, parse, type DefaultTreeAdapterMap, type DefaultTreeAdapterTypes, type TreeAdapter } from 'parse5';
 
 /**
- * The most of a page's HTML the check reads: 2 MiB. Real news and shop pages run past 512 KiB (inline state,
- * styles and data before the article), and their content comes after; past 2 MiB a page is read up to the cut and
- * the report says which facts may be incomplete.
- */
-export const PAGE_READ_MAX_BYTES = 2 * 1024 * 1024;
-
-/**
  * Nodes (elements, text runs, comments) one page may build. News-like markup builds one node per 20 bytes or so:
  * 2 MiB of it builds about 106,000 nodes and its tree holds about 40 MB (tests/bench `visibility-page-size`, 3.4
  * times the 512 KiB page), so the limit leaves room for a full 2 MiB page of ordinary markup while stopping

@@ -29,7 +29,7 @@ import { ACCESS_PROBE_MAX_BYTES } from './access';
 import { ACCESS_PROBE_CONCURRENCY, ACCESS_PROBE_MAX_REQUESTS, PROBED_CRAWLERS, runAccessProbes } from './access-probes';
 import type { SiteAccess } from './access-types';
 import { analyse } from './analysis-pool';
-import { PAGE_READ_MAX_BYTES } from './bounded-parse';
+import { PAGE_READ_MAX_BYTES, VISIBILITY_SUMMARY } from './published';
 import type { PageFacts } from './extract';
 import { ROBOTS_MAX_BYTES, type RobotsAccess } from './robots';
 import { SEVERITY_RULE } from '@/lib/checks/severity';
@@ -547,8 +547,7 @@ async function runCheck(
 export function visibilityCheckDescription() {
   return {
     name: 'AI Visibility Check',
-    description:
-      'Fetches one public page, the page again as Markdown, and its site files (robots.txt, sitemap, llms.txt and up to 5 of its links, llms-full.txt, tdmrep.json, the well-known agent surfaces, the RSL licence it names), reports what 15 search and AI crawlers may fetch under robots.txt, what agents can read and use beyond the page, whether AI may train on, search or answer from it and who said so, and what a crawler must pay, and scores the page 0-100 against the published rubric, with findings ordered by severity. Nothing is charged when the page cannot be fetched.',
+    description: VISIBILITY_SUMMARY,
     checkVersion: CHECK_VERSION,
     rubricVersion: RUBRIC_VERSION,
     scoreMax: SCORE_MAX,

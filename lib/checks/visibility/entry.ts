@@ -9,7 +9,7 @@ import { InvalidTargetUrl, normalizeTargetUrl } from '@/lib/outbound/target-url'
 import { closeRenderer } from './render';
 import { VisibilityReportSchema } from './report-caps';
 import { visibilityReport } from './report';
-import storedExample from '@/lib/site/examples/visibility.json';
+import storedExample from './example.json';
 
 // The AI Visibility Check as the service sells it: over REST, MCP and the site alike.
 

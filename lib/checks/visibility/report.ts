@@ -129,7 +129,6 @@ function visibilityMarkdown(body: Record<string, unknown>): string {
 export const visibilityReport: CheckReport = {
   id: 'ai-visibility',
   label: 'AI Visibility',
-  matches: (body) => Array.isArray(fieldsOf(fieldsOf(body).report).crawlers),
   facts(body) {
     const report = fieldsOf(fieldsOf(body).report);
     const score = typeof report.score === 'number' ? report.score : null;
@@ -138,6 +137,7 @@ export const visibilityReport: CheckReport = {
     const verdict = score === null ? null : score / max >= 0.8 ? 'good' : score / max >= 0.5 ? 'fair' : 'poor';
     return { target: typeof report.checkedUrl === 'string' ? report.checkedUrl : '', score, verdict };
   },
+  verdicts: { good: { words: 'Good', tone: 'good' }, fair: { words: 'Needs work', tone: 'fair' }, poor: { words: 'Poor', tone: 'poor' } },
   findings: (body) =>
     listOf(fieldsOf(fieldsOf(body).report).findings).map((f) => ({ id: text(f.id), severity: text(f.severity), title: inline(f.observed) || inline(f.why) || text(f.id) })),
   markdown: visibilityMarkdown,

@@ -7,7 +7,8 @@
 // order, and the source of truth for the published rubric (RUBRIC), the scoring and the docs.
 
 import { SEVERITY_ORDER, severityFor, type Severity } from '@/lib/checks/severity';
-import { PAGE_READ_MAX_BYTES, PARSE_MAX_DEPTH, PARSE_MAX_NODES, PARSE_MAX_REOPENED_FORMATTING } from './bounded-parse';
+import { PARSE_MAX_DEPTH, PARSE_MAX_NODES, PARSE_MAX_REOPENED_FORMATTING } from './bounded-parse';
+import { PAGE_READ_MAX_BYTES } from './published';
 import { ACCESS_ITEMS } from './rubric-items/access';
 import { AGENT_ITEMS } from './rubric-items/agents';
 import { CONTENT_ITEMS } from './rubric-items/content';

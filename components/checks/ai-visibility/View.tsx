@@ -1,14 +1,16 @@
 import { accessWords, crawlerNeedsAttention, findingTitle, visibilityFacts } from '@/lib/checks/visibility/facts';
-import { Facts, Findings, Heading, Limits, sub, type Level } from './parts';
+import { Facts, Findings, Heading, Limits, sub, type Level } from '@/components/report-view/parts';
+import { TableWrap } from '@/components/TableWrap';
+import type { CheckViewProps } from '../types';
 import type { ViewCrawler, VisibilityBody } from './types';
-import { TableWrap } from '../TableWrap';
+import './ai-visibility.css';
 import { ColumnHeads } from '@/components/ColumnHeads';
 
 // The AI Visibility Check's report below its header and top fixes: findings by severity, the crawlers that do not
 // get the page (all of them one click away, grouped by vendor), the facts in words, the score per rubric item,
 // the limits.
 
-export function VisibilityReportView({ body, level, idPrefix }: { body: unknown; level: Level; idPrefix: string }) {
+export function VisibilityReportView({ body, level, idPrefix }: CheckViewProps) {
   return <VisibilityReport body={body as VisibilityBody} level={level} idPrefix={idPrefix} />;
 }
 

@@ -1,14 +1,12 @@
 'use client';
 
 import { useState, type FormEvent } from 'react';
-import type { CheckFormProps } from './forms';
+import { MAX_ADDRESS_LENGTH } from '@/lib/checks/visibility/published';
+import type { CheckFormProps } from '../types';
 
 // The visibility request as a form: one address. The API is the judge of an address (it adds https:// to a
 // bare `shop.example.com/path`, refuses internal names, IP literals and odd ports, and its 400 is shown under
 // the field), so the form refuses only what no address can be: nothing, or more than the API reads.
-
-/** The longest address the API accepts, in characters. */
-export const MAX_ADDRESS_LENGTH = 2000;
 
 /**
  * What is wrong with a typed address before it is sent, in words; null when it goes to the API as it is.

@@ -1,4 +1,4 @@
-import { SEVERITY_LABEL } from '../labels';
+import { severityLabel } from '@/lib/checks/severity';
 import { H, type Depth } from './Heading';
 import { capabilityTitle, phaseTitle } from '@/lib/checks/readiness/labels';
 import { findingAnchor, type Finding, type PlanPhase } from './types';
@@ -26,7 +26,7 @@ export function Plan({ plan, findings, depth, idPrefix }: { plan: PlanPhase[]; f
                 <li key={s.findingId}>
                   <p className="rd-step-action">{s.action}</p>
                   <p className="hint">
-                    {severity ? <span className={`badge ${severity}`}>{SEVERITY_LABEL[severity as keyof typeof SEVERITY_LABEL] ?? severity}</span> : null}{' '}
+                    {severity ? <span className={`badge ${severity}`}>{severityLabel(severity)}</span> : null}{' '}
                     <a href={`#${findingAnchor(idPrefix, s.findingId)}`}>{capabilityTitle(s.capability)}: see the finding</a>
                   </p>
                 </li>

@@ -1,4 +1,4 @@
-import { SEVERITY_LABEL } from '../labels';
+import { severityLabel } from '@/lib/checks/severity';
 import { H, type Depth } from './Heading';
 import { capabilityTitle } from '@/lib/checks/readiness/labels';
 import type { Hazard } from './types';
@@ -12,7 +12,7 @@ export function Hazards({ hazards, depth }: { hazards: Hazard[]; depth: Depth })
       {hazards.map((h) => (
         <li key={h.id} className={`rd-card ${h.severity}`}>
           <H depth={depth} className="rd-card-title">
-            <span className={`badge ${h.severity}`}>{SEVERITY_LABEL[h.severity as keyof typeof SEVERITY_LABEL] ?? h.severity}</span>{' '}
+            <span className={`badge ${h.severity}`}>{severityLabel(h.severity)}</span>{' '}
             {h.capabilities.map(capabilityTitle).join(' with ')}
           </H>
           <p>{h.why}</p>

@@ -1,7 +1,33 @@
-import type { ReadinessBody } from '../types';
+import type { ViewFinding } from '@/components/report-view/types';
 
 // The members assessment 2.0.0 adds, on top of the core the generic view types describe. All optional: a
 // stored report made by assessment 1.x has none of them, and the view shows what is there.
+
+/** The core of the readiness check's 200 body (lib/checks/readiness/entry.ts answers it). */
+interface ReadinessBody {
+  assessedAt?: string;
+  creditsUsage?: string;
+  assessment: {
+    assessmentVersion: string;
+    rubricVersion: string;
+    workflow: { name: string; intendedUsers?: string; targetEnvironment?: string };
+    verdict: 'ready' | 'ready-with-gaps' | 'not-ready';
+    score: number;
+    scoreMax: number;
+    capabilities: Array<{
+      key: string;
+      status: string;
+      requirement?: 'required' | 'recommended';
+      pointsPossible: number;
+      pointsEarned: number;
+      evidenceCount?: number;
+    }>;
+    blockers: string[];
+    findings: ViewFinding[];
+    statement?: string;
+  };
+  limits?: string[];
+}
 
 export interface EvidenceItem {
   text: string;

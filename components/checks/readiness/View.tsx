@@ -1,13 +1,14 @@
-import { Limits, type Level } from './parts';
-import { Capabilities } from './readiness/Capabilities';
-import { FindingCard } from './readiness/FindingCard';
-import { Hazards } from './readiness/Hazards';
-import { H, deeper, type Depth } from './readiness/Heading';
+import { Limits, type Level } from '@/components/report-view/parts';
+import { Capabilities } from './Capabilities';
+import { FindingCard } from './FindingCard';
+import { Hazards } from './Hazards';
+import { H, deeper, type Depth } from './Heading';
 import { capabilityTitle } from '@/lib/checks/readiness/labels';
-import { Plan } from './readiness/Plan';
-import { ProductionDelta } from './readiness/ProductionDelta';
-import type { Body } from './readiness/types';
-import './readiness/readiness.css';
+import { Plan } from './Plan';
+import { ProductionDelta } from './ProductionDelta';
+import type { Body } from './types';
+import type { CheckViewProps } from '../types';
+import './readiness.css';
 
 // The Agent Payment Readiness Assessment's report, in the order a buyer acts on it: below the shared header
 // (verdict, score, summary, date), the plan, the hazards, every finding (risk, steps, verify, sources, evidence), what production adds for a
@@ -16,7 +17,7 @@ import './readiness/readiness.css';
 const USERS: Record<string, string> = { agents: 'For agents', humans: 'For humans', both: 'For humans and agents' };
 const ENVIRONMENT: Record<string, string> = { sandbox: 'in the sandbox', production: 'in production' };
 
-export function ReadinessReportView({ body, level, idPrefix }: { body: unknown; level: Level; idPrefix: string }) {
+export function ReadinessReportView({ body, level, idPrefix }: CheckViewProps) {
   return <ReadinessReport body={body as Body} level={level} idPrefix={idPrefix} />;
 }
 

@@ -1,5 +1,5 @@
 import { ColumnHeads } from '@/components/ColumnHeads';
-import { TableWrap } from '../../TableWrap';
+import { TableWrap } from '@/components/TableWrap';
 import { capabilityTitle, statusLabel } from '@/lib/checks/readiness/labels';
 import type { Assessment } from './types';
 

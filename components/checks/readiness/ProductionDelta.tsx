@@ -1,5 +1,4 @@
-import { READINESS_VERDICT } from '../labels';
-import { capabilityTitle } from '@/lib/checks/readiness/labels';
+import { capabilityTitle, verdictLabel } from '@/lib/checks/readiness/labels';
 import type { ProductionDelta as Delta } from './types';
 
 // For a sandbox workflow: what the same declaration would get in production.
@@ -12,7 +11,7 @@ export function ProductionDelta({ delta, score }: { delta: Delta; score: number 
       <div>
         <dt>Verdict in production</dt>
         <dd>
-          <span className={`verdict ${delta.verdict}`}>{READINESS_VERDICT[delta.verdict] ?? delta.verdict}</span>
+          <span className={`verdict ${delta.verdict}`}>{verdictLabel(delta.verdict)}</span>
         </dd>
       </div>
       <div>

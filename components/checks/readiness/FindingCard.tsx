@@ -1,5 +1,5 @@
-import { SEVERITY_LABEL } from '../labels';
-import { CopyButton } from '../../CopyButton';
+import { severityLabel } from '@/lib/checks/severity';
+import { CopyButton } from '@/components/CopyButton';
 import { H, deeper, type Depth } from './Heading';
 import { isVerifyCommand } from '@/lib/checks/readiness/content';
 import { capabilityTitle, effortLabel, effortMeaning, evidenceKindLabel, statusLabel } from '@/lib/checks/readiness/labels';
@@ -19,7 +19,7 @@ export function FindingCard({ finding: f, status, evidence, depth, idPrefix }: {
   return (
     <li className={`rd-card rd-finding ${f.severity}`} id={findingAnchor(idPrefix, f.id)} data-testid="readiness-finding">
       <H depth={depth} className="rd-card-title">
-        <span className={`badge ${f.severity}`}>{SEVERITY_LABEL[f.severity as keyof typeof SEVERITY_LABEL] ?? f.severity}</span> {title}
+        <span className={`badge ${f.severity}`}>{severityLabel(f.severity)}</span> {title}
         {status ? <span className="hint"> · declared {statusLabel(status).toLowerCase()}</span> : null}
       </H>
       <p className="rd-meta hint">

@@ -3,7 +3,8 @@
 import { useState, type FormEvent } from 'react';
 import { CAPABILITY_KEYS, CAPABILITY_STATUSES, type CapabilityKey } from '@/lib/checks/readiness/schema';
 import { CAPABILITY_RULES } from '@/lib/checks/readiness/rubric';
-import type { CheckFormProps } from './forms';
+import type { CheckFormProps } from '../types';
+import './readiness.css';
 
 // The readiness request as a form: the workflow and the ten capabilities, each a status and up to five
 // evidence lines. Validation says what is wrong in words, field by field, before anything is sent; the
