@@ -464,7 +464,7 @@ const REPORT_ROUTES: FreeEndpoint[] = [
     ok: { description: 'One page of reports', contentType: 'application/json', schema: ReportList },
     examples: () => [{
       status: 200, description: 'One page.',
-      body: { reports: [{ id: reportIdExample, operation: 'ai-visibility', createdAt: '2026-11-23T12:00:00.000Z', creditsUsage: 'cu_…', target: 'https://example.com/', score: 77, verdict: 'fair' }], nextCursor: null },
+      body: { reports: [{ id: reportIdExample, check: 'ai-visibility', createdAt: '2026-11-23T12:00:00.000Z', creditsUsage: 'cu_…', target: 'https://example.com/', score: 77, verdict: 'fair' }], nextCursor: null },
     }],
     errors: ['invalid-request', 'invalid-credits-key', 'not-signed-in', 'wallet-sign-in-refused', 'rate-limited', 'store-unavailable'],
     llms: { section: 'Prepaid credits', label: 'Stored reports', text: 'with Authorization: Bearer <key> (or a wallet that paid: SIGN-IN-WITH-X), the paid results of the last 30 days, newest first; GET /api/reports/{id} returns one' },

@@ -35,16 +35,16 @@ function History({ reports, check }: { reports: ReportListItem[]; check: string 
         <ColumnHeads names={['Address or workflow', 'Check', 'Score', 'Verdict', 'When (UTC)', 'Again']} />
         <tbody>
           {reports.map((r) => {
-            const label = checkById(r.operation)?.label ?? r.operation;
+            const label = checkById(r.check)?.label ?? r.check;
             return (
-              <tr key={r.id} data-check={r.operation}>
+              <tr key={r.id} data-check={r.check}>
                 <td className="url">
                   <Link href={`/reports/${r.id}`}>{r.target || 'Untitled'}</Link>
                 </td>
                 <td>{label}</td>
                 <td>{r.score ?? '—'}</td>
                 <td>
-                  <VerdictBadge check={r.operation} verdict={r.verdict} />
+                  <VerdictBadge check={r.check} verdict={r.verdict} />
                 </td>
                 <td>{when(r.createdAt)}</td>
                 <td>

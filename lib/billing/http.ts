@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { getRuntime } from '@/lib/runtime';
 import { ProblemError, answerWithProblems, problem } from '@/lib/problems';
-import { parseBody } from '@/lib/http/validation';
+import { parseBody } from '@/lib/validation';
 import { readTextCapped } from '@/lib/http/request';
 import { PURCHASABLE_PLAN_IDS } from '@/lib/price';
 

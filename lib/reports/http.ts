@@ -4,7 +4,7 @@ import type { Runtime } from '@/lib/runtime';
 import { ProblemError } from '@/lib/problems';
 import { bearerToken } from '@/lib/http/request';
 import { clientIp } from '@/lib/http/client-ip';
-import { enforceRateLimit } from '@/lib/http/rate-limit';
+import { enforceRateLimit } from '@/lib/rate-limit';
 import { NO_STORE, runtimeRoute } from '@/lib/http/route';
 import { authenticateKey } from '@/lib/credits/ledger';
 import { SIWX_HEADER, siwxChallenge, walletFromHeader } from '@/lib/session/wallet';

@@ -20,13 +20,14 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export const REPORT_ID_PATTERN = /^rep_[A-Za-z0-9_-]{32}$/;
 
 /**
- * One row of GET /api/reports; `operation` is the id of the check that made it (lib/checks/registry.ts). A
+ * One row of GET /api/reports; `check` is the id of the check that made it (lib/checks/registry.ts), the name
+ * the `check` query parameter, GET /api/reports/<id>/compare/<other> and the site's routes use for it. A
  * key's report names the prepaid call it spent (`creditsUsage`), a wallet's the settlement's transaction
  * (`paymentReference`).
  */
 export const ReportListItem = z.strictObject({
   id: z.string().regex(REPORT_ID_PATTERN),
-  operation: z.enum(checks().map((c) => c.id) as [string, ...string[]]),
+  check: z.enum(checks().map((c) => c.id) as [string, ...string[]]),
   createdAt: z.string(),
   creditsUsage: z.string().optional(),
   paymentReference: z.string().optional(),
@@ -126,7 +127,7 @@ function parsePage(query: { limit?: string | number | null; cursor?: string | nu
 
 const toItem = (r: ReportSummary): ReportListItem => ({
   id: r.id,
-  operation: r.operation,
+  check: r.operation,
   createdAt: new Date(r.createdAt).toISOString(),
   ...(r.creditsUsage.startsWith(USAGE_ID_PREFIX) ? { creditsUsage: r.creditsUsage } : { paymentReference: r.creditsUsage }),
   target: r.target,

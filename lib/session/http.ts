@@ -5,8 +5,8 @@ import { runtimeRoute, NO_STORE } from '@/lib/http/route';
 import { readJsonBody, readOptionalJsonBody, readTextCapped } from '@/lib/http/request';
 import { ProblemError } from '@/lib/problems';
 import { clientIp } from '@/lib/http/client-ip';
-import { enforceRateLimit } from '@/lib/http/rate-limit';
-import { parseBody } from '@/lib/http/validation';
+import { enforceRateLimit } from '@/lib/rate-limit';
+import { parseBody } from '@/lib/validation';
 import { RotateBody, SignInBody, notSignedIn, readSession, refuseForeignOrigin, rotateSessionKey, sessionCookie, sessionCookieSecure, sessionIdOf, signIn, signOut } from './index';
 
 /**

@@ -224,11 +224,11 @@ describe('GET /api/reports', () => {
     expect(all.nextCursor).toBeNull();
     expect(all.reports.map((r) => r.id)).toEqual([idFromLink(third), idFromLink(second), idFromLink(first)]);
     expect(all.reports[1]).toEqual({
-      id: idFromLink(second), operation: 'ai-visibility', createdAt: new Date(T0.getTime() + 1000).toISOString(),
+      id: idFromLink(second), check: 'ai-visibility', createdAt: new Date(T0.getTime() + 1000).toISOString(),
       creditsUsage: secondBody.creditsUsage, target: 'https://site.test/', score: secondBody.report.score, verdict: 'fair',
     });
     expect(all.reports[2]).toEqual({
-      id: idFromLink(first), operation: 'readiness', createdAt: T0.toISOString(), creditsUsage: firstBody.creditsUsage, target: 'Checkout agent', score: firstBody.assessment.score,
+      id: idFromLink(first), check: 'readiness', createdAt: T0.toISOString(), creditsUsage: firstBody.creditsUsage, target: 'Checkout agent', score: firstBody.assessment.score,
       verdict: firstBody.assessment.verdict,
     });
     expect(all.reports[0].target).toBe('Refund agent');

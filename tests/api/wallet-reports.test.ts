@@ -176,9 +176,9 @@ describe('reports of a wallet that paid, read with SIGN-IN-WITH-X', () => {
     expect(await one.json()).toEqual(x402Body);
     const list = await read('/api/reports', await signIn('/api/reports'));
     expect(list.status).toBe(200);
-    const page = (await list.json()) as { reports: Array<{ id: string; operation: string; paymentReference?: string; creditsUsage?: string; target: string }>; nextCursor: null };
+    const page = (await list.json()) as { reports: Array<{ id: string; check: string; paymentReference?: string; creditsUsage?: string; target: string }>; nextCursor: null };
     expect(page.nextCursor).toBeNull();
-    expect(page.reports.map((r) => [r.id, r.operation, r.paymentReference, r.creditsUsage, r.target])).toEqual([
+    expect(page.reports.map((r) => [r.id, r.check, r.paymentReference, r.creditsUsage, r.target])).toEqual([
       [evmReport, 'readiness', evmTx, undefined, 'mpp evm wallet'],
       [x402Report, 'readiness', x402Tx, undefined, 'x402 wallet'],
     ]);

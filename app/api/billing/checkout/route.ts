@@ -3,7 +3,7 @@ import { createCheckout } from '@/lib/billing';
 import { CheckoutBody, billingRoute, noStoreJson, parseFields, readBillingBody } from '@/lib/billing/http';
 import { observed } from '@/lib/http/observe';
 import { clientIp } from '@/lib/http/client-ip';
-import { enforceRateLimit } from '@/lib/http/rate-limit';
+import { enforceRateLimit } from '@/lib/rate-limit';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
