@@ -228,6 +228,15 @@ export function paidResult<T extends z.ZodRawShape>(shape: T) {
 }
 
 /**
+ * The 200 body of a paid call, built beside its schema (`paidResult`): the envelope (which service, the
+ * Idempotency-Key, how the call was paid) around the check's own members, in that order.
+ * @example paidBody('AI Visibility Check', 'idem-0001', { creditsUsage: 'cu_1' }, { report, limits, artifactHash }).idempotencyKey // 'idem-0001'
+ */
+export function paidBody(service: string, idempotencyKey: string, reference: Record<string, string>, result: Record<string, unknown>) {
+  return { service, idempotencyKey, ...reference, ...result };
+}
+
+/**
  * A check's example answer (its entry's `exampleAnswer`) as a 200 body without what a payment adds: the example
  * report the home page shows, and the real report the tests read.
  * @example exampleBody(readinessCheck).assessedAt // '2026-11-01T12:00:00.000Z'

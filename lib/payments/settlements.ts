@@ -16,6 +16,7 @@ import { sha256Hex } from '@/lib/canonical-json';
 import { receiptOf, REPLAY_TTL_MS, writeReplayRecord } from '@/lib/replay-record';
 import type { Store } from '@/lib/store';
 import type { SettlementTrace } from './scope';
+import { paidBody } from '@/lib/checks/entry';
 
 const SETTLEMENT_RECORD_PREFIX = 'settlement:';
 /** Long enough for any processor to finish, and to serve as the audit trail afterwards. */
@@ -63,11 +64,6 @@ export async function recordUnconfirmed(store: Store, settlement: UnconfirmedSet
 export async function findUnconfirmed(store: Store, scope: string, now: number): Promise<UnconfirmedSettlement | null> {
   const raw = await store.getRecord(settlementRecordName(scope), now);
   return raw === null ? null : (JSON.parse(raw) as UnconfirmedSettlement);
-}
-
-/** The 200 body of a settled call, in the order the gate writes it. */
-export function paidBody(service: string, idempotencyKey: string, reference: Record<string, string>, result: Record<string, unknown>) {
-  return { service, idempotencyKey, ...reference, ...result };
 }
 
 /**

@@ -12,9 +12,8 @@ import { z } from 'zod';
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
 import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER, validatePaymentIdentifier } from '@x402/extensions/payment-identifier';
 import type { PaymentPayload } from '@x402/core/types';
-import type { CheckEntry } from '@/lib/checks/entry';
+import { paidBody, type CheckEntry } from '@/lib/checks/entry';
 import { checks } from '@/lib/checks/registry';
-import { paidBody } from './settlements';
 
 /** The service every paid resource belongs to, as directories show it (printable ASCII, at most 32 characters). */
 const SERVICE_NAME = 'Paid Agent Checks';
