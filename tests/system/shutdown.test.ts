@@ -60,6 +60,8 @@ beforeAll(async () => {
       APP_URL: `http://127.0.0.1:${p}`,
       LOG_LEVEL: 'info',
       SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS),
+      // Five checks of one site by one key at once: more than one caller's share of the default per-site budget.
+      CHECKS_PER_SITE_PER_MINUTE: '100',
       NODE_OPTIONS: `--import ${PRELOAD}`,
       PAC_FAKE_INTERNET: JSON.stringify({ [HOST]: site.port }),
     });
