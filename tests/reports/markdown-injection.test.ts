@@ -106,6 +106,21 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => site?.close());
 
+/**
+ * Reads `markdown` with a real Markdown parser and expects nothing in it to have become markup: exactly `links`
+ * (ours), no image, no HTML, no reference definition, no quote and no code block.
+ */
+function readWithout(markdown: string, links: readonly string[]): ReturnType<typeof readMarkdown> {
+  const read = readMarkdown(markdown);
+  expect(read.links).toEqual(links);
+  expect(read.images).toEqual([]);
+  expect(read.html).toEqual([]);
+  expect(read.definitions).toEqual([]);
+  expect(read.quotes).toBe(0);
+  expect(read.codeBlocks).toBe(0);
+  return read;
+}
+
 describe('the visibility Markdown of a hostile site', () => {
   it('the check echoes the site\'s values (the test\'s premise)', () => {
     const report = visibilityBody.report as { page: { title: string; metaDescription: string; lang: string }; crawlers: Array<{ token: string; allowed: boolean; rule: string | null }> };
@@ -119,13 +134,7 @@ describe('the visibility Markdown of a hostile site', () => {
       [reportMarkdown('ai-visibility', visibilityBody), []],
       [checkMarkdown(checkById('ai-visibility')!, visibilityBody, PERMALINK), [PERMALINK]],
     ] as const) {
-      const read = readMarkdown(markdown);
-      expect(read.links).toEqual(links);
-      expect(read.images).toEqual([]);
-      expect(read.html).toEqual([]);
-      expect(read.definitions).toEqual([]);
-      expect(read.quotes).toBe(0);
-      expect(read.codeBlocks).toBe(0);
+      const read = readWithout(markdown, links);
       expect(read.headings.filter((h) => /heading|evil/.test(h))).toEqual([`AI visibility: ${CHECKED}`]);
       expect(read.text).toContain(`AI visibility: ${CHECKED}`);
       expect(read.text).toContain(`Title: ${SHOWN} (`);
@@ -166,13 +175,7 @@ describe('the readiness Markdown of hostile values', () => {
       [reportMarkdown('readiness', body), sources],
       [checkMarkdown(checkById('readiness')!, body, PERMALINK), [PERMALINK, ...sources]],
     ] as const) {
-      const read = readMarkdown(markdown);
-      expect(read.links).toEqual(links);
-      expect(read.images).toEqual([]);
-      expect(read.html).toEqual([]);
-      expect(read.definitions).toEqual([]);
-      expect(read.quotes).toBe(0);
-      expect(read.codeBlocks).toBe(0);
+      const read = readWithout(markdown, links);
       expect(read.text).toContain(`Agent payment readiness: ${HOSTILE.slice(0, 120).replace(/\s+/g, ' ').trim()}`);
     }
   });
