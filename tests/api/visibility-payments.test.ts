@@ -14,14 +14,13 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { walletOwner } from '@/lib/reports/store';
-import { startRails, type Rails } from '../../scripts/rails/start';
+import type { Rails } from '../../scripts/rails/start';
 import { LEAK_PATTERN, chainLedger, decodeBase64Json } from '../payments/harness';
 import { type TestRuntime } from '../support/runtime';
-import { serveWebHandler, type WebServer } from '../support/web-server';
-import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
+import type { FixtureSite } from '../visibility/fixture-site';
 import { sptFromTestHelper } from '../support/card';
 import { agentCheckRoute } from '../support/check-routes';
-import { installRailsRuntime, stripeSdk } from '../support/rails-runtime';
+import { startPaidSite, type PaidSite } from '../support/rails-runtime';
 
 const { POST } = agentCheckRoute('ai-visibility');
 
@@ -33,37 +32,29 @@ const PAGE = `<!doctype html><html lang="en"><head><title>Widgets, explained</ti
 
 let rails: Rails;
 let site: FixtureSite;
-let server: WebServer;
 let appUrl: string;
 let rt: TestRuntime;
 let sdk: Stripe;
+let paid: PaidSite;
 
 beforeAll(async () => {
-  rails = await startRails();
-  site = await startFixtureSite({
-    '/': { headers: { 'content-type': 'text/html; charset=utf-8' }, body: PAGE },
-    '/robots.txt': { headers: { 'content-type': 'text/plain' }, body: 'User-agent: *\nAllow: /\n' },
-    '/reset': { reset: true },
-    '/slow': { headers: { 'content-type': 'text/html; charset=utf-8' }, body: PAGE, delayMs: 300 },
+  paid = await startPaidSite({
+    routes: {
+      '/': { headers: { 'content-type': 'text/html; charset=utf-8' }, body: PAGE },
+      '/robots.txt': { headers: { 'content-type': 'text/plain' }, body: 'User-agent: *\nAllow: /\n' },
+      '/reset': { reset: true },
+      '/slow': { headers: { 'content-type': 'text/html; charset=utf-8' }, body: PAGE, delayMs: 300 },
+    },
+    hosts: ['site.test', 'down.test'],
+    handle: (request: Request) => (request.method === 'POST' && new URL(request.url).pathname === PATH ? POST(request) : new Response('not found', { status: 404 })),
+    // Three unreachable sites in a row would otherwise spend this one client's costly-failure budget.
+    env: { RATE_LIMIT_COSTLY_FAILURES: '100' },
   });
-  process.env.CHECK_HOST_MAP = site.hostMap(['site.test', 'down.test']);
-  server = await serveWebHandler((request) =>
-    request.method === 'POST' && new URL(request.url).pathname === PATH ? POST(request) : new Response('not found', { status: 404 }),
-  );
-  appUrl = server.url;
-  // APP_URL is this server's own origin, so realm and resource.url match what the clients call.
-  // Three unreachable sites in a row would otherwise spend this one client's costly-failure budget.
-  rt = installRailsRuntime(rails, { APP_URL: appUrl, RATE_LIMIT_COSTLY_FAILURES: '100' });
-  sdk = stripeSdk(rails);
+  ({ rails, site, rt, sdk } = paid);
+  appUrl = paid.server.url;
 }, 120_000);
 
-afterAll(async () => {
-  await server?.close();
-  await rt?.dispose();
-  delete process.env.CHECK_HOST_MAP;
-  await site?.close();
-  await rails?.stop();
-});
+afterAll(() => paid?.close());
 
 const send = (body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${appUrl}${PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });

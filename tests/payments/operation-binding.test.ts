@@ -18,14 +18,14 @@ import { POST as mcpPOST } from '@/app/api/mcp/route';
 import { CREDENTIAL_META_KEY, PAYMENT_VERIFICATION_FAILED_CODE } from '@/lib/transports/mcp/payment';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { USDC_EIP712 } from '@/lib/payments/rails';
-import { startRails, type Rails } from '../../scripts/rails/start';
+import type { Rails } from '../../scripts/rails/start';
 import { chainLedger } from './harness';
-import { validReadinessBody, type TestRuntime } from '../support/runtime';
-import { serveWebHandler, type WebServer } from '../support/web-server';
-import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
+import { validReadinessBody } from '../support/runtime';
+import type { WebServer } from '../support/web-server';
+import type { FixtureSite } from '../visibility/fixture-site';
 import { sptFromTestHelper } from '../support/card';
 import { agentCheckRoute } from '../support/check-routes';
-import { installRailsRuntime, stripeSdk } from '../support/rails-runtime';
+import { startPaidSite, type PaidSite } from '../support/rails-runtime';
 import { callError, connectClient } from '../mcp/support';
 
 const READINESS = '/api/agent/readiness';
@@ -41,28 +41,23 @@ const ONE_USDC = 1_000_000n;
 let rails: Rails;
 let site: FixtureSite;
 let server: WebServer;
-let rt: TestRuntime;
 let sdk: Stripe;
+let paid: PaidSite;
 
 beforeAll(async () => {
-  rails = await startRails();
-  site = await startFixtureSite({
-    '/': { headers: { 'content-type': 'text/html; charset=utf-8' }, body: PAGE },
-    '/robots.txt': { headers: { 'content-type': 'text/plain' }, body: 'User-agent: *\nAllow: /\n' },
+  paid = await startPaidSite({
+    routes: {
+      '/': { headers: { 'content-type': 'text/html; charset=utf-8' }, body: PAGE },
+      '/robots.txt': { headers: { 'content-type': 'text/plain' }, body: 'User-agent: *\nAllow: /\n' },
+    },
+    hosts: ['site.test'],
+    handle: (request: Request) => routes[new URL(request.url).pathname]?.(request) ?? new Response('not found', { status: 404 }),
+    env: { RATE_LIMIT_PER_IP: '100000' },
   });
-  process.env.CHECK_HOST_MAP = site.hostMap(['site.test']);
-  server = await serveWebHandler((request) => routes[new URL(request.url).pathname]?.(request) ?? new Response('not found', { status: 404 }));
-  rt = installRailsRuntime(rails, { APP_URL: server.url, RATE_LIMIT_PER_IP: '100000' });
-  sdk = stripeSdk(rails);
+  ({ rails, site, server, sdk } = paid);
 }, 120_000);
 
-afterAll(async () => {
-  await server?.close();
-  await rt?.dispose();
-  delete process.env.CHECK_HOST_MAP;
-  await site?.close();
-  await rails?.stop();
-});
+afterAll(() => paid?.close());
 
 const readinessBody = validReadinessBody();
 const visibilityBody = { url: 'https://site.test/' };
