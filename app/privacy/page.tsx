@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import { REPLAY_TTL_MS } from '@/lib/replay-record';
+import { REPLAY_TTL_MS } from '@/lib/payments/replay-record';
 import { REVEAL_TTL_MS } from '@/lib/billing/records';
 import { pageMetadata } from '@/lib/site/metadata';
 import { PolicyMeta } from '@/components/PolicyMeta';

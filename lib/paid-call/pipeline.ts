@@ -16,7 +16,8 @@ import type { PaymentRails } from '@/lib/payments/rails';
 import type { PaymentChallenge } from '@/lib/payments/challenge';
 import { signedX402Payment, type FailureReason, type PaidRail, type PaymentCredential, type PaymentFailure, type ValidCredential } from '@/lib/payments/verify';
 import { findUnconfirmed, reconcileOne, recordUnconfirmed } from '@/lib/payments/settlements';
-import { readReplayRecord, REPLAY_TTL_MS, writeReplayRecord } from '@/lib/replay-record';
+import { readReplayRecord, REPLAY_TTL_MS, writeReplayRecord } from '@/lib/payments/replay-record';
+import { NO_RECEIPT, type PaymentReceipt } from '@/lib/payments/wire';
 import { paymentIdentifierOf } from '@/lib/payments/x402-extensions';
 import { hostBudgetSpent, returnHostBudget, spendHostBudget, spendOutbound } from './host-budget';
 import { costlyFailureBuckets, costlyFailuresSpent, countCostlyFailure } from './costly-failures';
@@ -65,12 +66,12 @@ export type PaidCallOutcome =
       body: ReturnType<typeof paidBody>;
       /** `body` serialised once: the same text is stored for replays and sent now. */
       bodyText: string;
-      /** The payment's receipt as mppx writes it (Payment-Receipt, PAYMENT-RESPONSE); empty for a prepaid call. */
-      receipt: Record<string, string>;
+      /** The payment's receipts (MPP's, and x402's settlement); NO_RECEIPT for a prepaid call. */
+      receipt: PaymentReceipt;
       /** Present when a credits key or a wallet paid. */
       prepaid?: PrepaidFacts;
     }
-  | { kind: 'replayed'; body: unknown; receipt: Record<string, string>; prepaid?: PrepaidFacts }
+  | { kind: 'replayed'; body: unknown; receipt: PaymentReceipt; prepaid?: PrepaidFacts }
   | { kind: 'problem'; problem: Problem; retryAfterSeconds?: number }
   /**
    * Pay first: the problem says why (unpaid, no calls left, or `refused`: the credential sent was refused, and
@@ -555,7 +556,7 @@ async function chargeCredits(deps: PaidCallDeps, call: PaidCall, input: unknown,
   // Stored before the commit because its id rides in the replay record the commit keeps.
   const reportId = await keepReport(deps, check, keyHash, usageId, input, body, bodyText, now);
   // The report id rides in the replay record, so a replay links the same report and never stores a second.
-  const record = writeReplayRecord(bodyText, {}, reportId);
+  const record = writeReplayRecord(bodyText, NO_RECEIPT, reportId);
   const answer = { scope: admitted.scope, fingerprint: admitted.fingerprint, response: record, ttlMs: REPLAY_TTL_MS };
   const finished = await finishThroughOutage(deps.store, usageId, now, answer);
   if (finished === 'unconfirmed') {
@@ -570,7 +571,7 @@ async function chargeCredits(deps: PaidCallDeps, call: PaidCall, input: unknown,
   }
   deps.log?.({ event: 'fulfilled', operation: check.operationId, ...reference });
   const creditsRemaining = finished === 'unconfirmed' ? null : finished.callsLeft;
-  return { kind: 'fulfilled', body, bodyText, receipt: {}, prepaid: { creditsRemaining, reportId } };
+  return { kind: 'fulfilled', body, bodyText, receipt: NO_RECEIPT, prepaid: { creditsRemaining, reportId } };
 }
 
 /** Calls left on a key; null when the store cannot say (the answer is already paid for and goes out regardless). */
@@ -631,9 +632,9 @@ async function settleCredential(
   const reportId = admitted.wallet ? await keepReport(deps, check, admitted.wallet, settled.reference, input, body, bodyText, now) : null;
   // The digest of an x402 payment is kept with its answer, so a resend of those exact bytes finds it (resentPayment).
   const digest = call.credential?.scheme === 'x402' ? (signedX402Payment(call.credential.signature)?.digest ?? null) : null;
-  await storeAnswer(deps, call, admitted, writeReplayRecord(bodyText, settled.headers, reportId, digest), now);
+  await storeAnswer(deps, call, admitted, writeReplayRecord(bodyText, settled.receipt, reportId, digest), now);
   deps.log?.({ event: 'fulfilled', operation: check.operationId, ...reference });
-  const fulfilled: PaidCallOutcome = { kind: 'fulfilled', body, bodyText, receipt: settled.headers };
+  const fulfilled: PaidCallOutcome = { kind: 'fulfilled', body, bodyText, receipt: settled.receipt };
   return admitted.wallet ? { ...fulfilled, prepaid: { creditsRemaining: null, reportId } } : fulfilled;
 }
 

@@ -10,8 +10,8 @@
 // Challenge.serialize, ~0.07 ms. Nothing that identifies a challenge is reused: every 402 has its own id and
 // expiry, so every evm authorization nonce (derived from the challenge) is new. Verification is untouched: it
 // is mppx's handler, which recomputes the id from the credential's echoed challenge with the same key.
-// PAYMENT-REQUIRED gets the resource's x402 extensions and service metadata (x402-extensions.ts) once, as the
-// template is learnt: they depend on the resource only.
+// x402's terms get the resource's extensions and service metadata (x402-extensions.ts) once, as the template is
+// learnt: they depend on the resource only, so a template's terms are one object, encoded once (wire.ts).
 // Each challenge names the operation it pays for (`operationOf`: the method and path of the resource) in mppx's
 // `meta`, which travels as the HMAC-bound `opaque`: mppx refuses a credential whose opaque differs from the one
 // the operation it is presented at would issue, so a credential offered for one route or tool pays for no other
@@ -27,11 +27,13 @@ import { Challenge, PaymentRequest } from 'mppx';
 import { canonicalJson } from '@/lib/canonical-json';
 import { problem, type Problem } from '@/lib/problems';
 import { PRICE_USD } from '@/lib/price';
+import type { PaymentRequired } from '@x402/core/types';
 import { withX402Terms } from './x402-extensions';
 
 /**
- * A 402's terms as data: the challenges (what MCP sends) and the two header values REST sends them in. The
- * response itself is rendered in one place only, the REST transport (lib/paid-call/http.ts `outcomeResponse`).
+ * A 402's terms as data: the MPP challenges (with WWW-Authenticate, which the shortcut below writes as it makes
+ * them) and x402's PaymentRequired. The REST transport (lib/transports/http.ts `outcomeResponse`) renders them as
+ * headers, the MCP transport as JSON-RPC data or a tool result.
  */
 export interface PaymentChallenge {
   status: 402;
@@ -40,8 +42,8 @@ export interface PaymentChallenge {
   challenges: Challenge.Challenge[];
   /** WWW-Authenticate: every challenge, serialised once. */
   wwwAuthenticate: string;
-  /** x402 v2's PAYMENT-REQUIRED, or null without the x402 rail. */
-  paymentRequired: string | null;
+  /** x402 v2's terms (sent as PAYMENT-REQUIRED, or in an MCP result), or null without the x402 rail. One object per resource: read it, never change it. */
+  x402: PaymentRequired | null;
 }
 
 export const DEFAULT_CHALLENGE_DETAIL =
@@ -95,7 +97,7 @@ interface ChallengeTemplate {
   terms: Terms[];
   /** The same terms prepared for the shortcut, or null when the shortcut did not prove equal to mppx's. */
   prepared: PreparedTerms[] | null;
-  paymentRequired: string | null;
+  x402: PaymentRequired | null;
 }
 
 const templates = new WeakMap<ChallengeIssuer, Map<string, Promise<ChallengeTemplate | null>>>();
@@ -118,17 +120,17 @@ export async function challenge(
   return { status: 402, problem: { ...body, status: 402 }, ...offered };
 }
 
-type Offered = Pick<PaymentChallenge, 'challenges' | 'wwwAuthenticate' | 'paymentRequired'>;
+type Offered = Pick<PaymentChallenge, 'challenges' | 'wwwAuthenticate' | 'x402'>;
 
 /** A new challenge per offered method, from the template: fresh expiry, hence a fresh HMAC-bound id. */
 function fromTemplate(rails: ChallengeIssuer, template: ChallengeTemplate): Offered {
   const expires = rails.nextExpiry();
   if (template.prepared) {
     const made = template.prepared.map((p) => issuePrepared(p, expires, rails.secretKey));
-    return { challenges: made.map((m) => m.challenge), wwwAuthenticate: made.map((m) => m.header).join(', '), paymentRequired: template.paymentRequired };
+    return { challenges: made.map((m) => m.challenge), wwwAuthenticate: made.map((m) => m.header).join(', '), x402: template.x402 };
   }
   const challenges = template.terms.map((terms) => mppxChallenge(terms, expires, rails.secretKey));
-  return { challenges, wwwAuthenticate: challenges.map((c) => Challenge.serialize(c)).join(', '), paymentRequired: template.paymentRequired };
+  return { challenges, wwwAuthenticate: challenges.map((c) => Challenge.serialize(c)).join(', '), x402: template.x402 };
 }
 
 function mppxChallenge(terms: Terms, expires: string, secretKey: string): Challenge.Challenge {
@@ -179,7 +181,7 @@ async function fromHandler(rails: ChallengeIssuer, method: string, url: string):
   return {
     challenges: Challenge.fromHeadersList(headers),
     wwwAuthenticate: headers.get('WWW-Authenticate') ?? '',
-    paymentRequired: withX402Terms(headers.get('PAYMENT-REQUIRED'), url),
+    x402: withX402Terms(headers.get('PAYMENT-REQUIRED'), url),
   };
 }
 
@@ -214,7 +216,7 @@ async function learnTemplate(rails: ChallengeIssuer, method: string, url: string
     const plain = offered.every((c) => c.digest === undefined && c.meta === undefined && c.description === undefined && c.header === undefined);
     if (offered.length === 0 || !plain) return null;
     const terms = offered.map((c) => ({ realm: c.realm, method: c.method, intent: c.intent, request: c.request, ...(c.opaque !== undefined && { opaque: c.opaque }) }));
-    return { terms, prepared: proven(terms, rails.nextExpiry(), rails.secretKey), paymentRequired: withX402Terms(headers.get('PAYMENT-REQUIRED'), url) };
+    return { terms, prepared: proven(terms, rails.nextExpiry(), rails.secretKey), x402: withX402Terms(headers.get('PAYMENT-REQUIRED'), url) };
   } catch {
     return null;
   }

@@ -13,7 +13,8 @@
 import type Stripe from 'stripe';
 import { createPublicClient, http, parseAbi, parseAbiItem, type Hex } from 'viem';
 import { sha256Hex } from '@/lib/canonical-json';
-import { receiptOf, REPLAY_TTL_MS, writeReplayRecord } from '@/lib/replay-record';
+import { receiptOf, REPLAY_TTL_MS, writeReplayRecord } from './replay-record';
+import { receiptFromHeaders } from './wire';
 import type { Store } from '@/lib/store';
 import type { SettlementTrace } from './scope';
 import { paidBody } from '@/lib/checks/entry';
@@ -87,7 +88,7 @@ export async function reconcileOne(
   if (outcome.status === 'charged') {
     const body = paidBody(settlement.response.service, settlement.idempotencyKey, { paymentIntent: outcome.reference }, settlement.response.result);
     // Replayable as long as any paid answer, from the moment the charge is known.
-    const stored = writeReplayRecord(JSON.stringify(body), receiptOf(settlement.response.headers), null);
+    const stored = writeReplayRecord(JSON.stringify(body), receiptFromHeaders(receiptOf(settlement.response.headers)), null);
     await store.completeIdempotent(settlement.scope, settlement.fingerprint, stored, now, REPLAY_TTL_MS);
   }
   const resolved: UnconfirmedSettlement = {

@@ -17,6 +17,7 @@ import { challenge, operationOf, type ChallengeIssuer, type ChargeHandler, type 
 import { decodedPaymentSignature } from './x402-extensions';
 import type { CredentialClaims } from './claims';
 import { requestScope, type PendingSettlement, type RequestScope, type SettlementTrace } from './scope';
+import { receiptFromHeaders, type PaymentReceipt } from './wire';
 
 export type PaidRail = 'stripe' | 'evm' | 'x402';
 
@@ -73,9 +74,8 @@ interface Settlement {
   ok: true;
   /** PaymentIntent id (card) or transaction hash (USDC). */
   reference: string;
-  /** Payment-Receipt (MPP) or PAYMENT-RESPONSE (+ Payment-Receipt) (x402), exactly as mppx writes them. */
-  headers: Record<string, string>;
-  receipt: Record<string, unknown>;
+  /** MPP's receipt, and x402's settlement for an x402 payment, as mppx wrote them (read back from its headers). */
+  receipt: PaymentReceipt;
 }
 
 export interface ValidCredential {
@@ -245,16 +245,11 @@ async function settle(
     if (reason === 'settlement-unconfirmed') refused.unconfirmed = pending.trace;
     return refused;
   }
-  // mppx's withReceipt() closes over the placeholder receipt the deferred method returned: fill it in and
-  // let mppx write its own receipt headers.
+  // mppx's withReceipt() closes over the placeholder receipt the deferred method returned: fill it in and let mppx
+  // write its receipts, which are read back as objects (wire.ts), so what a payer gets is exactly what mppx says.
   Object.assign(pending.receipt, receipt);
-  const response = withReceipt(new Response(null));
-  const headers: Record<string, string> = {};
-  for (const name of ['Payment-Receipt', 'PAYMENT-RESPONSE']) {
-    const value = response.headers.get(name);
-    if (value !== null) headers[name] = value;
-  }
-  return { ok: true, reference: String(receipt.reference), headers, receipt: { ...pending.receipt } };
+  const written = withReceipt(new Response(null)).headers;
+  return { ok: true, reference: String(receipt.reference), receipt: receiptFromHeaders(Object.fromEntries(written)) };
 }
 
 function classify(scope: RequestScope, stage: 'verify' | 'settle'): [FailureReason, 402 | 503] {

@@ -11,7 +11,8 @@ import { x402 } from 'mppx';
 import { z } from 'zod';
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
 import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER, validatePaymentIdentifier } from '@x402/extensions/payment-identifier';
-import type { PaymentPayload } from '@x402/core/types';
+import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import { decodePaymentRequired } from './wire';
 import { paidBody, type CheckEntry } from '@/lib/checks/entry';
 import { checks } from '@/lib/checks/registry';
 
@@ -58,20 +59,21 @@ function x402TermsForPath(pathname: string): X402ResourceTerms | null {
 }
 
 /**
- * An x402 PAYMENT-REQUIRED header value (as mppx writes it) with the resource's service metadata and extensions
- * added; unchanged for a resource no check serves (or no header). mppx's own `mppx` extension is kept.
- * @example withX402Terms(headers.get('PAYMENT-REQUIRED'), `https://checks.example${check.path}`)
+ * An x402 PAYMENT-REQUIRED header value (as mppx writes it) read as x402's PaymentRequired, with the resource's
+ * service metadata and extensions added (unchanged for a resource no check serves; null for no header). mppx's
+ * own `mppx` extension is kept.
+ * @example withX402Terms(headers.get('PAYMENT-REQUIRED'), `https://checks.example${check.path}`)?.extensions?.bazaar
  */
-export function withX402Terms(header: string | null, resourceUrl: string): string | null {
+export function withX402Terms(header: string | null, resourceUrl: string): PaymentRequired | null {
   if (header === null) return null;
+  const required = decodePaymentRequired(header);
   const terms = x402TermsForPath(new URL(resourceUrl).pathname);
-  if (!terms) return header;
-  const required = x402.Header.decodePaymentRequired(header);
-  return x402.Header.encodePaymentRequired({
+  if (!terms) return required;
+  return {
     ...required,
     resource: { ...terms.resource, ...required.resource },
     extensions: { ...required.extensions, ...terms.extensions },
-  });
+  };
 }
 
 function buildTerms(check: CheckEntry): X402ResourceTerms {

@@ -8,6 +8,7 @@ import { bearerToken, readJsonBody } from '@/lib/http/request';
 import { clientIp } from '@/lib/http/client-ip';
 import { priceAndRails } from '@/lib/http/describe';
 import { credentialFromHeaders } from '@/lib/payments/verify';
+import { paymentRequiredHeader, receiptHeaders } from '@/lib/payments/wire';
 import { observed } from '@/lib/http/observe';
 import { reportPath } from '@/lib/reports/store';
 import type { PaidCallOutcome, PrepaidFacts } from '@/lib/paid-call/pipeline';
@@ -32,16 +33,16 @@ function prepaidHeaders(prepaid: PrepaidFacts | undefined): Record<string, strin
 export function outcomeResponse(outcome: PaidCallOutcome): Response {
   switch (outcome.kind) {
     case 'fulfilled':
-      return new Response(outcome.bodyText, { status: 200, headers: { ...JSON_HEADERS, ...outcome.receipt, ...prepaidHeaders(outcome.prepaid) } });
+      return new Response(outcome.bodyText, { status: 200, headers: { ...JSON_HEADERS, ...receiptHeaders(outcome.receipt), ...prepaidHeaders(outcome.prepaid) } });
     case 'replayed':
       return new Response(JSON.stringify(outcome.body), {
         status: 200,
-        headers: { ...JSON_HEADERS, ...outcome.receipt, ...prepaidHeaders(outcome.prepaid), 'Idempotent-Replayed': 'true' },
+        headers: { ...JSON_HEADERS, ...receiptHeaders(outcome.receipt), ...prepaidHeaders(outcome.prepaid), 'Idempotent-Replayed': 'true' },
       });
     case 'payment-required': {
       const { challenge } = outcome;
       const headers: Record<string, string> = { 'WWW-Authenticate': challenge.wwwAuthenticate };
-      if (challenge.paymentRequired !== null) headers['PAYMENT-REQUIRED'] = challenge.paymentRequired;
+      if (challenge.x402 !== null) headers['PAYMENT-REQUIRED'] = paymentRequiredHeader(challenge.x402);
       return new Response(JSON.stringify(outcome.problem), { status: 402, headers: problemHeaders(headers) });
     }
     case 'problem':

@@ -5,7 +5,9 @@ import { liveRails, type PaymentConfig } from '../../lib/payments/config';
 import { createPaymentRails } from '../../lib/payments/rails';
 import { problem } from '../../lib/problems';
 import { readinessCheck } from '../../lib/checks/readiness/entry';
-import { decodeBase64Json, parseWwwAuthenticate, postJson, rails, server, withPaidServer, type Rails, expectSpecPaymentTerms, expectSameTermsNewChallenges } from './harness';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
+import { decodePaymentRequired, paymentRequiredHeader } from '@/lib/payments/wire';
+import { parseWwwAuthenticate, postJson, rails, server, withPaidServer, type Rails, expectSpecPaymentTerms, expectSameTermsNewChallenges } from './harness';
 
 const PAY = problem('payment-required', 'Pay 1.00 USD.');
 
@@ -47,7 +49,7 @@ describe('402 challenge', () => {
     const c = await payments.challenge('/api/agent/readiness', PAY);
     const [card] = parseWwwAuthenticate(c.wwwAuthenticate);
     expect(card!.params.realm).toBe('checks.example.com');
-    expect(decodeBase64Json<{ resource: unknown }>(c.paymentRequired).resource).toEqual({
+    expect(c.x402?.resource).toEqual({
       url: 'https://checks.example.com/api/agent/readiness',
       description: readinessCheck.summary,
       mimeType: 'application/json',
@@ -77,6 +79,20 @@ describe('challenges issued from a template', () => {
   });
 });
 
+describe("x402's terms", () => {
+  it('are one object per resource, encoded once as PAYMENT-REQUIRED, which reads back as the same terms', async () => {
+    const payments = createPaymentRails(configOf(rails))!;
+    const path = new URL(server.resource).pathname;
+    const [first, second] = [await payments.challenge(path, PAY), await payments.challenge(path, PAY)];
+    expect(second.x402).toBe(first.x402);
+    const header = paymentRequiredHeader(first.x402!);
+    expect(paymentRequiredHeader(second.x402!)).toBe(header);
+    expect(decodePaymentRequired(header)).toEqual(first.x402);
+    // The header is what x402's own client reads.
+    expect(decodePaymentRequiredHeader(header).accepts[0]).toMatchObject({ scheme: 'exact', network: 'eip155:8453', amount: '1000000' });
+  });
+});
+
 describe('rail configuration', () => {
   it('offers only completely configured rails', async () => {
     const full = configOf(rails);
@@ -94,14 +110,14 @@ describe('rail configuration', () => {
     const payments = createPaymentRails({ ...configOf(rails), x402FacilitatorUrl: undefined })!;
     const c = await payments.challenge(new URL(server.resource).pathname, PAY);
     expect(parseWwwAuthenticate(c.wwwAuthenticate).map((x) => x.params.method)).toEqual(['stripe']);
-    expect(c.paymentRequired).toBeNull();
+    expect(c.x402).toBeNull();
   });
 
   it('a USDC-only configuration offers the evm challenge and PAYMENT-REQUIRED', async () => {
     const payments = createPaymentRails({ ...configOf(rails), stripeSecretKey: undefined })!;
     const c = await payments.challenge(new URL(server.resource).pathname, PAY);
     expect(parseWwwAuthenticate(c.wwwAuthenticate).map((x) => x.params.method)).toEqual(['evm']);
-    expect(decodeBase64Json<{ x402Version: number }>(c.paymentRequired).x402Version).toBe(2);
+    expect(c.x402?.x402Version).toBe(2);
   });
 });
 

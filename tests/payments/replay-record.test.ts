@@ -1,39 +1,56 @@
 // The replay record: one stored shape and one lifetime for every paid answer kept under an Idempotency-Key,
 // whether the pipeline kept it when the call was fulfilled or the reconciler when a late charge was found.
 import { afterAll, describe, expect, it } from 'vitest';
-import { readReplayRecord, receiptOf, REPLAY_TTL_MS, writeReplayRecord } from '@/lib/replay-record';
+import { Receipt, x402 } from 'mppx';
+import { NO_RECEIPT, receiptHeaders } from '@/lib/payments/wire';
+import { readReplayRecord, receiptOf, REPLAY_TTL_MS, writeReplayRecord } from '@/lib/payments/replay-record';
 import { reconcileOne, type SettlementProbe, type UnconfirmedSettlement } from '@/lib/payments/settlements';
 import { sqliteHarness } from '../store/adapters';
 
 const sqlite = sqliteHarness();
 afterAll(() => sqlite.teardown());
 
+// A real MPP receipt and x402 settlement, and the header values mppx writes for them.
+const mpp = Receipt.from({ method: 'evm', reference: `0x${'ab'.repeat(32)}`, status: 'success', timestamp: '2026-11-28T03:00:00.000Z' });
+const settlement = { success: true, transaction: `0x${'ab'.repeat(32)}`, network: 'eip155:8453', payer: `0x${'12'.repeat(20)}` } as const;
+const RECEIPT_HEADER = Receipt.serialize(mpp);
+const SETTLEMENT_HEADER = x402.Header.encodePaymentResponse(settlement);
+
 describe('replay record', () => {
-  it('is written as {headers, body, report}: the JSON headers first, then the receipt, the body text spliced in as sent', () => {
-    expect(writeReplayRecord('{"service":"x","idempotencyKey":"k-0000001","paymentIntent":"pi_1"}', { 'Payment-Receipt': 'rcpt' }, null)).toBe(
-      '{"headers":{"Content-Type":"application/json","Cache-Control":"no-store","Payment-Receipt":"rcpt"},"body":{"service":"x","idempotencyKey":"k-0000001","paymentIntent":"pi_1"}}',
+  it('is written as {headers, body, report}: the JSON headers first, then the receipts as mppx writes them, the body text spliced in as sent', () => {
+    expect(writeReplayRecord('{"service":"x","idempotencyKey":"k-0000001","paymentIntent":"pi_1"}', { mpp, x402: null }, null)).toBe(
+      `{"headers":{"Content-Type":"application/json","Cache-Control":"no-store","Payment-Receipt":"${RECEIPT_HEADER}"},"body":{"service":"x","idempotencyKey":"k-0000001","paymentIntent":"pi_1"}}`,
     );
-    expect(writeReplayRecord('{ "spaced" : 1 }', {}, 'rep_abc')).toBe(
+    expect(writeReplayRecord('{ "spaced" : 1 }', NO_RECEIPT, 'rep_abc')).toBe(
       '{"headers":{"Content-Type":"application/json","Cache-Control":"no-store"},"body":{ "spaced" : 1 },"report":"rep_abc"}',
     );
   });
 
-  it('reads back the body, the receipt without the JSON headers, and the report id (null when none was kept)', () => {
-    expect(readReplayRecord(writeReplayRecord('{"a":[1,2]}', { 'Payment-Receipt': 'r', 'PAYMENT-RESPONSE': 'p' }, 'rep_1'))).toEqual({
+  it('reads back the body, the receipts as objects, and the report id (null when none was kept)', () => {
+    expect(readReplayRecord(writeReplayRecord('{"a":[1,2]}', { mpp, x402: settlement }, 'rep_1'))).toEqual({
       body: { a: [1, 2] },
-      receipt: { 'Payment-Receipt': 'r', 'PAYMENT-RESPONSE': 'p' },
+      receipt: { mpp, x402: settlement },
       reportId: 'rep_1',
       credentialDigest: null,
     });
-    expect(readReplayRecord(writeReplayRecord('null', {}, null))).toEqual({ body: null, receipt: {}, reportId: null, credentialDigest: null });
+    expect(readReplayRecord(writeReplayRecord('null', NO_RECEIPT, null))).toEqual({ body: null, receipt: NO_RECEIPT, reportId: null, credentialDigest: null });
     expect(receiptOf({ 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })).toEqual({});
+  });
+
+  it('reads a record kept before receipts were objects: the same header values give the same receipts back, and an unreadable one none', () => {
+    const stored = `{"headers":{"Content-Type":"application/json","Cache-Control":"no-store","Payment-Receipt":"${RECEIPT_HEADER}","PAYMENT-RESPONSE":"${SETTLEMENT_HEADER}"},"body":{}}`;
+    const read = readReplayRecord(stored);
+    expect(read.receipt).toEqual({ mpp, x402: settlement });
+    // Written again, the headers are byte for byte the ones mppx wrote.
+    expect(receiptHeaders(read.receipt)).toEqual({ 'Payment-Receipt': RECEIPT_HEADER, 'PAYMENT-RESPONSE': SETTLEMENT_HEADER });
+    expect(readReplayRecord('{"headers":{"Payment-Receipt":"not base64 json"},"body":1}').receipt).toEqual(NO_RECEIPT);
   });
 
   it("keeps an x402 payment's digest last, and reads it back beside the body (null when none was kept)", () => {
     const digest = 'ab'.repeat(32);
-    const text = writeReplayRecord('{"ok":true}', { 'PAYMENT-RESPONSE': 'p' }, null, digest);
-    expect(text).toBe(`{"headers":{"Content-Type":"application/json","Cache-Control":"no-store","PAYMENT-RESPONSE":"p"},"body":{"ok":true},"credential":"${digest}"}`);
-    expect(readReplayRecord(text)).toEqual({ body: { ok: true }, receipt: { 'PAYMENT-RESPONSE': 'p' }, reportId: null, credentialDigest: digest });
+    const text = writeReplayRecord('{"ok":true}', { mpp: null, x402: settlement }, null, digest);
+    expect(text).toBe(`{"headers":{"Content-Type":"application/json","Cache-Control":"no-store","PAYMENT-RESPONSE":"${SETTLEMENT_HEADER}"},"body":{"ok":true},"credential":"${digest}"}`);
+    expect(readReplayRecord(text)).toEqual({ body: { ok: true }, receipt: { mpp: null, x402: settlement }, reportId: null, credentialDigest: digest });
   });
 
   it('lives 24 hours (the one TTL the pipeline and the reconciler keep an answer for)', () => {
@@ -68,7 +85,7 @@ describe('replay record', () => {
     });
     expect(readReplayRecord((kept as { response: string }).response)).toEqual({
       body: { service: 'Agent Payment Readiness Assessment', idempotencyKey: 'key-0000001', paymentIntent: 'pi_late', score: 7 },
-      receipt: {},
+      receipt: NO_RECEIPT,
       reportId: null,
       credentialDigest: null,
     });

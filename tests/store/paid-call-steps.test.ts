@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallAdmission, Grant } from '@/lib/store/types';
-import { readReplayRecord, writeReplayRecord } from '@/lib/replay-record';
+import { readReplayRecord, writeReplayRecord } from '@/lib/payments/replay-record';
+import { NO_RECEIPT } from '@/lib/payments/wire';
 import { redisHarness, sqliteHarness, vercelKvHarness } from './adapters';
 
 // The store steps a paid call makes in one round trip each, on every adapter: `admitCall` (both rate
@@ -146,7 +147,7 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
     it("keeps an x402-paid answer with its payment's digest, read back byte for byte after the in-flight marker it replaces", async () => {
       const s = harness.fresh();
       const digest = 'c0'.repeat(32);
-      const record = writeReplayRecord('{"service":"x","paymentIntent":"0xabc"}', { 'PAYMENT-RESPONSE': 'eyJ9' }, null, digest);
+      const record = writeReplayRecord('{"service":"x","paymentIntent":"0xabc"}', NO_RECEIPT, null, digest);
       expect(await s.beginIdempotent('readiness:payer:p:pay_0001', 'fp', T0, 180_000)).toBeNull();
       await s.completeIdempotent('readiness:payer:p:pay_0001', 'fp', record, T0 + 1, DAY);
       const kept = await s.getIdempotent('readiness:payer:p:pay_0001', T0 + 2);

@@ -4,7 +4,7 @@ import { PRICE_USD, formatUsd } from '@/lib/price';
 import { RESERVATION_HOLD_MS } from '@/lib/credits/ledger';
 import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/paid-call/pipeline';
 import { checksPerCaller } from '@/lib/paid-call/host-budget';
-import { REPLAY_TTL_MS } from '@/lib/replay-record';
+import { REPLAY_TTL_MS } from '@/lib/payments/replay-record';
 import { REVEAL_TTL_MS } from '@/lib/billing/records';
 import { endpointDocs } from '@/lib/docs/reference';
 import { docsPageMetadata } from '@/lib/site/metadata';

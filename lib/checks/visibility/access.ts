@@ -5,6 +5,7 @@
 
 import type { AccessOutcome, CrawlerAccess, SiteAccess } from './access-types';
 import { WordCounter } from './words';
+import { htmlTokens } from './html-scan';
 
 /** A probe reads at most this much of the page: enough for the head and the start of the text. */
 export const ACCESS_PROBE_MAX_BYTES = 64 * 1024;
@@ -116,66 +117,25 @@ function isSpace(code: number): boolean {
   return code === 32 || (code >= 9 && code <= 13) || code === 160;
 }
 
-/** Raw-text elements whose content is not visible text. */
-const SKIPPED_ELEMENTS = ['script', 'style', 'noscript', 'template'];
-
 /**
- * The title and visible-word count of an HTML body, in one forward pass: comments, tags and the content
- * of script, style, noscript and template are skipped by jumping to their ends with indexOf. The title's
- * words are not page text.
+ * The title and visible-word count of an HTML body, in one forward pass of the shared tokenizer (html-scan.ts):
+ * comments, tags and the content of script, style, noscript and template are not text, and the title's words are
+ * not page text.
  * @example digestHtml('<title> Hi </title><p>two words</p>') // { title: 'hi', words: 2 }
  */
 export function digestHtml(html: string): Digest {
-  const lower = html.toLowerCase();
   let title: string | null = null;
   const words = new WordCounter();
-  let i = 0;
-  const n = html.length;
-  while (i < n) {
-    if (html.charCodeAt(i) !== 60 /* < */) {
-      const next = html.indexOf('<', i);
-      const end = next < 0 ? n : next;
-      words.add(html.slice(i, end));
-      i = end;
-      continue;
+  for (const token of htmlTokens(html)) {
+    if (token.kind === 'text') words.add(html.slice(token.start, token.end));
+    else if (token.kind === 'raw') {
+      if (token.name === 'title' && title === null) title = collapse(html.slice(token.start, token.end));
+    } else {
+      // A tag (or comment) ends a word, as in extract.ts, which reads the same text through the parsed tree.
+      words.boundary();
     }
-    // A tag ends a word, as in extract.ts, which reads the same text through the parsed tree.
-    words.boundary();
-    if (lower.startsWith('<!--', i)) {
-      const end = lower.indexOf('-->', i + 4);
-      i = end < 0 ? n : end + 3;
-      continue;
-    }
-    const tagEnd = lower.indexOf('>', i + 1);
-    if (tagEnd < 0) break;
-    const name = tagName(lower, i + 1);
-    if (name === 'title' && title === null) {
-      const close = lower.indexOf('</title', tagEnd + 1);
-      const text = html.slice(tagEnd + 1, close < 0 ? n : close);
-      title = collapse(text);
-      // The title's words are not page text; continue after it.
-      i = close < 0 ? n : close;
-      continue;
-    }
-    if (SKIPPED_ELEMENTS.includes(name)) {
-      const close = lower.indexOf(`</${name}`, tagEnd + 1);
-      // The closing tag itself is read as a tag on the next turn.
-      i = close < 0 ? n : close;
-      continue;
-    }
-    i = tagEnd + 1;
   }
   return { title, words: words.finish() };
-}
-
-function tagName(lower: string, from: number): string {
-  let end = from;
-  while (end < lower.length && end - from < 16) {
-    const c = lower.charCodeAt(end);
-    if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57))) break;
-    end++;
-  }
-  return lower.slice(from, end);
 }
 
 function collapse(text: string): string {

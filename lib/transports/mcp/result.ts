@@ -1,6 +1,7 @@
-// The MCP rendering of the paid-call pipeline's outcome (the MCP transport, lib/mcp/server.ts, answers with it): renders an outcome as a tool result or a JSON-RPC error, as
-// MPP defines payment for MCP (lib/mcp/payment.ts has the field names and codes), or as x402 does for a
-// call in x402's terms (lib/mcp/x402.ts):
+// The MCP rendering of the paid-call pipeline's outcome (the MCP transport, server.ts, answers with it): renders an
+// outcome as a tool result or a JSON-RPC error, as MPP defines payment for MCP (payment.ts has the field names and
+// codes), or as x402 does for a call in x402's terms (x402.ts). Terms and receipts arrive as objects
+// (lib/payments/wire.ts) and go into the result as they are:
 //   fulfilled / replayed → result: structuredContent = the REST body, content = a Markdown summary
 //                          (lib/reports/markdown.ts) ending with the report's address and the calls left in
 //                          words, _meta: the MPP receipt, the x402 SettlementResponse, idempotentReplayed, and
@@ -10,12 +11,11 @@
 //                          the PaymentRequired in structuredContent and content[0].text
 //   problem 400          → JSON-RPC -32602 with data.errors [{ path, message }] (paths within `arguments`)
 //   any other problem    → tool result with isError: true, the problem's detail as text, the problem in _meta
-import { Receipt } from 'mppx';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CheckEntry } from '@/lib/checks/entry';
 import type { Problem } from '@/lib/problems';
 import { INVALID_PARAMS_CODE, PAYMENT_REQUIRED_CODE, PAYMENT_VERIFICATION_FAILED_CODE, RECEIPT_META_KEY } from '@/lib/transports/mcp/payment';
-import { X402_PAYMENT_RESPONSE_META_KEY, mcpPaymentRequired, settlementOf, x402PaymentRequiredResult } from '@/lib/transports/mcp/x402';
+import { X402_PAYMENT_RESPONSE_META_KEY, mcpPaymentRequired, x402PaymentRequiredResult } from '@/lib/transports/mcp/x402';
 import { reportMarkdown } from '@/lib/reports/markdown';
 import { reportPath } from '@/lib/reports/store';
 import type { PaidCallOutcome } from '@/lib/paid-call/pipeline';
@@ -55,10 +55,9 @@ export function outcomeToolResult(check: CheckEntry, outcome: PaidCallOutcome, c
     case 'replayed': {
       const body = outcome.body as Record<string, unknown>;
       const resultMeta: Record<string, unknown> = {};
-      const receipt = decodeReceipt(outcome.receipt, context.challengeId);
-      if (receipt) resultMeta[RECEIPT_META_KEY] = receipt;
-      const settlement = settlementOf(outcome.receipt);
-      if (settlement) resultMeta[X402_PAYMENT_RESPONSE_META_KEY] = settlement;
+      const { mpp, x402 } = outcome.receipt;
+      if (mpp) resultMeta[RECEIPT_META_KEY] = context.challengeId ? { ...mpp, challengeId: context.challengeId } : mpp;
+      if (x402) resultMeta[X402_PAYMENT_RESPONSE_META_KEY] = x402;
       if (outcome.kind === 'replayed') resultMeta.idempotentReplayed = true;
       const creditsRemaining = outcome.prepaid?.creditsRemaining ?? null;
       if (creditsRemaining !== null) resultMeta.creditsRemaining = creditsRemaining;
@@ -90,7 +89,7 @@ function withTail(summary: string, reportUrl: string | null, creditsRemaining: n
 
 function paymentRequiredResult(check: CheckEntry, outcome: Extract<PaidCallOutcome, { kind: 'payment-required' }>, binding: ToolResultContext['binding']): CallToolResult {
   const p = outcome.problem;
-  const x402 = mcpPaymentRequired(check, outcome.challenge.paymentRequired, p.detail);
+  const x402 = mcpPaymentRequired(check, outcome.challenge.x402, p.detail);
   // Without x402 terms on offer, an x402 caller is answered as any other: MPP's challenges are all there is.
   if (binding === 'x402' && x402) return x402PaymentRequiredResult(x402, { problem: p });
   // Same mapping as mppx's Mcp.errorCode(): an unreadable credential is invalid params, any other refused
@@ -110,18 +109,6 @@ function problemToolResult(p: Problem, retryAfterSeconds: number | undefined): C
     content: [{ type: 'text', text: `${p.title}: ${p.detail}${retryAfterSeconds !== undefined ? ` Retry after ${retryAfterSeconds} s.` : ''}` }],
     _meta: { problem: p, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) },
   };
-}
-
-/** The MPP receipt for the result's `_meta`, from the receipt mppx wrote (null when paid otherwise). */
-function decodeReceipt(receipt: Record<string, string>, challengeId: string | undefined): Record<string, unknown> | null {
-  const serialized = Object.entries(receipt).find(([name]) => name.toLowerCase() === 'payment-receipt')?.[1];
-  if (!serialized) return null;
-  try {
-    const decoded = Receipt.deserialize(serialized) as Record<string, unknown>;
-    return challengeId ? { ...decoded, challengeId } : decoded;
-  } catch {
-    return null;
-  }
 }
 
 function summaryOf(check: CheckEntry, body: Record<string, unknown>): string {

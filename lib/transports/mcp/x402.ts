@@ -16,8 +16,8 @@
 // discovery extension: its `resource` must stay the check's REST resource, because the rails bind an x402
 // payment to exactly that resource (one price, one resource, whichever transport carried the payment).
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
-import type { PaymentRequired, SettleResponse } from '@x402/core/types';
+import { encodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentRequired } from '@x402/core/types';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CheckEntry } from '@/lib/checks/entry';
 import type { PaymentCredential } from '@/lib/payments/verify';
@@ -92,14 +92,13 @@ function mcpBazaarExtension(check: CheckEntry): Record<string, unknown> {
 }
 
 /**
- * The x402 PaymentRequired a tool call of `check` is offered: the REST 402's PAYMENT-REQUIRED (`encoded`),
- * with `error` saying why and the tool's bazaar extension beside whatever extensions the 402 carries.
- * Null when the rails offer no x402 terms.
- * @example mcpPaymentRequired(check, offer.paymentRequired, 'Payment required.')?.accepts[0].amount // '1000000'
+ * The x402 PaymentRequired a tool call of `check` is offered: the REST 402's terms (`required`), with `error`
+ * saying why and the tool's bazaar extension beside whatever extensions the 402 carries. Null when the rails
+ * offer no x402 terms.
+ * @example mcpPaymentRequired(check, offer.x402, 'Payment required.')?.accepts[0].amount // '1000000'
  */
-export function mcpPaymentRequired(check: CheckEntry, encoded: string | null, error: string): PaymentRequired | null {
-  if (encoded === null) return null;
-  const required = decodePaymentRequiredHeader(encoded);
+export function mcpPaymentRequired(check: CheckEntry, required: PaymentRequired | null, error: string): PaymentRequired | null {
+  if (required === null) return null;
   return { ...required, error, extensions: { ...required.extensions, ...mcpBazaarExtension(check) } };
 }
 
@@ -113,15 +112,4 @@ export function mcpPaymentRequired(check: CheckEntry, encoded: string | null, er
 export function x402PaymentRequiredResult(required: PaymentRequired, meta: Record<string, unknown>): CallToolResult {
   const wrapped = { 'x402/error': { code: X402_ERROR_CODE, message: required.error ?? 'Payment required', data: required } };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(wrapped) }], _meta: meta };
-}
-
-/** The SettlementResponse the rails wrote as PAYMENT-RESPONSE, or null when the call was not settled by x402. */
-export function settlementOf(receipt: Record<string, string>): SettleResponse | null {
-  const header = Object.entries(receipt).find(([name]) => name.toLowerCase() === 'payment-response')?.[1];
-  if (!header) return null;
-  try {
-    return decodePaymentResponseHeader(header);
-  } catch {
-    return null;
-  }
 }

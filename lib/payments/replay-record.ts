@@ -6,16 +6,18 @@
 // x402-paid answer also keeps the digest of the payment it settled (see signedX402Payment), so the payer who
 // resends those exact bytes after a lost response gets the answer, and nobody else does.
 
+import { receiptFromHeaders, receiptHeaders, type PaymentReceipt } from './wire';
+
 /** How long a paid answer stays replayable under its Idempotency-Key. */
 export const REPLAY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** The headers every record carries besides the payment's receipt. */
 const REPLAY_JSON_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 
-/** A record as read back: the body, the receipt alone (no JSON headers), the stored report's id. */
+/** A record as read back: the body, the receipts (read from the headers it keeps), the stored report's id. */
 export interface ReplayRecord {
   body: unknown;
-  receipt: Record<string, string>;
+  receipt: PaymentReceipt;
   reportId: string | null;
   /** The SHA-256 of the x402 payment that paid for the answer (canonical JSON of its payload); null for any other. */
   credentialDigest: string | null;
@@ -26,11 +28,11 @@ export interface ReplayRecord {
  * than parsed and serialised again.
  *
  * @example
- *   writeReplayRecord('{"ok":true}', {}, 'rep_1')
+ *   writeReplayRecord('{"ok":true}', NO_RECEIPT, 'rep_1')
  *   // '{"headers":{"Content-Type":"application/json","Cache-Control":"no-store"},"body":{"ok":true},"report":"rep_1"}'
  */
-export function writeReplayRecord(bodyText: string, receipt: Record<string, string>, reportId: string | null, credentialDigest: string | null = null): string {
-  const headers = JSON.stringify({ ...REPLAY_JSON_HEADERS, ...receipt });
+export function writeReplayRecord(bodyText: string, receipt: PaymentReceipt, reportId: string | null, credentialDigest: string | null = null): string {
+  const headers = JSON.stringify({ ...REPLAY_JSON_HEADERS, ...receiptHeaders(receipt) });
   const report = reportId ? `,"report":${JSON.stringify(reportId)}` : '';
   const credential = credentialDigest ? `,"credential":${JSON.stringify(credentialDigest)}` : '';
   return `{"headers":${headers},"body":${bodyText}${report}${credential}}`;
@@ -40,12 +42,12 @@ export function writeReplayRecord(bodyText: string, receipt: Record<string, stri
  * A stored replay record read back; the JSON headers are dropped, since only the receipt belongs to the outcome.
  *
  * @example
- *   readReplayRecord('{"headers":{"Content-Type":"application/json","Payment-Receipt":"r"},"body":{"ok":true}}')
- *   // { body: { ok: true }, receipt: { 'Payment-Receipt': 'r' }, reportId: null, credentialDigest: null }
+ *   readReplayRecord('{"headers":{"Content-Type":"application/json"},"body":{"ok":true}}')
+ *   // { body: { ok: true }, receipt: { mpp: null, x402: null }, reportId: null, credentialDigest: null }
  */
 export function readReplayRecord(text: string): ReplayRecord {
   const stored = JSON.parse(text) as { headers: Record<string, string>; body: unknown; report?: string; credential?: string };
-  return { body: stored.body, receipt: receiptOf(stored.headers), reportId: stored.report || null, credentialDigest: stored.credential || null };
+  return { body: stored.body, receipt: receiptFromHeaders(receiptOf(stored.headers)), reportId: stored.report || null, credentialDigest: stored.credential || null };
 }
 
 /**
