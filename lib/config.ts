@@ -70,6 +70,9 @@ const EnvSchema = z.object({
   // How long the 200 body of a call paid with a credits key is kept for its key (GET /api/reports/<id>).
   REPORT_RETENTION_DAYS: positiveInt(30),
   MAX_BODY_BYTES: positiveInt(64 * 1024),
+  // Host names /api/mcp answers at besides APP_URL's (comma-separated, e.g. a second domain in front of the
+  // same service). Any other Host is a DNS rebinding and is refused 403 (lib/http/served-host.ts).
+  MCP_ALLOWED_HOSTS: optionalString,
   // Who may tell us the client's address, for per-IP rate limits (lib/http/client-ip.ts): `none` (the
   // connecting peer), `vercel`, `cloudflare`, or the number of proxies in front that append X-Forwarded-For.
   TRUSTED_PROXY: z.preprocess(

@@ -16,6 +16,7 @@ export const PROBLEMS = {
   'not-signed-in': { status: 401, title: 'Not signed in' },
   'wallet-sign-in-refused': { status: 401, title: 'The wallet sign-in was not accepted' },
   'cross-origin-refused': { status: 403, title: 'Requests from another site are refused' },
+  'wrong-host': { status: 403, title: 'This service does not answer at that host name' },
   'current-key-required': { status: 403, title: 'Confirm the current credits key' },
   'payment-required': { status: 402, title: 'Payment required' },
   'payment-failed': { status: 402, title: 'The payment credential was not accepted' },
