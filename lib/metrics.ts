@@ -1,10 +1,11 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 // The service's Prometheus metrics, served by GET /api/metrics. One registry per process: each instance
 // exports its own counters and Prometheus adds them up across instances (sum by (…) over the scrape targets),
 // so nothing here needs a shared store. This module sits at the bottom of the import graph (like lib/log.ts)
 // so the checks and the store's wrapper can count without reaching up; label values are closed sets, never
-// anything a client chose (a URL, a key), so a client cannot grow the series.
+// anything a client chose (a URL, a key), so a client cannot grow the series (the directory listing's resource
+// and facilitator are our own routes' URLs and the configured facilitator's).
 
 /** The rail a paid call was paid (or offered to be paid) over; `none` when it carried neither key nor credential. */
 export type MetricRail = 'credits' | 'stripe' | 'evm' | 'x402' | 'none';
@@ -27,6 +28,7 @@ export interface Metrics {
   fetches: Counter<'outcome'>;
   httpRequests: Counter<'route' | 'status'>;
   httpDuration: Histogram<'route'>;
+  directoryListing: Gauge<'resource' | 'facilitator' | 'status'>;
 }
 
 function createMetrics(): Metrics {
@@ -60,6 +62,12 @@ function createMetrics(): Metrics {
       help: 'API response time by route (to the response headers; a streamed body is not included)',
       labelNames: ['route'],
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    directoryListing: new Gauge({
+      name: 'pac_directory_listing',
+      help: 'Whether a directory lists a resource, as its facilitator last said (EXTENSION-RESPONSES bazaar): 1 for the current status, 0 for the others',
+      labelNames: ['resource', 'facilitator', 'status'],
       registers,
     }),
   };

@@ -3,6 +3,7 @@ import { openStore, type Store } from '@/lib/store';
 import { createPaymentRails, type PaymentRails } from '@/lib/payments/rails';
 import { paymentConfigOf } from '@/lib/payments/config';
 import { storeCredentialClaims } from '@/lib/payments/claims';
+import { directoryListings } from '@/lib/payments/listing';
 import { logEvent, registerLogSecrets } from '@/lib/log';
 import { timedStore } from '@/lib/metrics';
 
@@ -18,9 +19,16 @@ export interface Runtime {
 
 const holder = globalThis as unknown as { __pacRuntime?: Runtime };
 
-/** The live payment rails for this configuration, or null when none is complete (the paid-call pipeline then answers 503). */
-export function railsFor(config: Config, store: Store): PaymentRails | null {
-  return createPaymentRails(paymentConfigOf(config), { claims: storeCredentialClaims(store), rpcUrl: config.BASE_RPC_URL });
+/**
+ * The live payment rails for this configuration, or null when none is complete (the paid-call pipeline then answers 503).
+ * What the facilitator says of the directory listing is kept in `store` and its changes go to `log`.
+ */
+export function railsFor(config: Config, store: Store, log: (event: Record<string, unknown>) => void = logEvent): PaymentRails | null {
+  return createPaymentRails(paymentConfigOf(config), {
+    claims: storeCredentialClaims(store),
+    rpcUrl: config.BASE_RPC_URL,
+    directory: directoryListings(store, log),
+  });
 }
 
 export function getRuntime(): Runtime {

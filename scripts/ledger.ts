@@ -2,6 +2,7 @@
 //   npm run ledger -- reconcile     asks the chain and Stripe about every pending settlement, once
 //   npm run ledger -- settlements   the audit trail: each settlement that ended without an answer, and its outcome
 //   npm run ledger -- audit [--keys] every key's calls balance against its spent usages; exit 1 on a discrepancy
+//   npm run ledger -- listing       whether the directories list each resource, as each facilitator last said
 import { getConfig } from '@/lib/config';
 import { runCli } from './cli';
 import { openStore } from '@/lib/store';
@@ -10,14 +11,19 @@ import { railsFor } from '@/lib/runtime';
 import { listSettlements, reconcilePending } from '@/lib/payments/settlements';
 import { currentKeyHash } from '@/lib/billing/rotate';
 import { auditLedger } from '@/lib/credits/audit';
+import { listDirectoryListings } from '@/lib/payments/listing';
 
 const USAGE = `Usage:
   npm run ledger -- reconcile
   npm run ledger -- settlements
-  npm run ledger -- audit [--keys]`;
+  npm run ledger -- audit [--keys]
+  npm run ledger -- listing`;
 
 const SETTLEMENTS_HEADING =
   'Settlements recorded in this store: payments whose settle call ended without an answer, each with its outcome (pending, charged, not-charged).';
+
+const LISTING_HEADING =
+  'Directory listing, as each facilitator last said in its verify/settle answers (EXTENSION-RESPONSES bazaar): success, processing, rejected (with its reason), or none (no bazaar entry).';
 
 const countBy = (values: string[]) => values.reduce<Record<string, number>>((c, v) => ({ ...c, [v]: (c[v] ?? 0) + 1 }), {});
 
@@ -48,6 +54,16 @@ async function main(argv: string[]): Promise<number> {
         console.log(`keys: ${report.keys.length}, grants: ${report.grants}, usages: ${report.usages}, lapsed holds (already back in the balance): ${report.lapsedHolds}`);
         console.log(`discrepancies: ${report.discrepancies.length}`);
         return report.discrepancies.length ? 1 : 0;
+      }
+      case 'listing': {
+        // Only what a facilitator said is shown: a store with nothing in it means none of them said anything (a
+        // facilitator without a directory, or no x402 payment yet), which must read as "none heard".
+        const listings = await listDirectoryListings(store, Date.now());
+        console.log(LISTING_HEADING);
+        if (listings.length === 0) console.log('none heard');
+        for (const l of listings)
+          console.log(JSON.stringify({ resource: l.resource, facilitator: l.facilitator, status: l.status, reason: l.reason, seenAt: new Date(l.seenAt).toISOString(), via: l.via }));
+        return 0;
       }
       case 'settlements': {
         // Only payments whose settle call ended without an answer are recorded here; an operator reading the

@@ -2,7 +2,9 @@
 // Unlike mppx's built-in client it classifies failures: an unreachable facilitator, a timeout, a 5xx or an
 // unreadable answer marks the request scope `unavailable` (the gate answers 503, nothing is charged) and
 // surfaces to mppx as a typed payment error, so mppx neither logs nor echoes the cause. A facilitator's
-// verdict (isValid=false / success=false) passes through, with its reason code recorded in the scope.
+// verdict (isValid=false / success=false) passes through, with its reason code recorded in the scope. Every
+// answer's EXTENSION-RESPONSES header (the directory listing status, for the seller only) goes to `directory`
+// (listing.ts) before the verdict is returned.
 //
 // Transport: undici's `request` on a keep-alive Agent of its own, not WHATWG fetch. Both calls sit inside
 // every paid evm/x402 request, and fetch's Request/Headers objects and web-stream bodies cost about 0.7 ms
@@ -12,6 +14,7 @@
 import { Errors, type x402 } from 'mppx';
 import { Agent, request } from 'undici';
 import { currentScope } from './scope';
+import { facilitatorName, type DirectoryListings } from './listing';
 
 /** mppx's facilitator interface (verify + settle, x402 v2 wire types). */
 export type FacilitatorClient = x402.Facilitator;
@@ -24,8 +27,8 @@ type FacilitatorVerdict = {
   [k: string]: unknown;
 };
 
-/** One POST's answer: its status, and its body as JSON (rejects on a body that is not JSON). */
-type Answer = { status: number; json(): Promise<unknown>; discard(): void };
+/** One POST's answer: its status, its EXTENSION-RESPONSES header, and its body as JSON (rejects on a body that is not JSON). */
+type Answer = { status: number; extensionResponses: string | undefined; json(): Promise<unknown>; discard(): void };
 type Post = (url: string, body: string, signal: AbortSignal) => Promise<Answer>;
 
 // Kept across calls so /verify and /settle (and the next paid request) reuse one warm connection.
@@ -41,8 +44,11 @@ const viaUndici: Post = async (url, body, signal) => {
     signal,
     dispatcher: (sharedAgent ??= new Agent()),
   });
+  const extensionResponses = response.headers['extension-responses'];
   return {
     status: response.statusCode,
+    // A header sent twice is not one we can read: left out, as a malformed one is.
+    extensionResponses: typeof extensionResponses === 'string' ? extensionResponses : undefined,
     json: () => response.body.json(),
     // An unread body would hold its connection: drop it.
     discard: () => void response.body.dump().catch(() => {}),
@@ -52,7 +58,7 @@ const viaUndici: Post = async (url, body, signal) => {
 function viaFetch(doFetch: typeof fetch): Post {
   return async (url, body, signal) => {
     const response = await doFetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body, signal });
-    return { status: response.status, json: () => response.json(), discard: () => void response.body?.cancel().catch(() => {}) };
+    return { status: response.status, extensionResponses: response.headers.get('extension-responses') ?? undefined, json: () => response.json(), discard: () => void response.body?.cancel().catch(() => {}) };
   };
 }
 
@@ -62,9 +68,10 @@ function viaFetch(doFetch: typeof fetch): Post {
  */
 export function httpFacilitator(
   url: string,
-  options: { fetch?: typeof fetch; verifyTimeoutMs?: number; settleTimeoutMs?: number } = {},
+  options: { fetch?: typeof fetch; verifyTimeoutMs?: number; settleTimeoutMs?: number; directory?: DirectoryListings } = {},
 ): FacilitatorClient {
   const base = url.replace(/(?<!\/)\/+$/, '');
+  const facilitator = facilitatorName(base);
   const post = options.fetch ? viaFetch(options.fetch) : viaUndici;
 
   async function call(path: 'verify' | 'settle', paymentPayload: unknown, paymentRequirements: unknown) {
@@ -72,12 +79,14 @@ export function httpFacilitator(
     let body: FacilitatorVerdict | undefined;
     // Whether the facilitator may have acted on the request: false only while we know it never arrived.
     let maybeProcessed = true;
+    let extensionResponses: string | undefined;
     try {
       const response = await post(
         `${base}/${path}`,
         JSON.stringify({ x402Version: 2, paymentPayload, paymentRequirements }),
         AbortSignal.timeout(timeoutMs),
       );
+      extensionResponses = response.extensionResponses;
       if (response.status >= 500) response.discard();
       const parsed = response.status < 500 ? ((await response.json().catch(() => undefined)) as unknown) : undefined;
       const verdictKey = path === 'verify' ? 'isValid' : 'success';
@@ -88,6 +97,8 @@ export function httpFacilitator(
       maybeProcessed = !neverSent(error);
     }
     const scope = currentScope();
+    if (extensionResponses !== undefined && options.directory && scope?.resource)
+      await options.directory.heard(extensionResponses, { resource: scope.resource, facilitator, via: path });
     if (!body) {
       if (scope) {
         scope.unavailable = true;

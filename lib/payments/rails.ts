@@ -9,6 +9,7 @@ import { getAddress, isAddress } from 'viem';
 import { memoryCredentialClaims, type CredentialClaims } from './claims';
 import { BASE_CHAIN_ID, BASE_USDC_ADDRESS, liveRails, type PaymentConfig, type RailName } from './config';
 import { httpFacilitator, type FacilitatorClient } from './facilitator';
+import type { DirectoryListings } from './listing';
 import { deferSettlement, requestScope } from './scope';
 import { challenge, type ChargeHandler, type PaymentChallenge } from './challenge';
 import { processorProbe, type SettlementProbe } from './settlements';
@@ -46,6 +47,8 @@ export interface PaymentRails extends CredentialVerifier {
 export interface CreatePaymentRailsOptions {
   /** Single-use credential markers; the service passes its store. Default: in-process memory. */
   claims?: CredentialClaims;
+  /** Where the facilitator's directory listing status goes (listing.ts); the service passes its store's. */
+  directory?: DirectoryListings;
   /** Overrides for tests. */
   facilitator?: FacilitatorClient;
   fetch?: typeof fetch;
@@ -100,7 +103,7 @@ export function createPaymentRails(config: PaymentConfig, options: CreatePayment
           decimals: 6,
           authorization: USDC_EIP712,
           x402: {
-            facilitator: options.facilitator ?? httpFacilitator(config.x402FacilitatorUrl!, { fetch: options.fetch }),
+            facilitator: options.facilitator ?? httpFacilitator(config.x402FacilitatorUrl!, { fetch: options.fetch, directory: options.directory }),
             maxTimeoutSeconds: 300,
           },
         }),

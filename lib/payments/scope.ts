@@ -43,6 +43,8 @@ export type SettlementTrace =
 
 export interface RequestScope {
   claims: CredentialClaims;
+  /** The paid resource's URL (APP_URL and the route): what a facilitator's directory status is about. */
+  resource?: string;
   pending?: PendingSettlement;
   /** The facilitator or card processor could not be reached / answered 5xx. */
   unavailable?: boolean;

@@ -182,7 +182,7 @@ export async function verifyPayment(
     return failure(rails, request, resourceUrl, 'missing-credential', 402);
   }
 
-  const scope: RequestScope = { claims: rails.claims, errors: [] };
+  const scope: RequestScope = { claims: rails.claims, resource: resourceUrl, errors: [] };
   let result: Awaited<ReturnType<ChargeHandler>>;
   try {
     result = await requestScope.run(scope, () =>
@@ -234,7 +234,7 @@ async function settle(
   pending: PendingSettlement,
   withReceipt: (response?: Response) => Response,
 ): Promise<Settlement | PaymentFailure> {
-  const scope: RequestScope = { claims: rails.claims, errors: [] };
+  const scope: RequestScope = { claims: rails.claims, resource: resourceUrl, errors: [] };
   let receipt: Record<string, unknown>;
   try {
     receipt = await requestScope.run(scope, pending.run);

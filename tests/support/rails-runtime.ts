@@ -15,7 +15,7 @@ import { installTestRuntime, type TestRuntime } from './runtime';
  */
 export function installRailsRuntime(rails: Pick<Rails, 'env'>, env: Record<string, string> = {}, options: { store?: Store } = {}): TestRuntime {
   const rt = installTestRuntime({ ...rails.env, ...env }, options);
-  rt.rails = railsFor(rt.config, rt.store);
+  rt.rails = railsFor(rt.config, rt.store, (event) => rt.log(event));
   return rt;
 }
 
