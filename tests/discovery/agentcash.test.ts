@@ -75,7 +75,7 @@ let source: OpenApiSource;
 beforeAll(async () => {
   rails = await startRails();
   server = await serveWebHandler(serveApp);
-  rt = installRailsRuntime(rails, { APP_URL: server.url, SUPPORT_EMAIL: 'operator@checks.example', RATE_LIMIT_PER_IP: '100000' });
+  rt = installRailsRuntime(rails, { APP_URL: server.url, SUPPORT_EMAIL: 'operator@checks.example', RATE_LIMIT_PER_IP: '100000', METRICS_TOKEN: 'metrics-token-for-discovery-test' });
   const fetched = await getOpenAPI(server.url);
   const value = fetched.isOk() ? fetched.value : null;
   if (value === null || isOpenApiParseFailure(value)) throw new Error(`@agentcash/discovery could not read /openapi.json: ${JSON.stringify(fetched.isOk() ? fetched.value : fetched.error)}`);
@@ -139,6 +139,35 @@ describe('@agentcash/discovery on the served /openapi.json', () => {
   it('finds no legacy well-known document to warn about: /openapi.json is the one discovery document', async () => {
     const probe = await probeLegacyWellKnown(server.url);
     expect(probe.isOk() ? probe.value : probe.error).toEqual({ x402: false, mpp: false });
+  });
+
+  it('is true about the credentials: each operation that declares no call without them refuses one, saying how to authenticate', async () => {
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { security: Array<Record<string, string[]>> }>> };
+    const refusals: Record<string, string> = {};
+    for (const [pathPattern, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        if (op.security.length === 0 || op.security.some((alt) => Object.keys(alt).length === 0)) continue;
+        const url = `${server.url}${pathPattern.replace(/\{\w+\}/g, 'rep_unknown')}`;
+        const res = await fetch(url, { method: method.toUpperCase(), ...(method === 'get' ? {} : { headers: { 'content-type': 'application/json' }, body: '{}' }) });
+        const body = (await res.json()) as { type?: string };
+        refusals[`${method.toUpperCase()} ${pathPattern}`] = `${res.status} ${body.type?.split('/').pop()}`;
+      }
+    }
+    const owner = '401 not-signed-in';
+    expect(refusals).toEqual({
+      'POST /api/billing/webhook': '400 invalid-signature',
+      'GET /api/metrics': '401 unauthorized',
+      'GET /api/session': owner,
+      'POST /api/session/rotate': owner,
+      'POST /api/session/checks/readiness': owner,
+      'POST /api/session/checks/ai-visibility': owner,
+      'GET /api/reports': owner,
+      'GET /api/reports/{id}': owner,
+      'GET /api/reports/{id}/compare/{otherId}': owner,
+      'POST /api/reports/{id}/share': owner,
+      'DELETE /api/reports/{id}/share': owner,
+      'POST /api/reports/{id}/rerun': owner,
+    });
   });
 
   // Its MPP header check expects every challenge to name a `recipient` address, as a token transfer does. The
