@@ -56,10 +56,12 @@ export interface FreeEndpoint {
   description: string;
   price: string;
   auth: string;
-  /** True when an `Authorization: Bearer <credits key>` changes the answer (OpenAPI security). */
-  optionalCreditsKey?: boolean;
-  /** True when a wallet that paid may read it with a SIGN-IN-WITH-X header instead (OpenAPI security `siwx`). */
-  walletSignIn?: boolean;
+  /**
+   * Who may call it, as alternatives (its OpenAPI `security`): `anonymous` when a call without credentials is
+   * answered, then each credential the route reads. A key sent in the body is not a credential here: OpenAPI has
+   * no scheme for it, and the request schema names it.
+   */
+  access: readonly Access[];
   query?: Array<{ name: string; required: boolean; description: string; schema: z.ZodType; example: string }>;
   /** Segments of `path` written `{name}` (the route's folder is `[name]`). */
   pathParams?: Array<{ name: string; description: string; schema: z.ZodType; example: string }>;
@@ -75,6 +77,10 @@ export interface FreeEndpoint {
   /** Its line in /llms.txt, when agents should be pointed at it. */
   llms?: { section: LlmsSection; label: string; text: string };
 }
+
+/** The credentials a route may read; each is a security scheme of the OpenAPI document (lib/discovery/openapi.ts). */
+export type Credential = 'creditsKey' | 'siteSession' | 'siwx' | 'metricsToken' | 'stripeSignature';
+type Access = 'anonymous' | Credential;
 
 export type LlmsSection = 'Discovery and docs' | 'Prepaid credits';
 export type Endpoint = PaidEndpoint | FreeEndpoint;
@@ -113,7 +119,7 @@ function describeEndpoint(op: CheckEntry): FreeEndpoint {
     summary: `Describe ${op.service}: price, rails, limits and rubric (free)`,
     description: 'Free. What the check does, its price and live payment rails, its rubric and its limits.',
     price: 'free',
-    auth: 'none',
+    auth: 'none', access: ['anonymous'],
     ok: { description: 'Cached for 5 minutes.', contentType: 'application/json', schema: descriptionSchema(op) },
     examples: () => [{
       status: 200,
@@ -138,7 +144,7 @@ const FREE_ROUTES: FreeEndpoint[] = [
     kind: 'free', method: 'GET', path: '/api/agent/credits', operationId: 'agentCredits', title: 'Plans and calls left',
     summary: 'Prepaid plans, or the calls left on a key (free)',
     description: 'Free. Without Authorization: the prepaid plans and where to buy them. With Authorization: Bearer <key>: the calls left on that key, per grant.',
-    price: 'free', auth: 'optional Bearer credits key', optionalCreditsKey: true,
+    price: 'free', auth: 'optional Bearer credits key', access: ['anonymous', 'creditsKey'],
     ok: { description: 'Plans (no key) or calls left (with a key)', contentType: 'application/json', schema: CreditsAnswer },
     examples: (appUrl) => {
       const plans = planList(appUrl);
@@ -160,7 +166,7 @@ const FREE_ROUTES: FreeEndpoint[] = [
     },
     price: `${PRICE_USD} USD per paid tool call`,
     auth: `credential in params._meta["${CREDENTIAL_META_KEY}"], or Authorization: Bearer <credits key> on the HTTP request`,
-    optionalCreditsKey: true,
+    access: ['anonymous', 'creditsKey'],
     get request() {
       const [first] = checks();
       return {
@@ -182,7 +188,7 @@ const FREE_ROUTES: FreeEndpoint[] = [
     kind: 'free', method: 'POST', path: '/api/billing/checkout', operationId: 'createCheckoutSession', title: 'Buy a plan (Stripe Checkout)',
     summary: 'Start a Stripe Checkout for a prepaid plan or a top-up',
     description: 'Creates a Stripe Checkout Session for a plan: a one-time payment for a bundle, a monthly subscription for the monthly plan. For a top-up, send your key in the body: it is checked here and never sent to Stripe or put in a URL. A form post gets 303 to the checkout page; JSON gets the address.',
-    price: 'the plan\'s price, paid on the checkout page', auth: 'none (a top-up names its key in the body)',
+    price: 'the plan\'s price, paid on the checkout page', auth: 'none (a top-up names its key in the body)', access: ['anonymous'],
     request: { contentTypes: ['application/json', 'application/x-www-form-urlencoded'], schema: CheckoutBody, example: { plan: PLANS[0].id, topUp: true, key: keyExample } },
     ok: { description: 'JSON request: the checkout address', contentType: 'application/json', schema: CheckoutCreated },
     redirect: { status: 303, description: 'Form post: Location is the checkout page' },
@@ -196,7 +202,7 @@ const FREE_ROUTES: FreeEndpoint[] = [
     kind: 'free', method: 'GET', path: '/api/billing/session', operationId: 'getCheckoutSessionStatus', title: 'Purchase status',
     summary: 'The state of a purchase, and its new key once',
     description: 'Polled by the purchase success page. A new key is in the first answer after payment only; later answers say it was shown. A top-up answers the key\'s new balance.',
-    price: 'free', auth: 'the Checkout Session id',
+    price: 'free', auth: 'the Checkout Session id', access: ['anonymous'],
     query: [{ name: 'session_id', required: true, description: 'The Checkout Session id (cs_…)', schema: z.string(), example: 'cs_…' }],
     ok: { description: 'Pending, or fulfilled', contentType: 'application/json', schema: SessionStatus },
     examples: () => [
@@ -211,7 +217,7 @@ const FREE_ROUTES: FreeEndpoint[] = [
     kind: 'free', method: 'POST', path: '/api/billing/account', operationId: 'getAccount', title: 'Account',
     summary: 'Calls left per grant and subscription state for a key',
     description: 'Calls left per grant with expiries, and the state of any subscription bought with the key.',
-    price: 'free', auth: 'the credits key, in the body',
+    price: 'free', auth: 'the credits key, in the body', access: ['anonymous'],
     request: { contentTypes: ['application/json'], schema: KeyBody, example: { key: keyExample } },
     ok: { description: 'The key\'s grants and subscriptions', contentType: 'application/json', schema: AccountSummary },
     examples: () => [{ status: 200, description: 'The key\'s grants and subscriptions.', body: { key: maskedKey, callsLeft: 74, grants: [{ id: 'gr_…', plan: 'subscription', calls: 50, used: 1, reserved: 0, callsLeft: 49, expiresAt: '2026-12-02T12:00:00.000Z', expired: false }, { id: 'gr_…', plan: 'bundle-25', calls: 25, used: 0, reserved: 0, callsLeft: 25, expiresAt: '2027-11-01T12:00:00.000Z', expired: false }], subscriptions: [{ id: 'sub_…', status: 'active', currentPeriodEnd: '2026-12-01T12:00:00.000Z', endedAt: null }], billingPortal: true } }],
@@ -221,7 +227,7 @@ const FREE_ROUTES: FreeEndpoint[] = [
     kind: 'free', method: 'POST', path: '/api/billing/portal', operationId: 'createBillingPortalSession', title: 'Billing portal',
     summary: 'Open the Stripe billing portal of the customer who bought a key',
     description: 'Opens the Stripe billing portal of the customer who bought the key: invoices, payment method, cancel the subscription.',
-    price: 'free', auth: 'the credits key, in the body',
+    price: 'free', auth: 'the credits key, in the body', access: ['anonymous'],
     request: { contentTypes: ['application/json', 'application/x-www-form-urlencoded'], schema: KeyBody, example: { key: keyExample } },
     ok: { description: 'JSON request: the portal address', contentType: 'application/json', schema: PortalCreated },
     redirect: { status: 303, description: 'Form post: Location is the portal' },
@@ -232,7 +238,7 @@ const FREE_ROUTES: FreeEndpoint[] = [
     kind: 'free', method: 'POST', path: '/api/billing/webhook', operationId: 'receiveStripeWebhook', title: 'Stripe webhook',
     summary: 'Stripe events (signed); for Stripe only',
     description: 'For Stripe only. Verifies Stripe-Signature over the raw body with STRIPE_WEBHOOK_SECRET and processes each event id once: checkout.session.completed, checkout.session.async_payment_succeeded, invoice.paid, customer.subscription.deleted, charge.refunded. Other event types are acknowledged and ignored.',
-    price: 'free', auth: 'Stripe-Signature',
+    price: 'free', auth: 'Stripe-Signature', access: ['stripeSignature'],
     request: { contentTypes: ['application/json'], schema: StripeEvent, headers: ['Stripe-Signature: t=…,v1=…'] },
     ok: { description: 'Accepted (processed, a replay, or an ignored type)', contentType: 'application/json', schema: WebhookAnswer },
     examples: () => [{ status: 200, description: 'Accepted (processed, a replay, or an ignored type).', body: { received: true, result: 'processed' } }],
@@ -244,7 +250,7 @@ const FREE_ROUTES: FreeEndpoint[] = [
     description:
       'Free. Without a query: liveness, answered while the server runs, checking no dependency. With ?ready=1: readiness, ' +
       'the store asked one cheap question (1.5 s deadline) and the payment rails this instance offers; 503 store-unavailable when the store does not answer.',
-    price: 'free', auth: 'none',
+    price: 'free', auth: 'none', access: ['anonymous'],
     query: [{ name: 'ready', required: false, description: '1: check the store and report the live rails', schema: z.literal('1'), example: '1' }],
     ok: { description: 'Up (liveness), or ready to serve paid calls (readiness)', contentType: 'application/json', schema: z.union([Health, ReadyAnswer]) },
     examples: () => [
@@ -260,7 +266,7 @@ const FREE_ROUTES: FreeEndpoint[] = [
       'For operators. This instance\'s counters and histograms in the Prometheus text format: paid calls by operation, rail and outcome, ' +
       'check durations, 402s issued, settlement failures, store latency, fetches by outcome, process metrics. Each instance exports its own. ' +
       'Answers Authorization: Bearer <METRICS_TOKEN> only; 404 when METRICS_TOKEN is not set.',
-    price: 'free', auth: 'Authorization: Bearer <METRICS_TOKEN>',
+    price: 'free', auth: 'Authorization: Bearer <METRICS_TOKEN>', access: ['metricsToken'],
     ok: { description: 'Prometheus text exposition format 0.0.4', contentType: METRICS_CONTENT_TYPE, schema: z.string().regex(/^# HELP /) },
     examples: () => [{ status: 200, description: 'Abbreviated.', body: '# HELP pac_paid_calls_total Paid calls by operation, payment rail and outcome\n# TYPE pac_paid_calls_total counter\npac_paid_calls_total{operation="createAgentReadinessAssessment",rail="credits",outcome="fulfilled"} 3' }],
     errors: ['unauthorized', 'not-found'],
@@ -269,27 +275,17 @@ const FREE_ROUTES: FreeEndpoint[] = [
     kind: 'free', method: 'GET', path: '/openapi.json', operationId: 'openApiDocument', title: 'OpenAPI document',
     summary: 'This OpenAPI 3.1 document (free)',
     description: 'Free. Every endpoint with its request and response schemas; the paid operations carry x-payment-info with one offer per live rail. Cached for 5 minutes.',
-    price: 'free', auth: 'none',
+    price: 'free', auth: 'none', access: ['anonymous'],
     ok: { description: 'The OpenAPI 3.1 document', contentType: 'application/json', schema: OpenApiDocument },
     examples: (appUrl) => [{ status: 200, description: 'Abbreviated.', body: { openapi: '3.1.0', info: { title: 'Paid Agent Checks', version: '…' }, servers: [{ url: appUrl }], paths: { '…': {} }, components: {} } }],
     errors: [],
     llms: { section: 'Discovery and docs', label: 'OpenAPI 3.1', text: 'every endpoint, request and response schemas and x-payment-info offers' },
   },
   {
-    kind: 'free', method: 'GET', path: '/.well-known/x402', operationId: 'x402WellKnown', title: 'x402 resource list',
-    summary: 'The paid resources, for the x402 directories (free)',
-    description: 'Free. { version: 1, resources, instructions }: the absolute address of every paid check (empty while the x402 rail is not live) and how to call them. Cached for 5 minutes.',
-    price: 'free', auth: 'none',
-    ok: { description: 'The resource list', contentType: 'application/json', schema: z.strictObject({ version: z.literal(1), resources: z.array(z.string()), instructions: z.string() }) },
-    examples: (appUrl) => [{ status: 200, description: 'With the x402 rail live.', body: { version: 1, resources: checks().map((c) => `${appUrl}${c.path}`), instructions: 'POST the JSON body of a paid operation without payment: …' } }],
-    errors: [],
-    llms: { section: 'Discovery and docs', label: 'x402 resource list', text: 'the paid resources as the x402 directories read them' },
-  },
-  {
     kind: 'free', method: 'GET', path: '/llms.txt', operationId: 'llmsTxt', title: 'llms.txt',
     summary: 'A summary for language models, with links (free)',
     description: 'Free. The llmstxt.org summary of this service: the paid operations, discovery documents and prepaid plans. Cached for 5 minutes.',
-    price: 'free', auth: 'none',
+    price: 'free', auth: 'none', access: ['anonymous'],
     ok: { description: 'Markdown', contentType: 'text/markdown', schema: z.string().min(1) },
     examples: () => [],
     errors: [],
@@ -304,6 +300,7 @@ export const PREPAID_RESPONSE_HEADERS: Record<string, string> = {
 
 const sessionAuth = `the ${SECURE_SESSION_COOKIE} cookie set by POST /api/session (${SESSION_COOKIE} on plain-http development)`;
 const ownerAuth = `Authorization: Bearer <credits key>, ${sessionAuth}, or for a wallet that paid SIGN-IN-WITH-X: <base64 signed message> (the request sent without credentials gets a 401 whose extensions["sign-in-with-x"] is the message to sign for that method and path, with a nonce issued for it: signed as it stands, it is good for that request once, for 5 minutes)`;
+const ownerAccess: Access[] = ['creditsKey', 'siteSession', 'siwx'];
 const sessionCookieHeader = `Set-Cookie: ${SECURE_SESSION_COOKIE}=<opaque id>; Path=/; HttpOnly; SameSite=Strict; Max-Age=604800; Secure (in production or behind an https APP_URL; on plain-http development ${SESSION_COOKIE}=<opaque id> without Secure)`;
 const reportIdExample = 'rep_3q2mVZ0Lr8Yc1xN4T7bKpWsA9eHfJdUg';
 
@@ -317,7 +314,7 @@ function sessionCheckEndpoint(op: CheckEntry): FreeEndpoint {
       '(Credits-Remaining and Link on the 200; a 422 charges nothing). Idempotency-Key is required: a fresh one per submission, the same one to retry it. ' +
       'A request whose Origin is another site is refused with 403.',
     price: `${PRICE_USD} USD: one prepaid call`,
-    auth: sessionAuth,
+    auth: sessionAuth, access: ['siteSession'],
     request: { contentTypes: ['application/json'], schema: op.input, headers: ['Content-Type: application/json', 'Idempotency-Key: <fresh per submission>', `Cookie: ${SECURE_SESSION_COOKIE}=…`], example: op.example },
     ok: { description: 'The result, as the paid REST route answers it', contentType: 'application/json', schema: op.output, headers: PREPAID_RESPONSE_HEADERS },
     // The 200 is the paid route's, shown in that route's section with its headers.
@@ -340,7 +337,7 @@ const REPORT_ACTION_ROUTES: FreeEndpoint[] = [
     description:
       'Both reports must be the key\'s (else 404, as for GET /api/reports/{id}), of the same check and the same address or workflow (else 400). ' +
       'before is the older of the two, whichever id comes first; findings are matched by id. Reads are rate limited per client address (RATE_LIMIT_REPORTS_PER_IP).',
-    price: 'free', auth: ownerAuth, optionalCreditsKey: true,
+    price: 'free', auth: ownerAuth, access: ownerAccess,
     pathParams: [reportIdParam, { name: 'otherId', description: 'The other report\'s id', schema: z.string(), example: 'rep_9ZkT4nQ1wX7bL0cV3mR8yH2sJ5dF6gA_' }],
     ok: { description: 'The comparison', contentType: 'application/json', schema: ReportComparison },
     examples: () => [{
@@ -364,7 +361,7 @@ const REPORT_ACTION_ROUTES: FreeEndpoint[] = [
     description:
       'Anyone with the link sees the report, and nothing of the key or account; the page is never indexed. The token is shown only in this answer (the server keeps its hash); ' +
       'a new link replaces the earlier one, which stops working. The link lasts as long as the report. A request whose Origin is another site is refused with 403.',
-    price: 'free', auth: ownerAuth, optionalCreditsKey: true,
+    price: 'free', auth: ownerAuth, access: ownerAccess,
     pathParams: [reportIdParam],
     ok: { description: 'The new link', contentType: 'application/json', schema: ShareCreated },
     examples: (appUrl) => [{ status: 200, description: 'Shared.', body: { url: `${appUrl}/r/shr_…`, path: '/r/shr_…' } }],
@@ -374,7 +371,7 @@ const REPORT_ACTION_ROUTES: FreeEndpoint[] = [
     kind: 'free', method: 'DELETE', path: '/api/reports/{id}/share', operationId: 'unshareReport', title: 'Stop sharing a stored report',
     summary: 'The report\'s public link stops working (404 from then on)',
     description: 'Always 204 for the owner, shared or not. A request whose Origin is another site is refused with 403.',
-    price: 'free', auth: ownerAuth, optionalCreditsKey: true,
+    price: 'free', auth: ownerAuth, access: ownerAccess,
     pathParams: [reportIdParam],
     ok: { description: 'Revoked', contentType: 'application/json', schema: z.null(), status: 204 },
     examples: () => [{ status: 204, description: 'The link answers 404 from now on.' }],
@@ -387,7 +384,7 @@ const REPORT_ACTION_ROUTES: FreeEndpoint[] = [
       'For the site: runs the report\'s check again with the input it was made from, paid with the signed-in session\'s key exactly as POST /api/session/checks/{check} ' +
       '(one prepaid call; a fresh Idempotency-Key is required; the new report in the Link header). A Bearer client sends its own POST to the check again instead.',
     price: `${PRICE_USD} USD: one prepaid call`,
-    auth: sessionAuth,
+    auth: sessionAuth, access: ['siteSession'],
     pathParams: [reportIdParam],
     get ok() {
       return { description: 'The new result, as the paid REST route answers it', contentType: 'application/json', schema: z.union(checks().map((o) => o.output)), headers: PREPAID_RESPONSE_HEADERS };
@@ -408,7 +405,7 @@ const SESSION_ROUTES: FreeEndpoint[] = [
       `For the site's pages. Checks the key and sets ${SECURE_SESSION_COOKIE} (${SESSION_COOKIE} on plain-http development): an opaque random id, never the key; the server keeps only the key\'s hash behind it. ` +
       'The session lasts 7 days from sign-in (not sliding). Sign-ins are rate limited per client address (RATE_LIMIT_SESSION_PER_IP); a request whose Origin is another site is refused with 403. ' +
       'The site\'s sign-in forms also post here as an HTML form (application/x-www-form-urlencoded: key, and return, /check or /account) when their script has not run: the answer is then 303 back to that page with the same cookie, or to the page with ?sign-in=invalid-key, missing-key, rate-limited or failed, so the key never travels in an address.',
-    price: 'free', auth: 'the credits key, in the body',
+    price: 'free', auth: 'the credits key, in the body', access: ['anonymous'],
     request: { contentTypes: ['application/json'], schema: SignInBody, example: { key: keyExample } },
     ok: { description: 'Signed in; Set-Cookie carries the session', contentType: 'application/json', schema: SessionAnswer, headers: { 'Set-Cookie': sessionCookieHeader } },
     examples: () => [{ status: 200, description: 'Signed in.', headers: { 'Set-Cookie': `${SECURE_SESSION_COOKIE}=…; Path=/; HttpOnly; SameSite=Strict; Max-Age=604800; Secure` }, body: { signedIn: true, callsLeft: 24, keyPrefix: maskedKey } }],
@@ -418,7 +415,7 @@ const SESSION_ROUTES: FreeEndpoint[] = [
     kind: 'free', method: 'GET', path: '/api/session', operationId: 'getSession', title: 'Who is signed in',
     summary: 'The signed-in key (masked) and its calls left',
     description: 'The masked key and the calls left for the session cookie, or 401 when there is no live session (signed out, expired, or the key revoked).',
-    price: 'free', auth: sessionAuth,
+    price: 'free', auth: sessionAuth, access: ['siteSession'],
     ok: { description: 'Signed in', contentType: 'application/json', schema: SessionAnswer },
     examples: () => [{ status: 200, description: 'Signed in.', body: { signedIn: true, callsLeft: 24, keyPrefix: maskedKey } }],
     errors: ['not-signed-in', 'store-unavailable'],
@@ -427,7 +424,7 @@ const SESSION_ROUTES: FreeEndpoint[] = [
     kind: 'free', method: 'DELETE', path: '/api/session', operationId: 'signOut', title: 'Sign out',
     summary: 'Sign out: the session is deleted on the server and the cookie cleared',
     description: 'Deletes the session from the store at once (the cookie\'s id is worthless from then on) and clears the cookie. Answers 204 whether or not a session was there.',
-    price: 'free', auth: sessionAuth,
+    price: 'free', auth: sessionAuth, access: ['anonymous', 'siteSession'],
     ok: { description: 'Signed out; Set-Cookie clears the cookie', contentType: 'application/json', schema: z.null(), status: 204, headers: { 'Set-Cookie': `${SECURE_SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0; Secure` } },
     examples: () => [{ status: 204, description: 'Signed out.', headers: { 'Set-Cookie': `${SECURE_SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0; Secure` } }],
     errors: ['cross-origin-refused', 'store-unavailable'],
@@ -440,7 +437,7 @@ const SESSION_ROUTES: FreeEndpoint[] = [
       '(a Bearer call with it answers 401). The new key is in this answer only. The session follows the new key. ' +
       `The session proves its owner: within ${RECENT_SIGN_IN_MS / 60_000} minutes of signing in the body may be empty; later it must carry the current key ({ "key": "pac_live_…" }), ` +
       'or the answer is 403 current-key-required and nothing changes. A request whose Origin is another site is refused with 403.',
-    price: 'free', auth: `${sessionAuth}; after ${RECENT_SIGN_IN_MS / 60_000} minutes, also the current key in the body`,
+    price: 'free', access: ['siteSession'], auth: `${sessionAuth}; after ${RECENT_SIGN_IN_MS / 60_000} minutes, also the current key in the body`,
     request: { contentTypes: ['application/json'], schema: RotateBody, example: { key: keyExample } },
     ok: { description: 'The new key, shown this once', contentType: 'application/json', schema: RotatedKey },
     examples: () => [{ status: 200, description: 'The new key, shown this once.', body: { key: keyExample, keyPrefix: maskedKey, callsLeft: 24 } }],
@@ -455,7 +452,7 @@ const REPORT_ROUTES: FreeEndpoint[] = [
     description:
       'Every fulfilled call paid with a credits key (site, REST or MCP) or a wallet (MPP evm, x402) keeps its 200 body for REPORT_RETENTION_DAYS (30 by default). This lists the key\'s or the wallet\'s reports, newest first (creditsUsage for a key, paymentReference, the transaction, for a wallet): ' +
       'target is the checked URL (visibility) or the workflow\'s name (readiness), score the report\'s score. Pass nextCursor as cursor for the next page (null: no more). Reads are rate limited per client address (RATE_LIMIT_REPORTS_PER_IP).',
-    price: 'free', auth: ownerAuth, optionalCreditsKey: true, walletSignIn: true,
+    price: 'free', auth: ownerAuth, access: ownerAccess,
     query: [
       { name: 'limit', required: false, description: `Reports per page, 1-${REPORT_PAGE_MAX} (default 20)`, schema: z.string(), example: '20' },
       { name: 'cursor', required: false, description: 'nextCursor of the previous page', schema: z.string(), example: '…' },
@@ -473,7 +470,7 @@ const REPORT_ROUTES: FreeEndpoint[] = [
     kind: 'free', method: 'GET', path: '/api/reports/{id}', operationId: 'getReport', title: 'One stored report',
     summary: 'A stored report: the 200 body of a paid call, to the key that paid for it',
     description: 'The 200 body exactly as the paid call answered it. Only the key that paid for it (or its session), or the wallet that paid for it (SIGN-IN-WITH-X), may read it: any other key or wallet, and an unknown or expired id, get the same 404. Reads are rate limited per client address (RATE_LIMIT_REPORTS_PER_IP).',
-    price: 'free', auth: ownerAuth, optionalCreditsKey: true, walletSignIn: true,
+    price: 'free', auth: ownerAuth, access: ownerAccess,
     pathParams: [{ name: 'id', description: 'The report id (from the Link header, _meta.reportUrl or GET /api/reports)', schema: z.string(), example: reportIdExample }],
     get ok() {
       return { description: 'The stored 200 body of a paid check', contentType: 'application/json', schema: z.union(checks().map((o) => o.output)) };

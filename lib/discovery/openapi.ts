@@ -1,16 +1,20 @@
 import { z } from 'zod';
 import type { CheckEntry } from '@/lib/checks/entry';
-import { endpoints, PREPAID_RESPONSE_HEADERS, type FreeEndpoint } from '@/lib/endpoints';
+import { endpoints, PREPAID_RESPONSE_HEADERS, type Credential, type FreeEndpoint } from '@/lib/endpoints';
 import { PRICE_CENTS, PRICE_USD, PRICE_USDC, PRICE_USDC_UNITS } from '@/lib/price';
 import { checkServicesInWords } from '@/lib/checks/registry';
 import { PROBLEMS, PROBLEM_BASE, PROBLEM_MEDIA_TYPE, type ProblemKind } from '@/lib/problems';
 import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/paid-call/pipeline';
+import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from '@/lib/session';
+import { SIWX_HEADER } from '@/lib/session/wallet';
 
 // The OpenAPI 3.1 document, generated from the endpoint registry (lib/endpoints.ts) so it cannot
 // drift from the routes. Each paid operation carries `x-payment-info` with one offer per live rail, which is
 // what `mppx discover validate` and `mppx validate` read, and beside the offers the same terms in the shape
-// the x402 directories read (x402scan, mppscan, AgentCash): `price` and `protocols`. `info.x-guidance` tells
-// an agent how to call us.
+// the x402 directories read (x402scan, mppscan, AgentCash, through @agentcash/discovery): `price` and
+// `protocols`. Those directories also read each operation's `security` to tell a paid route from a free or a
+// signed-in one, so every operation declares it, `[]` for a public one; and `info.contact.email` is how
+// they reach the operator. `info.x-guidance` tells an agent how to call us.
 
 const INTERFACE_VERSION = '1.0.0';
 const USDC_UNITS = String(PRICE_USDC_UNITS);
@@ -19,6 +23,11 @@ export interface DiscoveryContext {
   appUrl: string;
   rails: string[];
   usdcAddress: string;
+}
+
+/** What the OpenAPI document needs beyond the other discovery documents: where to write to the operator. */
+interface OpenApiContext extends DiscoveryContext {
+  contactEmail: string;
 }
 
 function paymentOffers(ctx: DiscoveryContext) {
@@ -47,8 +56,7 @@ function directoryPaymentInfo(offers: Array<Record<string, string>>) {
 }
 
 /**
- * How an agent should call us, in a few sentences: the directories show it (OpenAPI `info.x-guidance`, the
- * `instructions` of /.well-known/x402).
+ * How an agent should call us, in a few sentences: the directories show it (OpenAPI `info.x-guidance`).
  * @example callGuidance().startsWith('POST') // true
  */
 export function callGuidance(): string {
@@ -136,7 +144,7 @@ function freeOperation(endpoint: FreeEndpoint) {
     summary: endpoint.summary,
     description: endpoint.description,
     tags: ['free'],
-    ...(endpoint.optionalCreditsKey ? { security: [{}, { creditsKey: [] }, ...(endpoint.walletSignIn ? [{ siwx: [] }] : [])] } : {}),
+    security: security(endpoint.access),
     ...(parameters.length ? { parameters } : {}),
     ...(request ? {
       requestBody: {
@@ -154,21 +162,52 @@ function freeOperation(endpoint: FreeEndpoint) {
   };
 }
 
+/** An endpoint's access as OpenAPI `security`: `[]` for a public one (how the directories read "no credential"). */
+function security(access: FreeEndpoint['access']) {
+  if (access.every((a) => a === 'anonymous')) return [];
+  return access.map((a) => (a === 'anonymous' ? {} : { [a]: [] }));
+}
+
+/**
+ * The credentials the routes read, as OpenAPI security schemes. Each is an `apiKey` scheme naming the header or
+ * cookie it travels in: that is the type the directories count as a credential (an `http` bearer scheme counts as
+ * none there, and its operations as undeclared), so a Bearer token's description gives its value's form.
+ */
+const SECURITY_SCHEMES: Record<Credential, Record<string, string>> = {
+  creditsKey: {
+    type: 'apiKey', in: 'header', name: 'Authorization',
+    description: 'A prepaid credits key, sent as Authorization: Bearer pac_live_…. On a paid operation it is the other way to pay: one prepaid call instead of a payment.',
+  },
+  siteSession: {
+    type: 'apiKey', in: 'cookie', name: SECURE_SESSION_COOKIE,
+    description: `The site's session, set by POST /api/session (${SESSION_COOKIE} on plain-http development): for the site's own pages.`,
+  },
+  siwx: {
+    type: 'apiKey', in: 'header', name: SIWX_HEADER, 'x-agentcash-auth-kind': 'siwx',
+    description:
+      'x402 sign-in-with-x: a SIWE message signed by the wallet that paid, base64 JSON. Send the request without credentials: its 401 offers, in extensions["sign-in-with-x"], ' +
+      'the message for that method and path (uri and resources the request\'s URL, statement "<what it does>: <METHOD> <path>") with a nonce issued for it. Sign it as it stands: good for that request once, for 5 minutes.',
+  },
+  metricsToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'For operators: Authorization: Bearer <METRICS_TOKEN>.' },
+  stripeSignature: { type: 'apiKey', in: 'header', name: 'Stripe-Signature', description: 'Stripe\'s signature over the raw body (t=…,v1=…), checked with STRIPE_WEBHOOK_SECRET.' },
+};
+
 /** A method the route answers only with 405, so a client reading the document knows not to use it. */
 function refusedOperation(endpoint: FreeEndpoint, method: string) {
   return {
     operationId: `${endpoint.operationId}${method.charAt(0)}${method.slice(1).toLowerCase()}`,
     summary: `Not supported: send ${endpoint.method}`,
     tags: ['free'],
+    security: [],
     responses: errorResponses(['method-not-allowed']),
   };
 }
 
 /**
  * The OpenAPI 3.1 document: one operation per registry entry (lib/endpoints.ts), with its real schemas.
- * @example openApiDocument({ appUrl: 'https://checks.example', rails: ['evm'], usdcAddress: BASE_USDC_ADDRESS })
+ * @example openApiDocument({ appUrl: 'https://checks.example', rails: ['evm'], usdcAddress: BASE_USDC_ADDRESS, contactEmail: 'support@checks.example' })
  */
-export function openApiDocument(ctx: DiscoveryContext) {
+export function openApiDocument(ctx: OpenApiContext) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const endpoint of endpoints()) {
     const item = (paths[endpoint.path] ??= {});
@@ -186,23 +225,17 @@ export function openApiDocument(ctx: DiscoveryContext) {
       version: INTERFACE_VERSION,
       description: `${checkServicesInWords({ articles: false })} at ${PRICE_USD} USD per fulfilled request, over HTTP 402 (MPP card, MPP evm, x402 v2) or prepaid credits keys.`,
       'x-guidance': callGuidance(),
+      contact: { email: ctx.contactEmail },
     },
     servers: [{ url: ctx.appUrl }],
+    'x-agentcash-guidance': { llmsTxtUrl: new URL('/llms.txt', ctx.appUrl).href },
     'x-service-info': {
       categories: ['developer-tools', 'seo', 'payments'],
       docs: { homepage: '/', apiReference: '/docs', llms: '/llms.txt' },
     },
     paths,
     components: {
-      securitySchemes: {
-        creditsKey: { type: 'http', scheme: 'bearer', description: 'A prepaid credits key (pac_live_…)' },
-        siwx: {
-          type: 'apiKey', in: 'header', name: 'SIGN-IN-WITH-X',
-          description:
-            'x402 sign-in-with-x: a SIWE message signed by the wallet that paid, base64 JSON. Send the request without credentials: its 401 offers, in extensions["sign-in-with-x"], ' +
-            'the message for that method and path (uri and resources the request\'s URL, statement "<what it does>: <METHOD> <path>") with a nonce issued for it. Sign it as it stands: good for that request once, for 5 minutes.',
-        },
-      },
+      securitySchemes: SECURITY_SCHEMES,
       schemas: {
         Problem: {
           type: 'object',

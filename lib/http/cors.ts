@@ -21,7 +21,7 @@ interface CorsRule {
 
 /** The REST API: keys, bodies, idempotency, payment credentials and the wallet sign-in in; the terms, the receipts, replays, calls left, the report, when to retry out. */
 const REST: CorsRule = {
-  sources: ['/api/agent/:path*', '/api/reports', '/api/reports/:id', '/api/reports/:id/compare/:otherId', '/openapi.json', '/llms.txt', '/.well-known/:path*'],
+  sources: ['/api/agent/:path*', '/api/reports', '/api/reports/:id', '/api/reports/:id/compare/:otherId', '/openapi.json', '/llms.txt'],
   methods: ['GET', 'POST', 'OPTIONS'],
   allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'PAYMENT-SIGNATURE', 'X-PAYMENT', 'SIGN-IN-WITH-X'],
   exposeHeaders: ['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'Payment-Receipt', 'WWW-Authenticate', 'Idempotent-Replayed', 'Credits-Remaining', 'Link', 'Retry-After', 'X-Request-Id'],

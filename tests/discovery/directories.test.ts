@@ -1,16 +1,14 @@
 // What the x402 and MPP directories read: x-payment-info in both shapes (mppx's offers; price and protocols),
-// info.x-guidance, and /.well-known/x402; and which registry paths carry CORS (lib/http/cors.ts).
+// each operation's security, info.x-guidance; and which registry paths carry CORS (lib/http/cors.ts).
+// tests/discovery/agentcash.test.ts runs x402scan's own discovery validator on the served document.
 import { validate } from 'mppx/discovery';
-import { afterEach, describe, expect, it } from 'vitest';
-import { GET as wellKnownRoute } from '@/app/.well-known/x402/route';
+import { describe, expect, it } from 'vitest';
 import { callGuidance, openApiDocument } from '@/lib/discovery/openapi';
-import { x402WellKnown } from '@/lib/discovery/well-known';
 import { endpoints } from '@/lib/endpoints';
 import { CORS_ROUTES } from '@/lib/http/cors';
 import { BASE_USDC_ADDRESS } from '@/lib/config';
-import { installTestRuntime, type TestRuntime } from '../support/runtime';
 
-const ctx = { appUrl: 'https://checks.example', rails: ['stripe', 'evm', 'x402'], usdcAddress: BASE_USDC_ADDRESS };
+const ctx = { appUrl: 'https://checks.example', rails: ['stripe', 'evm', 'x402'], usdcAddress: BASE_USDC_ADDRESS, contactEmail: 'support@checks.example' };
 type PaymentInfo = { offers: Array<Record<string, string>>; price: unknown; protocols: unknown };
 type Doc = { info: Record<string, unknown>; paths: Record<string, Record<string, { 'x-payment-info'?: PaymentInfo }>> };
 
@@ -35,47 +33,49 @@ describe('x-payment-info for the directories', () => {
     expect(doc.paths['/api/agent/readiness'].post['x-payment-info']!.protocols).toEqual([{ x402: {} }]);
   });
 
-  it('declares the wallet sign-in (siwx) beside the credits key on the reports routes only', () => {
-    const doc = openApiDocument(ctx) as unknown as { paths: Record<string, Record<string, { security?: unknown }>>; components: { securitySchemes: Record<string, unknown> } };
-    expect(doc.components.securitySchemes.siwx).toMatchObject({ type: 'apiKey', in: 'header', name: 'SIGN-IN-WITH-X' });
-    const withSiwx = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).filter(([, op]) => JSON.stringify(op.security ?? []).includes('siwx')).map(([method]) => `${method} ${path}`));
-    expect(withSiwx).toEqual(['get /api/reports', 'get /api/reports/{id}']);
-    expect(doc.paths['/api/reports'].get.security).toEqual([{}, { creditsKey: [] }, { siwx: [] }]);
+  it('declares who may call each operation: the wallet sign-in (siwx) on the report owner\'s routes, a payment or a credits key on the paid ones', () => {
+    const doc = openApiDocument(ctx) as unknown as { paths: Record<string, Record<string, { security: unknown }>>; components: { securitySchemes: Record<string, unknown> } };
+    expect(doc.components.securitySchemes.siwx).toMatchObject({ type: 'apiKey', in: 'header', name: 'SIGN-IN-WITH-X', 'x-agentcash-auth-kind': 'siwx' });
+    expect(doc.components.securitySchemes.creditsKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
+    const security = Object.fromEntries(Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op.security])));
+    const owner = [{ creditsKey: [] }, { siteSession: [] }, { siwx: [] }];
+    expect(security).toEqual({
+      'POST /api/agent/readiness': [{}, { creditsKey: [] }],
+      'POST /api/agent/ai-visibility': [{}, { creditsKey: [] }],
+      'GET /api/agent/readiness': [],
+      'GET /api/agent/ai-visibility': [],
+      'GET /api/agent/credits': [{}, { creditsKey: [] }],
+      'POST /api/mcp': [{}, { creditsKey: [] }],
+      'GET /api/mcp': [],
+      'DELETE /api/mcp': [],
+      'POST /api/billing/checkout': [],
+      'GET /api/billing/session': [],
+      'POST /api/billing/account': [],
+      'POST /api/billing/portal': [],
+      'POST /api/billing/webhook': [{ stripeSignature: [] }],
+      'GET /api/health': [],
+      'GET /api/metrics': [{ metricsToken: [] }],
+      'GET /openapi.json': [],
+      'GET /llms.txt': [],
+      'POST /api/session': [],
+      'GET /api/session': [{ siteSession: [] }],
+      'DELETE /api/session': [{}, { siteSession: [] }],
+      'POST /api/session/rotate': [{ siteSession: [] }],
+      'POST /api/session/checks/readiness': [{ siteSession: [] }],
+      'POST /api/session/checks/ai-visibility': [{ siteSession: [] }],
+      'GET /api/reports': owner,
+      'GET /api/reports/{id}': owner,
+      'GET /api/reports/{id}/compare/{otherId}': owner,
+      'POST /api/reports/{id}/share': owner,
+      'DELETE /api/reports/{id}/share': owner,
+      'POST /api/reports/{id}/rerun': [{ siteSession: [] }],
+    });
   });
 
   it('tells an agent how to call us in info.x-guidance', () => {
     const guidance = (openApiDocument(ctx) as Doc).info['x-guidance'];
     expect(guidance).toBe(callGuidance());
     for (const words of ['PAYMENT-REQUIRED', 'WWW-Authenticate', 'PAYMENT-SIGNATURE', 'Authorization: Bearer', 'Idempotency-Key', 'SIGN-IN-WITH-X']) expect(guidance).toContain(words);
-  });
-});
-
-describe('/.well-known/x402', () => {
-  let rt: TestRuntime | undefined;
-  afterEach(async () => {
-    await rt?.dispose();
-    rt = undefined;
-  });
-
-  it('lists every paid check from the registry as an absolute address, with the guidance', () => {
-    expect(x402WellKnown(ctx)).toEqual({
-      version: 1,
-      resources: ['https://checks.example/api/agent/readiness', 'https://checks.example/api/agent/ai-visibility'],
-      instructions: callGuidance(),
-    });
-  });
-
-  it('lists nothing while the x402 rail is not live', () => {
-    expect(x402WellKnown({ ...ctx, rails: ['stripe', 'evm'] }).resources).toEqual([]);
-  });
-
-  it('is served by its route for this deployment', async () => {
-    rt = installTestRuntime({ APP_URL: 'https://checks.example' });
-    const res = await wellKnownRoute(new Request('https://checks.example/.well-known/x402'));
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('application/json');
-    // No rails in this runtime: nothing payable over x402.
-    expect(await res.json()).toEqual({ version: 1, resources: [], instructions: callGuidance() });
   });
 });
 
@@ -93,7 +93,7 @@ describe('CORS on the public API only', () => {
 
   it('covers the paid checks and their descriptions, the credits plans, the reports, the discovery documents and the MCP endpoint', () => {
     expect(registryPaths.filter(cors).sort()).toEqual([
-      '/.well-known/x402', '/api/agent/ai-visibility', '/api/agent/credits', '/api/agent/readiness', '/api/mcp', '/api/reports', '/api/reports/x', '/api/reports/x/compare/x', '/llms.txt', '/openapi.json',
+      '/api/agent/ai-visibility', '/api/agent/credits', '/api/agent/readiness', '/api/mcp', '/api/reports', '/api/reports/x', '/api/reports/x/compare/x', '/llms.txt', '/openapi.json',
     ]);
   });
 
@@ -105,7 +105,7 @@ describe('CORS on the public API only', () => {
   });
 
   it('allows any origin without credentials, and names every request and response header an agent uses', () => {
-    for (const path of ['/api/agent/readiness', '/api/reports/x', '/openapi.json', '/.well-known/x402']) {
+    for (const path of ['/api/agent/readiness', '/api/reports/x', '/openapi.json']) {
       expect(corsOf(path), path).toEqual([
         {
           'Access-Control-Allow-Origin': '*',

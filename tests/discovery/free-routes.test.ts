@@ -10,7 +10,6 @@ import { GET as metricsGET } from '@/app/api/metrics/route';
 import { POST as mcpPOST } from '@/app/api/mcp/route';
 import { GET as openApiGET } from '@/app/openapi.json/route';
 import { GET as llmsGET } from '@/app/llms.txt/route';
-import { GET as wellKnownX402GET } from '@/app/.well-known/x402/route';
 import { GET as ownSessionGET, POST as signInPOST, DELETE as signOutDELETE } from '@/app/api/session/route';
 import { POST as rotatePOST } from '@/app/api/session/rotate/route';
 import { GET as reportsGET } from '@/app/api/reports/route';
@@ -187,7 +186,6 @@ const SAMPLES: Record<string, () => Promise<Response[]>> = {
   },
   'GET /openapi.json': async () => [openApiGET()],
   'GET /llms.txt': async () => [llmsGET()],
-  'GET /.well-known/x402': async () => [wellKnownX402GET()],
 };
 
 const freeEndpoints = endpoints().filter((e): e is FreeEndpoint => e.kind === 'free');

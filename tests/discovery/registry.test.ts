@@ -14,7 +14,7 @@ import { BASE_USDC_ADDRESS } from '@/lib/config';
 
 const APP = path.resolve(__dirname, '../../app');
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
-const ctx = { appUrl: 'https://checks.example', rails: ['stripe', 'evm', 'x402'], usdcAddress: BASE_USDC_ADDRESS };
+const ctx = { appUrl: 'https://checks.example', rails: ['stripe', 'evm', 'x402'], usdcAddress: BASE_USDC_ADDRESS, contactEmail: 'support@checks.example' };
 
 type Operation = { responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }> };
 

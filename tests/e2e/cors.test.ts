@@ -96,10 +96,10 @@ describe.skipIf(!settings)('CORS from a page on another origin (Chromium)', () =
   });
 
   it('reads the discovery documents', async () => {
-    const wellKnown = await fetchFromPage(`${server.url}/.well-known/x402`, {}, []);
-    if (wellKnown === 'blocked') throw new Error('blocked');
-    expect(JSON.parse(wellKnown.body)).toMatchObject({ version: 1, resources: [`${server.url}/api/agent/readiness`, `${server.url}/api/agent/ai-visibility`] });
-    for (const path of ['/openapi.json', '/llms.txt', '/api/agent/readiness']) {
+    const openapi = await fetchFromPage(`${server.url}/openapi.json`, {}, []);
+    if (openapi === 'blocked') throw new Error('blocked');
+    expect(JSON.parse(openapi.body)).toMatchObject({ servers: [{ url: server.url }], paths: { '/api/agent/readiness': { post: { 'x-payment-info': { price: { mode: 'fixed', currency: 'USD', amount: '1.00' } } } } } });
+    for (const path of ['/llms.txt', '/api/agent/readiness']) {
       const seen = await fetchFromPage(`${server.url}${path}`, {}, []);
       expect(seen === 'blocked' ? 'blocked' : seen.status, path).toBe(200);
     }

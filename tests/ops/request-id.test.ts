@@ -17,7 +17,6 @@ import * as reportRoute from '@/app/api/reports/[id]/route';
 import * as compareRoute from '@/app/api/reports/[id]/compare/[otherId]/route';
 import * as shareRoute from '@/app/api/reports/[id]/share/route';
 import * as rerunRoute from '@/app/api/reports/[id]/rerun/route';
-import * as x402WellKnownRoute from '@/app/.well-known/x402/route';
 import { NextRequest } from 'next/server';
 import { proxy } from '@/proxy';
 import { endpoints } from '@/lib/endpoints';
@@ -67,7 +66,6 @@ const ROUTES: Record<string, RouteModule> = {
     DELETE: (request: Request) => shareRoute.DELETE(request, { params: Promise.resolve({ id: 'rep_unknown' }) }),
   },
   '/api/reports/{id}/rerun': { POST: (request: Request) => rerunRoute.POST(request, { params: Promise.resolve({ id: 'rep_unknown' }) }) },
-  '/.well-known/x402': x402WellKnownRoute,
 };
 
 const BASE = 'http://localhost:3000';

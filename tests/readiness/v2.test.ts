@@ -340,7 +340,7 @@ describe('the published rubric', () => {
 
 describe('the OpenAPI document', () => {
   it('describes the new members of the readiness answer', () => {
-    const doc = openApiDocument({ appUrl: 'https://checks.example', rails: ['stripe', 'evm', 'x402'], usdcAddress: BASE_USDC_ADDRESS }) as {
+    const doc = openApiDocument({ appUrl: 'https://checks.example', rails: ['stripe', 'evm', 'x402'], usdcAddress: BASE_USDC_ADDRESS, contactEmail: 'support@checks.example' }) as {
       paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: Record<string, unknown> }> }> }>>;
     };
     const schema = doc.paths['/api/agent/readiness'].post.responses['200'].content['application/json'].schema as {

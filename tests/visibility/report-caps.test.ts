@@ -11,7 +11,7 @@ type Schema = { type?: string | string[]; enum?: unknown[]; minimum?: number; ma
 
 /** The report's schema as a client reads it: the 200 body of POST /api/agent/ai-visibility in the OpenAPI document. */
 function publishedReportSchema(): Schema {
-  const doc = openApiDocument({ appUrl: 'https://checks.example', rails: [], usdcAddress: '0x0' }) as unknown as {
+  const doc = openApiDocument({ appUrl: 'https://checks.example', rails: [], usdcAddress: '0x0', contactEmail: 'support@checks.example' }) as unknown as {
     paths: Record<string, { post: { responses: Record<string, { content: Record<string, { schema: Schema }> }> } }>;
   };
   return doc.paths['/api/agent/ai-visibility'].post.responses['200'].content['application/json'].schema.properties!.report;
