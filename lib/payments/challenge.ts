@@ -120,6 +120,16 @@ export async function challenge(
   return { status: 402, problem: { ...body, status: 402 }, ...offered };
 }
 
+/**
+ * The x402 terms a 402 for `resourceUrl` offers (the same object every 402 for it carries), or null without the
+ * x402 rail: what an x402 payment presented for that resource echoes.
+ * @example (await offeredX402(rails, rails.resourceUrl(check.path)))?.resource.url // 'https://checks.example/api/agent/readiness'
+ */
+export async function offeredX402(rails: ChallengeIssuer, resourceUrl: string, method = 'POST'): Promise<PaymentRequired | null> {
+  const template = await templateFor(rails, method, resourceUrl);
+  return template ? template.x402 : (await fromHandler(rails, method, resourceUrl)).x402;
+}
+
 type Offered = Pick<PaymentChallenge, 'challenges' | 'wwwAuthenticate' | 'x402'>;
 
 /** A new challenge per offered method, from the template: fresh expiry, hence a fresh HMAC-bound id. */

@@ -13,8 +13,9 @@
 import { Credential, PaymentRequest } from 'mppx';
 import { canonicalJson, sha256Hex } from '@/lib/canonical-json';
 import { STORE_UNAVAILABLE_DETAIL, problem, type Problem } from '@/lib/problems';
-import { challenge, operationOf, type ChallengeIssuer, type ChargeHandler, type PaymentChallenge } from './challenge';
+import { challenge, offeredX402, operationOf, type ChallengeIssuer, type ChargeHandler, type PaymentChallenge } from './challenge';
 import { decodedPaymentSignature } from './x402-extensions';
+import { mppxRouteBinding } from './x402-route-binding';
 import type { CredentialClaims } from './claims';
 import { requestScope, type PendingSettlement, type RequestScope, type SettlementTrace } from './scope';
 import { receiptFromHeaders, type PaymentReceipt } from './wire';
@@ -175,8 +176,12 @@ export async function verifyPayment(
     // its operation; mppx lets a payment that leaves it out through. Only its url counts: clients echo the whole
     // resource object our 402 sent, description and tags included.
     if (payment.resource?.url !== resourceUrl) return failure(rails, request, resourceUrl, 'operation-mismatch', 402);
+    // A payment mppx's client bound to the resource our 402 offered is checked here, and handed on as mppx can
+    // check it (x402-route-binding.ts says why).
+    const forMppx = mppxRouteBinding(payment, credential.signature, await offeredX402(rails, resourceUrl, method));
+    if (forMppx === 'mismatch') return failure(rails, request, resourceUrl, 'terms-mismatch', 402);
     // mppx reads PAYMENT-SIGNATURE only; the legacy X-PAYMENT carries the same payload.
-    headers.set('payment-signature', credential.signature);
+    headers.set('payment-signature', forMppx.signature);
     viaX402 = true;
   } else {
     return failure(rails, request, resourceUrl, 'missing-credential', 402);
