@@ -63,12 +63,19 @@ async function namesDiscover(request: Request): Promise<boolean> {
 export function serveModernMcp(request: Request, runtime: Runtime, maxRequestBodySize: number): Promise<Response> {
   let handler = handlers.get(runtime);
   if (!handler) {
-    handler = createMcpHandler(({ requestInfo }) => modernServer(runtime, requestInfo ?? request), {
-      legacy: 'reject',
-      // The default response mode answers with one JSON body unless a handler sends something before its
-      // result, which ours never do: the same plain JSON answers as the 2025 side gives.
-      maxRequestBodySize,
-    });
+    handler = createMcpHandler(
+      ({ requestInfo }) => {
+        // Always there under createMcpHandler's fetch; the Bearer key and the client's address come from it.
+        if (!requestInfo) throw new Error('MCP 2026-07-28: the serving entry gave no HTTP request');
+        return modernServer(runtime, requestInfo);
+      },
+      {
+        legacy: 'reject',
+        // The default response mode answers with one JSON body unless a handler sends something before its
+        // result, which ours never do: the same plain JSON answers as the 2025 side gives.
+        maxRequestBodySize,
+      },
+    );
     handlers.set(runtime, handler);
   }
   return handler.fetch(request);
