@@ -29,14 +29,15 @@ const REST: CorsRule = {
 
 /**
  * MCP's Streamable HTTP transport: what its clients send (the session and protocol version after `initialize`,
- * Last-Event-ID to resume a stream, a Bearer credits key) and read. GET and DELETE are allowed so a client's
+ * Last-Event-ID to resume a stream, a Bearer credits key; on MCP 2026-07-28 the method and the tool's name mirrored
+ * as Mcp-Method and Mcp-Name on every request, which that generation requires) and read. GET and DELETE are allowed so a client's
  * stream or session-end request gets the endpoint's 405 rather than a CORS failure. An MCP call carries its
  * payment and Idempotency-Key in `_meta`, never in HTTP headers, so the REST payment headers are not asked for.
  */
 const MCP: CorsRule = {
   sources: ['/api/mcp'],
   methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-  allowHeaders: ['Authorization', 'Content-Type', 'Accept', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Last-Event-ID'],
+  allowHeaders: ['Authorization', 'Content-Type', 'Accept', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'Last-Event-ID'],
   exposeHeaders: ['Mcp-Session-Id', 'Mcp-Protocol-Version', 'WWW-Authenticate', 'Retry-After', 'X-Request-Id'],
 };
 

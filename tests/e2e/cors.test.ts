@@ -216,7 +216,7 @@ describe.skipIf(!settings)('CORS from a page on another origin (Chromium)', () =
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
     expect(preflight.headers.get('access-control-allow-methods')).toBe('GET, POST, DELETE, OPTIONS');
-    expect(preflight.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID');
+    expect(preflight.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID');
     expect(preflight.headers.get('access-control-expose-headers')).toBe('Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, Retry-After, X-Request-Id');
     expect(preflight.headers.get('access-control-allow-credentials')).toBeNull();
   });

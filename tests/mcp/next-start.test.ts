@@ -1,5 +1,6 @@
 // /api/mcp on the real service (`next start` on a production build) with the local rails: what an MCP
 // client configured with the endpoint URL sees. The fuller matrix runs in-process (mcp.test.ts).
+import { Client as ModernClient, SdkError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { evm } from 'mppx/client';
@@ -75,6 +76,42 @@ describe('/api/mcp on next start', () => {
     expect((result.structuredContent as { creditsUsage: string }).creditsUsage).toMatch(/^cu_/);
     const credits = (await (await fetch(`${server.url}/api/agent/credits`, { headers: { authorization: `Bearer ${key}` } })).json()) as { callsLeft: number };
     expect(credits.callsLeft).toBe(24);
+  });
+});
+
+describe('/api/mcp on next start, MCP 2026-07-28', () => {
+  it('the v2 SDK client discovers the org.x402/payment extension, lists the tools, gets payment_required when it declares it, and mppx pays 1 USDC', async () => {
+    const connect = async (capabilities: Record<string, unknown>) => {
+      const c = new ModernClient({ name: 'next-start-tests', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities });
+      await c.connect(new StreamableHTTPClientTransport(new URL('/api/mcp', server.url)));
+      return c;
+    };
+    const declared = await connect({ extensions: { 'org.x402/payment': {} } });
+    try {
+      expect(declared.getDiscoverResult()).toMatchObject({ supportedVersions: ['2026-07-28'], capabilities: { extensions: { 'org.x402/payment': {} } } });
+      expect((await declared.listTools()).tools.map((t) => t.name)).toEqual(['agent_payment_readiness_assessment', 'ai_visibility_check', 'list_paid_services']);
+      const refused = await declared.callTool({ name: 'agent_payment_readiness_assessment', arguments: validReadinessBody() }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(refused).toBeInstanceOf(SdkError);
+      expect((refused as SdkError).data).toEqual({ resultType: 'payment_required', method: 'tools/call' });
+    } finally {
+      await declared.close();
+    }
+
+    const paying = await connect({});
+    try {
+      McpClient.wrap(paying as never, {
+        methods: [evm.charge({ account: privateKeyToAccount(rails.payer.privateKey), authorization: { name: 'USD Coin', version: '2' } })],
+      });
+      const before = await rails.usdcBalance(rails.payTo);
+      const result = await paying.callTool({ name: 'agent_payment_readiness_assessment', arguments: validReadinessBody() });
+      expect((result._meta?.['org.paymentauth/receipt'] as { method: string }).method).toBe('evm');
+      expect((await rails.usdcBalance(rails.payTo)) - before).toBe(1_000_000n);
+    } finally {
+      await paying.close();
+    }
   });
 });
 

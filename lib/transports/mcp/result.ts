@@ -7,15 +7,24 @@
 //                          words, _meta: the MPP receipt, the x402 SettlementResponse, idempotentReplayed, and
 //                          for a credits key creditsRemaining and reportUrl (the REST Credits-Remaining and Link)
 //   payment-required     → MPP: JSON-RPC -32042 (or -32043 / -32602 for a refused credential) with
-//                          data.challenges, and data.x402 the x402 terms; x402: a tool result with isError,
-//                          the PaymentRequired in structuredContent and content[0].text
+//                          data.challenges, and data.x402 the x402 terms; x402's tool-result binding: a tool
+//                          result with isError, the PaymentRequired in content[0].text; x402's extension binding
+//                          (2026-07-28): { resultType: "payment_required", paymentRequired }
+// On MCP 2026-07-28 every result says `resultType: "complete"` but the extension binding's (the SDK would stamp
+// it too; x402's MCP transport requires it of a tool-result binding answer, so it is said here, not left implied).
 //   problem 400          → JSON-RPC -32602 with data.errors [{ path, message }] (paths within `arguments`)
 //   any other problem    → tool result with isError: true, the problem's detail as text, the problem in _meta
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CheckEntry } from '@/lib/checks/entry';
 import type { Problem } from '@/lib/problems';
 import { INVALID_PARAMS_CODE, PAYMENT_REQUIRED_CODE, PAYMENT_VERIFICATION_FAILED_CODE, RECEIPT_META_KEY } from '@/lib/transports/mcp/payment';
-import { X402_PAYMENT_RESPONSE_META_KEY, mcpPaymentRequired, x402PaymentRequiredResult } from '@/lib/transports/mcp/x402';
+import {
+  X402_PAYMENT_RESPONSE_META_KEY,
+  mcpPaymentRequired,
+  x402ExtensionPaymentRequired,
+  x402PaymentRequiredResult,
+  type X402PaymentRequiredAnswer,
+} from '@/lib/transports/mcp/x402';
 import { reportMarkdown } from '@/lib/reports/markdown';
 import { reportPath } from '@/lib/reports/store';
 import type { PaidCallOutcome } from '@/lib/paid-call/pipeline';
@@ -34,10 +43,18 @@ export class JsonRpcError extends Error {
   }
 }
 
+/** A tool call's answer: a tool result, or (x402's extension binding only) a payment-required result. */
+export type ToolAnswer = CallToolResult | X402PaymentRequiredAnswer;
+
 /** How a tool call is answered: which payment binding the caller speaks, and what names its result. */
 export interface ToolResultContext {
-  /** `mpp`: payment-required is JSON-RPC -32042; `x402`: an isError result carrying x402's PaymentRequired. */
-  binding: 'mpp' | 'x402';
+  /**
+   * `mpp`: payment-required is JSON-RPC -32042; `x402`: an isError result carrying x402's PaymentRequired;
+   * `x402-extension`: a `payment_required` result (MCP 2026-07-28 only).
+   */
+  binding: 'mpp' | 'x402' | 'x402-extension';
+  /** The protocol generation the call came in: `modern` (2026-07-28) results say their `resultType`. */
+  era?: 'legacy' | 'modern';
   /** The challenge the caller's MPP credential answered, named in the receipt. */
   challengeId?: string;
   /** The site's address, which makes `_meta.reportUrl` absolute. */
@@ -49,7 +66,12 @@ export interface ToolResultContext {
  * in MPP's binding.
  * @example return outcomeToolResult(check, await runPaidCall(runtime, call), { binding: 'mpp', appUrl })
  */
-export function outcomeToolResult(check: CheckEntry, outcome: PaidCallOutcome, context: ToolResultContext): CallToolResult {
+export function outcomeToolResult(check: CheckEntry, outcome: PaidCallOutcome, context: ToolResultContext): ToolAnswer {
+  const answer = toolAnswer(check, outcome, context);
+  return context.era === 'modern' && !('resultType' in answer) ? { resultType: 'complete', ...answer } : answer;
+}
+
+function toolAnswer(check: CheckEntry, outcome: PaidCallOutcome, context: ToolResultContext): ToolAnswer {
   switch (outcome.kind) {
     case 'fulfilled':
     case 'replayed': {
@@ -87,10 +109,11 @@ function withTail(summary: string, reportUrl: string | null, creditsRemaining: n
   return sentences.length ? `${summary.trimEnd()}\n\n${sentences.join(' ')}` : summary;
 }
 
-function paymentRequiredResult(check: CheckEntry, outcome: Extract<PaidCallOutcome, { kind: 'payment-required' }>, binding: ToolResultContext['binding']): CallToolResult {
+function paymentRequiredResult(check: CheckEntry, outcome: Extract<PaidCallOutcome, { kind: 'payment-required' }>, binding: ToolResultContext['binding']): ToolAnswer {
   const p = outcome.problem;
   const x402 = mcpPaymentRequired(check, outcome.challenge.x402, p.detail);
   // Without x402 terms on offer, an x402 caller is answered as any other: MPP's challenges are all there is.
+  if (binding === 'x402-extension' && x402) return x402ExtensionPaymentRequired(x402, { problem: p });
   if (binding === 'x402' && x402) return x402PaymentRequiredResult(x402, { problem: p });
   // Same mapping as mppx's Mcp.errorCode(): an unreadable credential is invalid params, any other refused
   // credential a verification failure; both still carry a fresh challenge to pay.

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CheckEntry } from '@/lib/checks/entry';
-import { checks } from '@/lib/checks/registry';
+import { checks, checksInWords } from '@/lib/checks/registry';
 import { PRICE_CENTS, PRICE_USD } from '@/lib/price';
 import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/paid-call/pipeline';
 import { CREDENTIAL_META_KEY, IDEMPOTENCY_META_KEY, PAYMENT_REQUIRED_CODE, RECEIPT_META_KEY } from './payment';
@@ -11,6 +11,21 @@ import { jsonSchema } from './schema';
 import { CLIENT_CAPABILITIES_META_KEY, X402_EXTENSION_ID, X402_PAYMENT_META_KEY, X402_PAYMENT_RESPONSE_META_KEY } from './x402';
 
 export const LIST_PAID_SERVICES = 'list_paid_services';
+
+/** The server's name and version, as both protocol generations report it. */
+export const MCP_SERVER_INFO = { name: 'paid-agent-checks', version: '1.0.0' };
+
+/**
+ * What the server tells a client at `initialize` (2025-11-25) and in `server/discover` (2026-07-28).
+ * @example new Server(MCP_SERVER_INFO, { instructions: serverInstructions() })
+ */
+export const serverInstructions = () =>
+  `${checksInWords()} paid checks (${PRICE_USD} USD per fulfilled call) and a free catalogue. Call list_paid_services first. Paid tools answer an unpaid call ` +
+  'with JSON-RPC error -32042 whose data.challenges are MPP challenges (card, USDC on Base); pay one and retry with the credential in ' +
+  'params._meta["org.paymentauth/credential"] (mppx McpClient does this), or send "Authorization: Bearer <credits key>" on the HTTP request. ' +
+  'x402 clients pay with the PaymentPayload in params._meta["x402/payment"] and get the settlement in the result\'s _meta["x402/payment-response"]; ' +
+  'a call declaring "org.x402/payment" in its client capabilities\' extensions gets the x402 terms instead: on MCP 2026-07-28 as a ' +
+  '"payment_required" result, on 2025-11-25 (declared in params._meta["io.modelcontextprotocol/clientCapabilities"]) as an isError result.';
 
 const PaidServiceEntry = z.object({
   name: z.string(),
@@ -55,8 +70,9 @@ function paidTool(op: CheckEntry): Tool {
       `carrying MPP challenges (card and USDC on Base); retry with the credential in params._meta["${CREDENTIAL_META_KEY}"], or send a prepaid ` +
       `credits key as "Authorization: Bearer" on the HTTP request. Optional params._meta.${IDEMPOTENCY_META_KEY} ` +
       `(${IDEMPOTENCY_KEY_PATTERN.source}) replays a result without a second charge. x402 clients: pay with the PaymentPayload in ` +
-      `params._meta["${X402_PAYMENT_META_KEY}"]; declare "${X402_EXTENSION_ID}" in params._meta["${CLIENT_CAPABILITIES_META_KEY}"].extensions ` +
-      `to get the x402 terms as an isError result. Same call over REST: POST ${op.path}.`,
+      `params._meta["${X402_PAYMENT_META_KEY}"]; declare "${X402_EXTENSION_ID}" in your client capabilities' extensions (MCP 2026-07-28: a ` +
+      `"payment_required" result; 2025-11-25: in params._meta["${CLIENT_CAPABILITIES_META_KEY}"], an isError result) to get the x402 terms. ` +
+      `Same call over REST: POST ${op.path}.`,
     inputSchema: jsonSchema(op.input, 'input'),
     outputSchema: jsonSchema(op.output, 'output') as Tool['outputSchema'],
     annotations: {

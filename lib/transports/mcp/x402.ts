@@ -1,10 +1,14 @@
-// x402's MCP binding (x402 transport v2 for MCP), served beside MPP's (payment.ts): an unpaid call is answered
-// with a tool RESULT marked isError whose content[0].text is x402's PaymentRequired inside an `x402/error`
+// x402's MCP bindings (x402 transport v2 for MCP), served beside MPP's (payment.ts). The tool-result binding: an
+// unpaid call is answered with a tool RESULT marked isError whose content[0].text is x402's PaymentRequired inside an `x402/error`
 // wrapper (see x402PaymentRequiredResult for why not also structuredContent); the client pays with a PaymentPayload in `_meta["x402/payment"]`; the
 // answer carries the SettlementResponse in `_meta["x402/payment-response"]`.
 //
-// The endpoint is stateless, so nothing said at `initialize` reaches a later tools/call: a client is recognised
-// per call, from the call's own `_meta` (MCP's stateless protocol carries the client's capabilities there):
+// The extension binding (`org.x402/payment`, MCP 2026-07-28 only): the server declares the extension in its
+// `server/discover` capabilities, and a call whose per-request client capabilities declare it is answered
+// `{ resultType: "payment_required", paymentRequired }` instead; paying and settling ride the same `_meta` keys.
+//
+// On MCP 2025-11-25 the endpoint is stateless, so nothing said at `initialize` reaches a later tools/call: a
+// client is recognised per call, from the call's own `_meta` (where it may put its capabilities as 2026-07-28 does):
 //   - `_meta["x402/payment"]` present               → x402 (the client is paying with x402)
 //   - `_meta["org.paymentauth/credential"]` present → MPP
 //   - the call declares `org.x402/payment` in `_meta["io.modelcontextprotocol/clientCapabilities"].extensions`
@@ -29,6 +33,9 @@ export const X402_PAYMENT_RESPONSE_META_KEY = 'x402/payment-response';
 export const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
 /** The x402 foundation's MCP extension identifier: a call declaring it is answered in x402's terms. */
 export const X402_EXTENSION_ID = 'org.x402/payment';
+
+/** The result type of the extension binding's answer to an unpaid call. */
+const PAYMENT_REQUIRED_RESULT_TYPE = 'payment_required';
 
 /** `code` of the `x402/error` wrapper in content[0].text. */
 const X402_ERROR_CODE = 402;
@@ -61,7 +68,14 @@ export function x402PaymentFromMeta(meta: Record<string, unknown> | undefined): 
  */
 export function declaresX402(meta: Record<string, unknown> | undefined): boolean {
   if (meta?.[X402_PAYMENT_META_KEY] !== undefined && meta[X402_PAYMENT_META_KEY] !== null) return true;
-  const capabilities = meta?.[CLIENT_CAPABILITIES_META_KEY];
+  return declaresX402Extension(meta?.[CLIENT_CAPABILITIES_META_KEY]);
+}
+
+/**
+ * Whether a client's capabilities (MCP's `ClientCapabilities`) declare x402's MCP extension.
+ * @example declaresX402Extension({ extensions: { 'org.x402/payment': {} } }) // true
+ */
+export function declaresX402Extension(capabilities: unknown): boolean {
   if (typeof capabilities !== 'object' || capabilities === null) return false;
   const extensions = (capabilities as { extensions?: unknown }).extensions;
   return typeof extensions === 'object' && extensions !== null && X402_EXTENSION_ID in extensions;
@@ -112,4 +126,28 @@ export function mcpPaymentRequired(check: CheckEntry, required: PaymentRequired 
 export function x402PaymentRequiredResult(required: PaymentRequired, meta: Record<string, unknown>): CallToolResult {
   const wrapped = { 'x402/error': { code: X402_ERROR_CODE, message: required.error ?? 'Payment required', data: required } };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(wrapped) }], _meta: meta };
+}
+
+/** The extension binding's answer to an unpaid (or refused) call: not a tool result, a result of its own type. */
+export interface X402PaymentRequiredAnswer {
+  resultType: typeof PAYMENT_REQUIRED_RESULT_TYPE;
+  paymentRequired: PaymentRequired;
+  _meta?: Record<string, unknown>;
+}
+
+/**
+ * x402's payment-required answer in the extension binding (MCP 2026-07-28, the client declared
+ * `org.x402/payment`): `{ resultType: "payment_required", paymentRequired }`, `meta` riding along in `_meta`.
+ * @example x402ExtensionPaymentRequired(required, { problem }) // { resultType: 'payment_required', paymentRequired: required, _meta: { problem } }
+ */
+export function x402ExtensionPaymentRequired(required: PaymentRequired, meta: Record<string, unknown>): X402PaymentRequiredAnswer {
+  return { resultType: PAYMENT_REQUIRED_RESULT_TYPE, paymentRequired: required, _meta: meta };
+}
+
+/**
+ * Whether a result is the extension binding's payment-required answer.
+ * @example isX402PaymentRequiredAnswer({ resultType: 'payment_required', paymentRequired }) // true
+ */
+export function isX402PaymentRequiredAnswer(result: object): result is X402PaymentRequiredAnswer {
+  return (result as { resultType?: unknown }).resultType === PAYMENT_REQUIRED_RESULT_TYPE;
 }
