@@ -23,7 +23,7 @@ import type { Store } from '@/lib/store';
  * `extensions` for it to list).
  */
 const LISTING_STATUSES = ['success', 'processing', 'rejected', 'none'] as const;
-export type ListingStatus = (typeof LISTING_STATUSES)[number];
+type ListingStatus = (typeof LISTING_STATUSES)[number];
 
 /** The last word of one facilitator on one resource. */
 export interface DirectoryListing {
@@ -80,7 +80,9 @@ function listingOfHeader(header: string | undefined): { status: ListingStatus; r
  */
 export function facilitatorName(url: string): string {
   const parsed = new URL(url);
-  return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+  let path = parsed.pathname;
+  while (path.endsWith('/')) path = path.slice(0, -1);
+  return `${parsed.origin}${path}`;
 }
 
 /**
