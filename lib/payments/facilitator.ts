@@ -13,7 +13,7 @@
 // included, so a facilitator that trickles bytes cannot outlive it.
 import { Errors, type x402 } from 'mppx';
 import { Agent, request } from 'undici';
-import { currentScope } from './scope';
+import { currentScope, type PaymentEcho } from './scope';
 import { facilitatorName, type DirectoryListings } from './listing';
 
 /** mppx's facilitator interface (verify + settle, x402 v2 wire types). */
@@ -83,7 +83,7 @@ export function httpFacilitator(
     try {
       const response = await post(
         `${base}/${path}`,
-        JSON.stringify({ x402Version: 2, paymentPayload, paymentRequirements }),
+        JSON.stringify({ x402Version: 2, paymentPayload: withEcho(paymentPayload, currentScope()?.echo), paymentRequirements }),
         AbortSignal.timeout(timeoutMs),
       );
       extensionResponses = response.extensionResponses;
@@ -116,6 +116,22 @@ export function httpFacilitator(
       (await call('verify', payload, requirements)) as unknown as Awaited<ReturnType<FacilitatorClient['verify']>>,
     settle: async (payload, requirements) =>
       (await call('settle', payload, requirements)) as unknown as Awaited<ReturnType<FacilitatorClient['settle']>>,
+  };
+}
+
+/**
+ * The payment as the facilitator should see it. mppx sends it only the accepted terms and the signed authorization;
+ * x402's own resource server sends the whole payment, the `resource` and `extensions` the buyer echoed included,
+ * and a facilitator that keeps a directory (the Bazaar) lists a resource from those: without them it has nothing to
+ * list, and says so in EXTENSION-RESPONSES (listing.ts `none`). Neither part changes what is verified or settled.
+ */
+function withEcho(paymentPayload: unknown, echo: PaymentEcho | undefined): unknown {
+  if (!echo || typeof paymentPayload !== 'object' || paymentPayload === null) return paymentPayload;
+  const payment = paymentPayload as Record<string, unknown>;
+  return {
+    ...payment,
+    ...(payment.resource === undefined && echo.resource !== undefined && { resource: echo.resource }),
+    ...(payment.extensions === undefined && echo.extensions !== undefined && { extensions: echo.extensions }),
   };
 }
 

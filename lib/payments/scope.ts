@@ -41,10 +41,18 @@ export type SettlementTrace =
   | { rail: 'evm'; chainId: number; currency: string; from: string; nonce: string; validBefore: number }
   | { rail: 'stripe'; challengeId: string; spt: string; expiresAt: number };
 
+/** The parts of an x402 payment that describe what was bought, as the buyer echoed them from our 402. */
+export interface PaymentEcho {
+  resource: unknown;
+  extensions: unknown;
+}
+
 export interface RequestScope {
   claims: CredentialClaims;
   /** The paid resource's URL (APP_URL and the route): what a facilitator's directory status is about. */
   resource?: string;
+  /** What the buyer's x402 payment echoed of our 402 (`resource`, `extensions`): sent on to the facilitator (facilitator.ts). */
+  echo?: PaymentEcho;
   pending?: PendingSettlement;
   /** The facilitator or card processor could not be reached / answered 5xx. */
   unavailable?: boolean;

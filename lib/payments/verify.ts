@@ -17,7 +17,7 @@ import { challenge, offeredX402, operationOf, type ChallengeIssuer, type ChargeH
 import { decodedPaymentSignature } from './x402-extensions';
 import { mppxRouteBinding } from './x402-route-binding';
 import type { CredentialClaims } from './claims';
-import { requestScope, type PendingSettlement, type RequestScope, type SettlementTrace } from './scope';
+import { requestScope, type PaymentEcho, type PendingSettlement, type RequestScope, type SettlementTrace } from './scope';
 import { receiptFromHeaders, type PaymentReceipt } from './wire';
 
 export type PaidRail = 'stripe' | 'evm' | 'x402';
@@ -159,6 +159,7 @@ export async function verifyPayment(
   // resource.url are the ones the 402 named whatever proxy the request came through.
   const headers = new Headers();
   let viaX402 = false;
+  let echo: PaymentEcho | undefined;
   if (credential?.scheme === 'mpp') {
     // mppx refuses it too (the opaque differs from this operation's); said here in our own terms, before anything is claimed.
     const offeredFor = mppOperation(credential.authorization);
@@ -166,7 +167,7 @@ export async function verifyPayment(
     headers.set('authorization', credential.authorization);
   } else if (credential?.scheme === 'x402') {
     // An undecodable x402 header makes mppx report an internal error; call it what it is.
-    let payment: { resource?: { url?: unknown } };
+    let payment: { resource?: { url?: unknown }; extensions?: unknown };
     try {
       payment = decodedPaymentSignature(credential.signature) as typeof payment;
     } catch (error) {
@@ -183,11 +184,12 @@ export async function verifyPayment(
     // mppx reads PAYMENT-SIGNATURE only; the legacy X-PAYMENT carries the same payload.
     headers.set('payment-signature', forMppx.signature);
     viaX402 = true;
+    echo = { resource: payment.resource, extensions: payment.extensions };
   } else {
     return failure(rails, request, resourceUrl, 'missing-credential', 402);
   }
 
-  const scope: RequestScope = { claims: rails.claims, resource: resourceUrl, errors: [] };
+  const scope: RequestScope = { claims: rails.claims, resource: resourceUrl, echo, errors: [] };
   let result: Awaited<ReturnType<ChargeHandler>>;
   try {
     result = await requestScope.run(scope, () =>
@@ -210,7 +212,7 @@ export async function verifyPayment(
       trace,
       payer: async () =>
         trace.rail === 'evm' ? `evm:${trace.chainId}:${trace.from.toLowerCase()}` : prefixed('stripe:', await rails.cardPayer(trace.spt)),
-      settle: () => (settled ??= settle(rails, request, resourceUrl, pending, withReceipt)),
+      settle: () => (settled ??= settle(rails, request, resourceUrl, pending, withReceipt, echo)),
     };
   }
   const [reason, status] = classify(scope, 'verify');
@@ -238,8 +240,9 @@ async function settle(
   resourceUrl: string,
   pending: PendingSettlement,
   withReceipt: (response?: Response) => Response,
+  echo: PaymentEcho | undefined,
 ): Promise<Settlement | PaymentFailure> {
-  const scope: RequestScope = { claims: rails.claims, resource: resourceUrl, errors: [] };
+  const scope: RequestScope = { claims: rails.claims, resource: resourceUrl, echo, errors: [] };
   let receipt: Record<string, unknown>;
   try {
     receipt = await requestScope.run(scope, pending.run);

@@ -35,6 +35,9 @@ let facilitator: WebServer;
 /** The EXTENSION-RESPONSES value the proxy adds to each endpoint's answers (none when undefined). */
 const added: { verify?: string; settle?: string } = {};
 
+/** The paymentPayload of each verify and settle the facilitator was sent, in order. */
+const sent: Array<{ path: string; paymentPayload: { resource?: { url?: string }; extensions?: Record<string, unknown> } }> = [];
+
 const header = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
 const bazaar = (status: string, rejectedReason?: string) => header({ bazaar: rejectedReason === undefined ? { status } : { status, rejectedReason } });
 
@@ -43,11 +46,9 @@ beforeAll(async () => {
   const upstream = rails.env.X402_FACILITATOR_URL!;
   facilitator = await serveWebHandler(async (request) => {
     const { pathname } = new URL(request.url);
-    const answer = await fetch(`${upstream}${pathname}`, {
-      method: request.method,
-      headers: { 'content-type': 'application/json' },
-      body: request.method === 'POST' ? await request.text() : undefined,
-    });
+    const body = request.method === 'POST' ? await request.text() : undefined;
+    if (body !== undefined && (pathname === '/verify' || pathname === '/settle')) sent.push({ path: pathname, paymentPayload: JSON.parse(body).paymentPayload });
+    const answer = await fetch(`${upstream}${pathname}`, { method: request.method, headers: { 'content-type': 'application/json' }, body });
     const headers = new Headers({ 'content-type': 'application/json' });
     const extension = pathname === '/verify' ? added.verify : pathname === '/settle' ? added.settle : undefined;
     if (extension !== undefined) headers.set('EXTENSION-RESPONSES', extension);
@@ -186,4 +187,14 @@ describe('directory listing status from the facilitator', () => {
     expect(await stored()).toEqual(before);
     expect(listingLogs()).toHaveLength(logsBefore);
   }, 120_000);
+
+  it("sends the facilitator the resource and extensions the buyer's x402 payment echoed, so a directory can list it (mppx alone sends neither)", async () => {
+    sent.length = 0;
+    expect(await payX402()).toBe(200);
+    expect(sent.map((s) => s.path)).toEqual(['/verify', '/settle']);
+    for (const { paymentPayload } of sent) {
+      expect(paymentPayload.resource?.url).toBe(RESOURCE);
+      expect(Object.keys(paymentPayload.extensions ?? {}).sort()).toEqual(['bazaar', 'mppx', 'payment-identifier']);
+    }
+  });
 });
