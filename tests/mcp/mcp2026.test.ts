@@ -4,9 +4,7 @@
 // (`org.x402/payment`: a `payment_required` result). The same paid-call pipeline answers as over 2025-11-25
 // (tests/mcp/mcp.test.ts, tests/mcp/x402.test.ts): one settlement per payment, a resend gets the stored answer.
 import { Client, ProtocolError, SdkError, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
-import { x402Client } from '@x402/core/client';
 import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { validateDiscoveryExtension } from '@x402/extensions/bazaar';
 import { Credential, type Challenge } from 'mppx';
 import { evm as evmClient } from 'mppx/client';
@@ -23,6 +21,7 @@ import { decodeBase64Json } from '../payments/harness';
 import { post, validReadinessBody } from '../support/runtime';
 import { agentCheckRoute } from '../support/check-routes';
 import { startMcpServer, type McpTestServer } from './support';
+import { expectOneUsdcMoved, usdcBalances, x402Payer } from '../support/usdc';
 
 const MODERN = '2026-07-28';
 const TOOL = 'agent_payment_readiness_assessment';
@@ -83,23 +82,6 @@ async function modernClient(options: { x402Extension?: boolean; headers?: Record
       return result;
     },
   };
-}
-
-async function usdc() {
-  return { payer: await rails.usdcBalance(rails.payer.address), payTo: await rails.usdcBalance(rails.payTo) };
-}
-
-/** Exactly 1 USDC went from the payer to payTo since `before`. */
-async function expectOneUsdcMoved(before: Awaited<ReturnType<typeof usdc>>): Promise<void> {
-  const after = await usdc();
-  expect(before.payer - after.payer).toBe(1_000_000n);
-  expect(after.payTo - before.payTo).toBe(1_000_000n);
-}
-
-function x402Payer(): x402Client {
-  const x = new x402Client();
-  registerExactEvmScheme(x, { signer: privateKeyToAccount(rails.payer.privateKey) });
-  return x;
 }
 
 function evmMethod() {
@@ -186,13 +168,13 @@ describe('MPP on 2026-07-28', () => {
   it("mppx's McpClient pays with an evm credential over the v2 client: 1 USDC, the receipt in _meta, a complete result", async () => {
     const m = await modernClient();
     McpClient.wrap(m.client as never, { methods: [evmMethod()] });
-    const before = await usdc();
+    const before = await usdcBalances(rails);
     const result = await m.client.callTool({ name: TOOL, arguments: validReadinessBody() });
     const body = expectCompleteAnswer(m, result);
     const receipt = result._meta?.[RECEIPT] as Record<string, string>;
     expect(receipt).toMatchObject({ method: 'evm', status: 'success', challengeId: expect.any(String) });
     expect(body.paymentIntent).toBe(receipt.reference);
-    await expectOneUsdcMoved(before);
+    await expectOneUsdcMoved(rails, before);
   });
 
   it('a call resent under the same idempotencyKey gets the stored answer without a second charge; the same credential again is refused as used', async () => {
@@ -205,7 +187,7 @@ describe('MPP on 2026-07-28', () => {
       return Credential.deserialize(await method.createCredential({ challenge, context: undefined as never }));
     };
     const credential = await credentialFor();
-    const before = await usdc();
+    const before = await usdcBalances(rails);
     const first = await m.client.callTool({ name: TOOL, arguments: args, _meta: { [CREDENTIAL]: credential, idempotencyKey: 'mcp2026-mpp-0001' } });
     const body = expectCompleteAnswer(m, first);
     expect((first._meta?.[RECEIPT] as { method: string }).method).toBe('evm');
@@ -220,7 +202,7 @@ describe('MPP on 2026-07-28', () => {
     const reused = await callError(m.client, { name: TOOL, arguments: args, _meta: { [CREDENTIAL]: credential, idempotencyKey: 'mcp2026-mpp-0001' } });
     expect(reused.code).toBe(-32043);
     expect((reused.data as PaymentData).problem).toMatchObject({ reason: 'credential-used' });
-    await expectOneUsdcMoved(before);
+    await expectOneUsdcMoved(rails, before);
   });
 
   it('a credits key as Authorization: Bearer pays, and _meta.creditsRemaining says what is left', async () => {
@@ -238,9 +220,9 @@ describe("x402's tool-result binding on 2026-07-28 (a client that does not decla
     const m = await modernClient();
     const args = validReadinessBody();
     const required = ((await callError(m.client, { name: TOOL, arguments: args })).data as PaymentData).x402;
-    const payment = await x402Payer().createPaymentPayload(required);
+    const payment = await x402Payer(rails).createPaymentPayload(required);
     const meta = { [PAYMENT]: payment, idempotencyKey: 'mcp2026-x402-0001' };
-    const before = await usdc();
+    const before = await usdcBalances(rails);
     const first = await m.client.callTool({ name: TOOL, arguments: args, _meta: meta });
     const body = expectCompleteAnswer(m, first);
     const settled = first._meta?.[PAYMENT_RESPONSE] as SettleResponse;
@@ -251,12 +233,12 @@ describe("x402's tool-result binding on 2026-07-28 (a client that does not decla
     expectCompleteAnswer(m, resent);
     expect(resent._meta).toMatchObject({ idempotentReplayed: true, [PAYMENT_RESPONSE]: settled });
     expect(resent.structuredContent).toEqual(body);
-    await expectOneUsdcMoved(before);
+    await expectOneUsdcMoved(rails, before);
   });
 
   it('an unreadable payment is an isError tool result carrying fresh terms, with resultType "complete"; nothing moves', async () => {
     const m = await modernClient();
-    const before = await usdc();
+    const before = await usdcBalances(rails);
     const result = await m.client.callTool({ name: TOOL, arguments: validReadinessBody(), _meta: { [PAYMENT]: 'not a payment' } });
     expect(result.isError).toBe(true);
     expect(m.lastResult().resultType).toBe('complete');
@@ -264,7 +246,7 @@ describe("x402's tool-result binding on 2026-07-28 (a client that does not decla
     expect(wrapped['x402/error'].code).toBe(402);
     expect(wrapped['x402/error'].data.accepts).toHaveLength(1);
     expect(result._meta?.problem).toMatchObject({ reason: 'malformed-credential' });
-    expect(await usdc()).toEqual(before);
+    expect(await usdcBalances(rails)).toEqual(before);
   });
 });
 
@@ -296,9 +278,9 @@ describe("x402's extension binding (org.x402/payment declared in the client's ca
     expect(bazaar.info.input).toMatchObject({ type: 'mcp', toolName: TOOL });
     expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true });
 
-    const payment: PaymentPayload = await x402Payer().createPaymentPayload(paymentRequired);
+    const payment: PaymentPayload = await x402Payer(rails).createPaymentPayload(paymentRequired);
     const meta = { [PAYMENT]: payment, idempotencyKey: 'mcp2026-ext-00001' };
-    const before = await usdc();
+    const before = await usdcBalances(rails);
     const first = await m.client.callTool({ name: TOOL, arguments: args, _meta: meta });
     const body = expectCompleteAnswer(m, first);
     const settled = first._meta?.[PAYMENT_RESPONSE] as SettleResponse;
@@ -314,7 +296,7 @@ describe("x402's extension binding (org.x402/payment declared in the client's ca
     const reused = await paymentRequiredFor(m, args, { [PAYMENT]: payment });
     expect(reused.paymentRequired.accepts).toEqual(rest.accepts);
     expect(reused.meta.problem).toMatchObject({ type: `${PROBLEM_BASE}payment-failed`, reason: 'credential-used' });
-    await expectOneUsdcMoved(before);
+    await expectOneUsdcMoved(rails, before);
   });
 
   it('an MPP credential beside the declaration is answered in MPP’s binding', async () => {

@@ -2,9 +2,7 @@
 // (the MCP SDK client for the protocol, @x402/core's client with @x402/evm's exact scheme for the payment), on
 // the local rails: anvil (chain 8453) with USDC and the real x402 facilitator. MPP's binding is
 // tests/mcp/mcp.test.ts; an unpaid call that declares nothing stays MPP's -32042.
-import { x402Client } from '@x402/core/client';
 import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { validateDiscoveryExtension, validateDiscoveryExtensionSpec } from '@x402/extensions/bazaar';
 import { appendPaymentIdentifierToExtensions } from '@x402/extensions/payment-identifier';
 import { Credential } from 'mppx';
@@ -22,6 +20,7 @@ import { LEAK_PATTERN, decodeBase64Json } from '../payments/harness';
 import { post, validReadinessBody } from '../support/runtime';
 import { agentCheckRoute } from '../support/check-routes';
 import { callError, connectClient, startMcpServer, type McpTestServer } from './support';
+import { expectOneUsdcMoved, usdcBalances, x402Payer } from '../support/usdc';
 
 const TOOL = 'agent_payment_readiness_assessment';
 const PAYMENT = 'x402/payment';
@@ -53,23 +52,6 @@ async function client(): Promise<Client> {
   const c = await connectClient(srv.endpoint);
   clients.push(c);
   return c;
-}
-
-function payer(): x402Client {
-  const x = new x402Client();
-  registerExactEvmScheme(x, { signer: privateKeyToAccount(rails.payer.privateKey) });
-  return x;
-}
-
-async function usdc() {
-  return { payer: await rails.usdcBalance(rails.payer.address), payTo: await rails.usdcBalance(rails.payTo) };
-}
-
-/** Exactly 1 USDC went from the payer to payTo since `before`. */
-async function expectOneUsdcMoved(before: Awaited<ReturnType<typeof usdc>>): Promise<void> {
-  const after = await usdc();
-  expect(before.payer - after.payer).toBe(1_000_000n);
-  expect(after.payTo - before.payTo).toBe(1_000_000n);
 }
 
 /** `result` is the stored answer of `first` again, replayed with the settlement `first` was paid by. */
@@ -138,8 +120,8 @@ describe('an x402 MCP client', () => {
     expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true });
     expect(validateDiscoveryExtensionSpec(bazaar as unknown as Record<string, unknown>)).toEqual({ valid: true });
 
-    const before = await usdc();
-    const payment = await payer().createPaymentPayload(required);
+    const before = await usdcBalances(rails);
+    const payment = await x402Payer(rails).createPaymentPayload(required);
     const result = await paid(c, args, payment);
     expect(result.isError).toBeFalsy();
     const settled = result._meta?.[PAYMENT_RESPONSE] as SettleResponse;
@@ -154,15 +136,15 @@ describe('an x402 MCP client', () => {
     expect(reportUrl).toMatch(/\/api\/reports\/rep_[A-Za-z0-9_-]+$/);
     expect(textOf(result).text).toBe(`${reportMarkdown('readiness', body).trimEnd()}\n\nReport: ${reportUrl}.`);
     expect(result._meta).not.toHaveProperty('creditsRemaining');
-    await expectOneUsdcMoved(before);
+    await expectOneUsdcMoved(rails, before);
   });
 
   it('a resent payment settles once: the same payment again gets the stored answer, and the same idempotencyKey with a new payment replays unpaid', async () => {
     const c = await client();
     const args = validReadinessBody();
     const required = await termsFor(c, args);
-    const payment = await payer().createPaymentPayload(required);
-    const before = await usdc();
+    const payment = await x402Payer(rails).createPaymentPayload(required);
+    const before = await usdcBalances(rails);
     const first = await paid(c, args, payment, { idempotencyKey: 'x402-mcp-000001' });
     expect(first.isError).toBeFalsy();
     const settled = first._meta?.[PAYMENT_RESPONSE] as SettleResponse;
@@ -172,7 +154,7 @@ describe('an x402 MCP client', () => {
     expectStoredAnswer(resent, first, settled);
 
     // A new payment from the same payer under the same key: the stored answer, and the new payment is never settled.
-    const second = await payer().createPaymentPayload(required);
+    const second = await x402Payer(rails).createPaymentPayload(required);
     const replay = await paid(c, args, second, { idempotencyKey: 'x402-mcp-000001' });
     expectStoredAnswer(replay, first, settled);
 
@@ -182,7 +164,7 @@ describe('an x402 MCP client', () => {
     expect(unkeyed._meta?.problem).toMatchObject({ type: `${PROBLEM_BASE}payment-failed`, reason: 'credential-used' });
     expect((unkeyed._meta?.problem as { detail: string }).detail).not.toMatch(LEAK_PATTERN);
 
-    await expectOneUsdcMoved(before);
+    await expectOneUsdcMoved(rails, before);
   });
 
   it('a payment with a payment-identifier in _meta["x402/payment"], resent as is: the stored answer, settled once; the same payment with other arguments: 409', async () => {
@@ -191,8 +173,8 @@ describe('an x402 MCP client', () => {
     const required = await termsFor(c, args);
     const paymentId = `pay_${crypto.randomUUID().replaceAll('-', '')}`;
     appendPaymentIdentifierToExtensions(required.extensions!, paymentId);
-    const payment = await payer().createPaymentPayload(required);
-    const before = await usdc();
+    const payment = await x402Payer(rails).createPaymentPayload(required);
+    const before = await usdcBalances(rails);
     const first = await paid(c, args, payment);
     expect(first.isError).toBeFalsy();
     expect(first.structuredContent).toMatchObject({ idempotencyKey: paymentId });
@@ -205,26 +187,26 @@ describe('an x402 MCP client', () => {
     expect(conflict.isError).toBe(true);
     expect(conflict._meta?.problem).toMatchObject({ type: `${PROBLEM_BASE}idempotency-conflict` });
 
-    await expectOneUsdcMoved(before);
+    await expectOneUsdcMoved(rails, before);
   });
 
   it('five concurrent sends of one payment: exactly one answer and exactly 1 USDC moved', async () => {
     const c = await client();
     const args = validReadinessBody();
-    const payment = await payer().createPaymentPayload(await termsFor(c, args));
-    const before = await usdc();
+    const payment = await x402Payer(rails).createPaymentPayload(await termsFor(c, args));
+    const before = await usdcBalances(rails);
     const results = await Promise.all(Array.from({ length: 5 }, () => paid(c, args, payment)));
     expect(results.filter((r) => !r.isError)).toHaveLength(1);
     for (const refused of results.filter((r) => r.isError)) expect(paymentRequiredOf(refused).accepts).toHaveLength(1);
-    await expectOneUsdcMoved(before);
+    await expectOneUsdcMoved(rails, before);
   });
 
   it('an unreadable payment gets fresh terms (malformed-credential) and nothing moves', async () => {
-    const before = await usdc();
+    const before = await usdcBalances(rails);
     const result = (await (await client()).callTool({ name: TOOL, arguments: validReadinessBody(), _meta: { [PAYMENT]: 'not a payment' } })) as CallToolResult;
     expect(paymentRequiredOf(result).accepts).toHaveLength(1);
     expect(result._meta?.problem).toMatchObject({ reason: 'malformed-credential' });
-    expect(await usdc()).toEqual(before);
+    expect(await usdcBalances(rails)).toEqual(before);
   });
 });
 
@@ -238,10 +220,10 @@ describe('a client that declares nothing', () => {
     expect(data.challenges.map((ch) => ch.method).sort()).toEqual(['evm', 'stripe']);
     expect(data.x402).toEqual(await termsFor(c, args));
 
-    const before = await usdc();
-    const result = await paid(c, args, await payer().createPaymentPayload(data.x402));
+    const before = await usdcBalances(rails);
+    const result = await paid(c, args, await x402Payer(rails).createPaymentPayload(data.x402));
     expect((result._meta?.[PAYMENT_RESPONSE] as SettleResponse).success).toBe(true);
-    const after = await usdc();
+    const after = await usdcBalances(rails);
     expect(before.payer - after.payer).toBe(1_000_000n);
   });
 
@@ -253,11 +235,11 @@ describe('a client that declares nothing', () => {
     const method = evmClient.charge({ account: privateKeyToAccount(rails.payer.privateKey), authorization: { name: 'USD Coin', version: '2' } });
     const challenge = data.challenges.find((ch) => ch.method === 'evm') as Parameters<typeof method.createCredential>[0]['challenge'];
     const credential = Credential.deserialize(await method.createCredential({ challenge, context: undefined as never }));
-    const payment = await payer().createPaymentPayload(data.x402);
-    const before = await usdc();
+    const payment = await x402Payer(rails).createPaymentPayload(data.x402);
+    const before = await usdcBalances(rails);
     const error = await callError(c, { name: TOOL, arguments: args, _meta: { 'org.paymentauth/credential': credential, [PAYMENT]: payment } });
     expect(error.code).toBe(-32602);
     expect((error.data as { errors: Array<{ path: string }> }).errors).toEqual([{ path: '$._meta["x402/payment"]', message: 'not allowed beside $._meta["org.paymentauth/credential"]' }]);
-    expect(await usdc()).toEqual(before);
+    expect(await usdcBalances(rails)).toEqual(before);
   });
 });

@@ -10,10 +10,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { x402Client, x402HTTPClient } from '@x402/core/client';
+import { x402HTTPClient } from '@x402/core/client';
 import { decodePaymentRequiredHeader, encodePaymentRequiredHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -21,64 +20,38 @@ import { PaymentRequest, x402 } from 'mppx';
 import { Mppx, evm } from 'mppx/client';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import * as mcpRoute from '@/app/api/mcp/route';
 import { readinessCheck } from '@/lib/checks/readiness/entry';
 import { operationOf } from '@/lib/payments/challenge';
 import { USDC_EIP712 } from '@/lib/payments/rails';
 import { startRails, type Rails } from '../../scripts/rails/start';
-import { agentCheckRoute } from '../support/check-routes';
-import { installRailsRuntime } from '../support/rails-runtime';
-import { validReadinessBody, type TestRuntime } from '../support/runtime';
-import { serveWebHandler, type WebServer } from '../support/web-server';
+import { validReadinessBody } from '../support/runtime';
 import { connectClient } from '../mcp/support';
+import { serveReadinessAndMcp, type ReadinessAndMcp } from './readiness-and-mcp';
 import { decodeBase64Json } from './harness';
+import { expectUsdcMoved, usdcBalances, x402Payer } from '../support/usdc';
 
 const execFileAsync = promisify(execFile);
-const { POST: readiness } = agentCheckRoute('readiness');
 const TOOL = readinessCheck.toolName;
 const DECLARED = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'org.x402/payment': {} } } };
 const MPPX_CLI = path.resolve('node_modules/mppx/dist/bin.js');
 
 let rails: Rails;
-let server: WebServer;
-let rt: TestRuntime;
+let site: ReadinessAndMcp;
 let url: string;
 const clients: Client[] = [];
 
 beforeAll(async () => {
   rails = await startRails();
-  server = await serveWebHandler((request) => {
-    if (new URL(request.url).pathname === '/api/mcp') return (request.method === 'POST' ? mcpRoute.POST : mcpRoute.GET)(request);
-    return readiness(request);
-  });
-  rt = installRailsRuntime(rails, { APP_URL: server.url, RATE_LIMIT_PER_IP: '100000' });
-  url = `${server.url}/api/agent/readiness`;
+  site = await serveReadinessAndMcp(rails);
+  url = site.url;
 }, 120_000);
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close().catch(() => {});
 });
 afterAll(async () => {
-  await server?.close();
-  await rt?.dispose();
+  await site?.close();
   await rails?.stop();
 });
-
-async function usdc() {
-  return { payer: await rails.usdcBalance(rails.payer.address), payTo: await rails.usdcBalance(rails.payTo) };
-}
-
-/** Exactly `units` went from the payer to payTo since `before`. */
-async function expectMoved(before: Awaited<ReturnType<typeof usdc>>, units: bigint): Promise<void> {
-  const after = await usdc();
-  expect(before.payer - after.payer).toBe(units);
-  expect(after.payTo - before.payTo).toBe(units);
-}
-
-function x402Payer(): x402Client {
-  const client = new x402Client();
-  registerExactEvmScheme(client, { signer: privateKeyToAccount(rails.payer.privateKey) });
-  return client;
-}
 
 /** mppx's client, made to take the 402's x402 terms (its x402 challenges are the `x402:`-prefixed ones). */
 function mppxX402() {
@@ -125,25 +98,25 @@ async function mppxCli(args: string[]): Promise<Record<string, unknown>> {
 
 describe('x402 clients at POST /api/agent/readiness', () => {
   it('the mppx CLI (--protocol x402) pays 1 USDC and gets the answer; the same call again replays it unpaid', async () => {
-    const before = await usdc();
+    const before = await usdcBalances(rails);
     const first = await mppxCli(['-H', 'Idempotency-Key: x402-cli-000001']);
     expect(first).toMatchObject({ service: readinessCheck.service, idempotencyKey: 'x402-cli-000001' });
     expect(first.paymentIntent).toMatch(/^0x[0-9a-f]{64}$/);
     expect(readinessCheck.output.safeParse(first).success).toBe(true);
-    await expectMoved(before, 1_000_000n);
+    await expectUsdcMoved(rails, before, 1_000_000n);
 
     // The same call: the CLI pays a new 402 again, and the answer paid first comes back (same transaction, same
     // assessment time) with nothing settled.
     expect(await mppxCli(['-H', 'Idempotency-Key: x402-cli-000001'])).toEqual(first);
-    await expectMoved(before, 1_000_000n);
+    await expectUsdcMoved(rails, before, 1_000_000n);
   });
 
   it('mppx/client (its evm method, on the x402 terms) pays 1 USDC; the same call again replays it unpaid', async () => {
     const client = mppxX402();
     const sent: Headers[] = [];
-    const before = await usdc();
+    const before = await usdcBalances(rails);
     const first = await paidAnswer(await client.fetch(url, postInit('x402-mppx-000001')));
-    await expectMoved(before, 1_000_000n);
+    await expectUsdcMoved(rails, before, 1_000_000n);
     // It paid with x402, bound to the route: a salted extensions.mppx, and the resource our 402 offered, whole.
     const recording = Mppx.create({
       polyfill: false,
@@ -158,23 +131,23 @@ describe('x402 clients at POST /api/agent/readiness', () => {
     const payment = x402.Header.decodePaymentSignature(sent.map((h) => h.get('payment-signature')).find((v) => v !== null)!) as PaymentPayload;
     expect(typeof (payment.extensions?.mppx as { info: { nonce?: unknown } }).info.nonce).toBe('string');
     expect(payment.resource).toMatchObject({ url, serviceName: 'Paid Agent Checks', description: readinessCheck.summary });
-    await expectMoved(before, 1_000_000n);
+    await expectUsdcMoved(rails, before, 1_000_000n);
   });
 
   it('@x402/fetch pays 1 USDC; the same call again replays it unpaid', async () => {
-    const pay = wrapFetchWithPayment(fetch, x402Payer());
-    const before = await usdc();
+    const pay = wrapFetchWithPayment(fetch, x402Payer(rails));
+    const before = await usdcBalances(rails);
     const first = await paidAnswer(await pay(url, postInit('x402-fetch-000001')));
-    await expectMoved(before, 1_000_000n);
+    await expectUsdcMoved(rails, before, 1_000_000n);
     const again = await pay(url, postInit('x402-fetch-000001'));
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(await again.json()).toEqual(first.body);
-    await expectMoved(before, 1_000_000n);
+    await expectUsdcMoved(rails, before, 1_000_000n);
   });
 
   it("@x402/core's x402HTTPClient (with @x402/evm's exact scheme) pays 1 USDC; the same call again replays it unpaid", async () => {
-    const http = new x402HTTPClient(x402Payer());
+    const http = new x402HTTPClient(x402Payer(rails));
     const call = async (key: string) => {
       const unpaid = await fetch(url, postInit(key));
       expect(unpaid.status).toBe(402);
@@ -183,16 +156,16 @@ describe('x402 clients at POST /api/agent/readiness', () => {
       const init = postInit(key);
       return fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), ...http.encodePaymentSignatureHeader(payment) } });
     };
-    const before = await usdc();
+    const before = await usdcBalances(rails);
     const res = await call('x402-core-000001');
     const first = await paidAnswer(res);
     expect(http.getPaymentSettleResponse((name) => res.headers.get(name))).toEqual(first.settled);
-    await expectMoved(before, 1_000_000n);
+    await expectUsdcMoved(rails, before, 1_000_000n);
     const again = await call('x402-core-000001');
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(await again.json()).toEqual(first.body);
-    await expectMoved(before, 1_000_000n);
+    await expectUsdcMoved(rails, before, 1_000_000n);
   });
 });
 
@@ -213,29 +186,29 @@ describe("mppx's route binding, checked against the resource our 402 offered", (
   }
 
   it('refuses, and moves nothing for, a bound payment whose echo was changed: the resource, the bound operation, or the salt', async () => {
-    const before = await usdc();
+    const before = await usdcBalances(rails);
     const payment = await mppxPayment();
     const binding = payment.extensions!.mppx as { info: Record<string, string>; schema: unknown };
     const changed: PaymentPayload[] = [
       // A resource other than the one offered (the nonce covers the one offered).
       { ...payment, resource: { ...payment.resource!, description: 'something else' } },
       // Bound to another operation.
-      { ...payment, extensions: { ...payment.extensions, mppx: { ...binding, info: { ...binding.info, opaque: PaymentRequest.serialize({ operation: operationOf('POST', `${server.url}/api/agent/ai-visibility`) }) } } } },
+      { ...payment, extensions: { ...payment.extensions, mppx: { ...binding, info: { ...binding.info, opaque: PaymentRequest.serialize({ operation: operationOf('POST', `${site.origin}/api/agent/ai-visibility`) }) } } } },
       // Another salt: the signed nonce no longer covers what is echoed.
       { ...payment, extensions: { ...payment.extensions, mppx: { ...binding, info: { ...binding.info, nonce: '00'.repeat(32) } } } },
     ];
     for (const p of changed) expect(await refusal(p)).toEqual({ status: 402, reason: 'terms-mismatch' });
-    await expectMoved(before, 0n);
+    await expectUsdcMoved(rails, before, 0n);
     // The payment itself, unchanged, pays.
     const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': x402.Header.encodePaymentSignature(payment as never) }, body: JSON.stringify(validReadinessBody()) });
     await paidAnswer(res);
-    await expectMoved(before, 1_000_000n);
+    await expectUsdcMoved(rails, before, 1_000_000n);
   });
 });
 
 describe('x402 clients calling the MCP tool', () => {
   async function client(): Promise<Client> {
-    const c = await connectClient(new URL('/api/mcp', server.url));
+    const c = await connectClient(new URL('/api/mcp', site.origin));
     clients.push(c);
     return c;
   }
@@ -261,19 +234,19 @@ describe('x402 clients calling the MCP tool', () => {
   /** Pays a call with `sign`, then makes the same call with a new payment under the same idempotencyKey. */
   async function paysOnceAndReplays(key: string, sign: (required: PaymentRequired) => Promise<PaymentPayload>): Promise<void> {
     const c = await client();
-    const before = await usdc();
+    const before = await usdcBalances(rails);
     const first = await paidCall(c, await sign(await termsFor(c)), key);
     const settled = expectPaid(first);
-    await expectMoved(before, 1_000_000n);
+    await expectUsdcMoved(rails, before, 1_000_000n);
     const again = await paidCall(c, await sign(await termsFor(c)), key);
     expect(again.isError).toBeFalsy();
     expect(again._meta).toMatchObject({ idempotentReplayed: true, 'x402/payment-response': settled });
     expect(again.structuredContent).toEqual(first.structuredContent);
-    await expectMoved(before, 1_000_000n);
+    await expectUsdcMoved(rails, before, 1_000_000n);
   }
 
   it("@x402/core's client (with @x402/evm's exact scheme) pays 1 USDC in _meta[\"x402/payment\"]; the same call again replays it unpaid", async () => {
-    await paysOnceAndReplays('x402-mcp-core-0001', (required) => x402Payer().createPaymentPayload(required));
+    await paysOnceAndReplays('x402-mcp-core-0001', (required) => x402Payer(rails).createPaymentPayload(required));
   });
 
   it("mppx's x402 signer (mppx/client's evm method, fed the tool's terms) pays 1 USDC; the same call again replays it unpaid", async () => {

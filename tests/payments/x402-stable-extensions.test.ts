@@ -4,59 +4,48 @@
 // for the same resource carry byte-identical `bazaar` and `payment-identifier` extensions: two unpaid requests,
 // two rails built in one process, and rails built by a fresh load of the modules (what a restart does); REST and
 // MCP forms each. A client echoing the first 402's extensions into a payment against the second's terms is paid.
-import { x402Client } from '@x402/core/client';
 import { decodePaymentRequiredHeader, encodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { x402 } from 'mppx';
 import { Mppx, evm } from 'mppx/client';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import * as mcpRoute from '@/app/api/mcp/route';
 import { readinessCheck } from '@/lib/checks/readiness/entry';
 import { paymentConfigOf } from '@/lib/payments/config';
 import { USDC_EIP712, createPaymentRails } from '@/lib/payments/rails';
 import { problem } from '@/lib/problems';
 import { startRails, type Rails } from '../../scripts/rails/start';
-import { agentCheckRoute } from '../support/check-routes';
-import { installRailsRuntime } from '../support/rails-runtime';
-import { validReadinessBody, type TestRuntime } from '../support/runtime';
-import { serveWebHandler, type WebServer } from '../support/web-server';
+import { validReadinessBody } from '../support/runtime';
 import { connectClient } from '../mcp/support';
+import { serveReadinessAndMcp, type ReadinessAndMcp } from './readiness-and-mcp';
+import { expectOneUsdcMoved, usdcBalances, x402Payer } from '../support/usdc';
 
-const { POST: readiness } = agentCheckRoute('readiness');
 const TOOL = readinessCheck.toolName;
 const DECLARED = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'org.x402/payment': {} } } };
 /** The extensions whose `info` has no per-response field: a client's echo of them is compared whole. */
 const STABLE = ['bazaar', 'payment-identifier'] as const;
 
 let rails: Rails;
-let server: WebServer;
-let rt: TestRuntime;
+let site: ReadinessAndMcp;
 let url: string;
 const clients: Client[] = [];
 
 beforeAll(async () => {
   rails = await startRails();
-  server = await serveWebHandler((request) => {
-    if (new URL(request.url).pathname === '/api/mcp') return (request.method === 'POST' ? mcpRoute.POST : mcpRoute.GET)(request);
-    return readiness(request);
-  });
-  rt = installRailsRuntime(rails, { APP_URL: server.url, RATE_LIMIT_PER_IP: '100000' });
-  url = `${server.url}/api/agent/readiness`;
+  site = await serveReadinessAndMcp(rails);
+  url = site.url;
 }, 120_000);
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close().catch(() => {});
 });
 afterAll(async () => {
-  await server?.close();
-  await rt?.dispose();
+  await site?.close();
   await rails?.stop();
 });
 
-const paymentConfig = () => paymentConfigOf({ ...rails.env, APP_URL: server.url });
+const paymentConfig = () => paymentConfigOf({ ...rails.env, APP_URL: site.origin });
 
 async function restTerms(): Promise<PaymentRequired> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(validReadinessBody()) });
@@ -65,7 +54,7 @@ async function restTerms(): Promise<PaymentRequired> {
 }
 
 async function mcpClient(): Promise<Client> {
-  const c = await connectClient(new URL('/api/mcp', server.url));
+  const c = await connectClient(new URL('/api/mcp', site.origin));
   clients.push(c);
   return c;
 }
@@ -89,7 +78,7 @@ async function termsAfterRestart(): Promise<{ rest: PaymentRequired; mcp: Paymen
     import('@/lib/transports/mcp/x402'),
   ]);
   expect(freshEntry.readinessCheck).not.toBe(readinessCheck);
-  const fresh = freshRails.createPaymentRails(freshConfig.paymentConfigOf({ ...rails.env, APP_URL: server.url }))!;
+  const fresh = freshRails.createPaymentRails(freshConfig.paymentConfigOf({ ...rails.env, APP_URL: site.origin }))!;
   const rest = (await fresh.challenge(readinessCheck.path, problem('payment-required', 'Pay.'))).x402!;
   return { rest, mcp: freshMcp.mcpPaymentRequired(freshEntry.readinessCheck, rest, 'Pay.')! };
 }
@@ -100,22 +89,6 @@ function expectSameStableExtensions(a: PaymentRequired, b: PaymentRequired): voi
     expect(a.extensions?.[name]).toBeDefined();
     expect(JSON.stringify(a.extensions![name])).toBe(JSON.stringify(b.extensions![name]));
   }
-}
-
-function x402Payer(): x402Client {
-  const client = new x402Client();
-  registerExactEvmScheme(client, { signer: privateKeyToAccount(rails.payer.privateKey) });
-  return client;
-}
-
-async function usdc() {
-  return { payer: await rails.usdcBalance(rails.payer.address), payTo: await rails.usdcBalance(rails.payTo) };
-}
-
-async function expectOneUsdcMoved(before: Awaited<ReturnType<typeof usdc>>): Promise<void> {
-  const after = await usdc();
-  expect(before.payer - after.payer).toBe(1_000_000n);
-  expect(after.payTo - before.payTo).toBe(1_000_000n);
 }
 
 async function payRest(signature: string): Promise<Response> {
@@ -148,12 +121,12 @@ describe("a payment against the second 402's terms, echoing the first 402's exte
   it('@x402/core over REST: paid, 1 USDC moved', async () => {
     const first = (await termsAfterRestart()).rest;
     const second = await restTerms();
-    const before = await usdc();
-    const payment = await x402Payer().createPaymentPayload({ ...second, extensions: first.extensions });
+    const before = await usdcBalances(rails);
+    const payment = await x402Payer(rails).createPaymentPayload({ ...second, extensions: first.extensions });
     expect(payment.extensions).toEqual(first.extensions);
     const res = await payRest(encodePaymentSignatureHeader(payment));
     expect(res.status).toBe(200);
-    await expectOneUsdcMoved(before);
+    await expectOneUsdcMoved(rails, before);
   });
 
   it("mppx/client over REST (whose route-bound nonce covers the echoed extensions): paid, 1 USDC moved", async () => {
@@ -167,21 +140,21 @@ describe("a payment against the second 402's terms, echoing the first 402's exte
     const signature = await (await client.preparePayment(offered)).createCredential();
     const payment = x402.Header.decodePaymentSignature(signature) as PaymentPayload;
     expect(payment.extensions?.bazaar).toEqual(first.extensions!.bazaar);
-    const before = await usdc();
+    const before = await usdcBalances(rails);
     const res = await payRest(signature);
     expect(res.status).toBe(200);
-    await expectOneUsdcMoved(before);
+    await expectOneUsdcMoved(rails, before);
   });
 
   it('@x402/core over MCP: paid, 1 USDC moved', async () => {
     const first = (await termsAfterRestart()).mcp;
     const c = await mcpClient();
     const second = await mcpTerms(c);
-    const before = await usdc();
-    const payment = await x402Payer().createPaymentPayload({ ...second, extensions: first.extensions });
+    const before = await usdcBalances(rails);
+    const payment = await x402Payer(rails).createPaymentPayload({ ...second, extensions: first.extensions });
     const result = (await c.callTool({ name: TOOL, arguments: validReadinessBody(), _meta: { ...DECLARED, 'x402/payment': payment } })) as CallToolResult;
     expect(result.isError).toBeFalsy();
     expect((result._meta?.['x402/payment-response'] as SettleResponse).success).toBe(true);
-    await expectOneUsdcMoved(before);
+    await expectOneUsdcMoved(rails, before);
   });
 });
