@@ -1,12 +1,13 @@
 import type { CheckEntry } from './entry';
 import { readinessCheck } from './readiness/entry';
 import { visibilityCheck } from './visibility/entry';
+import { endpointCheck } from './payment-endpoint/entry';
 
 // THE list of checks. Every surface reads it: the REST and site routes resolve their `[check]` segment here,
 // the MCP tools, OpenAPI, the docs, /llms.txt and the home page list it, stored reports and their Markdown
 // find their check here by id. Adding a check is adding its entry to BUILT_IN.
 
-const BUILT_IN: readonly CheckEntry[] = [readinessCheck, visibilityCheck];
+const BUILT_IN: readonly CheckEntry[] = [readinessCheck, visibilityCheck, endpointCheck];
 
 let listed: readonly CheckEntry[] = BUILT_IN;
 

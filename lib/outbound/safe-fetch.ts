@@ -56,6 +56,14 @@ export interface SafeFetchOptions {
   userAgent?: string;
   /** The check's outbound gate (outbound.ts): asked before every hop is sent; a refused hop sends nothing. */
   outbound?: OutboundGate;
+  /** Default GET. A 301/302/303 turns it into a GET without a body, as browsers do; 307/308 send it again. */
+  method?: 'GET' | 'POST' | 'OPTIONS' | 'HEAD';
+  /** The request body (sent with `method`), at most what the caller built: never read from the site. */
+  body?: string;
+  /** Headers of this request, on top of (and replacing) user-agent, accept and accept-encoding. */
+  headers?: Readonly<Record<string, string>>;
+  /** Bytes of response headers accepted, per hop (undici's maxHeaderSize). Default Node's 16 KiB. */
+  maxHeaderBytes?: number;
 }
 
 export interface FetchResult {
@@ -436,6 +444,9 @@ function classify(err: unknown, url: string, signal: AbortSignal): Error {
   if (/^(CERT_|ERR_TLS_|ERR_SSL_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_)/.test(code) || code.includes('CERT')) {
     return new FetchFailedError('tls', 'The site\'s TLS certificate or handshake was not accepted.', url, err);
   }
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') {
+    return new FetchFailedError('bad-response', 'The site sent response headers larger than this service reads.', url, err);
+  }
   if (code.startsWith('HPE_') || code === 'UND_ERR_INFO' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') {
     return new FetchFailedError('bad-response', 'The site sent an invalid HTTP response.', url, err);
   }
@@ -485,6 +496,7 @@ async function guardedFetch(url: URL, options: SafeFetchOptions): Promise<FetchR
     headersTimeout: options.headersTimeoutMs ?? 10_000,
     bodyTimeout: options.bodyTimeoutMs ?? 10_000,
     connections: 2,
+    ...(options.maxHeaderBytes ? { maxHeaderSize: options.maxHeaderBytes } : {}),
   });
   const baseHeaders = {
     'user-agent': options.userAgent ?? userAgent(options.appUrl),
@@ -494,6 +506,8 @@ async function guardedFetch(url: URL, options: SafeFetchOptions): Promise<FetchR
 
   const redirects: Array<{ url: string; status: number }> = [];
   const visited = new Set<string>([current.href]);
+  let method = options.method ?? 'GET';
+  let requestBody = options.body;
   try {
     for (;;) {
       const started = performance.now();
@@ -507,8 +521,9 @@ async function guardedFetch(url: URL, options: SafeFetchOptions): Promise<FetchR
 
       const res = await request(hop.connectUrl, {
         dispatcher: agent,
-        method: 'GET',
-        headers: { ...baseHeaders, ...hop.extraHeaders },
+        method,
+        headers: { ...baseHeaders, ...options.headers, ...hop.extraHeaders },
+        ...(requestBody !== undefined ? { body: requestBody } : {}),
         signal,
         responseHeaders: 'raw',
       });
@@ -550,6 +565,10 @@ async function guardedFetch(url: URL, options: SafeFetchOptions): Promise<FetchR
         }
         visited.add(next.href);
         current = next;
+        if (res.statusCode !== 307 && res.statusCode !== 308 && method !== 'HEAD') {
+          method = 'GET';
+          requestBody = undefined;
+        }
         continue;
       }
 
