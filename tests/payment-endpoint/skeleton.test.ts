@@ -1,20 +1,30 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPaymentEndpoint } from '@/lib/checks/payment-endpoint/check';
-import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
+import { startRails, type Rails } from '../../scripts/rails/start';
+import { startSeller, type Seller } from './seller';
 
-let site: FixtureSite;
+// The check's frame against this service as seller: the discovery documents are read, the example body comes
+// from the seller's OpenAPI document, and the unpaid request is answered 402.
+
+let rails: Rails;
+let seller: Seller;
 beforeAll(async () => {
-  site = await startFixtureSite({ '/paid': { status: 402, headers: { 'cache-control': 'no-store' }, body: '{}' } });
-  process.env.CHECK_HOST_MAP = site.hostMap(['seller.test']);
-});
+  rails = await startRails();
+  seller = await startSeller(rails);
+}, 120_000);
 afterAll(async () => {
-  delete process.env.CHECK_HOST_MAP;
-  await site.close();
+  await seller?.close();
+  await rails?.stop();
 });
 
-describe('skeleton', () => {
-  it('runs', async () => {
-    const report = await checkPaymentEndpoint({ url: 'http://seller.test/paid', method: 'POST', paidRoundTrip: false });
-    expect(report.requests.map((r) => [r.purpose, r.status])).toEqual([['OpenAPI document', 404], ['unpaid request', 402], ['llms.txt', 404]]);
+describe('the endpoint check against this service', () => {
+  it('reads the OpenAPI document first, builds the body from its example and sends it unpaid', async () => {
+    const report = await checkPaymentEndpoint({ url: `${seller.origin}/api/agent/readiness`, method: 'POST', paidRoundTrip: false });
+    expect(report.requests.slice(0, 3).map((r) => [r.purpose, r.method, r.url, r.status])).toEqual([
+      ['OpenAPI document', 'GET', 'http://seller.test/openapi.json', 200],
+      ['unpaid request', 'POST', 'http://seller.test/api/agent/readiness', 402],
+      ['llms.txt', 'GET', 'http://seller.test/llms.txt', 200],
+    ]);
+    expect(report.endpoint.bodySource).toBe('openapi');
   });
 });
