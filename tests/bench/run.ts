@@ -18,6 +18,7 @@ import { benchRobotsAdversarial } from './timing';
 import { benchRender } from './render';
 import { benchContention } from './contention';
 import { benchX402Reference } from './x402-reference';
+import { benchPaymentEndpoint } from './payment-endpoint';
 import { alternating, load, type Load } from './load';
 
 const run = promisify(execFile);
@@ -118,6 +119,7 @@ const SECTIONS: Record<string, () => Promise<unknown>> = {
   'x402-reference': benchX402Reference,
   'robots-adversarial': benchRobotsAdversarial,
   contention: benchContention,
+  'payment-endpoint': benchPaymentEndpoint,
 };
 
 async function main() {
