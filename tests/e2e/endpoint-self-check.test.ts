@@ -11,6 +11,7 @@ import { openSqliteStore } from '@/lib/store/sqlite';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { freePort } from '../support/ports';
 import { startServer, TEST_SECRET, type RunningServer } from '../support/server';
+import { connectClient } from '../mcp/support';
 
 const HOST = 'own.pac-fixture.net';
 const ORIGIN = `http://${HOST}`;
@@ -32,6 +33,8 @@ beforeAll(async () => {
       NODE_OPTIONS: `--import ${PRELOAD}`,
       PAC_FAKE_INTERNET: JSON.stringify({ [HOST]: port }),
       APP_URL: ORIGIN,
+      // The test's own MCP client calls the loopback address the server listens on.
+      MCP_ALLOWED_HOSTS: `127.0.0.1:${port}`,
       RATE_LIMIT_PER_IP: '100000',
       RATE_LIMIT_PER_KEY: '100000',
       PROBE_WALLET_PRIVATE_KEY: probeKey,
@@ -81,5 +84,19 @@ describe('the service checks its own paid endpoint', () => {
     const text = await res.text();
     expect(res.status, text).toBe(200);
     expectFullMarks((JSON.parse(text) as { report: Report }).report);
+  }, 180_000);
+
+  it('over MCP: the same tool call, paid with the same prepaid key, gives 100 too', async () => {
+    const client = await connectClient(new URL('/api/mcp', server.url), { authorization: `Bearer ${key}` });
+    try {
+      const result = (await client.callTool({ name: 'agent_payment_endpoint_check', arguments: input }, undefined, { timeout: 180_000 })) as {
+        isError?: boolean;
+        structuredContent?: { report: Report };
+      };
+      expect(result.isError ?? false).toBe(false);
+      expectFullMarks(result.structuredContent!.report);
+    } finally {
+      await client.close();
+    }
   }, 180_000);
 });
