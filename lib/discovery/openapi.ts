@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CheckEntry } from '@/lib/checks/entry';
 import { endpoints, PREPAID_RESPONSE_HEADERS, type Credential, type FreeEndpoint } from '@/lib/endpoints';
 import { PRICE_CENTS, PRICE_USD, PRICE_USDC, PRICE_USDC_UNITS } from '@/lib/price';
-import { checkServicesInWords } from '@/lib/checks/registry';
+import { checks, checkServicesInWords } from '@/lib/checks/registry';
 import { PROBLEMS, PROBLEM_BASE, PROBLEM_MEDIA_TYPE, type ProblemKind } from '@/lib/problems';
 import { IDEMPOTENCY_KEY_PATTERN } from '@/lib/paid-call/pipeline';
 import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from '@/lib/session';
@@ -252,4 +252,22 @@ export function openApiDocument(ctx: OpenApiContext) {
       },
     },
   };
+}
+
+// Building the document turns every check's zod schemas into JSON Schema: tens of milliseconds, for a document
+// that changes only with the configuration and the list of checks (a test may add one). Kept as its text, per list.
+const documentText = new WeakMap<readonly CheckEntry[], Map<string, string>>();
+
+/**
+ * openApiDocument as JSON text, built once per configuration and list of checks.
+ * @example new Response(openApiJson(ctx), { headers: { 'content-type': 'application/json' } })
+ */
+export function openApiJson(ctx: OpenApiContext): string {
+  const list = checks();
+  let byContext = documentText.get(list);
+  if (!byContext) documentText.set(list, (byContext = new Map()));
+  const key = JSON.stringify([ctx.appUrl, ctx.rails, ctx.usdcAddress, ctx.contactEmail]);
+  let text = byContext.get(key);
+  if (text === undefined) byContext.set(key, (text = JSON.stringify(openApiDocument(ctx))));
+  return text;
 }
