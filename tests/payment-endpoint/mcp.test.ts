@@ -97,6 +97,31 @@ describe('the MCP item against this service', () => {
     expect(item(report).state).toBe('pass');
     expect(item(report).evidence.find((e) => e.request.startsWith('tools/list: the tool'))!.note).toBe('the tool named in the request');
   });
+
+  it('reads a stateful server that answers in SSE streams and requires its Mcp-Session-Id after initialize', async () => {
+    const SESSION = 'session-4f2a';
+    const withheld: string[] = [];
+    seller = await startSeller(rails, {
+      tamper: async (request, next) => {
+        if (new URL(request.url).pathname !== '/api/mcp') return next(request);
+        const sent = (await request.clone().json()) as Message;
+        const legacy = request.headers.get('mcp-protocol-version') !== '2026-07-28' && sent.method !== 'server/discover';
+        if (legacy && sent.method !== 'initialize' && request.headers.get('mcp-session-id') !== SESSION) {
+          withheld.push(String(sent.method));
+          return new Response('missing session', { status: 400 });
+        }
+        const response = await next(request);
+        if (response.status === 202) return response;
+        const headers = new Headers({ 'content-type': 'text/event-stream', ...(sent.method === 'initialize' ? { 'mcp-session-id': SESSION } : {}) });
+        return new Response(`event: message\nid: 1\ndata: ${await response.text()}\n\n`, { status: response.status, headers });
+      },
+    });
+    const report = await check();
+    expect(withheld).toEqual([]);
+    expect(mcpFindings(report)).toEqual([]);
+    expect(item(report).state).toBe('pass');
+    expect(mcpRequests(report)).toHaveLength(7);
+  });
 });
 
 describe('sellers with one MCP defect', () => {
