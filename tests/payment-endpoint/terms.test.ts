@@ -1,3 +1,4 @@
+import { Challenge } from 'mppx';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPaymentEndpoint, type EndpointReport } from '@/lib/checks/payment-endpoint/check';
 import { priceCentsFromText } from '@/lib/checks/payment-endpoint/price';
@@ -169,5 +170,42 @@ describe('sellers with one defect each', () => {
     expect(finding.observed).toContain('x402 accepts[0] (eip155:8453): 100 cents');
     expect(item(report, 'one-price').state).toBe('fail');
     expect(item(report, 'discovery').state).toBe('pass');
+  }, 120_000);
+  it("x402 extra.name not the token's EIP-712 domain: x402-eip712-domain, and only it", async () => {
+    const report = await checkSeller(async (request, next) =>
+      rewritePaymentRequired(await next(request), (pr) => {
+        (pr.accepts as Array<{ extra: Record<string, string> }>)[0]!.extra.name = 'USDC';
+      }),
+    );
+    expect(ours(report)).toEqual(['x402-eip712-domain']);
+    expect(report.findings.find((f) => f.id === 'x402-eip712-domain')!.observed).toBe(
+      'accepts[0].extra has name "USDC", version "2"; USDC on eip155:8453 signs as name "USD Coin", version "2"',
+    );
+  }, 120_000);
+
+  it("a 402 whose headers pass Node's 16 KiB: x402-header-too-large, and only it", async () => {
+    const report = await checkSeller(async (request, next) =>
+      rewritePaymentRequired(await next(request), (pr) => {
+        const resource = pr.resource as { description: string };
+        resource.description = `${resource.description} ${'and more '.repeat(500)}`;
+      }),
+    );
+    expect(ours(report)).toEqual(['x402-header-too-large']);
+    expect(report.findings.find((f) => f.id === 'x402-header-too-large')!.observed).toMatch(/^the 402's header block is \d+ bytes \(PAYMENT-REQUIRED \d+\); Node refuses 16384 and more$/);
+  }, 120_000);
+
+  it('an MPP challenge already expired: mpp-challenge-expired, and only it', async () => {
+    const past = '2020-01-01T00:00:00.000Z';
+    const report = await checkSeller(async (request, next) => {
+      const response = await next(request);
+      const header = response.headers.get('www-authenticate');
+      if (response.status !== 402 || header === null) return response;
+      const headers = new Headers(response.headers);
+      const challenges = Challenge.deserializeList(header).map((c) => (c.method === 'stripe' ? { ...c, expires: past } : c));
+      headers.set('www-authenticate', challenges.map((c) => Challenge.serialize(c)).join(', '));
+      return new Response(await response.text(), { status: response.status, headers });
+    });
+    expect(ours(report)).toEqual(['mpp-challenge-expired']);
+    expect(report.findings.find((f) => f.id === 'mpp-challenge-expired')!.observed).toMatch(/^stripe\/charge challenge "[\w-]{16}" expires "2020-01-01T00:00:00.000Z"; the check read it at /);
   }, 120_000);
 });

@@ -12,7 +12,7 @@ import type { Fault, FindingSpec, ItemOutcome, ItemSpec, Reference } from './typ
 // a payTo it can send to and a time limit. Node's HTTP clients refuse an answer whose header block passes 16 KiB.
 
 /** Node's default `--max-http-header-size`: the whole header block of an answer. */
-export const NODE_HEADER_LIMIT = 16 * 1024;
+const NODE_HEADER_LIMIT = 16 * 1024;
 
 const X402_SPEC: Reference = { title: 'x402 protocol specification, v2', url: 'https://github.com/coinbase/x402/blob/main/specs/x402-specification-v2.md' };
 const X402_HTTP: Reference = { title: 'x402 v2 HTTP transport (PAYMENT-REQUIRED)', url: 'https://github.com/coinbase/x402/blob/main/specs/transports-v2/http.md' };
@@ -205,7 +205,8 @@ async function probe(ctx: ProbeContext): Promise<ItemOutcome> {
     faults.push({ id: 'x402-schema-invalid', observed: `x402Version ${JSON.stringify(field(x402.decoded, 'x402Version'))}; ${issues.join('; ')}` });
   }
   const accepts = field(x402.decoded, 'accepts');
-  const entries = Array.isArray(accepts) ? accepts : [];
+  // A v1 PaymentRequired is one fault (the version), not one per v1 field a v2 client would miss.
+  const entries = Array.isArray(accepts) && field(x402.decoded, 'x402Version') === 2 ? accepts : [];
   const byId = new Map<FindingId, string[]>();
   for (const [i, entry] of entries.entries()) for (const f of entryFaults(entry, i)) byId.set(f.id, [...(byId.get(f.id) ?? []), f.observed]);
   for (const [id, observed] of byId) faults.push({ id, observed: observed.join('; ') });
@@ -223,7 +224,7 @@ async function probe(ctx: ProbeContext): Promise<ItemOutcome> {
         paymentRequired: {
           x402Version: field(x402.decoded, 'x402Version'),
           resource: field(x402.decoded, 'resource'),
-          accepts: entries,
+          accepts: Array.isArray(accepts) ? accepts : accepts ?? null,
           extensions: extensions && typeof extensions === 'object' ? Object.keys(extensions) : [],
         },
         bodyMirror: x402.bodyMirror !== null,
