@@ -4,11 +4,7 @@
 //   (a) unpaid 402 throughput, alternating slices of ours and the reference's; then, for scale, the reference's
 //       402 against our cheapest route (GET /api/health), what any answer of our app costs;
 //   (b) paid x402 latency (PAYMENT-SIGNATURE, verify + settle on chain), sequential, alternating per request.
-// The reference is installed here only, with `npm install --legacy-peer-deps` (its optional peer
-// @x402/paywall does not exist), into its own gitignored node_modules: never in the project's lockfile.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
+// The reference is installed and built by tests/support/x402-reference.ts, into its own gitignored node_modules.
 import { x402Client } from '@x402/core/client';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
@@ -16,12 +12,10 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { startRails } from '../../scripts/rails/start';
 import { validReadinessBody } from '../support/runtime';
 import { startServer } from '../support/server';
-import { onFreePort, PORT_TAKEN, untilListening } from '../support/ports';
+import { prepareReference, startReference } from '../support/x402-reference';
 import { alternating, load, type Load } from './load';
 import { timingProxy } from './payments';
 
-const REFERENCE = path.join(__dirname, 'x402-reference');
-const NEXT_BIN = path.join(REFERENCE, 'node_modules/next/dist/bin/next');
 const PAID_SAMPLES = Number(process.env.BENCH_PAID_SAMPLES ?? 30);
 const WARMUP = 5;
 const TARGET = 1.25;
@@ -31,57 +25,6 @@ const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
-const newest = (dir: string): number =>
-  fs.readdirSync(dir, { withFileTypes: true }).reduce((t, e) => {
-    const p = path.join(dir, e.name);
-    return Math.max(t, e.isDirectory() ? newest(p) : fs.statSync(p).mtimeMs);
-  }, 0);
-
-/** Installs (when its package.json or lock is newer than its node_modules) and builds (when its sources are newer than the build) the reference app. */
-function prepareReference(): void {
-  const installed = path.join(REFERENCE, 'node_modules/.package-lock.json');
-  const manifests = ['package.json', 'package-lock.json'].map((f) => path.join(REFERENCE, f)).filter((f) => fs.existsSync(f));
-  if (!fs.existsSync(installed) || manifests.some((f) => fs.statSync(f).mtimeMs > fs.statSync(installed).mtimeMs)) {
-    console.log('[bench] x402-reference: npm install --legacy-peer-deps in tests/bench/x402-reference');
-    execFileSync('npm', ['install', '--legacy-peer-deps', '--no-audit', '--no-fund'], { cwd: REFERENCE, stdio: 'inherit' });
-  }
-  const built = path.join(REFERENCE, '.next/BUILD_ID');
-  const sources = Math.max(newest(path.join(REFERENCE, 'app')), fs.statSync(path.join(REFERENCE, 'next.config.js')).mtimeMs, fs.statSync(installed).mtimeMs);
-  if (!fs.existsSync(built) || fs.statSync(built).mtimeMs < sources) {
-    console.log('[bench] x402-reference: next build in tests/bench/x402-reference');
-    execFileSync(process.execPath, [NEXT_BIN, 'build'], { cwd: REFERENCE, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' } });
-  }
-}
-
-/** `next start` of the reference app on a free loopback port. */
-async function startReference(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
-  let child: ChildProcess | undefined;
-  const port = await onFreePort(async (p) => {
-    const c = spawn(process.execPath, [NEXT_BIN, 'start', '-p', String(p), '-H', '127.0.0.1'], {
-      cwd: REFERENCE,
-      env: { ...process.env, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    c.stdout!.on('data', (d) => (output += d));
-    c.stderr!.on('data', (d) => (output += d));
-    const started = await untilListening(c, () => output, new RegExp(`Local:\\s+http://127\\.0\\.0\\.1:${p}\\b`), /EADDRINUSE/, 60_000);
-    if (started === PORT_TAKEN) return PORT_TAKEN;
-    child = c;
-    return p;
-  });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: async () => {
-      const c = child;
-      if (!c || c.exitCode !== null || c.signalCode !== null) return;
-      await new Promise<void>((resolve) => {
-        c.once('exit', () => resolve());
-        c.kill('SIGTERM');
-      });
-    },
-  };
-}
 
 export async function benchX402Reference(): Promise<Record<string, unknown>> {
   prepareReference();
