@@ -159,6 +159,24 @@ describe('sellers with one MCP defect', () => {
     expect(report.findings.find((f) => f.id === 'mcp-tool-price-unstated')!.observed).toBe(`${TOOL}: neither its title nor its description states a price or that it is paid`);
   });
 
+  it('a tool description stating another price than the 402: the MCP item passes and one-price reports price-mismatch', async () => {
+    seller = await startSeller(rails, {
+      tamper: rewriteMcp((sent, answer) => {
+        if (sent.method !== 'tools/list' || !answer.result) return answer;
+        const tools = (answer.result.tools as Array<Record<string, unknown>>).map((t) =>
+          t.name === TOOL ? { ...t, title: 'Readiness assessment', description: `Assesses an agent workflow for 0.50 USD per call. Same call over REST: POST ${PAID_PATH}.` } : t,
+        );
+        return { ...answer, result: { ...answer.result, tools } };
+      }),
+    });
+    const report = await check();
+    expect(mcpFindings(report)).toEqual([]);
+    expect(item(report).state).toBe('pass');
+    const mismatch = report.findings.filter((f) => f.item === 'one-price');
+    expect(mismatch.map((f) => f.id)).toEqual(['price-mismatch']);
+    expect(mismatch[0]!.observed).toContain(`MCP tool ${TOOL} (description): 50 cents`);
+  });
+
   it('a call declaring org.x402/payment not answered payment_required though server/discover declares the extension: mcp-x402-extension-ignored', async () => {
     seller = await startSeller(rails, {
       tamper: rewriteMcp((sent, answer) =>

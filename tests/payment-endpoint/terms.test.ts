@@ -120,6 +120,8 @@ describe('the terms items against this service', () => {
       ['OpenAPI x-payment-info.offers[2] (x402)', 100],
       ['OpenAPI x-payment-info.price', 100],
       ['llms.txt (summary)', 100],
+      // The MCP item runs first and keeps the tool it chose; this service's tool states the price in its description.
+      ['MCP tool agent_payment_readiness_assessment (description)', 100],
     ]);
     expect(answer.recipients).toEqual({ 'x402 eip155': [rails.payTo.toLowerCase()], 'MPP evm': [rails.payTo.toLowerCase()] });
   });

@@ -3,11 +3,11 @@ import type { OutboundSpend } from '@/lib/outbound/outbound';
 import type { LookupFn } from '@/lib/outbound/safe-fetch';
 import { normalizeTargetUrl } from '@/lib/outbound/target-url';
 import { severityFor, SEVERITY_ORDER } from '@/lib/checks/severity';
-import { bazaarExampleBody, fetchDocument, openapiExampleBody, termsOf, type EndpointInput, type ProbeContext } from './context';
+import { bazaarExampleBody, fetchDocument, openapiExampleBody, termsOf, type EndpointInput, type ProbeContext, type ProbeItem } from './context';
 import { probeSettings, type ProbeSettings } from './probe-settings';
 import { findingSpec, ITEMS, RUBRIC_VERSION } from './rubric';
 import { MAX_REQUESTS_PER_DOMAIN, probeHttp } from './session';
-import type { Finding, ItemResult, ProbeTransfer, SentRequest } from './types';
+import type { Finding, ItemId, ItemResult, ProbeTransfer, SentRequest } from './types';
 
 // The Agent Payment Endpoint Check: what an agent meets when it pays a seller's endpoint. It reads the seller's
 // discovery documents, sends the declared request unpaid, then runs each rubric item's probe in order, and
@@ -122,14 +122,15 @@ export async function checkPaymentEndpoint(input: EndpointInput, options: Endpoi
       terms,
       discovery: { openapi, llms },
       probe: options.probe ?? probeSettings(),
+      observed: { mcpTool: null },
       signal,
       now: options.now ?? new Date(),
     };
 
-    const items: ItemResult[] = [];
+    const results = new Map<ItemId, ItemResult>();
     const findings: Finding[] = [];
     const transfers: ProbeTransfer[] = [];
-    for (const { spec, probe } of ITEMS) {
+    for (const { spec, probe } of runOrder(ITEMS)) {
       const outcome = await probe(ctx);
       let lost = 0;
       for (const fault of outcome.faults) {
@@ -151,9 +152,10 @@ export async function checkPaymentEndpoint(input: EndpointInput, options: Endpoi
         });
       }
       const tested = outcome.state === 'pass' || outcome.state === 'warn' || outcome.state === 'fail';
-      items.push({ id: spec.id, title: spec.title, state: outcome.state, points: tested ? spec.points - lost : 0, pointsMax: spec.points, why: outcome.why, evidence: outcome.evidence });
+      results.set(spec.id, { id: spec.id, title: spec.title, state: outcome.state, points: tested ? spec.points - lost : 0, pointsMax: spec.points, why: outcome.why, evidence: outcome.evidence });
       transfers.push(...(outcome.transfers ?? []));
     }
+    const items = ITEMS.map(({ spec }) => results.get(spec.id)!);
 
     const testedItems = items.filter((i) => i.state === 'pass' || i.state === 'warn' || i.state === 'fail');
     const testedPoints = testedItems.reduce((n, i) => n + i.pointsMax, 0);
@@ -181,6 +183,16 @@ export async function checkPaymentEndpoint(input: EndpointInput, options: Endpoi
   } finally {
     finished.abort();
   }
+}
+
+/** The items in the order they run: each where the rubric lists it, except one that reads another's findings, which waits for it. */
+function runOrder(items: readonly ProbeItem[]): ProbeItem[] {
+  const order = items.filter((i) => !i.runsAfter);
+  for (const item of items.filter((i) => i.runsAfter)) {
+    const at = order.findIndex((i) => i.spec.id === item.runsAfter);
+    order.splice(at < 0 ? order.length : at + 1, 0, item);
+  }
+  return order;
 }
 
 function verdictOf(score: number, findings: readonly Finding[]): EndpointVerdict {

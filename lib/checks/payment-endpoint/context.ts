@@ -73,6 +73,8 @@ export interface ProbeContext {
   terms: Terms;
   discovery: Discovery;
   probe: ProbeSettings;
+  /** What one probe saw that a later one compares: filled as the probes run (see ProbeItem.runsAfter). */
+  observed: { mcpTool: { name: string; title: string | null; description: string } | null };
   signal: AbortSignal;
   now: Date;
 }
@@ -172,4 +174,6 @@ export function field(value: unknown, key: string): unknown {
 export interface ProbeItem {
   spec: import('./types').ItemSpec;
   probe(ctx: ProbeContext): Promise<import('./types').ItemOutcome>;
+  /** An item whose findings this one reads (ctx.observed): it runs after that item, though the report lists it in rubric order. */
+  runsAfter?: import('./types').ItemId;
 }

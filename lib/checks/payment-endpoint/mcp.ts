@@ -367,6 +367,7 @@ async function probe(ctx: ProbeContext): Promise<ItemOutcome> {
       return { state: 'not-tested', why: `Which MCP tool sells ${ctx.url.pathname} is not clear: ${picked.missing}; name it in mcp.tool.`, evidence, faults };
     }
     const { tool } = picked;
+    ctx.observed.mcpTool = { name: tool.name, title: tool.title ?? null, description: tool.description ?? '' };
     const words = [tool.title, tool.annotations?.title, tool.description].filter(Boolean).join('\n');
     evidence.push({ request: `tools/list: the tool ${tool.name}`, status: null, answer: { name: tool.name, title: tool.title ?? null, description: clip(tool.description ?? '') }, note: named ? 'the tool named in the request' : `the tool naming ${ctx.url.pathname}` });
     if (!COSTS_MONEY.test(words)) fault('mcp-tool-price-unstated', `${tool.name}: neither its title nor its description states a price or that it is paid`);

@@ -7,7 +7,7 @@ import type { Fault, FindingSpec, ItemOutcome, ItemSpec, Reference } from './typ
 // One price wherever the seller states it, in USD cents: each MPP challenge (stripe in cents; a token amount by its
 // decimals), each x402 accepts entry (by the decimals x402 knows for its asset), both OpenAPI shapes, the words of
 // x402's resource description and of llms.txt. The bazaar carries no amount of its own (directories list it with
-// the accepts'), and the MCP tool's description is compared by the MCP item, which reads it. Each rail names one
+// the accepts'); the MCP tool's description is the one the MCP item chose (this item runs after it). Each rail names one
 // recipient: an agent that sees two addresses for one rail cannot tell which is the seller's.
 
 const X402_SPEC: Reference = { title: 'x402 protocol specification, v2', url: 'https://github.com/coinbase/x402/blob/main/specs/x402-specification-v2.md' };
@@ -126,6 +126,15 @@ function llmsPrice(ctx: ProbeContext): Stated[] {
   return inSummary === null ? [] : [{ source: 'llms.txt (summary)', cents: inSummary, stated: summary.slice(0, 200) }];
 }
 
+/** The price the MCP tool the MCP item chose states in its title or description, when there is one. */
+function mcpPrice(ctx: ProbeContext): Stated[] {
+  const tool = ctx.observed.mcpTool;
+  if (!tool) return [];
+  const words = [tool.title, tool.description].filter(Boolean).join('\n');
+  const cents = priceCentsFromText(words);
+  return cents === null ? [] : [{ source: `MCP tool ${tool.name} (description)`, cents, stated: words.slice(0, 200) }];
+}
+
 /** Recipients per rail: x402 payTo per network family, MPP recipient per method. */
 function recipients(ctx: ProbeContext): Record<string, string[]> {
   const rails: Record<string, Set<string>> = {};
@@ -140,7 +149,7 @@ async function probe(ctx: ProbeContext): Promise<ItemOutcome> {
   if (ctx.terms.x402.decoded === null && ctx.terms.mpp.challenges.length === 0) {
     return { state: 'not-applicable', why: 'The unpaid answer states no payment terms the check can read: there is no price to compare.', evidence: [{ request: unpaidRequest(ctx), status: ctx.unpaidResponse?.status ?? null }], faults: [] };
   }
-  const stated = [...mppPrices(ctx), ...x402Prices(ctx), ...openapiPrices(ctx), ...llmsPrice(ctx)];
+  const stated = [...mppPrices(ctx), ...x402Prices(ctx), ...openapiPrices(ctx), ...llmsPrice(ctx), ...mcpPrice(ctx)];
   const priced = stated.filter((s): s is Stated & { cents: number } => s.cents !== null);
   const faults: Fault[] = [];
   const prices = [...new Set(priced.map((s) => s.cents))];
@@ -156,11 +165,11 @@ async function probe(ctx: ProbeContext): Promise<ItemOutcome> {
       request: `${unpaidRequest(ctx)}; GET ${ctx.discovery.openapi.url}; GET ${ctx.discovery.llms.url}`,
       status: ctx.unpaidResponse?.status ?? null,
       answer: { stated, recipients: byRail },
-      note: 'The bazaar states no amount of its own (directories list it with the accepts\' amounts); the MCP tool\'s description is compared by the MCP item.',
+      note: 'The bazaar states no amount of its own (directories list it with the accepts\' amounts).',
     },
   ];
   const pass = priced.length > 1 ? `${priced.length} places state one price, ${prices[0]} cents, and each rail names one recipient.` : `Only ${priced.length} place states a price in USD, so there is nothing to disagree; each rail names one recipient.`;
   return judged(faults, FINDINGS, pass, evidence);
 }
 
-export const onePrice: ProbeItem = { spec: onePriceSpec, probe };
+export const onePrice: ProbeItem = { spec: onePriceSpec, probe, runsAfter: 'mcp' };
