@@ -59,7 +59,7 @@ describe('POST /api/agent/readiness with a prepaid key', () => {
     const reportId = first.headers.get('link')!.match(/\/api\/reports\/(rep_[A-Za-z0-9_-]+)/)![1]!;
     const keyHash = hashKey(key, rt.config.CREDITS_KEY_SECRET);
     const record = await rt.store.getIdempotent(`createAgentReadinessAssessment:${keyHash}:order-once-1`, Date.now());
-    expect(record?.response).toBe(`{"headers":{"Content-Type":"application/json","Cache-Control":"no-store"},"report":"${reportId}"}`);
+    expect(record).toEqual({ state: 'done', fingerprint: expect.any(String), response: `{"headers":{"Content-Type":"application/json","Cache-Control":"no-store"},"report":"${reportId}"}` });
     expect((await rt.store.getReport(reportId, Date.now()))?.body).toBe(firstText);
     const again = await POST(post(URL_, validReadinessBody(), { authorization: `Bearer ${key}`, 'idempotency-key': 'order-once-1' }));
     expect(again.headers.get('idempotent-replayed')).toBe('true');
