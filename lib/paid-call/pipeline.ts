@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Config } from '@/lib/config';
 import type { Store } from '@/lib/store';
-import type { FinishedCall, IdempotentAnswer } from '@/lib/store/types';
+import type { FinishedCall, IdempotentAnswer, KeptReport } from '@/lib/store/types';
 import { StoreUnavailableError } from '@/lib/store/types';
 import { paidBody, type CheckEntry } from '@/lib/checks/entry';
 import { sha256Hex } from '@/lib/canonical-json';
@@ -9,14 +9,14 @@ import { INTERNAL_ERROR, ProblemError, knownProblem, problem, type Problem } fro
 import { parseBody } from '@/lib/validation';
 import { enforceRateLimit, rateLimited } from '@/lib/rate-limit';
 import { balance, invalidCreditsKey, newUsageId, releaseCall, reserveCall } from '@/lib/credits/ledger';
-import { saveReport, walletOwner } from '@/lib/reports/store';
+import { reportToKeep, saveReport, walletOwner } from '@/lib/reports/store';
 import { hashKey, isWellFormedKey, maskKey } from '@/lib/credits/keys';
 import { PRICE_USD } from '@/lib/price';
 import type { PaymentRails } from '@/lib/payments/rails';
 import type { PaymentChallenge } from '@/lib/payments/challenge';
 import { signedX402Payment, type FailureReason, type PaidRail, type PaymentCredential, type PaymentFailure, type ValidCredential } from '@/lib/payments/verify';
 import { findUnconfirmed, reconcileOne, recordUnconfirmed } from '@/lib/payments/settlements';
-import { readReplayRecord, REPLAY_TTL_MS, writeReplayRecord } from '@/lib/payments/replay-record';
+import { readReplayRecord, REPLAY_TTL_MS, writeReplayRecord, writeReportReplayRecord } from '@/lib/payments/replay-record';
 import { NO_RECEIPT, type PaymentReceipt } from '@/lib/payments/wire';
 import { paymentIdentifierOf } from '@/lib/payments/x402-extensions';
 import { hostBudgetSpent, returnHostBudget, spendHostBudget, spendOutbound } from './host-budget';
@@ -40,7 +40,8 @@ import { costlyFailureBuckets, costlyFailuresSpent, countCostlyFailure } from '.
 //      answered only if the record was paid by that very payment.
 //   6. count the check against its site's budget (over it: released, 429), then run the operation
 //      (work that can fail runs here, before any charge; a costly failure counts against the caller's budget)
-//   7. commit the call (with its report kept, its answer stored and the calls left counted: two store steps) /
+//   7. commit the call (with its report kept, its answer stored naming the report and the calls left counted: one
+//      store step) /
 //      settle the payment and store the response for replays: fulfilled. A settlement that ends without an
 //      answer is recorded for the reconciler (lib/payments/settlements.ts), which finds out later whether it charged.
 
@@ -317,7 +318,7 @@ async function admitPrepaid(deps: PaidCallDeps, call: PaidCall, input: unknown, 
     if (spent) return spent;
     if (call.idempotencyKey !== null) {
       const existing = await store.getIdempotent(scope, now());
-      if (existing) return withBalance(store, keyHash, idempotentAnswer(existing, fingerprint), now());
+      if (existing) return withBalance(store, keyHash, await idempotentAnswer(store, existing, fingerprint, now()), now());
     }
     usageId = await reserveCall(store, keyHash, now(), holdMs, call.check.operationId);
   }
@@ -371,7 +372,7 @@ async function admitUnkeyed(deps: PaidCallDeps, call: PaidCall, input: unknown, 
       if (outcome.status === 'pending') return settlementStillUnconfirmed(idempotencyKey);
     }
     const existing = await store.getIdempotent(scope, now());
-    if (existing) return idempotentAnswer(existing, fingerprint);
+    if (existing) return idempotentAnswer(store, existing, fingerprint, now());
   }
   const owner = payer ? `payer:${sha256Hex(payer)}` : `ip:${call.clientIp}`;
   const admitted: Admitted = { keyHash: null, scope, idempotencyKey, fingerprint, payment: { kind: 'rail', verified }, owner, wallet: walletOfPayer(payer) };
@@ -399,7 +400,7 @@ async function resentPayment(deps: PaidCallDeps, call: PaidCall, fingerprint: st
   if (existing?.state !== 'done' || !existing.response) return null;
   if (readReplayRecord(existing.response).credentialDigest !== signed.digest) return null;
   deps.log?.({ event: 'payment-resent', operation: call.check.operationId });
-  return idempotentAnswer(existing, fingerprint);
+  return idempotentAnswer(deps.store, existing, fingerprint, now());
 }
 
 /**
@@ -474,7 +475,7 @@ async function claimIdempotencyKey(deps: PaidCallDeps, call: PaidCall, admitted:
   if (!claimed) return null;
   // Another request took the key between our look and our claim.
   await releasePayment(deps.store, admitted);
-  return idempotentAnswer(claimed, admitted.fingerprint);
+  return idempotentAnswer(deps.store, claimed, admitted.fingerprint, now());
 }
 
 /** Gives a held prepaid call back (a credential is simply never settled). */
@@ -547,24 +548,31 @@ function fulfilledBody(call: PaidCall, admitted: Admitted, reference: Record<str
   return { body, bodyText: JSON.stringify(body) };
 }
 
-/** Step 7 for a prepaid call: its report stored, then the held call committed with its answer kept for replays and the calls left counted, in one store step. */
+/**
+ * Step 7 for a prepaid call, in one store step: the held call committed, its report kept, its answer kept for
+ * replays (naming the report, which holds the body, so the body is stored once) and the calls left counted.
+ */
 async function chargeCredits(deps: PaidCallDeps, call: PaidCall, input: unknown, admitted: Admitted, usageId: string, result: Record<string, unknown>, now: Clock): Promise<PaidCallOutcome> {
   const { check } = call;
   const reference = { creditsUsage: usageId };
   const { body, bodyText } = fulfilledBody(call, admitted, reference, result);
   const keyHash = admitted.keyHash!;
-  // Stored before the commit because its id rides in the replay record the commit keeps.
-  const reportId = await keepReport(deps, check, keyHash, usageId, input, body, bodyText, now);
-  // The report id rides in the replay record, so a replay links the same report and never stores a second.
-  const record = writeReplayRecord(bodyText, NO_RECEIPT, reportId);
+  const kept = reportOf(deps, check, keyHash, usageId, input, body, bodyText, now);
+  // A replay names the same report and never stores a second. A record may take its body from the report only
+  // when the report outlives it; otherwise it keeps its own copy.
+  const record =
+    kept && kept.ttlMs >= REPLAY_TTL_MS ? writeReportReplayRecord(NO_RECEIPT, kept.report.id) : writeReplayRecord(bodyText, NO_RECEIPT, kept?.report.id ?? null);
   const answer = { scope: admitted.scope, fingerprint: admitted.fingerprint, response: record, ttlMs: REPLAY_TTL_MS };
-  const finished = await finishThroughOutage(deps.store, usageId, now, answer);
+  const finished = await finishThroughOutage(deps.store, usageId, now, answer, kept ?? undefined);
+  let reportId = kept?.report.id ?? null;
   if (finished === 'unconfirmed') {
     // The store never confirmed the commit: deliver the finished work. If the commit did land, the caller got what
     // it paid for; if not, the hold lapses and the call returns to the key. Never "charged, told nothing was".
     deps.log?.({ event: 'commit-unconfirmed', operation: check.operationId, usage: usageId, key: call.bearerKey ? maskKey(call.bearerKey) : null });
-    // Whether the answer was kept with it is as unknown: keep it on its own, as for a credential.
-    await storeAnswer(deps, call, admitted, record, now);
+    // Whether the report and the answer were kept with it is as unknown: keep each on its own (the report under the
+    // same id, so a step that did land is only written again), the answer with its own copy of the body, as for a credential.
+    reportId = kept ? await putKeptReport(deps, check, kept, now) : null;
+    await storeAnswer(deps, call, admitted, writeReplayRecord(bodyText, NO_RECEIPT, reportId), now);
   } else if (finished.commit === 'lost') {
     // The hold timed out and the key has no call left: the work is done, so deliver it uncharged rather than fail it.
     deps.log?.({ event: 'reservation-lost', operation: check.operationId, usage: usageId, key: call.bearerKey ? maskKey(call.bearerKey) : null });
@@ -644,6 +652,27 @@ function walletOfPayer(payer: string | null): string | null {
   return address ? walletOwner(address) : null;
 }
 
+/** A prepaid call's report, to keep in its last store step; null when it cannot be made (the work is delivered and paid for regardless). */
+function reportOf(deps: PaidCallDeps, check: CheckEntry, owner: string, paidWith: string, input: unknown, body: unknown, bodyText: string, now: Clock): KeptReport | null {
+  try {
+    return reportToKeep({ keyHash: owner, check, creditsUsage: paidWith, input, body, bodyText }, now(), deps.config.REPORT_RETENTION_DAYS);
+  } catch (e) {
+    deps.log?.({ event: 'report-store-failed', operation: check.operationId, error: String(e) });
+    return null;
+  }
+}
+
+/** Keeps a report made by `reportOf` on its own; its id, or null when the store cannot keep it. */
+function putKeptReport(deps: PaidCallDeps, check: CheckEntry, kept: KeptReport, now: Clock): Promise<string | null> {
+  return deps.store.putReport(kept.report, now(), kept.ttlMs).then(
+    () => kept.report.id,
+    (e: unknown) => {
+      deps.log?.({ event: 'report-store-failed', operation: check.operationId, error: String(e) });
+      return null;
+    },
+  );
+}
+
 /** Stores a paid call's report for its owner; the work is delivered and paid for, so a report the store cannot keep only goes unsaid. */
 function keepReport(deps: PaidCallDeps, check: CheckEntry, owner: string, paidWith: string, input: unknown, body: unknown, bodyText: string, now: Clock): Promise<string | null> {
   return saveReport(deps.store, { keyHash: owner, check, creditsUsage: paidWith, input, body, bodyText }, now(), deps.config.REPORT_RETENTION_DAYS).catch((e: unknown) => {
@@ -667,10 +696,10 @@ const COMMIT_RETRY_DELAYS_MS = [250, 500, 1_000, 2_000, 3_000, 4_000];
  * done, and a store that went away mid-command may have applied the commit without answering; answering 503
  * "nothing was charged" then would be false. Committing is idempotent (`already` on a second try), so retrying is safe.
  */
-async function finishThroughOutage(store: Store, usageId: string, now: Clock, answer: IdempotentAnswer): Promise<FinishedCall | 'unconfirmed'> {
+async function finishThroughOutage(store: Store, usageId: string, now: Clock, answer: IdempotentAnswer, report?: KeptReport): Promise<FinishedCall | 'unconfirmed'> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await store.finishReservation(usageId, now(), answer);
+      return await store.finishReservation(usageId, now(), answer, report);
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) throw error;
       if (attempt >= COMMIT_RETRY_DELAYS_MS.length) return 'unconfirmed';
@@ -679,15 +708,27 @@ async function finishThroughOutage(store: Store, usageId: string, now: Clock, an
   }
 }
 
-function idempotentAnswer(record: { state: 'in-flight' | 'done'; fingerprint: string; response?: string }, fingerprint: string): PaidCallOutcome {
+async function idempotentAnswer(store: Store, record: { state: 'in-flight' | 'done'; fingerprint: string; response?: string }, fingerprint: string, now: number): Promise<PaidCallOutcome> {
   if (record.fingerprint !== fingerprint) {
     return problemOutcome(problem('idempotency-conflict', 'This Idempotency-Key was already used with a different request body. Use a new key for a new request.'));
   }
   if (record.state === 'in-flight' || !record.response) {
     return problemOutcome(problem('idempotency-in-flight', 'A request with this Idempotency-Key is still running. Retry once it has finished.'), 2);
   }
-  const { body, receipt, reportId } = readReplayRecord(record.response);
+  const replay = readReplayRecord(record.response);
+  const { receipt, reportId } = replay;
+  const body = replay.bodyInReport ? await reportBody(store, reportId!, now) : replay.body;
   return reportId ? { kind: 'replayed', body, receipt, prepaid: { creditsRemaining: null, reportId } } : { kind: 'replayed', body, receipt };
+}
+
+/**
+ * The body a replay record keeps in its report. The report was kept in the record's own store step and outlives it,
+ * so a live record without its report means the store lost data: an error, never an answer made up.
+ */
+async function reportBody(store: Store, reportId: string, now: number): Promise<unknown> {
+  const report = await store.getReport(reportId, now);
+  if (!report) throw new Error(`a replay record names report ${reportId}, which the store does not hold`);
+  return JSON.parse(report.body) as unknown;
 }
 
 function processorUnavailable(): PaidCallOutcome {

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import type { Store } from '@/lib/store';
-import type { ReportCursor, ReportSummary, StoredReport } from '@/lib/store/types';
+import type { KeptReport, ReportCursor, ReportSummary, StoredReport } from '@/lib/store/types';
 import { ProblemError } from '@/lib/problems';
 import { digestsEqual } from '@/lib/credits/keys';
 import { sha256Hex } from '@/lib/canonical-json';
@@ -54,31 +54,46 @@ export function walletOwner(address: string): string {
   return sha256Hex(`wallet:${address.toLowerCase()}`);
 }
 
+/** What a fulfilled call's report is made of; see `saveReport`. */
+interface ReportSource {
+  keyHash: string;
+  check: CheckReport;
+  creditsUsage: string;
+  input: unknown;
+  body: unknown;
+  bodyText: string;
+}
+
 /**
- * Keeps a fulfilled call's 200 body for its owner and returns the new report's id: filed under the check's id,
- * with the target and score its entry reads from the body for the history row. `creditsUsage` is what paid: a
- * prepaid call's usage id (the store files the report under whoever holds that call at that moment, so a key
- * rotated while the check ran keeps it), or a wallet's settlement reference with `keyHash` its walletOwner. The
- * verdict comes from the check's entry, and the validated input is kept so the owner can run the same check again.
- * @example const id = await saveReport(store, { keyHash, check, creditsUsage, input, body, bodyText }, Date.now(), 30);
+ * A fulfilled call's report as the store keeps it, with a new id, not yet stored: filed under the check's id, with
+ * the target and score its entry reads from the body for the history row, living `retentionDays`. For a caller that
+ * keeps it in another store step (`Store.finishReservation`); `saveReport` stores one on its own.
+ * @example const kept = reportToKeep({ keyHash, check, creditsUsage, input, body, bodyText }, Date.now(), 30); kept.report.id // 'rep_…'
  */
-export async function saveReport(
-  store: Store,
-  report: { keyHash: string; check: CheckReport; creditsUsage: string; input: unknown; body: unknown; bodyText: string },
-  now: number,
-  retentionDays: number,
-): Promise<string> {
+export function reportToKeep(report: ReportSource, now: number, retentionDays: number): KeptReport {
   const id = `rep_${crypto.randomBytes(24).toString('base64url')}`;
   const { target, score, verdict = null } = report.check.facts(report.body);
-  await store.putReport(
-    {
+  return {
+    report: {
       id, keyHash: report.keyHash, operation: report.check.id, createdAt: now, creditsUsage: report.creditsUsage, target, score, verdict,
       body: report.bodyText, input: JSON.stringify(report.input),
     },
-    now,
-    retentionDays * DAY_MS,
-  );
-  return id;
+    ttlMs: retentionDays * DAY_MS,
+  };
+}
+
+/**
+ * Keeps a fulfilled call's 200 body for its owner and returns the new report's id (see `reportToKeep`).
+ * `creditsUsage` is what paid: a prepaid call's usage id (the store files the report under whoever holds that call
+ * at that moment, so a key rotated while the check ran keeps it), or a wallet's settlement reference with `keyHash`
+ * its walletOwner. The verdict comes from the check's entry, and the validated input is kept so the owner can run
+ * the same check again.
+ * @example const id = await saveReport(store, { keyHash, check, creditsUsage, input, body, bodyText }, Date.now(), 30);
+ */
+export async function saveReport(store: Store, report: ReportSource, now: number, retentionDays: number): Promise<string> {
+  const kept = reportToKeep(report, now, retentionDays);
+  await store.putReport(kept.report, now, kept.ttlMs);
+  return kept.report.id;
 }
 
 /** The address of a report's JSON (what the Link header and the MCP `_meta` name). */

@@ -108,6 +108,26 @@ local function hit(p, bucket, windowStart, windowMs)
 end
 `;
 
+/** Keeps one report (see Store.putReport); shared by putReport and finishReservation. */
+const REPORT = `
+local function putReport(p, id, keyHash, operation, createdAt, creditsUsage, target, score, verdict, body, input, now, ttl)
+  local k = p .. 'report:' .. id
+  -- The owner is whoever holds the call that paid for the report now (a rotation moves held calls), else the key given.
+  local owner = redis.call('HGET', p .. 'res:' .. creditsUsage, 'keyHash')
+  if not owner then owner = keyHash end
+  local old = redis.call('HGET', k, 'keyHash')
+  if old and old ~= owner then redis.call('ZREM', p .. 'key:' .. old .. ':reports', id) end
+  redis.call('DEL', k)
+  redis.call('HSET', k, 'keyHash', owner, 'operation', operation, 'createdAt', createdAt, 'creditsUsage', creditsUsage, 'target', target,
+    'score', score, 'verdict', verdict, 'body', body, 'input', input, 'expiresAt', string.format('%.0f', now + ttl))
+  redis.call('PEXPIRE', k, ttl + ${NATIVE_TTL_SLACK_MS})
+  local idx = p .. 'key:' .. owner .. ':reports'
+  redis.call('ZADD', idx, createdAt, id)
+  -- The index lives as long as the longest-lived report in it.
+  if redis.call('PTTL', idx) < ttl + ${NATIVE_TTL_SLACK_MS} then redis.call('PEXPIRE', idx, ttl + ${NATIVE_TTL_SLACK_MS}) end
+end
+`;
+
 /** Keeps a finished call's answer for replays until `now + ttl`; shared by completeIdempotent and finishReservation. */
 const ANSWER = `
 local function putAnswer(k, fingerprint, response, now, ttl)
@@ -203,10 +223,14 @@ return commit(ARGV[1], ARGV[2], ARGV[3])`,
 
   // The commit, the answer kept (ARGV[4..7]) whatever its outcome, and the calls left on the reservation's key
   // (the sum of what listGrants counts as remaining), or false for a reservation never made.
-  finishReservation: GRANT_AVAILABLE + COMMIT + ANSWER + `
+  // With a report (ARGV[8..18], as putReport's but its clock), it is kept before the answer, its owner read from the same reservation.
+  finishReservation: GRANT_AVAILABLE + COMMIT + ANSWER + REPORT + `
 local p = ARGV[1]
 local now = tonumber(ARGV[3])
 local outcome = commit(p, ARGV[2], ARGV[3])
+if ARGV[8] and ARGV[8] ~= '' then
+  putReport(p, ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[13], ARGV[14], ARGV[15], ARGV[16], ARGV[17], now, tonumber(ARGV[18]))
+end
 putAnswer(p .. 'idem:' .. ARGV[4], ARGV[5], ARGV[6], now, tonumber(ARGV[7]))
 local keyHash = redis.call('HGET', p .. 'res:' .. ARGV[2], 'keyHash')
 if not keyHash then return {outcome, false} end
@@ -287,24 +311,8 @@ repeat
 until cursor == '0' or #found >= limit * 2
 return found`,
 
-  putReport: `
-local p = ARGV[1]
-local k = p .. 'report:' .. ARGV[2]
-local now = tonumber(ARGV[12])
-local ttl = tonumber(ARGV[13])
--- The owner is whoever holds the call that paid for the report now (a rotation moves held calls), else the key given.
-local owner = redis.call('HGET', p .. 'res:' .. ARGV[6], 'keyHash')
-if not owner then owner = ARGV[3] end
-local old = redis.call('HGET', k, 'keyHash')
-if old and old ~= owner then redis.call('ZREM', p .. 'key:' .. old .. ':reports', ARGV[2]) end
-redis.call('DEL', k)
-redis.call('HSET', k, 'keyHash', owner, 'operation', ARGV[4], 'createdAt', ARGV[5], 'creditsUsage', ARGV[6], 'target', ARGV[7],
-  'score', ARGV[8], 'verdict', ARGV[9], 'body', ARGV[10], 'input', ARGV[11], 'expiresAt', string.format('%.0f', now + ttl))
-redis.call('PEXPIRE', k, ttl + ${NATIVE_TTL_SLACK_MS})
-local idx = p .. 'key:' .. owner .. ':reports'
-redis.call('ZADD', idx, ARGV[5], ARGV[2])
--- The index lives as long as the longest-lived report in it.
-if redis.call('PTTL', idx) < ttl + ${NATIVE_TTL_SLACK_MS} then redis.call('PEXPIRE', idx, ttl + ${NATIVE_TTL_SLACK_MS}) end
+  putReport: REPORT + `
+putReport(ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11], tonumber(ARGV[12]), tonumber(ARGV[13]))
 return 1`,
 
   getReport: `
@@ -568,9 +576,12 @@ function callOperations({ runner, prefix, run, guard }: ScriptContext): Pick<Sto
         return { admitted: false, refusal: outcome as 'ip-rate-limited' | 'key-rate-limited', retryAfterMs: windowStart + windowMs - now };
       }),
     commitReservation: (id, now) => guard(async () => str(await run('commitReservation', id, now)) as CommitResult),
-    finishReservation: (id, now, answer) =>
+    finishReservation: (id, now, answer, kept) =>
       guard(async (): Promise<FinishedCall> => {
-        const [commit, left] = (await run('finishReservation', id, now, answer.scope, answer.fingerprint, answer.response, answer.ttlMs)) as [string, string | null];
+        const r = kept?.report;
+        // The report's fields in putReport's order; its `now` is the finish's own.
+        const report = r ? [r.id, r.keyHash, r.operation, r.createdAt, r.creditsUsage, r.target, r.score, r.verdict, r.body, r.input, kept.ttlMs] : [];
+        const [commit, left] = (await run('finishReservation', id, now, answer.scope, answer.fingerprint, answer.response, answer.ttlMs, ...report)) as [string, string | null];
         return { commit: commit as CommitResult, callsLeft: left ? Number(left) : null };
       }),
     releaseReservation: (id) => guard(async () => Number(await run('releaseReservation', id)) === 1),

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
 import type {
-  AdmissionResult, CallAdmission, CommitResult, FinishedCall, Grant, GrantRemoval, GrantRenewal, GrantState, IdempotencyRecord, IdempotentAnswer, KeyRecord,
+  AdmissionResult, CallAdmission, CommitResult, FinishedCall, Grant, GrantRemoval, GrantRenewal, GrantState, IdempotencyRecord, IdempotentAnswer, KeptReport, KeyRecord,
   LedgerGrant, PurgeCounts, RateLimitResult, RefundResult, ReportCursor, ReportSummary, Reservation, ReserveResult, Store, StoredReport, UsageRecord,
 } from './types';
 import { RESERVATION_RETENTION_MS, StoreUnavailableError } from './types';
@@ -401,8 +401,9 @@ function callOperations({ db, q, guard }: SqliteContext): Pick<
 
   // A paid call's last step: the commit, its answer and the key's calls left, in one transaction (one round trip
   // to the store's thread, one WAL commit).
-  const finish = db.transaction((reservationId: string, now: number, answer: IdempotentAnswer): FinishedCall => {
+  const finish = db.transaction((reservationId: string, now: number, answer: IdempotentAnswer, kept: KeptReport | undefined): FinishedCall => {
     const outcome = spend(q, reservationId, now);
+    if (kept) putReportRow(q, kept.report, now, kept.ttlMs);
     putAnswer(q, answer, now);
     const held = q.getReservation.get(reservationId) as { key_hash: string } | undefined;
     if (!held) return { commit: outcome, callsLeft: null };
@@ -427,7 +428,7 @@ function callOperations({ db, q, guard }: SqliteContext): Pick<
     admitCall: (admission) => guard(() => admit.immediate(admission)),
     reserveCall: (keyHash, id, now, holdUntil, operation) => guard(() => reserve.immediate(keyHash, id, now, holdUntil, operation ?? null)),
     commitReservation: (id, now) => guard(() => commit.immediate(id, now)),
-    finishReservation: (id, now, answer) => guard(() => finish.immediate(id, now, answer)),
+    finishReservation: (id, now, answer, report) => guard(() => finish.immediate(id, now, answer, report)),
     releaseReservation: (id) => guard(() => q.release.run(id).changes === 1),
     getReservation: (id) =>
       guard((): Reservation | null => {
@@ -521,10 +522,14 @@ function recordOperations({ db, q, guard }: SqliteContext): Pick<Store, 'setReco
   };
 }
 
+/** Keeps one report; shared by putReport and finishReservation. */
+function putReportRow(q: Statements, r: StoredReport, now: number, ttlMs: number): void {
+  q.putReport.run({ id: r.id, keyHash: r.keyHash, operation: r.operation, createdAt: r.createdAt, creditsUsage: r.creditsUsage, target: r.target, score: r.score, verdict: r.verdict, body: r.body, input: r.input, expiresAt: now + ttlMs });
+}
+
 function reportOperations({ q, guard }: SqliteContext): Pick<Store, 'putReport' | 'getReport' | 'listReports'> {
   return {
-    putReport: (r: StoredReport, now, ttlMs) =>
-      guard(() => void q.putReport.run({ id: r.id, keyHash: r.keyHash, operation: r.operation, createdAt: r.createdAt, creditsUsage: r.creditsUsage, target: r.target, score: r.score, verdict: r.verdict, body: r.body, input: r.input, expiresAt: now + ttlMs })),
+    putReport: (r: StoredReport, now, ttlMs) => guard(() => putReportRow(q, r, now, ttlMs)),
     getReport: (id, now) =>
       guard((): StoredReport | null => {
         const row = q.getReport.get(id, now) as (ReportRow & { body: string }) | undefined;

@@ -86,6 +86,15 @@ export interface IdempotentAnswer {
   ttlMs: number;
 }
 
+/**
+ * The report a paid call keeps, kept in its last store step (see `Store.finishReservation`): `report` exactly as
+ * `putReport` takes it, living `ttlMs`.
+ */
+export interface KeptReport {
+  report: StoredReport;
+  ttlMs: number;
+}
+
 /** What `Store.finishReservation` did: the commit's outcome, and the calls its key has left after it (null: no such reservation). */
 export interface FinishedCall {
   commit: CommitResult;
@@ -264,11 +273,13 @@ export interface Store {
   /**
    * A paid call's last step, in one atomic round trip: spends its held call (exactly as `commitReservation`),
    * keeps its answer for replays (as `completeIdempotent`, whatever the commit's outcome), and counts the calls
-   * its key has left after it (as the sum of `listGrants`' `remaining`). Safe to retry, as a commit is.
+   * its key has left after it (as the sum of `listGrants`' `remaining`). With `report`, keeps the call's report in
+   * the same step (exactly as `putReport`: the reservation's holder owns it), so a replay record may name the report
+   * for its body and the two are written together or not at all. Safe to retry, as a commit is.
    * @example
    * const { commit, callsLeft } = await store.finishReservation(usageId, Date.now(), { scope, fingerprint, response, ttlMs: DAY });
    */
-  finishReservation(reservationId: string, now: number, answer: IdempotentAnswer): Promise<FinishedCall>;
+  finishReservation(reservationId: string, now: number, answer: IdempotentAnswer, report?: KeptReport): Promise<FinishedCall>;
   releaseReservation(reservationId: string): Promise<boolean>;
   getReservation(reservationId: string): Promise<Reservation | null>;
 

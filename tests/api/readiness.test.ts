@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GET as creditsGET } from '@/app/api/agent/credits/route';
 import { createKey } from '@/lib/credits/ledger';
+import { hashKey } from '@/lib/credits/keys';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { artifactHash } from '@/lib/canonical-json';
 import { StoreUnavailableError } from '@/lib/store';
@@ -49,6 +50,37 @@ describe('POST /api/agent/readiness with a prepaid key', () => {
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(first.headers.get('idempotent-replayed')).toBeNull();
     expect(await second.json()).toEqual(await first.json());
+    expect(await callsLeft()).toBe(24);
+  });
+
+  it('keeps the body once, in the report its replay record names, and replays it byte for byte', async () => {
+    const first = await POST(post(URL_, validReadinessBody(), { authorization: `Bearer ${key}`, 'idempotency-key': 'order-once-1' }));
+    const firstText = await first.text();
+    const reportId = first.headers.get('link')!.match(/\/api\/reports\/(rep_[A-Za-z0-9_-]+)/)![1]!;
+    const keyHash = hashKey(key, rt.config.CREDITS_KEY_SECRET);
+    const record = await rt.store.getIdempotent(`createAgentReadinessAssessment:${keyHash}:order-once-1`, Date.now());
+    expect(record).toEqual({ state: 'done', fingerprint: expect.any(String), response: `{"headers":{"Content-Type":"application/json","Cache-Control":"no-store"},"report":"${reportId}"}` });
+    expect((await rt.store.getReport(reportId, Date.now()))?.body).toBe(firstText);
+    const again = await POST(post(URL_, validReadinessBody(), { authorization: `Bearer ${key}`, 'idempotency-key': 'order-once-1' }));
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.headers.get('link')).toBe(first.headers.get('link'));
+    expect(await again.text()).toBe(firstText);
+    expect(await callsLeft()).toBe(24);
+  });
+
+  it('replays a record that holds its own body (as every record did before) byte for byte', async () => {
+    const first = await POST(post(URL_, validReadinessBody(), { authorization: `Bearer ${key}`, 'idempotency-key': 'order-once-2' }));
+    const firstText = await first.text();
+    const reportId = first.headers.get('link')!.match(/\/api\/reports\/(rep_[A-Za-z0-9_-]+)/)![1]!;
+    const scope = `createAgentReadinessAssessment:${hashKey(key, rt.config.CREDITS_KEY_SECRET)}:order-once-2`;
+    const kept = (await rt.store.getIdempotent(scope, Date.now()))!;
+    // The record in the shape stored before: the body text spliced in, the report named beside it.
+    const before = `{"headers":{"Content-Type":"application/json","Cache-Control":"no-store"},"body":${firstText},"report":"${reportId}"}`;
+    await rt.store.completeIdempotent(scope, kept.fingerprint, before, Date.now(), 86_400_000);
+    const again = await POST(post(URL_, validReadinessBody(), { authorization: `Bearer ${key}`, 'idempotency-key': 'order-once-2' }));
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.headers.get('link')).toBe(first.headers.get('link'));
+    expect(await again.text()).toBe(firstText);
     expect(await callsLeft()).toBe(24);
   });
 

@@ -8,8 +8,8 @@ const { POST } = agentCheckRoute('readiness');
 
 // Each store call is a round trip to the store's thread (SQLite) or to Redis, and on a paid call they were most
 // of its cost beyond a trivial route (`npm run bench -- readiness`). These pin how many a paid call makes, and
-// which: a prepaid call without an Idempotency-Key makes three in sequence (the admission holding its call, the
-// stored report, the commit with its answer and the calls left for Credits-Remaining).
+// which: a prepaid call without an Idempotency-Key makes two in sequence (the admission holding its call; the
+// commit with its report, its answer naming that report, and the calls left for Credits-Remaining).
 
 const URL_ = 'http://localhost:3000/api/agent/readiness';
 
@@ -36,25 +36,25 @@ beforeEach(async () => {
 afterEach(() => rt.dispose());
 
 describe('store round trips per paid call', () => {
-  it('a prepaid call without Idempotency-Key: three, the admission holding its call', async () => {
+  it('a prepaid call without Idempotency-Key: two, the admission holding its call and the commit keeping its report', async () => {
     const res = await POST(post(URL_, validReadinessBody(), { authorization: `Bearer ${key}` }));
     expect(res.status).toBe(200);
     expect(res.headers.get('credits-remaining')).toBe('24');
-    expect(calls).toEqual(['admitCall', 'putReport', 'finishReservation']);
+    expect(calls).toEqual(['admitCall', 'finishReservation']);
   });
 
   it('a prepaid call with an Idempotency-Key: the replay lookup and the in-flight claim besides', async () => {
     const res = await POST(post(URL_, validReadinessBody(), { authorization: `Bearer ${key}`, 'idempotency-key': 'order-trips-1' }));
     expect(res.status).toBe(200);
-    expect(calls).toEqual(['admitCall', 'getIdempotent', 'reserveCall', 'beginIdempotent', 'putReport', 'finishReservation']);
+    expect(calls).toEqual(['admitCall', 'getIdempotent', 'reserveCall', 'beginIdempotent', 'finishReservation']);
   });
 
-  it('its replay: the admission, the lookup and the calls left', async () => {
+  it('its replay: the admission, the lookup, the report that holds its body and the calls left', async () => {
     await POST(post(URL_, validReadinessBody(), { authorization: `Bearer ${key}`, 'idempotency-key': 'order-trips-2' }));
     calls.length = 0;
     const res = await POST(post(URL_, validReadinessBody(), { authorization: `Bearer ${key}`, 'idempotency-key': 'order-trips-2' }));
     expect(res.headers.get('idempotent-replayed')).toBe('true');
-    expect(calls).toEqual(['admitCall', 'getIdempotent', 'listGrants']);
+    expect(calls).toEqual(['admitCall', 'getIdempotent', 'getReport', 'listGrants']);
   });
 
   it('an unknown key: refused by the admission alone', async () => {

@@ -7,9 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startServer, TEST_SECRET } from '../support/server';
 import { openSqliteStore } from '@/lib/store/sqlite';
-import { openRedisStore } from '@/lib/store/redis';
-import { redisServerAvailable, startRedisServer } from '../support/redis-server';
-import { createKey } from '@/lib/credits/ledger';
+import { redisServerAvailable, startRedisServer, type RedisServer } from '../support/redis-server';
 import { validReadinessBody } from '../support/runtime';
 import { benchAnalysisPool, benchConcurrency, benchExtraction, benchHostileMarkup, benchHostileSite, benchHugePage, benchPageSize, benchRobotsWorstCase } from './visibility';
 import { benchPaidOverhead, benchUnpaidChallenge } from './payments';
@@ -20,54 +18,91 @@ import { benchContention } from './contention';
 import { benchX402Reference } from './x402-reference';
 import { benchPaymentEndpoint } from './payment-endpoint';
 import { alternating, load, type Load } from './load';
+import { buildRevision, checkoutToken, mintKey } from './revision';
+
+const ROOT = path.resolve(__dirname, '../..');
 
 const run = promisify(execFile);
 
 const fmt = (l: Load) => `${l.rps.toFixed(0)} req/s, p50 ${l.p50} ms, p99 ${l.p99} ms, non-2xx ${l.non2xx}, errors ${l.errors}`;
 
-/** Paid readiness with a prepaid key against the trivial route, both served by one `next start` on `store`. */
-async function paidReadinessOn(label: string, env: Record<string, string>, createBenchKey: () => Promise<string>) {
-  const key = await createBenchKey();
-  const server = await startServer({ RATE_LIMIT_PER_IP: '100000000', RATE_LIMIT_PER_KEY: '100000000', LOG_LEVEL: 'silent', ...env });
+/** A build the readiness section serves: this checkout, or another revision built by `buildRevision`. */
+interface Build {
+  label: string;
+  /** The built copy's root; this checkout when absent. */
+  root?: string;
+}
+
+/** One build's `next start` on one store, with a prepaid key minted by that build's own code, warmed. */
+async function readinessServer(build: Build, store: { dataDir: string } | { redisUrl: string }) {
+  const key = mintKey(build.root ?? ROOT, store, TEST_SECRET);
+  const storeEnv: Record<string, string> = 'dataDir' in store ? { DATA_DIR: store.dataDir } : { REDIS_URL: store.redisUrl };
+  const server = await startServer({ RATE_LIMIT_PER_IP: '100000000', RATE_LIMIT_PER_KEY: '100000000', LOG_LEVEL: 'silent', ...storeEnv }, build.root ? { root: build.root } : {});
+  const trivial = { url: `${server.url}/api/health` };
+  const paid = {
+    url: `${server.url}/api/agent/readiness`,
+    method: 'POST' as const,
+    body: JSON.stringify(validReadinessBody()),
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+  };
+  // Warm both routes so compilation and first-use costs stay out of the figures.
+  await load({ ...trivial, duration: 2 });
+  await load({ ...paid, duration: 2 });
+  return { build, server, trivial, paid };
+}
+
+/**
+ * Paid readiness ÷ the trivial route on `store`, for each build: every build's server runs at once, and each round
+ * measures them one after the other (the order flips every round), so the machine's drift falls on all alike.
+ */
+async function paidReadinessOn(label: string, builds: Build[], stores: Array<{ dataDir: string } | { redisUrl: string }>, rounds: number) {
+  const servers = [];
   try {
-    // Warm both routes so compilation and first-use costs stay out of the figures.
-    await load({ url: `${server.url}/api/health`, duration: 2 });
-    const body = JSON.stringify(validReadinessBody());
-    const paid = { url: `${server.url}/api/agent/readiness`, method: 'POST' as const, body, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } };
-    await load({ ...paid, duration: 2 });
-    const [baseline, readiness] = await alternating({ url: `${server.url}/api/health` }, paid);
-    const ratio = readiness.rps / baseline.rps;
-    console.log(`[bench] ${label}: trivial JSON route (baseline): ${fmt(baseline)}`);
-    console.log(`[bench] ${label}: POST /api/agent/readiness, prepaid key: ${fmt(readiness)}`);
-    console.log(`[bench] ${label}: paid readiness / trivial throughput ratio: ${ratio.toFixed(2)} (target >= 0.65)`);
-    return { baseline, readiness, ratio };
+    for (const [i, build] of builds.entries()) servers.push(await readinessServer(build, stores[i]!));
+    const ratios: number[][] = builds.map(() => []);
+    for (let round = 1; round <= rounds; round++) {
+      const order = round % 2 ? servers : [...servers].reverse();
+      for (const s of order) {
+        const [baseline, readiness] = await alternating(s.trivial, s.paid);
+        const ratio = readiness.rps / baseline.rps;
+        ratios[servers.indexOf(s)]!.push(ratio);
+        const who = builds.length > 1 ? `${label}, ${s.build.label}, round ${round}` : label;
+        console.log(`[bench] ${who}: trivial JSON route (baseline): ${fmt(baseline)}`);
+        console.log(`[bench] ${who}: POST /api/agent/readiness, prepaid key: ${fmt(readiness)}`);
+        console.log(`[bench] ${who}: paid readiness / trivial throughput ratio: ${ratio.toFixed(2)} (target >= 0.65)`);
+      }
+      if (builds.length > 1) console.log(`[bench] ${label}, round ${round}: ${builds.map((b, i) => `${b.label} ${ratios[i]!.at(-1)!.toFixed(2)}`).join(', ')}`);
+    }
+    const means = ratios.map((r) => r.reduce((a, b) => a + b, 0) / r.length);
+    if (builds.length > 1) {
+      console.log(`[bench] ${label}, mean over ${rounds} rounds: ${builds.map((b, i) => `${b.label} ${means[i]!.toFixed(2)}`).join(', ')}`);
+      console.log(`[bench] ${label}: ${builds[0]!.label} ÷ ${builds[1]!.label}: ${(means[0]! / means[1]!).toFixed(2)}`);
+    }
+    return builds.map((b, i) => ({ build: b.label, ratios: ratios[i], mean: means[i] }));
   } finally {
-    await server.stop();
+    for (const s of servers) await s.server.stop();
   }
 }
 
+/** `--against <revision>`: the same section side by side with a build of that revision; `--rounds <n>` rounds of it. */
+const readinessOptions = { against: null as string | null, rounds: 1 };
+
 export async function benchPaidReadiness(): Promise<Record<string, unknown>> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pac-bench-'));
-  const sqlite = await paidReadinessOn('SQLite store (the default)', { DATA_DIR: dataDir }, async () => {
-    const store = openSqliteStore(dataDir);
-    const { key } = await createKey(store, TEST_SECRET, 'bundle-100', { calls: 10_000_000 });
-    await store.close();
-    return key;
-  });
+  const builds: Build[] = [{ label: 'this checkout' }];
+  if (readinessOptions.against) builds.push({ label: readinessOptions.against, root: buildRevision(readinessOptions.against) });
+  const { rounds } = readinessOptions;
+  const dataDirs = builds.map(() => ({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'pac-bench-')) }));
+  const sqlite = await paidReadinessOn('SQLite store (the default)', builds, dataDirs, rounds);
   // The same run on the Redis adapter shows how much of the gap is the embedded store's own work,
   // which runs on the server's event loop (Redis does it in another process).
   if (!redisServerAvailable()) return { sqlite };
-  const redisServer = await startRedisServer();
+  const redisServers: RedisServer[] = [];
   try {
-    const redis = await paidReadinessOn('Redis store', { REDIS_URL: redisServer.url }, async () => {
-      const store = openRedisStore(redisServer.url);
-      const { key } = await createKey(store, TEST_SECRET, 'bundle-100', { calls: 10_000_000 });
-      await store.close();
-      return key;
-    });
+    for (const _ of builds) redisServers.push(await startRedisServer());
+    const redis = await paidReadinessOn('Redis store', builds, redisServers.map((r) => ({ redisUrl: r.url })), rounds);
     return { sqlite, redis };
   } finally {
-    await redisServer.stop();
+    for (const r of redisServers) await r.stop();
   }
 }
 
@@ -122,14 +157,30 @@ const SECTIONS: Record<string, () => Promise<unknown>> = {
   'payment-endpoint': benchPaymentEndpoint,
 };
 
+/** Takes `--name value` out of `args`; null when absent. */
+function takeOption(args: string[], name: string): string | null {
+  const at = args.indexOf(name);
+  if (at < 0) return null;
+  const value = args[at + 1];
+  if (value === undefined || value.startsWith('--')) throw new Error(`${name} needs a value`);
+  args.splice(at, 2);
+  return value;
+}
+
 async function main() {
   const only = process.argv.slice(2);
+  readinessOptions.against = takeOption(only, '--against');
+  const rounds = takeOption(only, '--rounds');
+  readinessOptions.rounds = rounds === null ? (readinessOptions.against ? 3 : 1) : Number(rounds);
+  if (!Number.isInteger(readinessOptions.rounds) || readinessOptions.rounds < 1) throw new Error('--rounds must be a whole number from 1');
   // `--list`: the section names, nothing run (tests/bench-sections.test.ts loads every section's module this way).
   if (only.includes('--list')) {
     console.log(Object.keys(SECTIONS).join('\n'));
     return;
   }
   const unknown = only.filter((name) => !(name in SECTIONS));
+  // Rebuild this checkout's test build when its code changed since it was built (a stale build benches old code).
+  process.env.PAC_BUILD_TOKEN ??= checkoutToken();
   if (unknown.length) throw new Error(`no bench section named ${unknown.join(', ')}; the sections: ${Object.keys(SECTIONS).join(', ')}`);
   for (const [name, fn] of Object.entries(SECTIONS)) {
     if (only.length && !only.includes(name)) continue;

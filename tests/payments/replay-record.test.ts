@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Receipt, x402 } from 'mppx';
 import { NO_RECEIPT, receiptHeaders } from '@/lib/payments/wire';
-import { readReplayRecord, receiptOf, REPLAY_TTL_MS, writeReplayRecord } from '@/lib/payments/replay-record';
+import { readReplayRecord, receiptOf, REPLAY_TTL_MS, writeReplayRecord, writeReportReplayRecord } from '@/lib/payments/replay-record';
 import { reconcileOne, type SettlementProbe, type UnconfirmedSettlement } from '@/lib/payments/settlements';
 import { sqliteHarness } from '../store/adapters';
 
@@ -29,11 +29,12 @@ describe('replay record', () => {
   it('reads back the body, the receipts as objects, and the report id (null when none was kept)', () => {
     expect(readReplayRecord(writeReplayRecord('{"a":[1,2]}', { mpp, x402: settlement }, 'rep_1'))).toEqual({
       body: { a: [1, 2] },
+      bodyInReport: false,
       receipt: { mpp, x402: settlement },
       reportId: 'rep_1',
       credentialDigest: null,
     });
-    expect(readReplayRecord(writeReplayRecord('null', NO_RECEIPT, null))).toEqual({ body: null, receipt: NO_RECEIPT, reportId: null, credentialDigest: null });
+    expect(readReplayRecord(writeReplayRecord('null', NO_RECEIPT, null))).toEqual({ body: null, bodyInReport: false, receipt: NO_RECEIPT, reportId: null, credentialDigest: null });
     expect(receiptOf({ 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })).toEqual({});
   });
 
@@ -50,7 +51,15 @@ describe('replay record', () => {
     const digest = 'ab'.repeat(32);
     const text = writeReplayRecord('{"ok":true}', { mpp: null, x402: settlement }, null, digest);
     expect(text).toBe(`{"headers":{"Content-Type":"application/json","Cache-Control":"no-store","PAYMENT-RESPONSE":"${SETTLEMENT_HEADER}"},"body":{"ok":true},"credential":"${digest}"}`);
-    expect(readReplayRecord(text)).toEqual({ body: { ok: true }, receipt: { mpp: null, x402: settlement }, reportId: null, credentialDigest: digest });
+    expect(readReplayRecord(text)).toEqual({ body: { ok: true }, bodyInReport: false, receipt: { mpp: null, x402: settlement }, reportId: null, credentialDigest: digest });
+  });
+
+  it('names the report that holds its body instead of a copy of it, and reads back as such', () => {
+    const text = writeReportReplayRecord(NO_RECEIPT, 'rep_1');
+    expect(text).toBe('{"headers":{"Content-Type":"application/json","Cache-Control":"no-store"},"report":"rep_1"}');
+    expect(readReplayRecord(text)).toEqual({ body: undefined, bodyInReport: true, receipt: NO_RECEIPT, reportId: 'rep_1', credentialDigest: null });
+    // A record that holds its body reads it from there, whatever report it names.
+    expect(readReplayRecord(writeReplayRecord('{"x":1}', NO_RECEIPT, 'rep_1')).bodyInReport).toBe(false);
   });
 
   it('lives 24 hours (the one TTL the pipeline and the reconciler keep an answer for)', () => {
@@ -85,6 +94,7 @@ describe('replay record', () => {
     });
     expect(readReplayRecord((kept as { response: string }).response)).toEqual({
       body: { service: 'Agent Payment Readiness Assessment', idempotencyKey: 'key-0000001', paymentIntent: 'pi_late', score: 7 },
+      bodyInReport: false,
       receipt: NO_RECEIPT,
       reportId: null,
       credentialDigest: null,

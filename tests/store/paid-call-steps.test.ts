@@ -131,6 +131,33 @@ for (const harness of [sqliteHarness(), sqliteHarness({ offThread: true }), redi
       expect(await s.getIdempotent('s-committed', T0 + 1 + DAY)).toBeNull();
     });
 
+    it('keeps a report in the finishing step exactly as putReport keeps it: filed under the holder of the call, listed, read back byte for byte', async () => {
+      const s = harness.fresh();
+      const viaFinish = harness.fresh();
+      const report = {
+        id: `rep_${'a'.repeat(32)}`, keyHash: 'k', operation: 'readiness', createdAt: T0 + 1, creditsUsage: 'r1', target: 'Checkout agent',
+        score: 62, verdict: 'not-ready', body: '{"service":"x","n":"é\u2028"}', input: '{"workflow":{}}',
+      };
+      for (const store of [s, viaFinish]) {
+        await store.putKey({ keyHash: 'k', createdAt: T0, revokedAt: null, label: null });
+        await store.addGrant(grant({ id: 'g', keyHash: 'k', calls: 2 }));
+        await store.reserveCall('k', 'r1', T0, T0 + 1000);
+        // The key rotated while the call ran: the call, and so its report, now belong to k2.
+        expect(await store.rotateKey('k', { keyHash: 'k2', createdAt: T0, revokedAt: null, label: null }, T0)).toBe(true);
+      }
+      await s.putReport(report, T0 + 1, 30 * DAY);
+      expect(await s.finishReservation('r1', T0 + 1, { scope: 'order-r', fingerprint: 'fp', response: '{"report":"x"}', ttlMs: DAY })).toEqual({ commit: 'committed', callsLeft: 1 });
+      const finished = await viaFinish.finishReservation('r1', T0 + 1, { scope: 'order-r', fingerprint: 'fp', response: '{"report":"x"}', ttlMs: DAY }, { report, ttlMs: 30 * DAY });
+      expect(finished).toEqual({ commit: 'committed', callsLeft: 1 });
+      for (const at of [T0 + 2, T0 + 30 * DAY]) {
+        expect(await viaFinish.getReport(report.id, at)).toEqual(await s.getReport(report.id, at));
+        expect(await viaFinish.listReports('k2', at, { limit: 5 })).toEqual(await s.listReports('k2', at, { limit: 5 }));
+      }
+      expect(await viaFinish.getReport(report.id, T0 + 2)).toEqual({ ...report, keyHash: 'k2' });
+      expect(await viaFinish.getReport(report.id, T0 + 1 + 30 * DAY)).toBeNull();
+      expect(await viaFinish.getIdempotent('order-r', T0 + 2)).toEqual({ state: 'done', fingerprint: 'fp', response: '{"report":"x"}' });
+    });
+
     it('replaces an in-flight marker with the answer; commitReservation alone keeps none', async () => {
       const s = harness.fresh();
       await s.addGrant(grant({ id: 'g', keyHash: 'k', calls: 2 }));

@@ -60,8 +60,9 @@ export const TEST_SECRET = 'test-credits-secret-'.padEnd(48, 'x');
  * another process holds the port. The caller polls readiness of the app itself (e.g. /api/health).
  * @example const started = await spawnNextStart(port, { ...process.env, NEXT_DIST_DIR: '.next-test' });
  */
-export async function spawnNextStart(port: number, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; output(): string } | typeof PORT_TAKEN> {
-  const child = spawn(process.execPath, [NEXT_BIN, 'start', '-p', String(port), '-H', '127.0.0.1'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function spawnNextStart(port: number, env: NodeJS.ProcessEnv, root = ROOT): Promise<{ child: ChildProcess; output(): string } | typeof PORT_TAKEN> {
+  const bin = root === ROOT ? NEXT_BIN : path.join(root, 'node_modules/next/dist/bin/next');
+  const child = spawn(process.execPath, [bin, 'start', '-p', String(port), '-H', '127.0.0.1'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
@@ -86,9 +87,12 @@ export async function untilHealthy(child: ChildProcess, url: string, output: () 
   throw new Error(`server did not become healthy:\n${output()}`);
 }
 
-/** `pickPort` replaces the free-port lookup (tests that stage a port collision). */
-export async function startServer(env: Record<string, string> = {}, options: { pickPort?: () => Promise<number> } = {}): Promise<RunningServer> {
-  await ensureBuilt();
+/**
+ * `pickPort` replaces the free-port lookup (tests that stage a port collision); `root` serves another copy of the
+ * service, already built into its own TEST_DIST_DIR (the bench's other git revision), instead of this one.
+ */
+export async function startServer(env: Record<string, string> = {}, options: { pickPort?: () => Promise<number>; root?: string } = {}): Promise<RunningServer> {
+  if (!options.root) await ensureBuilt();
   const dataDir = env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pac-e2e-'));
   const envFor = (port: number): Record<string, string> => ({
     ...(process.env as Record<string, string>),
@@ -108,7 +112,7 @@ export async function startServer(env: Record<string, string> = {}, options: { p
   let output = () => '';
   let previousOutput = '';
   const launch = async (port: number): Promise<number | typeof PORT_TAKEN> => {
-    const started = await spawnNextStart(port, envFor(port) as NodeJS.ProcessEnv);
+    const started = await spawnNextStart(port, envFor(port) as NodeJS.ProcessEnv, options.root);
     if (started === PORT_TAKEN) return PORT_TAKEN;
     child = started.child;
     const before = previousOutput;
