@@ -170,6 +170,19 @@ describe('a seller with one reachability defect', () => {
   });
 });
 
+describe('bad credentials go only to the rails the 402 offers', () => {
+  it.each([
+    { offers: 'MPP only', strip: 'payment-required', sent: ['bad credential: malformed Authorization: Payment', 'bad credential: MPP credential for an expired challenge'] },
+    { offers: 'x402 only', strip: 'www-authenticate', sent: ['bad credential: malformed PAYMENT-SIGNATURE', 'bad credential: expired x402 authorization'] },
+  ])('a 402 with $offers gets bad credentials of that rail only, and passes', async ({ strip, sent }) => {
+    defect = async (request, next) => withHeaders(await next(request), (h) => h.delete(strip));
+    const report = await check();
+    expect(findingIds(report)).toEqual([]);
+    expect(states(report)).toEqual(['pass', 'pass', 'pass']);
+    expect(report.requests.filter((r) => r.purpose.startsWith('bad credential')).map((r) => [r.purpose, r.status])).toEqual(sent.map((p) => [p, 402]));
+  });
+});
+
 describe('a seller with one bad-credentials defect', () => {
   it('500 on a malformed credential: bad-credential-server-error only, naming both malformed credentials', async () => {
     defect = (request, next) => (malformedCredential(request) ? Promise.resolve(problem(500, 'Internal Server Error')) : next(request));
@@ -182,6 +195,16 @@ describe('a seller with one bad-credentials defect', () => {
       observed: 'a malformed Authorization: Payment (base64url of plain text, not a credential) got 500; a malformed PAYMENT-SIGNATURE (base64 of plain text, not JSON) got 500.',
     });
     expect(item(report, 'bad-credentials').evidence.map((e) => e.status)).toEqual([500, 500, 402, 402]);
+  });
+});
+
+describe('a seller that serves a malformed credential', () => {
+  it('200 to a malformed credential: bad-credential-accepted only', async () => {
+    defect = (request, next) => (malformedCredential(request) ? Promise.resolve(Response.json({ served: true })) : next(request));
+    const report = await check();
+    expect(findingIds(report)).toEqual(['bad-credential-accepted']);
+    expect(finding(report, 'bad-credential-accepted')).toMatchObject({ severity: 'critical', pointsLost: 10 });
+    expect(item(report, 'bad-credentials').evidence.map((e) => e.status)).toEqual([200, 200, 402, 402]);
   });
 });
 

@@ -109,20 +109,21 @@ async function expiredMppCredential(ctx: ProbeContext, account: PrivateKeyAccoun
   if (!chosen) return { purpose: PURPOSE.expiredMpp, skipped: 'No WWW-Authenticate: Payment challenge parsed, so no MPP credential for an expired challenge was built.' };
   const expires = new Date(ctx.now.getTime() - EXPIRED_AGO_MS).toISOString();
   const expired = { ...chosen, expires };
-  let authorization: string;
-  try {
-    if (chosen.method !== 'evm') throw new Error('not an evm challenge');
-    const parsed = Challenge.deserialize(Challenge.serialize(expired), { methods: [EvmMethods.charge] });
-    authorization = await evm.charge({ account, authorization: USDC_EIP712 }).createCredential({ challenge: parsed, context: {} });
-  } catch {
-    authorization = Credential.serialize(Credential.from({ challenge: expired, payload: {} }));
-  }
-  return {
+  const carried = `an MPP credential (Authorization: Payment) for its ${chosen.method} challenge ${chosen.id} with expires set to ${expires}`;
+  const unsigned = (why: string) => ({
     purpose: PURPOSE.expiredMpp,
-    carried: `an MPP credential (Authorization: Payment) for its ${chosen.method} challenge ${chosen.id} with expires set to ${expires}`,
-    header: { authorization },
-    note: `Signed by ${account.address}, a key made for this check that holds no funds.`,
-  };
+    carried,
+    header: { authorization: Credential.serialize(Credential.from({ challenge: expired, payload: {} })) },
+    note: `An empty payload: ${why}.`,
+  });
+  if (chosen.method !== 'evm') return unsigned(`only an evm challenge's payload is signed here, and this one is ${chosen.method}`);
+  try {
+    const parsed = Challenge.deserialize(Challenge.serialize(expired), { methods: [EvmMethods.charge] });
+    const authorization = await evm.charge({ account, authorization: USDC_EIP712 }).createCredential({ challenge: parsed, context: {} });
+    return { purpose: PURPOSE.expiredMpp, carried, header: { authorization }, note: `Signed by ${account.address}, a key made for this check that holds no funds.` };
+  } catch (error) {
+    return unsigned(`mppx's evm client would not sign for this challenge (${(error as Error).message})`);
+  }
 }
 
 /**
