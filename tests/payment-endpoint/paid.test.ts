@@ -10,6 +10,9 @@ import { openSqliteStore } from '@/lib/store/sqlite';
 import type { Store } from '@/lib/store/types';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { PROBE_SELLER_PRICE, startProbeSeller, type ProbeSellerDefect } from './probe-seller';
+import { createKey } from '@/lib/credits/ledger';
+import { agentCheckRoute } from '../support/check-routes';
+import { installTestRuntime, post } from '../support/runtime';
 import { startSeller } from './seller';
 
 // The paid round trip against real sellers on the local rails: a minimal official-x402 seller on the second chain
@@ -138,6 +141,16 @@ describe('the paid round trip on the probe network (eip155:84532)', () => {
   }, 60_000);
 });
 
+describe('a chain node that does not answer', () => {
+  it('leaves the item not tested with the reason, pays nothing and keeps the rest of the report', async () => {
+    const { report, moved } = await checkSeller(undefined, settingsFor({ PROBE_RPC_URLS: 'eip155:84532=http://127.0.0.1:9' }));
+    expect(moved).toBe(0n);
+    expect(item(report)).toMatchObject({ state: 'not-tested', why: expect.stringMatching(/^The paid round trip stopped: HTTP request failed\./), evidence: [] });
+    expect(report.items).toHaveLength(9);
+    expect(report.transfers).toEqual([]);
+  }, 60_000);
+});
+
 describe('this service as seller, with chain 8453 enabled for probing', () => {
   it('passes with one 1.00 USDC transfer to its payTo', async () => {
     const probeWallet = rails.probe!.wallet;
@@ -161,4 +174,31 @@ describe('this service as seller, with chain 8453 enabled for probing', () => {
       await seller.close();
     }
   }, 180_000);
+});
+
+describe('the paid round trip bought from this service', () => {
+  it("pays with the operator's settings from the environment and keeps the daily cap and the ledger in the service's store", async () => {
+    const chain = rails.probe!;
+    const probeEnv = { PROBE_WALLET_PRIVATE_KEY: chain.wallet.privateKey, PROBE_RPC_URLS: `${chain.network}=${chain.rpcUrl}` };
+    Object.assign(process.env, probeEnv);
+    const rt = installTestRuntime({ RATE_LIMIT_PER_IP: '100000' });
+    const seller = await startProbeSeller(rails);
+    try {
+      const { key } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
+      const res = await agentCheckRoute('payment-endpoint').POST(post('http://localhost:3000/api/agent/payment-endpoint', { url: seller.url, paidRoundTrip: true }, { authorization: `Bearer ${key}` }));
+      expect(res.status).toBe(200);
+      const { report } = (await res.json()) as { report: EndpointReport };
+      expect(item(report).state).toBe('pass');
+      expect(report.transfers).toHaveLength(1);
+      expect((await listProbeSpend(rt.store, Date.now())).map((t) => t.txHash)).toEqual([report.transfers[0].txHash]);
+      // Four signatures of 10000 were held today (pay, the same id twice, invalid input): the cap is counted in this store.
+      const day = new Date().toISOString().slice(0, 10);
+      expect(await rt.store.getRecord(`probe-spent:${day}`, Date.now())).toBe('40000');
+      expect(JSON.stringify(rt.logs)).not.toContain(chain.wallet.privateKey.slice(2));
+    } finally {
+      await seller.close();
+      await rt.dispose();
+      for (const name of Object.keys(probeEnv)) delete process.env[name];
+    }
+  }, 120_000);
 });

@@ -150,179 +150,189 @@ async function probe(ctx: ProbeContext): Promise<ItemOutcome> {
   const evidence: Evidence[] = [];
   const faults: Fault[] = [];
   const transfers: ProbeTransfer[] = [];
-  const fault = (id: FindingId, observed: string) => faults.push({ id, observed });
-  let spent = 0n;
+  const roundTrip = async (): Promise<ItemOutcome> => {
+    const fault = (id: FindingId, observed: string) => faults.push({ id, observed });
+    let spent = 0n;
 
-  /** Holds one more signature's amount against both caps; a reason when it does not fit. */
-  const hold = async (): Promise<string | null> => {
-    if (spent + price > ctx.probe.maxSpendUnits) return `another payment of ${price} base units would pass this check's cap of ${ctx.probe.maxSpendUnits} (PROBE_MAX_SPEND_UNITS; ${spent} already held)`;
-    const day = await reserveDailySpend(ledger, price, ctx.probe.dailySpendUnits, ctx.now);
-    if (!day.reserved) return `another payment of ${price} base units would pass today's cap of ${ctx.probe.dailySpendUnits} across all checks (PROBE_DAILY_SPEND_UNITS; ${day.spentToday} already held today)`;
-    spent += price;
-    return null;
-  };
-  const balance = () => chain.readContract({ address: asset, abi: erc20Abi, functionName: 'balanceOf', args: [wallet] });
-  const block = () => chain.getBlockNumber();
-  /** Transfers of the asset out of the probe wallet mined after `from`. */
-  const movedSince = async (from: bigint): Promise<Moved[]> => {
-    // A range ending where it starts is not asked for: a node may answer a range past its head with older logs.
-    const to = await block();
-    if (to <= from) return [];
-    const logs = await chain.getLogs({ address: asset, event: erc20Abi.find((e) => e.type === 'event' && e.name === 'Transfer')!, args: { from: wallet }, fromBlock: from + 1n, toBlock: to });
-    return logs.map((l) => ({ txHash: l.transactionHash!, to: getAddress(l.args.to!), amount: l.args.value!, asset }));
-  };
-  const keep = async (moved: Moved[], step: string) => {
-    for (const m of moved) {
-      const t: ProbeTransfer = { network: accepted.network, asset: m.asset, amount: String(m.amount), payTo: m.to, txHash: m.txHash, step };
-      transfers.push(t);
-      await recordProbeSpend(ledger, { at: new Date().toISOString(), ...t, target: ctx.url.href });
-    }
-  };
-
-  const declaresId = field(field(paymentRequired, 'extensions'), PAYMENT_IDENTIFIER) !== undefined;
-  /** Signs one payment of the accepted terms, carrying `id` as its payment-identifier when given. */
-  const sign = async (id: string | null): Promise<{ header: string; payload: PaymentPayload }> => {
-    const extensions = structuredClone((paymentRequired.extensions ?? {}) as Record<string, unknown>);
-    if (id) appendPaymentIdentifierToExtensions(extensions, id);
-    const payload = await client.createPaymentPayload({ ...paymentRequired, accepts: [accepted], extensions });
-    return { header: encodePaymentSignatureHeader(payload), payload };
-  };
-  const send = (purpose: string, header: string, body: string | undefined) =>
-    ctx.http.send({ purpose, method: ctx.input.method, url: ctx.url, headers: { ...ctx.requestHeaders, 'PAYMENT-SIGNATURE': header }, ...(body !== undefined ? { body } : {}) });
-  const request = (what: string) => `${ctx.input.method} ${ctx.url.href} with ${what}`;
-  const settled = (header: string | null) => {
-    if (!header) return null;
-    try {
-      return decodePaymentResponseHeader(header);
-    } catch {
+    /** Holds one more signature's amount against both caps; a reason when it does not fit. */
+    const hold = async (): Promise<string | null> => {
+      if (spent + price > ctx.probe.maxSpendUnits) return `another payment of ${price} base units would pass this check's cap of ${ctx.probe.maxSpendUnits} (PROBE_MAX_SPEND_UNITS; ${spent} already held)`;
+      const day = await reserveDailySpend(ledger, price, ctx.probe.dailySpendUnits, ctx.now);
+      if (!day.reserved) return `another payment of ${price} base units would pass today's cap of ${ctx.probe.dailySpendUnits} across all checks (PROBE_DAILY_SPEND_UNITS; ${day.spentToday} already held today)`;
+      spent += price;
       return null;
+    };
+    const balance = () => chain.readContract({ address: asset, abi: erc20Abi, functionName: 'balanceOf', args: [wallet] });
+    const block = () => chain.getBlockNumber();
+    /** Transfers of the asset out of the probe wallet mined after `from`. */
+    const movedSince = async (from: bigint): Promise<Moved[]> => {
+      // A range ending where it starts is not asked for: a node may answer a range past its head with older logs.
+      const to = await block();
+      if (to <= from) return [];
+      const logs = await chain.getLogs({ address: asset, event: erc20Abi.find((e) => e.type === 'event' && e.name === 'Transfer')!, args: { from: wallet }, fromBlock: from + 1n, toBlock: to });
+      return logs.map((l) => ({ txHash: l.transactionHash!, to: getAddress(l.args.to!), amount: l.args.value!, asset }));
+    };
+    const keep = async (moved: Moved[], step: string) => {
+      for (const m of moved) {
+        const t: ProbeTransfer = { network: accepted.network, asset: m.asset, amount: String(m.amount), payTo: m.to, txHash: m.txHash, step };
+        transfers.push(t);
+        await recordProbeSpend(ledger, { at: new Date().toISOString(), ...t, target: ctx.url.href });
+      }
+    };
+
+    const declaresId = field(field(paymentRequired, 'extensions'), PAYMENT_IDENTIFIER) !== undefined;
+    /** Signs one payment of the accepted terms, carrying `id` as its payment-identifier when given. */
+    const sign = async (id: string | null): Promise<{ header: string; payload: PaymentPayload }> => {
+      const extensions = structuredClone((paymentRequired.extensions ?? {}) as Record<string, unknown>);
+      if (id) appendPaymentIdentifierToExtensions(extensions, id);
+      const payload = await client.createPaymentPayload({ ...paymentRequired, accepts: [accepted], extensions });
+      return { header: encodePaymentSignatureHeader(payload), payload };
+    };
+    const send = (purpose: string, header: string, body: string | undefined) =>
+      ctx.http.send({ purpose, method: ctx.input.method, url: ctx.url, headers: { ...ctx.requestHeaders, 'PAYMENT-SIGNATURE': header }, ...(body !== undefined ? { body } : {}) });
+    const request = (what: string) => `${ctx.input.method} ${ctx.url.href} with ${what}`;
+    const settled = (header: string | null) => {
+      if (!header) return null;
+      try {
+        return decodePaymentResponseHeader(header);
+      } catch {
+        return null;
+      }
+    };
+
+    // (1) Pay once.
+    const id = declaresId ? generatePaymentId('probe_') : null;
+    const held = await hold();
+    if (held) return notTested(`Nothing was paid: ${held}.`);
+    const before = await balance();
+    const start = await block();
+    const first = await sign(id);
+    const answer = await send('paid request', first.header, ctx.body);
+    if (answer.kind !== 'answer') {
+      await keep(await movedSince(start), 'first payment');
+      return { state: 'not-tested', why: `The paid request got no HTTP answer: ${answer.message}.`, evidence: [{ request: request('a payment'), status: null, note: answer.message }], faults, transfers };
     }
-  };
+    const paid = answer.response;
+    const receipt = settled(paid.header('payment-response'));
+    const moved = await movedSince(start);
+    await keep(moved, 'first payment');
+    const afterFirst = await balance();
+    evidence.push({
+      request: request(`a payment of ${price} base units on ${accepted.network}${id ? ' and a payment-identifier' : ''}`),
+      status: paid.status,
+      answer: { contentType: paid.header('content-type'), paymentResponse: receipt ?? cut(paid.header('payment-response') ?? 'absent'), balanceMoved: String(before - afterFirst), body: paid.status === 200 ? undefined : cut(paid.body, 500) },
+      txHashes: moved.map((m) => m.txHash),
+    });
+    if (paid.status !== 200) {
+      fault('paid-not-200', `The paid request was answered ${paid.status}, not 200${moved.length ? `, and settled ${moved.map((m) => m.txHash).join(', ')}` : ''}.`);
+      return { state: 'fail', why: `A valid payment was answered ${paid.status}; the other steps need a paid 200 first.`, evidence, faults, transfers };
+    }
+    const declared = declaredType(ctx);
+    const got = (paid.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
+    if (declared && got !== declared) fault('paid-content-type', `Declared ${declared}, answered ${got || 'no Content-Type'}.`);
+    if (!receipt) fault('payment-response-missing', paid.header('payment-response') ? 'PAYMENT-RESPONSE did not decode as a SettleResponse.' : 'No PAYMENT-RESPONSE header.');
+    const match = moved.find((m) => m.txHash === receipt?.transaction) ?? moved[0];
+    const problems: string[] = [];
+    if (moved.length !== 1) problems.push(`${moved.length} transfers left the probe wallet (expected 1)`);
+    if (match && !isAddressEqual(match.to, payTo)) problems.push(`paid ${match.to}, terms name ${payTo}`);
+    if (match && match.amount !== price) problems.push(`moved ${match.amount}, terms name ${price}`);
+    if (receipt && receipt.network !== accepted.network) problems.push(`PAYMENT-RESPONSE names ${receipt.network}, terms name ${accepted.network}`);
+    if (receipt && match && receipt.transaction !== match.txHash) problems.push(`PAYMENT-RESPONSE names ${receipt.transaction}, the transfer is ${match.txHash}`);
+    if (problems.length) fault('settlement-mismatch', `${problems.join('; ')}.`);
+    const firstTx = match?.txHash ?? null;
 
-  // (1) Pay once.
-  const id = declaresId ? generatePaymentId('probe_') : null;
-  const held = await hold();
-  if (held) return notTested(`Nothing was paid: ${held}.`);
-  const before = await balance();
-  const start = await block();
-  const first = await sign(id);
-  const answer = await send('paid request', first.header, ctx.body);
-  if (answer.kind !== 'answer') {
-    await keep(await movedSince(start), 'first payment');
-    return { state: 'not-tested', why: `The paid request got no HTTP answer: ${answer.message}.`, evidence: [{ request: request('a payment'), status: null, note: answer.message }], faults, transfers };
-  }
-  const paid = answer.response;
-  const receipt = settled(paid.header('payment-response'));
-  const moved = await movedSince(start);
-  await keep(moved, 'first payment');
-  const afterFirst = await balance();
-  evidence.push({
-    request: request(`a payment of ${price} base units on ${accepted.network}${id ? ' and a payment-identifier' : ''}`),
-    status: paid.status,
-    answer: { contentType: paid.header('content-type'), paymentResponse: receipt ?? cut(paid.header('payment-response') ?? 'absent'), balanceMoved: String(before - afterFirst), body: paid.status === 200 ? undefined : cut(paid.body, 500) },
-    txHashes: moved.map((m) => m.txHash),
-  });
-  if (paid.status !== 200) {
-    fault('paid-not-200', `The paid request was answered ${paid.status}, not 200.`);
-    if (moved.length) fault('invalid-input-settled', `It settled anyway: ${moved.map((m) => m.txHash).join(', ')}.`);
-    return { state: 'fail', why: `A valid payment was answered ${paid.status}; the other steps need a paid 200 first.`, evidence, faults, transfers };
-  }
-  const declared = declaredType(ctx);
-  const got = (paid.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
-  if (declared && got !== declared) fault('paid-content-type', `Declared ${declared}, answered ${got || 'no Content-Type'}.`);
-  if (!receipt) fault('payment-response-missing', paid.header('payment-response') ? 'PAYMENT-RESPONSE did not decode as a SettleResponse.' : 'No PAYMENT-RESPONSE header.');
-  const match = moved.find((m) => m.txHash === receipt?.transaction) ?? moved[0];
-  const problems: string[] = [];
-  if (moved.length !== 1) problems.push(`${moved.length} transfers left the probe wallet (expected 1)`);
-  if (match && !isAddressEqual(match.to, payTo)) problems.push(`paid ${match.to}, terms name ${payTo}`);
-  if (match && match.amount !== price) problems.push(`moved ${match.amount}, terms name ${price}`);
-  if (receipt && receipt.network !== accepted.network) problems.push(`PAYMENT-RESPONSE names ${receipt.network}, terms name ${accepted.network}`);
-  if (receipt && match && receipt.transaction !== match.txHash) problems.push(`PAYMENT-RESPONSE names ${receipt.transaction}, the transfer is ${match.txHash}`);
-  if (problems.length) fault('settlement-mismatch', `${problems.join('; ')}.`);
-  const firstTx = match?.txHash ?? null;
+    // (2) Replay: the same PAYMENT-SIGNATURE again. The same authorization cannot move money twice on chain, so nothing more is held.
+    const replayStart = await block();
+    const replay = await send('replayed payment', first.header, ctx.body);
+    const replayMoved = await movedSince(replayStart);
+    await keep(replayMoved, 'replay');
+    const afterReplay = await balance();
+    const replayReceipt = replay.kind === 'answer' ? settled(replay.response.header('payment-response')) : null;
+    evidence.push({
+      request: request('the same PAYMENT-SIGNATURE resent'),
+      status: replay.kind === 'answer' ? replay.response.status : null,
+      answer: { paymentResponse: replayReceipt, balanceMoved: String(afterFirst - afterReplay) },
+      txHashes: replayMoved.map((m) => m.txHash),
+    });
+    const newTx = replayReceipt?.success && replayReceipt.transaction && replayReceipt.transaction !== firstTx ? replayReceipt.transaction : null;
+    if (replayMoved.length || afterReplay !== afterFirst || newTx) {
+      fault('replay-settled-twice', `The replay moved ${afterFirst - afterReplay} base units${newTx ? ` and named a new transaction ${newTx}` : ''}.`);
+    }
 
-  // (2) Replay: the same PAYMENT-SIGNATURE again. The same authorization cannot move money twice on chain, so nothing more is held.
-  const replayStart = await block();
-  const replay = await send('replayed payment', first.header, ctx.body);
-  const replayMoved = await movedSince(replayStart);
-  await keep(replayMoved, 'replay');
-  const afterReplay = await balance();
-  const replayReceipt = replay.kind === 'answer' ? settled(replay.response.header('payment-response')) : null;
-  evidence.push({
-    request: request('the same PAYMENT-SIGNATURE resent'),
-    status: replay.kind === 'answer' ? replay.response.status : null,
-    answer: { paymentResponse: replayReceipt, balanceMoved: String(afterFirst - afterReplay) },
-    txHashes: replayMoved.map((m) => m.txHash),
-  });
-  const newTx = replayReceipt?.success && replayReceipt.transaction && replayReceipt.transaction !== firstTx ? replayReceipt.transaction : null;
-  if (replayMoved.length || afterReplay !== afterFirst || newTx) {
-    fault('replay-settled-twice', `The replay moved ${afterFirst - afterReplay} base units${newTx ? ` and named a new transaction ${newTx}` : ''}.`);
-  }
-
-  const skipped: string[] = [];
-  // (3) The payment-identifier: a new payment under the first one's id.
-  if (!id) skipped.push('payment-identifier (the seller does not declare the extension)');
-  else {
-    const why = await hold();
-    if (why) skipped.push(`payment-identifier (${why})`);
+    const skipped: string[] = [];
+    // (3) The payment-identifier: a new payment under the first one's id.
+    if (!id) skipped.push('payment-identifier (the seller does not declare the extension)');
     else {
-      const again = await sign(id);
-      const idStart = await block();
-      const same = await send('payment-identifier reused', again.header, ctx.body);
-      const idMoved = await movedSince(idStart);
-      await keep(idMoved, 'payment-identifier reused');
-      const sameAnswer = same.kind === 'answer' ? same.response : null;
-      evidence.push({
-        request: request('a new payment under the same payment-identifier and the same body'),
-        status: sameAnswer?.status ?? null,
-        answer: { sameAsFirst: sameAnswer?.body === paid.body, paymentResponse: settled(sameAnswer?.header('payment-response') ?? null) },
-        txHashes: idMoved.map((m) => m.txHash),
-      });
-      if (idMoved.length) fault('payment-identifier-ignored', `The second payment under id ${id} settled: ${idMoved.map((m) => m.txHash).join(', ')}.`);
+      const why = await hold();
+      if (why) skipped.push(`payment-identifier (${why})`);
       else {
-        // Another body under the same id, with a new authorization: a seller may refuse one it has seen (402) before
-        // it reads the id, so resending the last one would not test the conflict.
-        const room = await hold();
-        if (room) skipped.push(`payment-identifier with another body (${room})`);
+        const again = await sign(id);
+        const idStart = await block();
+        const same = await send('payment-identifier reused', again.header, ctx.body);
+        const idMoved = await movedSince(idStart);
+        await keep(idMoved, 'payment-identifier reused');
+        const sameAnswer = same.kind === 'answer' ? same.response : null;
+        evidence.push({
+          request: request('a new payment under the same payment-identifier and the same body'),
+          status: sameAnswer?.status ?? null,
+          answer: { sameAsFirst: sameAnswer?.body === paid.body, paymentResponse: settled(sameAnswer?.header('payment-response') ?? null) },
+          txHashes: idMoved.map((m) => m.txHash),
+        });
+        if (idMoved.length) fault('payment-identifier-ignored', `The second payment under id ${id} settled: ${idMoved.map((m) => m.txHash).join(', ')}.`);
         else {
-        const conflictPayment = await sign(id);
-        const other = otherBody(ctx.body);
-        const conflict = await send('payment-identifier with another body', conflictPayment.header, other);
-        const conflictMoved = await movedSince(idStart);
-        await keep(conflictMoved, 'payment-identifier with another body');
-        const status = conflict.kind === 'answer' ? conflict.response.status : null;
-        evidence.push({ request: request('the same payment-identifier and another body'), status, txHashes: conflictMoved.map((m) => m.txHash) });
-        if (conflictMoved.length) fault('payment-identifier-ignored', `A payment under id ${id} with another body settled: ${conflictMoved.map((m) => m.txHash).join(', ')}.`);
-        else if (status !== 409) fault('payment-identifier-conflict-accepted', `The same id with another body was answered ${status ?? 'nothing'}, not 409.`);
+          // Another body under the same id, with a new authorization: a seller may refuse one it has seen (402) before
+          // it reads the id, so resending the last one would not test the conflict.
+          const room = await hold();
+          if (room) skipped.push(`payment-identifier with another body (${room})`);
+          else {
+          const conflictPayment = await sign(id);
+          const other = otherBody(ctx.body);
+          const conflict = await send('payment-identifier with another body', conflictPayment.header, other);
+          const conflictMoved = await movedSince(idStart);
+          await keep(conflictMoved, 'payment-identifier with another body');
+          const status = conflict.kind === 'answer' ? conflict.response.status : null;
+          evidence.push({ request: request('the same payment-identifier and another body'), status, txHashes: conflictMoved.map((m) => m.txHash) });
+          if (conflictMoved.length) fault('payment-identifier-ignored', `A payment under id ${id} with another body settled: ${conflictMoved.map((m) => m.txHash).join(', ')}.`);
+          else if (status !== 409) fault('payment-identifier-conflict-accepted', `The same id with another body was answered ${status ?? 'nothing'}, not 409.`);
+          }
         }
       }
     }
-  }
 
-  // (4) A payment with input the seller's own schema refuses.
-  const invalid = invalidBody(ctx);
-  if (!invalid) skipped.push('invalid input (the seller declares no input schema a body could fail)');
-  else {
-    const why = await hold();
-    if (why) skipped.push(`invalid input (${why})`);
+    // (4) A payment with input the seller's own schema refuses.
+    const invalid = invalidBody(ctx);
+    if (!invalid) skipped.push('invalid input (the seller declares no input schema a body could fail)');
     else {
-      const payment = await sign(id ? generatePaymentId('probe_') : null);
-      const badStart = await block();
-      const bad = await send('payment with invalid input', payment.header, invalid);
-      const badMoved = await movedSince(badStart);
-      await keep(badMoved, 'invalid input');
-      const status = bad.kind === 'answer' ? bad.response.status : null;
-      evidence.push({ request: request(`a new payment and the invalid body ${cut(invalid, 200)}`), status, answer: { body: bad.kind === 'answer' ? cut(bad.response.body, 500) : null }, txHashes: badMoved.map((m) => m.txHash) });
-      if (badMoved.length) fault('invalid-input-settled', `Answered ${status ?? 'nothing'} and settled ${badMoved.map((m) => m.txHash).join(', ')}.`);
+      const why = await hold();
+      if (why) skipped.push(`invalid input (${why})`);
+      else {
+        const payment = await sign(id ? generatePaymentId('probe_') : null);
+        const badStart = await block();
+        const bad = await send('payment with invalid input', payment.header, invalid);
+        const badMoved = await movedSince(badStart);
+        await keep(badMoved, 'invalid input');
+        const status = bad.kind === 'answer' ? bad.response.status : null;
+        evidence.push({ request: request(`a new payment and the invalid body ${cut(invalid, 200)}`), status, answer: { body: bad.kind === 'answer' ? cut(bad.response.body, 500) : null }, txHashes: badMoved.map((m) => m.txHash) });
+        if (badMoved.length) fault('invalid-input-settled', `Answered ${status ?? 'nothing'} and settled ${badMoved.map((m) => m.txHash).join(', ')}.`);
+      }
     }
-  }
 
-  const state = faults.length ? 'fail' : 'pass';
-  const steps = skipped.length ? ` Not tested: ${skipped.join('; ')}.` : '';
-  const why = faults.length
-    ? `${faults.length} fault(s) in ${transfers.length} transfer(s) made.${steps}`
-    : `One payment settled as its terms say (${firstTx}); the replay and the other steps moved nothing more.${steps}`;
-  return { state, why, evidence, faults, transfers };
+    const state = faults.length ? 'fail' : 'pass';
+    const steps = skipped.length ? ` Not tested: ${skipped.join('; ')}.` : '';
+    const why = faults.length
+      ? `${faults.length} fault(s) in ${transfers.length} transfer(s) made.${steps}`
+      : `One payment settled as its terms say (${firstTx}); the replay and the other steps moved nothing more.${steps}`;
+    return { state, why, evidence, faults, transfers };
+  };
+
+  try {
+    return await roundTrip();
+  } catch (error) {
+    // A node that does not answer, or terms the x402 client cannot sign: the item is not tested, the rest of the
+    // report stands, and what was already paid is still listed.
+    const message = cut(error instanceof Error ? error.message.split('\n')[0] : String(error), 300);
+    return { state: 'not-tested', why: `The paid round trip stopped: ${message}`, evidence, faults: [], transfers };
+  }
 }
 
 /** The media type the seller declares for the paid answer: its OpenAPI 200 response's first content type, else the bazaar output's type. */
