@@ -26,9 +26,9 @@ import { startStripeFake, type FakePaymentIntent, type FakeSharedPaymentToken, t
 
 export const BASE_CHAIN_ID = 8453;
 export const BASE_USDC_ADDRESS = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' as const;
-export const BASE_SEPOLIA_CHAIN_ID = 84532;
+const BASE_SEPOLIA_CHAIN_ID = 84532;
 /** Circle's USDC on Base Sepolia: the second chain's TestUSDC sits here, as the probe's default network expects. */
-export const BASE_SEPOLIA_USDC_ADDRESS = '0x036CbD53842c5426634e7929541eC2318f3dCF7e' as const;
+const BASE_SEPOLIA_USDC_ADDRESS = '0x036CbD53842c5426634e7929541eC2318f3dCF7e' as const;
 const MULTICALL3_ADDRESS = '0xcA11bde05977b3631167028862bE2a173976CA11' as const;
 /** anvil's well-known test mnemonic: every key derived from it is public and worthless. */
 const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
@@ -54,7 +54,7 @@ export interface StartRailsOptions {
 }
 
 /** The second chain (Base Sepolia's id) and the endpoint check's probe wallet, funded on it. */
-export interface ProbeChain {
+interface ProbeChain {
   chainId: number;
   /** CAIP-2: eip155:84532. */
   network: string;

@@ -12,7 +12,7 @@ import type { Hex } from 'viem';
 import type { Rails } from '../../scripts/rails/start';
 import { serveWebHandler } from '../support/web-server';
 
-export const PROBE_SELLER_HOST = 'probe-seller.test';
+const PROBE_SELLER_HOST = 'probe-seller.test';
 export const PROBE_SELLER_PRICE = 10_000n;
 
 export type ProbeSellerDefect = 'replay-settles-twice' | 'payment-identifier-ignored' | 'settles-invalid-input';

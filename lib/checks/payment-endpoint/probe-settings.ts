@@ -5,7 +5,7 @@ import type { Store } from '@/lib/store/types';
 // them); the ledger lives in the service's store as named records.
 
 /** CAIP-2 id of Base Sepolia, the only network a probe pays on unless the operator enables others. */
-export const BASE_SEPOLIA = 'eip155:84532';
+const BASE_SEPOLIA = 'eip155:84532';
 
 /** The store operations the ledger needs: a capped counter and named records. */
 export type LedgerStore = Pick<Store, 'addCapped' | 'setRecord' | 'listRecords'>;
