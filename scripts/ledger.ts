@@ -3,6 +3,7 @@
 //   npm run ledger -- settlements   the audit trail: each settlement that ended without an answer, and its outcome
 //   npm run ledger -- audit [--keys] every key's calls balance against its spent usages; exit 1 on a discrepancy
 //   npm run ledger -- listing       whether the directories list each resource, as each facilitator last said
+//   npm run ledger -- probe-spend   every transfer the endpoint check's paid round trip made from the probe wallet
 import { getConfig } from '@/lib/config';
 import { runCli } from './cli';
 import { openStore } from '@/lib/store';
@@ -12,18 +13,23 @@ import { listSettlements, reconcilePending } from '@/lib/payments/settlements';
 import { currentKeyHash } from '@/lib/billing/rotate';
 import { auditLedger } from '@/lib/credits/audit';
 import { listDirectoryListings } from '@/lib/payments/listing';
+import { listProbeSpend } from '@/lib/checks/payment-endpoint/probe-settings';
 
 const USAGE = `Usage:
   npm run ledger -- reconcile
   npm run ledger -- settlements
   npm run ledger -- audit [--keys]
-  npm run ledger -- listing`;
+  npm run ledger -- listing
+  npm run ledger -- probe-spend`;
 
 const SETTLEMENTS_HEADING =
   'Settlements recorded in this store: payments whose settle call ended without an answer, each with its outcome (pending, charged, not-charged).';
 
 const LISTING_HEADING =
   'Directory listing, as each facilitator last said in its verify/settle answers (EXTENSION-RESPONSES bazaar): success, processing, rejected (with its reason), or none (no bazaar entry).';
+
+const PROBE_SPEND_HEADING =
+  "Transfers the Agent Payment Endpoint Check's paid round trip made from the probe wallet, oldest first (time, network, amount in base units, payTo, transaction, step, the endpoint checked).";
 
 const countBy = (values: string[]) => values.reduce<Record<string, number>>((c, v) => ({ ...c, [v]: (c[v] ?? 0) + 1 }), {});
 
@@ -63,6 +69,17 @@ async function main(argv: string[]): Promise<number> {
         if (listings.length === 0) console.log('none heard');
         for (const l of listings)
           console.log(JSON.stringify({ resource: l.resource, facilitator: l.facilitator, status: l.status, reason: l.reason, seenAt: new Date(l.seenAt).toISOString(), via: l.via }));
+        return 0;
+      }
+      case 'probe-spend': {
+        const transfers = await listProbeSpend(store, Date.now());
+        console.log(PROBE_SPEND_HEADING);
+        if (transfers.length === 0) console.log('none');
+        for (const t of transfers) console.log(JSON.stringify({ at: t.at, network: t.network, amount: t.amount, asset: t.asset, payTo: t.payTo, tx: t.txHash, step: t.step, target: t.target }));
+        if (transfers.length) {
+          const byNetwork = transfers.reduce<Record<string, string>>((sum, t) => ({ ...sum, [t.network]: String(BigInt(sum[t.network] ?? '0') + BigInt(t.amount)) }), {});
+          console.log(`${transfers.length} transfer(s); base units by network: ${JSON.stringify(byNetwork)}.`);
+        }
         return 0;
       }
       case 'settlements': {

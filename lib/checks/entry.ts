@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Store } from '@/lib/store/types';
 import { markdownText } from './markdown-text';
 
 // What a check is, in one object: the entry each check folder exports (lib/checks/<name>/entry.ts) and the
@@ -30,6 +31,11 @@ interface CheckContext {
    * when a credential names no payer. Shared resources (the renderer) are shared fairly between owners.
    */
   owner?: string;
+  /**
+   * The store's capped counters and named records, for a check that keeps a ledger of its own (the endpoint check's
+   * probe spending: its daily cap across checks and instances, and each transfer it made).
+   */
+  records?: Pick<Store, 'addCapped' | 'setRecord' | 'listRecords'>;
 }
 
 /**

@@ -532,6 +532,7 @@ function runOperation(deps: PaidCallDeps, call: PaidCall, input: unknown, now: C
       progress.siteAnswered = true;
     },
     owner,
+    records: deps.store,
     get signal() {
       return (signal ??= workSignal(call, progress));
     },

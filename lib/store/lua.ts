@@ -290,6 +290,21 @@ local v = getRecord(k, tonumber(ARGV[3]))
 redis.call('DEL', k)
 return v`,
 
+  // The record keeps the expiry it was first written with, so a day's total lapses with its day.
+  addCapped: RECORDS + `
+local k = ARGV[1] .. 'rec:' .. ARGV[2]
+local now = tonumber(ARGV[5])
+local total = tonumber(getRecord(k, now) or '0') or 0
+local amount = tonumber(ARGV[3])
+if total + amount > tonumber(ARGV[4]) then return {0, total} end
+local expiresAt = redis.call('HGET', k, 'expiresAt')
+if getRecord(k, now) and expiresAt and expiresAt ~= '' then
+  redis.call('HSET', k, 'value', tostring(total + amount))
+else
+  putRecord(k, tostring(total + amount), now, ARGV[6])
+end
+return {1, total + amount}`,
+
   // SCAN walks the keyspace in bounded steps; the pattern's glob characters are escaped by the caller.
   listRecords: RECORDS + `
 local base = ARGV[1] .. 'rec:'
@@ -664,8 +679,13 @@ function limitOperations({ run, guard }: ScriptContext): Pick<Store, 'hitRateLim
   };
 }
 
-function recordOperations({ run, guard }: ScriptContext): Pick<Store, 'setRecord' | 'getRecord' | 'takeRecord' | 'listRecords' | 'purgeExpired'> {
+function recordOperations({ run, guard }: ScriptContext): Pick<Store, 'setRecord' | 'getRecord' | 'takeRecord' | 'listRecords' | 'addCapped' | 'purgeExpired'> {
   return {
+    addCapped: (name, amount, cap, now, ttlMs) =>
+      guard(async () => {
+        const [added, total] = (await run('addCapped', name, amount, cap, now, ttlMs)) as [number, number | string];
+        return { added: Number(added) === 1, total: Number(total) };
+      }),
     setRecord: (name, value, now, ttlMs) => guard(async () => void (await run('setRecord', name, value, now, ttlMs))),
     getRecord: (name, now) => guard(async () => { const v = await run('getRecord', name, now); return v === null || v === undefined ? null : String(v); }),
     takeRecord: (name, now) => guard(async () => { const v = await run('takeRecord', name, now); return v === null || v === undefined ? null : String(v); }),

@@ -14,7 +14,7 @@ const METHODS = [
   'putKey', 'getKey', 'revokeKey', 'countKeys', 'addGrant', 'updateGrant', 'renewGrant', 'removeGrantCalls', 'listGrants',
   'admitCall', 'reserveCall', 'commitReservation', 'finishReservation', 'releaseReservation', 'getReservation',
   'beginIdempotent', 'completeIdempotent', 'abandonIdempotent', 'getIdempotent',
-  'hitRateLimit', 'returnRateLimit', 'claimOnce', 'releaseClaim', 'setRecord', 'getRecord', 'takeRecord', 'listRecords', 'purgeExpired',
+  'hitRateLimit', 'returnRateLimit', 'claimOnce', 'releaseClaim', 'setRecord', 'getRecord', 'takeRecord', 'listRecords', 'addCapped', 'purgeExpired',
   'refundCall', 'listUsage', 'scanGrants', 'scanUsage',
   'putReport', 'getReport', 'listReports', 'rotateKey',
 ] as const satisfies ReadonlyArray<Exclude<keyof Store, 'kind' | 'close'>>;

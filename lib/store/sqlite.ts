@@ -175,6 +175,7 @@ function prepareStatements(db: Database.Database) {
         'INSERT INTO records (name, value, expires_at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
       ),
       getRecord: db.prepare('SELECT value FROM records WHERE name = ? AND (expires_at IS NULL OR expires_at > ?)'),
+      getRecordExpiry: db.prepare('SELECT value, expires_at AS expiresAt FROM records WHERE name = ? AND (expires_at IS NULL OR expires_at > ?)'),
       deleteRecord: db.prepare('DELETE FROM records WHERE name = ?'),
       // A range on the primary key rather than LIKE, so a prefix needs no escaping and uses the index.
       listRecords: db.prepare(
@@ -507,11 +508,18 @@ function limitOperations({ db, q, guard }: SqliteContext): Pick<Store, 'hitRateL
   };
 }
 
-function recordOperations({ db, q, guard }: SqliteContext): Pick<Store, 'setRecord' | 'getRecord' | 'takeRecord' | 'listRecords'> {
+function recordOperations({ db, q, guard }: SqliteContext): Pick<Store, 'setRecord' | 'getRecord' | 'takeRecord' | 'listRecords' | 'addCapped'> {
   const takeRecord = db.transaction((name: string, now: number): string | null => {
     const row = q.getRecord.get(name, now) as { value: string } | undefined;
     q.deleteRecord.run(name);
     return row?.value ?? null;
+  });
+  const addCapped = db.transaction((name: string, amount: number, cap: number, now: number, ttlMs: number) => {
+    const row = q.getRecordExpiry.get(name, now) as { value: string; expiresAt: number | null } | undefined;
+    const total = Number(row?.value ?? 0);
+    if (total + amount > cap) return { added: false, total };
+    q.putRecord.run(name, String(total + amount), row ? row.expiresAt : now + ttlMs);
+    return { added: true, total: total + amount };
   });
 
   return {
@@ -519,6 +527,7 @@ function recordOperations({ db, q, guard }: SqliteContext): Pick<Store, 'setReco
     getRecord: (name, now) => guard(() => (q.getRecord.get(name, now) as { value: string } | undefined)?.value ?? null),
     takeRecord: (name, now) => guard(() => takeRecord.immediate(name, now)),
     listRecords: (prefix, now, limit) => guard(() => q.listRecords.all(prefix, prefix, now, limit) as Array<{ name: string; value: string }>),
+    addCapped: (name, amount, cap, now, ttlMs) => guard(() => addCapped.immediate(name, amount, cap, now, ttlMs)),
   };
 }
 

@@ -333,6 +333,14 @@ export interface Store {
   takeRecord(name: string, now: number): Promise<string | null>;
   /** Live records whose name starts with `prefix`, at most `limit` of them, in no particular order. */
   listRecords(prefix: string, now: number, limit: number): Promise<Array<{ name: string; value: string }>>;
+  /**
+   * Adds `amount` to the number record `name` holds (absent or expired: 0) in one atomic step, unless the sum would
+   * pass `cap`: then nothing changes. Either way it answers the total the record holds after the step. The record
+   * expires `ttlMs` after it was first written. A spending cap shared by every instance: two callers can never
+   * both fit under it with more than it allows.
+   * @example const r = await store.addCapped(`probe-spend-day:${day}`, 10_000, 5_000_000, now, 2 * DAY); if (!r.added) refuse(r.total);
+   */
+  addCapped(name: string, amount: number, cap: number, now: number, ttlMs: number): Promise<{ added: boolean; total: number }>;
 
   /**
    * Keeps a report until `now + ttlMs` (caller's clock) and indexes it under its owner. A second put with the

@@ -26,26 +26,30 @@ export async function startFacilitator(options: {
   rpcUrl: string;
   privateKey: Hex;
   port?: number;
+  /** More chains it settles on with the same key (the probe's test network), each with its own signer. */
+  moreChains?: ReadonlyArray<{ chain: Chain; rpcUrl: string }>;
 }): Promise<FacilitatorHandle> {
-  // A nonce manager keeps concurrent settlements from reusing the signer's transaction nonce.
-  const account = privateKeyToAccount(options.privateKey, { nonceManager });
-  const wallet = createWalletClient({ account, chain: options.chain, transport: http(options.rpcUrl) }).extend(
-    publicActions,
-  );
-  const signer = toFacilitatorEvmSigner(
-    {
-      address: account.address,
-      readContract: (args) => wallet.readContract(args as never),
-      verifyTypedData: (args) => wallet.verifyTypedData(args as never),
-      writeContract: (args) => wallet.writeContract(args as never),
-      sendTransaction: (args) => wallet.sendTransaction(args as never),
-      waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
-      getCode: (args) => wallet.getCode(args),
-    },
-    { confirmationTimeoutMs: 30_000 },
-  );
   const facilitator = new x402Facilitator();
-  registerExactEvmScheme(facilitator, { signer, networks: `eip155:${options.chain.id}` });
+  let address: Hex | undefined;
+  for (const { chain, rpcUrl } of [{ chain: options.chain, rpcUrl: options.rpcUrl }, ...(options.moreChains ?? [])]) {
+    // A nonce manager keeps concurrent settlements from reusing the signer's transaction nonce (it counts per chain).
+    const account = privateKeyToAccount(options.privateKey, { nonceManager });
+    address = account.address;
+    const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) }).extend(publicActions);
+    const signer = toFacilitatorEvmSigner(
+      {
+        address: account.address,
+        readContract: (args) => wallet.readContract(args as never),
+        verifyTypedData: (args) => wallet.verifyTypedData(args as never),
+        writeContract: (args) => wallet.writeContract(args as never),
+        sendTransaction: (args) => wallet.sendTransaction(args as never),
+        waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
+        getCode: (args) => wallet.getCode(args),
+      },
+      { confirmationTimeoutMs: 30_000 },
+    );
+    registerExactEvmScheme(facilitator, { signer, networks: `eip155:${chain.id}` });
+  }
 
   let fault: FacilitatorFault = null;
   let faultOnly: string | undefined;
@@ -84,7 +88,7 @@ export async function startFacilitator(options: {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    address: account.address,
+    address: address!,
     setFault(next, only) {
       fault = next;
       faultOnly = only;

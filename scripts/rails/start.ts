@@ -26,6 +26,9 @@ import { startStripeFake, type FakePaymentIntent, type FakeSharedPaymentToken, t
 
 export const BASE_CHAIN_ID = 8453;
 export const BASE_USDC_ADDRESS = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' as const;
+const BASE_SEPOLIA_CHAIN_ID = 84532;
+/** Circle's USDC on Base Sepolia: the second chain's TestUSDC sits here, as the probe's default network expects. */
+const BASE_SEPOLIA_USDC_ADDRESS = '0x036CbD53842c5426634e7929541eC2318f3dCF7e' as const;
 const MULTICALL3_ADDRESS = '0xcA11bde05977b3631167028862bE2a173976CA11' as const;
 /** anvil's well-known test mnemonic: every key derived from it is public and worthless. */
 const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
@@ -43,6 +46,29 @@ export interface StartRailsOptions {
   mppSecretKey?: string;
   stripeSecretKey?: string;
   stripeNetworkId?: string;
+  /**
+   * Also start a second anvil as Base Sepolia (chain id 84532, TestUSDC at its USDC address) with a funded probe
+   * wallet, settled by the same facilitator: the endpoint check's paid round trip pays there.
+   */
+  probeChain?: boolean;
+}
+
+/** The second chain (Base Sepolia's id) and the endpoint check's probe wallet, funded on it. */
+interface ProbeChain {
+  chainId: number;
+  /** CAIP-2: eip155:84532. */
+  network: string;
+  rpcUrl: string;
+  chain: Chain;
+  usdcAddress: Hex;
+  /** The probe wallet (an anvil test key, worthless): 100 USDC here, nothing on the main chain. */
+  wallet: { address: Hex; privateKey: Hex };
+  /** A payTo a seller on this chain can use. */
+  payTo: Hex;
+  usdcBalance(address: Hex): Promise<bigint>;
+  mintUsdc(address: Hex, amount: bigint): Promise<void>;
+  /** Moves `amount` from `from` to `to` as `from` (anvil impersonation), as no honest seller could: a test seller's defect. */
+  forceTransfer(from: Hex, to: Hex, amount: bigint): Promise<Hex>;
 }
 
 export interface Rails {
@@ -93,6 +119,8 @@ export interface Rails {
   usdcBalance(address: Hex): Promise<bigint>;
   /** Mint test USDC (atomic units) to an address. */
   mintUsdc(address: Hex, amount: bigint): Promise<void>;
+  /** Present when started with `probeChain`. */
+  probe?: ProbeChain;
   /** Milliseconds each phase took, for the record. */
   timings: Record<string, number>;
   stop(): Promise<void>;
@@ -112,11 +140,13 @@ export async function startRails(options: StartRailsOptions = {}): Promise<Rails
   try {
     let t = performance.now();
     // Compile (or read the cache) while anvil boots.
-    const [artifacts, anvil] = await Promise.all([
+    const [artifacts, anvil, probeAnvil] = await Promise.all([
       Promise.resolve().then(() => compileContracts({ root })),
       startAnvil({ chainId: BASE_CHAIN_ID, port: options.anvilPort, root, mnemonic: ANVIL_MNEMONIC }),
+      options.probeChain ? startAnvil({ chainId: BASE_SEPOLIA_CHAIN_ID, root, mnemonic: ANVIL_MNEMONIC }) : null,
     ]);
     stops.push(anvil.stop);
+    if (probeAnvil) stops.push(probeAnvil.stop);
     mark('anvilAndCompile', t);
 
     const chain = defineChain({
@@ -152,11 +182,24 @@ export async function startRails(options: StartRailsOptions = {}): Promise<Rails
       if (receipt.status !== 'success') throw new Error('minting test USDC failed');
     };
     await mintUsdc(payer.address, parseUnits(String(options.payerUsdc ?? 1000), 6));
+    const probe = probeAnvil
+      ? await probeChainOn(probeAnvil.rpcUrl, artifacts, {
+          minter,
+          wallet: keyOf(4),
+          payTo: mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: 5 }).address,
+        })
+      : undefined;
     mark('chainSetup', t);
 
     t = performance.now();
     const [facilitator, stripe] = await Promise.all([
-      startFacilitator({ chain, rpcUrl: anvil.rpcUrl, privateKey: facilitatorKey, port: options.facilitatorPort }),
+      startFacilitator({
+        chain,
+        rpcUrl: anvil.rpcUrl,
+        privateKey: facilitatorKey,
+        port: options.facilitatorPort,
+        ...(probe ? { moreChains: [{ chain: probe.chain, rpcUrl: probe.rpcUrl }] } : {}),
+      }),
       startStripeFake({
         port: options.stripePort,
         secretKey: options.stripeSecretKey,
@@ -216,6 +259,7 @@ export async function startRails(options: StartRailsOptions = {}): Promise<Rails
           args: [address],
         })) as bigint,
       mintUsdc,
+      ...(probe ? { probe } : {}),
       timings,
       stop,
     };
@@ -223,4 +267,51 @@ export async function startRails(options: StartRailsOptions = {}): Promise<Rails
     await stop();
     throw error;
   }
+}
+
+/** The second chain: TestUSDC at Base Sepolia's USDC address, the probe wallet given 100 USDC. */
+async function probeChainOn(rpcUrl: string, artifacts: Artifacts, keys: { minter: ReturnType<typeof privateKeyToAccount>; wallet: Hex; payTo: Hex }): Promise<ProbeChain> {
+  const chain = defineChain({
+    id: BASE_SEPOLIA_CHAIN_ID,
+    name: 'Base Sepolia (local anvil)',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+    testnet: true,
+  });
+  const publicClient = createPublicClient({ chain, transport: http(rpcUrl) });
+  const rpc = (method: string, params: unknown[]) => publicClient.request({ method: method as never, params: params as never });
+  await rpc('anvil_setCode', [BASE_SEPOLIA_USDC_ADDRESS, artifacts.TestUSDC.runtimeBytecode]);
+  await rpc('anvil_setCode', [MULTICALL3_ADDRESS, artifacts.Multicall3.runtimeBytecode]);
+  const abi = artifacts.TestUSDC.abi;
+  const minterWallet = createWalletClient({ account: keys.minter, chain, transport: http(rpcUrl) });
+  const mined = async (hash: Hex) => {
+    const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    if (receipt.status !== 'success') throw new Error(`transaction ${hash} failed on the probe chain`);
+    return hash;
+  };
+  const mintUsdc = async (address: Hex, amount: bigint) => {
+    await mined(await minterWallet.writeContract({ address: BASE_SEPOLIA_USDC_ADDRESS, abi, functionName: 'mint', args: [address, amount] }));
+  };
+  const wallet = privateKeyToAccount(keys.wallet);
+  await mintUsdc(wallet.address, parseUnits('100', 6));
+  return {
+    chainId: BASE_SEPOLIA_CHAIN_ID,
+    network: `eip155:${BASE_SEPOLIA_CHAIN_ID}`,
+    rpcUrl,
+    chain,
+    usdcAddress: BASE_SEPOLIA_USDC_ADDRESS,
+    wallet: { address: wallet.address, privateKey: keys.wallet },
+    payTo: getAddress(keys.payTo),
+    usdcBalance: async (address) => (await publicClient.readContract({ address: BASE_SEPOLIA_USDC_ADDRESS, abi, functionName: 'balanceOf', args: [address] })) as bigint,
+    mintUsdc,
+    forceTransfer: async (from, to, amount) => {
+      await rpc('anvil_impersonateAccount', [from]);
+      try {
+        const as = createWalletClient({ account: from, chain, transport: http(rpcUrl) });
+        return await mined(await as.writeContract({ address: BASE_SEPOLIA_USDC_ADDRESS, abi, functionName: 'transfer', args: [to, amount] }));
+      } finally {
+        await rpc('anvil_stopImpersonatingAccount', [from]);
+      }
+    },
+  };
 }

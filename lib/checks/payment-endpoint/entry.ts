@@ -92,8 +92,9 @@ export const endpointCheck = defineCheck({
   },
   targetHost: (input) => registrableDomain(normalizeTargetUrl(input.url).hostname),
   workBeforeCharge: true,
-  async run(input, { signal, now, spendOutbound, siteAnswered }) {
-    const report = await checkPaymentEndpoint(input, { signal, now, ...(spendOutbound ? { spendOutbound } : {}), ...(siteAnswered ? { siteAnswered } : {}) });
+  async run(input, { signal, now, spendOutbound, siteAnswered, records }) {
+    const probe = probeSettings(process.env, records ?? null);
+    const report = await checkPaymentEndpoint(input, { signal, now, probe, ...(spendOutbound ? { spendOutbound } : {}), ...(siteAnswered ? { siteAnswered } : {}) });
     return { checkedAt: now.toISOString(), report, limits: endpointLimits(), artifactHash: artifactHash(report) };
   },
   problemOf(error) {
