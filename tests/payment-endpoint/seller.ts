@@ -52,7 +52,7 @@ async function withCors(request: Request, next: Handler): Promise<Response> {
   const { pathname } = new URL(request.url);
   const rule = corsMatchers.find((m) => m.matches(pathname));
   if (request.method === 'OPTIONS') {
-    const headers = new Headers(rule ? rule.headers.map(({ key, value }) => [key, value]) : []);
+    const headers = new Headers(rule ? rule.headers.map(({ key, value }): [string, string] => [key, value]) : []);
     return new Response(null, { status: 204, headers });
   }
   const response = await next(request);
