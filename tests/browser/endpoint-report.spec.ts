@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect, type Locator, type Page } from '@playwright/test';
 import { itemStateWords } from '@/lib/checks/payment-endpoint/report';
 import { severityLabel } from '@/lib/checks/severity';
@@ -88,7 +90,7 @@ test('a report with every state, findings, evidence and a transfer reads in word
   await page.evaluate(() => window.scrollTo(0, 0));
   await reviewBothWidths(page, 'endpoint-report-every-state');
   await page.setViewportSize(PHONE);
-  for (const summary of await report.locator('details:not([open]) > summary').all()) await summary.click();
+  await report.locator('details').evaluateAll((all) => all.forEach((d) => ((d as HTMLDetailsElement).open = true)));
   await expectNoSidewaysScroll(page);
   expect(await midWordBreaks(page)).toEqual([]);
   await screenshot(page, 'endpoint-report-every-state-open-phone');
@@ -97,7 +99,7 @@ test('a report with every state, findings, evidence and a transfer reads in word
 test('the home example of the endpoint check: the stored run, every item and request', async ({ page, consoleErrors: _ }) => {
   await page.goto(`${BASE()}/`);
   const example = page.getByRole('region', { name: 'Example Payment endpoint report' });
-  const body = (await import('@/lib/checks/payment-endpoint/example.json')).default as unknown as { report: EndpointReport };
+  const body = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../lib/checks/payment-endpoint/example.json'), 'utf8')) as { report: EndpointReport };
   await expectEndpointReport(page, example.getByTestId('report'), body);
   await screenshot(page, 'endpoint-home-example');
 });

@@ -80,7 +80,7 @@ function EndpointReport({ body, level, idPrefix }: { body: EndpointBody; level: 
             ))}
           </ul>
         ) : (
-          <p>No findings: every item tested earned its points.</p>
+          <p>{r.items.some((i) => TESTED.has(i.state)) ? 'No findings: every item tested earned its points.' : 'No findings: no item could be tested.'}</p>
         )}
       </div>
 
