@@ -10,7 +10,7 @@ export default function NotFound() {
       <h1>Page not found</h1>
       <p className="lead">There is nothing at this address. It may have moved, or the link may be mistyped.</p>
       <ul>
-        <li><Link href="/">Home</Link>: what the two checks do</li>
+        <li><Link href="/">Home</Link>: what the checks do</li>
         <li><Link href="/check">Run a check</Link> with your credits key</li>
         <li><Link href="/docs">Docs</Link>: the API, MCP and the rubrics</li>
         <li><Link href="/contact">Contact support</Link> if a link on this site brought you here</li>

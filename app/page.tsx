@@ -8,7 +8,7 @@ import { checksShown } from '@/components/checks';
 import { pageMetadata, SITE_DESCRIPTION } from '@/lib/site/metadata';
 
 export const generateMetadata = () =>
-  pageMetadata({ path: '/', title: 'Paid Agent Checks: agent payment readiness and AI visibility', description: SITE_DESCRIPTION, absoluteTitle: true });
+  pageMetadata({ path: '/', title: 'Paid Agent Checks: agent payment readiness, AI visibility and payment endpoints', description: SITE_DESCRIPTION, absoluteTitle: true });
 
 export default function Home() {
   // Each check's card and example report: its own words (components/checks/<id>/) over its entry's description
@@ -30,8 +30,8 @@ export default function Home() {
     <>
       <h1>Paid checks for agent commerce</h1>
       <p className="lead">
-        {checksInWords()} checks, {PRICE_USD} USD per fulfilled request: is a payment workflow ready for AI agents to pay through, and what can search
-        and AI crawlers see of a page? Run them here in your browser with a credits key, or let an agent call the API and pay per call
+        {checksInWords()} checks, {PRICE_USD} USD per fulfilled request: is a payment workflow ready for AI agents to pay through, what can search
+        and AI crawlers see of a page, and what does an agent meet when it pays an endpoint? Run them here in your browser with a credits key, or let an agent call the API and pay per call
         over HTTP 402.
       </p>
       <div className="actions">

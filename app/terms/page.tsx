@@ -18,8 +18,10 @@ export default function Terms() {
       <PolicyMeta policy="terms" />
       <h2 id="service">The service</h2>
       <p>
-        Paid Agent Checks runs two checks: the Agent Payment Readiness Assessment, which scores a payment workflow you describe, and the
-        AI Visibility Check, which fetches one public web page and its site files and reports what search and AI crawlers can see. Each
+        Paid Agent Checks runs three checks: the Agent Payment Readiness Assessment, which scores a payment workflow you describe; the
+        AI Visibility Check, which fetches one public web page and its site files and reports what search and AI crawlers can see; and the
+        Agent Payment Endpoint Check, which calls a paid HTTP endpoint you name as a paying agent does (and, only when you ask, pays it
+        once from our own probe wallet on a test network) and reports what it met. Each
         fulfilled check costs {PRICE_USD} USD, paid per call over HTTP 402 or from a prepaid credits key.
       </p>
       <h2 id="charges">What is charged</h2>

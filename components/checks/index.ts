@@ -1,5 +1,6 @@
 import { readinessComponents } from './readiness';
 import { visibilityComponents } from './ai-visibility';
+import { endpointComponents } from './payment-endpoint';
 import type { CheckComponents } from './types';
 
 // THE list of the checks' browser halves, beside lib/checks/registry.ts (the list of their entries): each
@@ -8,7 +9,7 @@ import type { CheckComponents } from './types';
 // browser's bundle must never load a check's `run`; so everything these folders import is browser-safe. The
 // pages show the checks in this order, for the checks the registry has.
 
-let listed: readonly CheckComponents[] = [visibilityComponents, readinessComponents];
+let listed: readonly CheckComponents[] = [visibilityComponents, readinessComponents, endpointComponents];
 
 /**
  * The browser half of the check with this id (a stored report's check, a tab's check), or null for none.
@@ -20,7 +21,7 @@ export function checkComponents(id: string): CheckComponents | null {
 
 /**
  * The browser halves of the checks named, in the order the pages show them; a check without one is left out.
- * @example checksShown(checks().map((c) => c.id)).map((c) => c.report.id) // ['ai-visibility', 'readiness']
+ * @example checksShown(checks().map((c) => c.id)).map((c) => c.report.id) // ['ai-visibility', 'readiness', 'payment-endpoint']
  */
 export function checksShown(ids: readonly string[]): readonly CheckComponents[] {
   return listed.filter((c) => ids.includes(c.report.id));

@@ -87,7 +87,7 @@ function paidOperation(op: CheckEntry, ctx: DiscoveryContext) {
         schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN.source, minLength: 8, maxLength: 128 },
       },
     ],
-    requestBody: { required: true, content: { 'application/json': { schema: z.toJSONSchema(op.input, { target: 'draft-2020-12' }), example: op.example } } },
+    requestBody: { required: true, content: { 'application/json': { schema: inlineDefs(z.toJSONSchema(op.input, { target: 'draft-2020-12' }) as Record<string, unknown>), example: op.example } } },
     responses: {
       '200': {
         description: 'The result. Payment-Receipt (MPP) or PAYMENT-RESPONSE (x402) on a paid response; Idempotent-Replayed: true on a replay.',
@@ -120,9 +120,30 @@ function paidOperation(op: CheckEntry, ctx: DiscoveryContext) {
 
 /** A zod schema as JSON Schema 2020-12, without `$schema` (the document's dialect already says it). */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output') {
-  const generated = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
+  const generated = inlineDefs(z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>);
   delete generated.$schema;
   return generated;
+}
+
+/**
+ * A schema with its `$defs` written in place. Readers of an OpenAPI document resolve every `$ref` from the
+ * document's root, where the `#/$defs/…` zod emits for a recursive schema (a JSON value) names nothing; a
+ * definition's reference to itself becomes `{}`, any value, one level down.
+ */
+function inlineDefs(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $defs, ...rest } = schema as { $defs?: Record<string, unknown> };
+  if (!$defs) return schema;
+  const walk = (node: unknown, open: ReadonlySet<string>): unknown => {
+    if (Array.isArray(node)) return node.map((n) => walk(n, open));
+    if (!node || typeof node !== 'object') return node;
+    const { $ref, ...members } = node as Record<string, unknown>;
+    const here = Object.fromEntries(Object.entries(members).map(([k, v]) => [k, walk(v, open)]));
+    const name = typeof $ref === 'string' && $ref.startsWith('#/$defs/') ? $ref.slice('#/$defs/'.length) : null;
+    if (name === null) return $ref === undefined ? here : { $ref, ...here };
+    if (open.has(name) || !($defs[name] && typeof $defs[name] === 'object')) return here;
+    return { ...(walk($defs[name], new Set([...open, name])) as Record<string, unknown>), ...here };
+  };
+  return walk(rest, new Set()) as Record<string, unknown>;
 }
 
 /** The problem responses of an endpoint, one per status, described by the titles of its kinds. */

@@ -13,7 +13,7 @@ export const SITE_NAME = 'Paid Agent Checks';
 export const SITE_DESCRIPTION = `${checkServicesInWords({ articles: false })} for people and AI agents: ${PRICE_USD} USD per fulfilled check, paid per call over HTTP 402 or with prepaid credits.`;
 
 /** The generated social card (app/opengraph-image.tsx), relative to metadataBase. */
-const OG_IMAGE = { url: '/opengraph-image', width: 1200, height: 630, alt: 'Paid Agent Checks: Agent Payment Readiness and AI Visibility, per fulfilled check' };
+const OG_IMAGE = { url: '/opengraph-image', width: 1200, height: 630, alt: 'Paid Agent Checks: Agent Payment Readiness, AI Visibility and Payment Endpoint, per fulfilled check' };
 
 /** The public origin, without a trailing slash. */
 export function publicOrigin(): string {

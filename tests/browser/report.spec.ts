@@ -109,8 +109,8 @@ test('a stored report: top fixes in the first screen, exports complete, words no
 test('the home examples: every report opens with its header and exports, and shows no raw field name', async ({ page, consoleErrors: _ }) => {
   await page.goto(`${BASE()}/`);
   const reports = page.getByTestId('report');
-  await expect(reports).toHaveCount(2);
-  for (const i of [0, 1]) {
+  await expect(reports).toHaveCount(3);
+  for (const i of [0, 1, 2]) {
     await expect(reports.nth(i).getByRole('button', { name: 'Download JSON' })).toBeVisible();
     await expect(reports.nth(i).getByRole('button', { name: 'Print' })).toBeVisible();
     // No stored report, no permalink to copy.

@@ -42,8 +42,10 @@ describe('x-payment-info for the directories', () => {
     expect(security).toEqual({
       'POST /api/agent/readiness': [{}, { creditsKey: [] }],
       'POST /api/agent/ai-visibility': [{}, { creditsKey: [] }],
+      'POST /api/agent/payment-endpoint': [{}, { creditsKey: [] }],
       'GET /api/agent/readiness': [],
       'GET /api/agent/ai-visibility': [],
+      'GET /api/agent/payment-endpoint': [],
       'GET /api/agent/credits': [{}, { creditsKey: [] }],
       'POST /api/mcp': [{}, { creditsKey: [] }],
       'GET /api/mcp': [],
@@ -63,6 +65,7 @@ describe('x-payment-info for the directories', () => {
       'POST /api/session/rotate': [{ siteSession: [] }],
       'POST /api/session/checks/readiness': [{ siteSession: [] }],
       'POST /api/session/checks/ai-visibility': [{ siteSession: [] }],
+      'POST /api/session/checks/payment-endpoint': [{ siteSession: [] }],
       'GET /api/reports': owner,
       'GET /api/reports/{id}': owner,
       'GET /api/reports/{id}/compare/{otherId}': owner,
@@ -93,14 +96,15 @@ describe('CORS on the public API only', () => {
 
   it('covers the paid checks and their descriptions, the credits plans, the reports, the discovery documents and the MCP endpoint', () => {
     expect(registryPaths.filter(cors).sort()).toEqual([
-      '/api/agent/ai-visibility', '/api/agent/credits', '/api/agent/readiness', '/api/mcp', '/api/reports', '/api/reports/x', '/api/reports/x/compare/x', '/llms.txt', '/openapi.json',
+      '/api/agent/ai-visibility', '/api/agent/credits', '/api/agent/payment-endpoint', '/api/agent/readiness', '/api/mcp', '/api/reports', '/api/reports/x', '/api/reports/x/compare/x', '/llms.txt', '/openapi.json',
     ]);
   });
 
   it('leaves out the session, billing and operator routes, and the site\'s report actions (share, re-run)', () => {
     expect(registryPaths.filter((p) => !cors(p)).sort()).toEqual([
       '/api/billing/account', '/api/billing/checkout', '/api/billing/portal', '/api/billing/session', '/api/billing/webhook', '/api/health', '/api/metrics',
-      '/api/reports/x/rerun', '/api/reports/x/share', '/api/session', '/api/session/checks/ai-visibility', '/api/session/checks/readiness', '/api/session/rotate',
+      '/api/reports/x/rerun', '/api/reports/x/share', '/api/session', '/api/session/checks/ai-visibility', '/api/session/checks/payment-endpoint', '/api/session/checks/readiness',
+      '/api/session/rotate',
     ]);
   });
 

@@ -21,6 +21,7 @@ import { endpoints, type FreeEndpoint } from '@/lib/endpoints';
 import { createKey } from '@/lib/credits/ledger';
 import { readinessCheck } from '@/lib/checks/readiness/entry';
 import { visibilityCheck } from '@/lib/checks/visibility/entry';
+import { endpointCheck } from '@/lib/checks/payment-endpoint/entry';
 import { LIST_PAID_SERVICES } from '@/lib/transports/mcp/tools';
 import { startStripeCheckoutFake, type StandaloneCheckoutFake } from '@/scripts/rails/stripe-checkout-fake';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
@@ -30,8 +31,10 @@ import { agentCheckRoute, siteCheckRoute } from '../support/check-routes';
 
 const { GET: readinessGET } = agentCheckRoute('readiness');
 const { GET: visibilityGET } = agentCheckRoute('ai-visibility');
+const { GET: endpointGET } = agentCheckRoute('payment-endpoint');
 const { POST: sessionReadinessPOST } = siteCheckRoute('readiness');
 const { POST: sessionVisibilityPOST } = siteCheckRoute('ai-visibility');
+const { POST: sessionEndpointPOST } = siteCheckRoute('payment-endpoint');
 
 // Each free route's real answers, parsed with the 200 schema its registry entry declares (the schema
 // /openapi.json publishes). Purchases go through the official Stripe SDK against the local fake, which
@@ -97,6 +100,7 @@ const SAMPLES: Record<string, () => Promise<Response[]>> = {
   },
   [`GET ${readinessCheck.path}`]: async () => [await readinessGET()],
   [`GET ${visibilityCheck.path}`]: async () => [await visibilityGET()],
+  [`GET ${endpointCheck.path}`]: async () => [await endpointGET()],
   'POST /api/mcp': async () => {
     const rpc = (body: unknown) => mcpPOST(json('/api/mcp', body, { accept: 'application/json, text/event-stream' }));
     return [
@@ -141,6 +145,16 @@ const SAMPLES: Record<string, () => Promise<Response[]>> = {
     process.env.CHECK_HOST_MAP = site.hostMap(['site.test']);
     try {
       return [await sessionVisibilityPOST(json('/api/session/checks/ai-visibility', { url: 'https://site.test/' }, { cookie, 'idempotency-key': 'registry-visibility-1' }))];
+    } finally {
+      delete process.env.CHECK_HOST_MAP;
+    }
+  },
+  // The fixture page answers 200, not 402: still a report (any HTTP answer is one), with what the check saw.
+  'POST /api/session/checks/payment-endpoint': async () => {
+    const { cookie } = await signedIn();
+    process.env.CHECK_HOST_MAP = site.hostMap(['site.test']);
+    try {
+      return [await sessionEndpointPOST(json('/api/session/checks/payment-endpoint', { url: 'https://site.test/', method: 'GET' }, { cookie, 'idempotency-key': 'registry-endpoint-1' }))];
     } finally {
       delete process.env.CHECK_HOST_MAP;
     }

@@ -113,9 +113,9 @@ async function evmCredentialFor(c: Client, name: string, args: Record<string, un
 }
 
 describe('tools/list', () => {
-  it('advertises the two paid tools and list_paid_services, with schemas generated from the registry', async () => {
+  it('advertises the three paid tools and list_paid_services, with schemas generated from the registry', async () => {
     const { tools } = await (await client()).listTools();
-    expect(tools.map((t) => t.name)).toEqual(['agent_payment_readiness_assessment', 'ai_visibility_check', 'list_paid_services']);
+    expect(tools.map((t) => t.name)).toEqual(['agent_payment_readiness_assessment', 'ai_visibility_check', 'agent_payment_endpoint_check', 'list_paid_services']);
     for (const op of checks()) {
       const tool = tools.find((t) => t.name === op.toolName)!;
       expect(tool.inputSchema).toEqual(jsonSchema(op.input, 'input'));
@@ -125,7 +125,11 @@ describe('tools/list', () => {
     const readiness = tools[0]!;
     expect(readiness.inputSchema).toMatchObject({ type: 'object', required: ['workflow', 'capabilities'], additionalProperties: false });
     expect(tools[1]!.inputSchema).toMatchObject({ type: 'object', required: ['url'], properties: { url: { type: 'string', maxLength: 2000 } } });
-    expect(tools[2]!.inputSchema).toEqual({ type: 'object', properties: {}, additionalProperties: false });
+    expect(tools[2]!.inputSchema).toMatchObject({
+      type: 'object', required: ['url'], additionalProperties: false,
+      properties: { url: { type: 'string', maxLength: 2000 }, method: { enum: ['GET', 'POST'], default: 'POST' }, paidRoundTrip: { type: 'boolean', default: false } },
+    });
+    expect(tools[3]!.inputSchema).toEqual({ type: 'object', properties: {}, additionalProperties: false });
   });
 
   it('answers GET with 405 (stateless: no stream to open)', async () => {
@@ -141,7 +145,7 @@ describe('list_paid_services', () => {
     const result = (await (await client()).callTool({ name: 'list_paid_services', arguments: {} })) as CallToolResult;
     expect(result.isError).toBeFalsy();
     const list = result.structuredContent as { services: Array<Record<string, unknown>>; mcpPayment: Record<string, unknown> };
-    expect(list.services).toHaveLength(2);
+    expect(list.services).toHaveLength(3);
     expect(list.services[0]).toEqual({
       name: readinessCheck.service,
       toolName: 'agent_payment_readiness_assessment',
@@ -153,6 +157,10 @@ describe('list_paid_services', () => {
       inputSchema: jsonSchema(readinessCheck.input, 'input'),
     });
     expect(list.services[1]).toMatchObject({ toolName: 'ai_visibility_check', rest: { path: '/api/agent/ai-visibility' } });
+    expect(list.services[2]).toMatchObject({
+      name: 'Agent Payment Endpoint Check', toolName: 'agent_payment_endpoint_check', price: { amount: '1.00', currency: 'USD', cents: 100 },
+      rest: { method: 'POST', path: '/api/agent/payment-endpoint', url: `${srv.url}/api/agent/payment-endpoint` },
+    });
     expect(list.mcpPayment).toMatchObject({ methods: ['stripe', 'evm'], paymentRequiredCode: -32042, credentialMetaKey: CREDENTIAL, receiptMetaKey: RECEIPT });
     expect((result.content as Array<{ text: string }>)[0]!.text).toContain('ai_visibility_check');
   });

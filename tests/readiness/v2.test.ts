@@ -5,6 +5,7 @@ import { HAZARD_RULES } from '@/lib/checks/readiness/hazards';
 import { DEPENDENCIES, PHASES } from '@/lib/checks/readiness/plan';
 import { REFERENCES } from '@/lib/checks/readiness/references';
 import { CAPABILITY_TEXTS, isVerifyCommand } from '@/lib/checks/readiness/content';
+import { endpointCheck } from '@/lib/checks/payment-endpoint/entry';
 import { ASSESSMENT_VERSION, READINESS_RUBRIC_VERSION, readinessRubric } from '@/lib/checks/readiness/rubric';
 import { readinessMarkdown } from '@/lib/checks/readiness/markdown';
 import { reportMarkdown } from '@/lib/reports/markdown';
@@ -366,8 +367,20 @@ describe('verify steps: a command or a sentence', () => {
       'npx', 'curl', 'curl', 'npx', 'curl', 'curl', 'stripe', 'SELECT', 'curl', 'SELECT', 'curl', '<your',
     ]);
     expect(hows.filter((h) => !isVerifyCommand(h)).map((h) => h.split(' ').slice(0, 2).join(' '))).toEqual([
-      'A test', 'The same', 'A test', 'A test', 'A test', 'Submit a', 'Open the', 'Look up', 'A test', 'A test',
+      'Run the', 'A test', 'Run the', 'The same', 'A test', 'Run the', 'A test', 'A test', 'Submit a', 'Open the', 'Look up', 'A test', 'A test',
     ]);
+  });
+
+  it('names the Agent Payment Endpoint Check where its rubric tests the capability: its path on this service and its rubric, not a result', () => {
+    const naming = Object.entries(CAPABILITY_TEXTS).flatMap(([key, t]) => t.verify.filter((v) => v.how.includes('Agent Payment Endpoint Check')).map((v) => [key, v.how]));
+    expect(naming.map(([key]) => key)).toEqual(['machine_discovery', 'payment_challenge_and_receipt', 'idempotency']);
+    for (const [, how] of naming) {
+      expect(how).toContain(`POST ${endpointCheck.path} on this service`);
+      expect(how).toContain(`/docs/checks#${endpointCheck.id}-rubric`);
+    }
+    // The items the steps name are the check's own.
+    const titles = (endpointCheck.describe() as { rubric: Array<{ title: string }> }).rubric.map((i) => i.title);
+    for (const named of ['Discovery', 'One price', 'Reachability', 'x402 terms', 'MPP challenges', 'Bad credentials', 'Paid round trip']) expect(titles).toContain(named);
   });
 });
 

@@ -6,6 +6,8 @@ import { fieldOfPath, validateReadiness } from '@/components/checks/readiness/Fo
 import { reportPathFrom } from '@/components/check/session';
 import { checksShown } from '@/components/checks';
 import { validateAddress } from '@/components/checks/ai-visibility/Form';
+import { endpointRequest, validateEndpointForm } from '@/components/checks/payment-endpoint/Form';
+import { endpointCheck } from '@/lib/checks/payment-endpoint/entry';
 import { MAX_ADDRESS_LENGTH } from '@/lib/checks/visibility/published';
 import { checks } from '@/lib/checks/registry';
 import { visibilityCheck } from '@/lib/checks/visibility/entry';
@@ -92,6 +94,43 @@ it('checksShown gives the check page one tab per check in the registry, visibili
   expect(checksShown(checks().map((c) => c.id)).map((f) => [f.report.id, f.report.label])).toEqual([
     ['ai-visibility', 'AI Visibility'],
     ['readiness', 'Payment Readiness'],
+    ['payment-endpoint', 'Payment endpoint'],
   ]);
   expect(checksShown(['readiness']).map((f) => f.report.id)).toEqual(['readiness']);
+});
+
+describe('the endpoint form: what it refuses before sending, and what it sends', () => {
+  const endpointForm = (patch: Partial<Parameters<typeof validateEndpointForm>[0]> = {}) => ({
+    url: 'api.example.com/paid', method: 'POST' as const, body: '', mcpUrl: '', mcpTool: '', paidRoundTrip: false, ...patch,
+  });
+
+  it('accepts an address alone, and sends what the API accepts', () => {
+    expect(validateEndpointForm(endpointForm())).toEqual({});
+    const sent = endpointRequest(endpointForm({ body: '{"query": "teapots"}', mcpUrl: 'api.example.com/mcp', mcpTool: 'search', paidRoundTrip: true }));
+    expect(sent).toEqual({ url: 'api.example.com/paid', method: 'POST', body: { query: 'teapots' }, mcp: { url: 'api.example.com/mcp', tool: 'search' }, paidRoundTrip: true });
+    expect(endpointCheck.input.parse(sent)).toEqual(sent);
+    expect(endpointRequest(endpointForm({ method: 'GET' }))).toEqual({ url: 'api.example.com/paid', method: 'GET', paidRoundTrip: false });
+  });
+
+  it('says in words what is wrong: no address, a body that is not JSON or too large, a body on GET, half an MCP pair', () => {
+    expect(validateEndpointForm(endpointForm({ url: ' ', body: '{"a":', mcpUrl: 'api.example.com/mcp' }))).toEqual({
+      url: 'Required: enter the address of the paid endpoint.',
+      body: expect.stringMatching(/^Not JSON: /),
+      mcpTool: 'Required with an MCP endpoint: name the paid tool to check.',
+    });
+    expect(validateEndpointForm(endpointForm({ body: JSON.stringify({ a: 'x'.repeat(17_000) }) }))).toEqual({ body: 'Too large: at most 16 KB of JSON (now 17 KB).' });
+    expect(validateEndpointForm(endpointForm({ method: 'GET', body: '{}', mcpTool: 'search' }))).toEqual({
+      body: 'A GET request carries no body: clear it, or choose POST.',
+      mcpUrl: 'Required with a tool: enter the MCP endpoint it is served at.',
+    });
+  });
+
+  it('refuses a body the API refuses for size, and no smaller one', () => {
+    const atLimit = JSON.stringify({ a: 'x'.repeat(16 * 1024 - 8) });
+    expect(atLimit.length).toBe(16 * 1024);
+    expect(validateEndpointForm(endpointForm({ body: atLimit }))).toEqual({});
+    expect(() => endpointCheck.input.parse({ url: 'api.example.com/paid', body: JSON.parse(atLimit) })).not.toThrow();
+    expect(() => endpointCheck.input.parse({ url: 'api.example.com/paid', body: JSON.parse(atLimit.replace('"}', 'x"}')) })).toThrow();
+    expect(validateEndpointForm(endpointForm({ body: atLimit.replace('"}', 'x"}') })).body).toBe('Too large: at most 16 KB of JSON (now 17 KB).');
+  });
 });

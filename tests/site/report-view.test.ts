@@ -9,6 +9,10 @@ import { ReportHeader } from '@/components/report-view/parts';
 import { readinessReport } from '@/lib/checks/readiness/report';
 import { readinessExample, visibilityExample } from '../support/example-bodies';
 import { fullV3Body } from '../visibility/full-v3-report';
+import { endpointFixtureBody } from '../support/endpoint-report-fixture';
+import { checkMarkdown, exampleBody } from '@/lib/checks/entry';
+import { endpointCheck } from '@/lib/checks/payment-endpoint/entry';
+import { endpointReport } from '@/lib/checks/payment-endpoint/report';
 
 
 type Node = { nodeName: string; value?: string; childNodes?: Node[] };
@@ -155,4 +159,56 @@ it('ReportHeader: a readiness header from its headline shows the score, verdict,
   // A readiness report leads with its plan, not a list of top fixes.
   expect(readinessReport.topFixes).toBeUndefined();
   expect(text(render({ check: 'readiness', body, idPrefix: 'r' }))).not.toContain('Fix these first');
+});
+
+describe('ReportView: payment endpoint', () => {
+  it('opens with the header and the fixes, then each item with its state in words, findings, transfers and every request', () => {
+    const body = endpointFixtureBody();
+    const html = render({ check: 'payment-endpoint', body, idPrefix: 't' });
+    const t = text(html);
+    expect(t).toContain('Payment endpoint https://api.shop.example/v1/quote Agents can pay, with gaps to fix 5 of 7 items tested passed (80 of 100 points tested); 2 findings; 1 transfer made. Checked 1 November 2026, 12:00 UTC');
+    expect(t).toContain("POST https://api.shop.example/v1/quote sent with the example in the seller's OpenAPI document · 80 of 100 rubric points could be tested");
+    // Every item, in rubric order, its state in words and its points; untested items say they are not scored.
+    const states = [...html.matchAll(/data-testid="endpoint-item" data-state="([a-z-]+)"/g)].map((m) => m[1]);
+    expect(states).toEqual(body.report.items.map((i) => i.state));
+    expect(t).toContain('Reachability Pass 15 / 15 points');
+    expect(t).toContain('x402 terms Warning 13 / 15 points');
+    expect(t).toContain('MPP challenges Not applicable 10 points, not scored The 402 carries no WWW-Authenticate: Payment challenge.');
+    expect(t).toContain('Discovery Fail 5 / 15 points');
+    expect(t).toContain('MCP Not tested 10 points, not scored');
+    // Evidence: the request and the answer decoded, as JSON, and the transaction.
+    expect(t).toContain('POST https://api.shop.example/v1/quote with no credential → 402');
+    expect(html).toContain('&quot;x402Version&quot;: 2,');
+    expect(t).toContain(`Transactions: ${body.report.transfers[0].txHash}`);
+    // Findings, most severe first, each linked from the top fixes, with verify steps and sources.
+    expect(html).toContain('href="#t-sev-finding-0"');
+    expect(html).toContain('id="t-sev-finding-0"');
+    expect(t).toContain('High No bazaar extension in the 402 bazaar-missing · Discovery · 10 points lost Observed: PAYMENT-REQUIRED has no extensions.bazaar.');
+    expect(t).toContain('How to verify Decode PAYMENT-REQUIRED of an unpaid request: extensions.bazaar is there. Run the Agent Payment Endpoint Check again: the Discovery item passes.');
+    expect(html).toContain('<a href="https://github.com/coinbase/x402/blob/main/specs/extensions/bazaar.md" rel="noopener noreferrer">x402 bazaar extension</a>');
+    expect(t.indexOf('No bazaar extension')).toBeLessThan(t.indexOf('An accepts entry has no maxTimeoutSeconds', t.indexOf('Findings, most severe first')));
+    expect(t).toContain('first payment eip155:84532 10000 of 0x036CbD53842c5426634e7929541eC2318f3dCF7e');
+    expect(t).toContain('Every request the check sent (4; at most 25 per domain)');
+    expect(t).toContain('3 llms.txt GET https://api.shop.example/llms.txt timed out after 10 s 0 10000 ms');
+    const order = ['Fix these first', 'Rubric items', 'Findings, most severe first', 'Transfers made', 'Every request the check sent', 'What this check cannot see'];
+    const at = order.map((h) => t.indexOf(h));
+    expect(at.every((x) => x >= 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+    expect(t).not.toMatch(RAW_FIELD_PAIR);
+  });
+
+  it('reads the stored example: every rubric item, no finding, no transfer', () => {
+    const body = exampleBody(endpointCheck) as ReturnType<typeof endpointFixtureBody>;
+    const t = text(render({ check: 'payment-endpoint', body, idPrefix: 'ex' }));
+    for (const item of body.report.items) expect(t).toContain(item.title);
+    expect(t).toContain(`Every request the check sent (${body.report.requests.length}; at most 25 per domain)`);
+    expect(t).not.toContain('This report could not be read');
+  });
+
+  it('words its Markdown as the view does: states and where the body came from, never field values', () => {
+    const md = checkMarkdown(endpointReport, endpointFixtureBody());
+    expect(md).toContain("Request: `POST https://api.shop.example/v1/quote`, with the example in the seller's OpenAPI document.");
+    expect(md).toContain('| MPP challenges | Not applicable | – | The 402 carries no WWW-Authenticate: Payment challenge. |');
+    expect(md).toContain('### High: No bazaar extension in the 402 (`bazaar-missing`, −10 points)');
+  });
 });

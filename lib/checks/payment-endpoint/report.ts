@@ -22,6 +22,22 @@ const STATE_WORDS: Readonly<Record<string, string>> = {
   'not-tested': 'Not tested',
 };
 
+const BODY_SOURCE_WORDS: Readonly<Record<string, string>> = {
+  given: 'the example body given',
+  openapi: "the example in the seller's OpenAPI document",
+  bazaar: "the example in the seller's x402 bazaar extension",
+  empty: 'an empty JSON object (the seller states no example)',
+  none: 'no body (GET)',
+};
+
+/**
+ * Where the body the endpoint was sent came from, in words.
+ * @example bodySourceWords('openapi') // "the example in the seller's OpenAPI document"
+ */
+export function bodySourceWords(source: unknown): string {
+  return BODY_SOURCE_WORDS[text(source)] ?? text(source);
+}
+
 /**
  * An item's state in words.
  * @example itemStateWords('not-tested') // 'Not tested'
@@ -76,7 +92,7 @@ function markdown(body: Record<string, unknown>): string {
   out.push(
     `**Score ${num(report.score)}/${num(report.scoreMax) || 100}** — ${md(verdict?.words ?? report.verdict)}. ` +
       `Scored on the ${num(coverage.testedPoints)} of ${num(coverage.totalPoints)} rubric points that could be tested. ` +
-      `Request: ${markdownCode(`${text(endpoint.method)} ${text(endpoint.url)}`)}, body ${md(endpoint.bodySource)}.`,
+      `Request: ${markdownCode(`${text(endpoint.method)} ${text(endpoint.url)}`)}, with ${md(bodySourceWords(endpoint.bodySource))}.`,
     '',
     '## Rubric',
     '',

@@ -15,6 +15,12 @@ export const EFFORT_SCALE: Record<Effort, string> = {
   large: 'a week or more, or several people: a change to how money moves or how orders are stored, with a migration and failure tests',
 };
 
+/**
+ * The opening of a verify step that names this service's Agent Payment Endpoint Check, where its rubric tests what
+ * a capability claims: where to run it and where its rubric is, not a result.
+ */
+const ENDPOINT_CHECK_RUN = 'Run the Agent Payment Endpoint Check (POST /api/agent/payment-endpoint on this service; rubric at /docs/checks#payment-endpoint-rubric)';
+
 export interface Verify {
   how: string;
   expect: string;
@@ -81,6 +87,10 @@ export const CAPABILITY_TEXTS: Record<CapabilityKey, CapabilityText> = {
         how: 'curl -s https://<your-host>/openapi.json | jq \'[.paths[][] | objects | ."x-payment-info" // empty]\'',
         expect: 'One entry per paid operation; each offer\'s amount and currency equal those of the live 402 challenge for that operation.',
       },
+      {
+        how: `${ENDPOINT_CHECK_RUN} against one paid operation`,
+        expect: 'Its Discovery and One price items pass: the OpenAPI operation, the x402 bazaar extension and llms.txt state the price the live 402 asks.',
+      },
     ],
     references: ['mpp-discovery', 'openapi-3.1', 'llms-txt', 'x402-bazaar', 'mppx'],
   },
@@ -116,6 +126,10 @@ export const CAPABILITY_TEXTS: Record<CapabilityKey, CapabilityText> = {
         expect: 'The challenge checks pass, a malformed credential gets 402 with a fresh challenge, and the paid call returns a parseable Payment-Receipt.',
       },
       { how: 'A test that sends the same paid credential twice', expect: 'The second request gets 402 with a fresh challenge and no second settlement.' },
+      {
+        how: `${ENDPOINT_CHECK_RUN} against the paid endpoint, with paidRoundTrip on a test network`,
+        expect: 'Its Reachability, x402 terms, MPP challenges and Bad credentials items pass; the paid round trip\'s receipt parses and its replay settles nothing.',
+      },
     ],
     references: ['mpp-core', 'x402-http', 'x402-v2', 'rfc-9110-402', 'rfc-9457', 'rfc-9530', 'mppx'],
   },
@@ -150,6 +164,10 @@ export const CAPABILITY_TEXTS: Record<CapabilityKey, CapabilityText> = {
       },
       { how: 'The same Idempotency-Key with a different body', expect: '422 (409 for an x402 payment-identifier) with an application/problem+json body, and no charge.' },
       { how: 'A test that sends two requests with one key at the same moment', expect: 'One runs; the other gets 409 or the stored answer; one settlement.' },
+      {
+        how: `${ENDPOINT_CHECK_RUN} against the paid endpoint, with paidRoundTrip on a test network`,
+        expect: 'Its Paid round trip item passes: the same payment-identifier with the same body returns the first answer with no second transfer, and with another body 409.',
+      },
     ],
     references: ['idempotency-key', 'mpp-core', 'x402-payment-identifier', 'stripe-idempotency'],
   },
