@@ -32,6 +32,12 @@ const HASH = /\b0x[0-9a-fA-F]{64}\b/g;
 const ISO_TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})\b/g;
 /** An MPP challenge's id and expiry as a WWW-Authenticate header carries them. */
 const AUTH_PARAMS = /\b(id|expires)="[^"]*"/g;
+/** An MPP challenge id (an HMAC-SHA256, base64url), wherever it is quoted. */
+const CHALLENGE_ID = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
+/** How long an answer took, as a sentence says it. */
+const TOOK = /\bin \d+ ms\b/g;
+/** The address of the key a check makes for its bad credentials (new each run). */
+const THROWAWAY = /\bSigned by 0x[0-9a-fA-F]{40}\b/g;
 /** Members that change from run to run, wherever they are: timings, challenge ids and expiries, nonces, signatures. */
 const VOLATILE_KEYS = new Set(['ms', 'expires', 'validAfter', 'validBefore', 'nonce', 'signature', 'timestamp']);
 
@@ -42,7 +48,15 @@ const VOLATILE_KEYS = new Set(['ms', 'expires', 'validAfter', 'validBefore', 'no
  */
 function steady(value: unknown, key = ''): unknown {
   if (VOLATILE_KEYS.has(key) && value !== null && value !== undefined) return '<varies>';
-  if (typeof value === 'string') return value.replace(HASH, '0x<hash>').replace(ISO_TIME, '<time>').replace(AUTH_PARAMS, '$1="<varies>"');
+  if (typeof value === 'string') {
+    return value
+      .replace(HASH, '0x<hash>')
+      .replace(ISO_TIME, '<time>')
+      .replace(AUTH_PARAMS, '$1="<varies>"')
+      .replace(CHALLENGE_ID, '<challenge id>')
+      .replace(TOOK, 'in <n> ms')
+      .replace(THROWAWAY, 'Signed by 0x<new key>');
+  }
   if (Array.isArray(value)) return value.map((v) => steady(v));
   if (value && typeof value === 'object') {
     const fields = value as Record<string, unknown>;

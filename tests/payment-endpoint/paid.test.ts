@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPaymentEndpoint, type EndpointReport } from '@/lib/checks/payment-endpoint/check';
-import { paidRoundTripSpec } from '@/lib/checks/payment-endpoint/paid-round-trip';
+import { paidRoundTrip } from '@/lib/checks/payment-endpoint/paid-round-trip';
 import { listProbeSpend, probeSettings, type ProbeSettings } from '@/lib/checks/payment-endpoint/probe-settings';
 import { openSqliteStore } from '@/lib/store/sqlite';
 import type { Store } from '@/lib/store/types';
@@ -34,7 +34,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const ownIds = Object.keys(paidRoundTripSpec.findings);
+const ownIds = Object.keys(paidRoundTrip.spec.findings);
 
 /** `npm run ledger -- probe-spend` as an operator runs it, on the test's store. */
 function probeSpendCli(): Promise<string> {

@@ -13,8 +13,8 @@ import { installRailsRuntime } from '../support/rails-runtime';
 import type { TestRuntime } from '../support/runtime';
 import { serveWebHandler } from '../support/web-server';
 
-export const SELLER_HOST = 'seller.test';
-export const SELLER_ORIGIN = `http://${SELLER_HOST}`;
+const SELLER_HOST = 'seller.test';
+const SELLER_ORIGIN = `http://${SELLER_HOST}`;
 
 type Handler = (request: Request) => Promise<Response>;
 

@@ -39,7 +39,7 @@ const finding = (spec: Omit<FindingSpec, 'verify' | 'references'>): FindingSpec 
   references: [SOURCES.mpp, SOURCES.x402Http, SOURCES.http402],
 });
 
-export const badCredentialsSpec: ItemSpec = {
+const badCredentialsSpec: ItemSpec = {
   id: 'bad-credentials',
   title: 'Bad credentials',
   points: 10,

@@ -44,7 +44,7 @@ export class EndpointBudgetSpent extends Error {
 }
 
 /** Verdict codes, best first. */
-export type EndpointVerdict = 'ready' | 'gaps' | 'not-ready';
+type EndpointVerdict = 'ready' | 'gaps' | 'not-ready';
 
 export interface EndpointReport {
   checkVersion: string;

@@ -16,7 +16,7 @@ export interface EndpointInput {
 }
 
 /** The x402 terms of an answer: the `PAYMENT-REQUIRED` header as sent and as decoded (raw JSON, not yet validated). */
-export interface X402Terms {
+interface X402Terms {
   header: string | null;
   /** The header's base64 JSON, parsed; null when absent or not JSON. */
   decoded: unknown;
@@ -27,7 +27,7 @@ export interface X402Terms {
 }
 
 /** The MPP terms of an answer: every `WWW-Authenticate` value of the Payment scheme, and what mppx parsed of them. */
-export interface MppTerms {
+interface MppTerms {
   headers: string[];
   challenges: Challenge.Challenge[];
   /** mppx's parse errors, one per header that did not parse. */
@@ -49,7 +49,7 @@ export interface FetchedDocument {
   json: unknown;
 }
 
-export interface Discovery {
+interface Discovery {
   openapi: FetchedDocument;
   llms: FetchedDocument;
 }

@@ -26,7 +26,7 @@ const finding = (spec: Omit<FindingSpec, 'references' | 'severity'>, preflight: 
   references: [preflight ? SOURCES.preflight : SOURCES.cors, SOURCES.x402Http, SOURCES.mpp],
 });
 
-export const corsSpec: ItemSpec = {
+const corsSpec: ItemSpec = {
   id: 'cors',
   title: 'CORS for browser agents',
   points: 5,

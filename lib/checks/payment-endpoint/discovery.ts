@@ -125,7 +125,7 @@ const FINDINGS = {
 
 type FindingId = keyof typeof FINDINGS;
 
-export const discoverySpec: ItemSpec = {
+const discoverySpec: ItemSpec = {
   id: 'discovery',
   title: 'Discovery',
   points: 15,

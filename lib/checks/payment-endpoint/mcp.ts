@@ -102,7 +102,7 @@ const findings = {
 
 type FindingId = keyof typeof findings;
 
-export const mcpSpec: ItemSpec = {
+const mcpSpec: ItemSpec = {
   id: 'mcp',
   title: 'MCP',
   points: 10,

@@ -76,7 +76,7 @@ const FINDINGS = {
 
 type FindingId = keyof typeof FINDINGS;
 
-export const mppChallengesSpec: ItemSpec = {
+const mppChallengesSpec: ItemSpec = {
   id: 'mpp-challenges',
   title: 'MPP challenges',
   points: 10,

@@ -38,7 +38,7 @@ const FINDINGS = {
 
 type FindingId = keyof typeof FINDINGS;
 
-export const onePriceSpec: ItemSpec = {
+const onePriceSpec: ItemSpec = {
   id: 'one-price',
   title: 'One price',
   points: 10,

@@ -100,7 +100,7 @@ const findings = {
 
 type FindingId = keyof typeof findings;
 
-export const paidRoundTripSpec: ItemSpec = {
+const paidRoundTripSpec: ItemSpec = {
   id: 'paid-round-trip',
   title: 'Paid round trip',
   points: 10,

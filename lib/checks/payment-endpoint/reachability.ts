@@ -21,7 +21,7 @@ const statusFinding = (title: string, severity: FindingSpec['severity'], why: st
   references: [SOURCES.http402, SOURCES.x402Http, SOURCES.mpp],
 });
 
-export const reachabilitySpec: ItemSpec = {
+const reachabilitySpec: ItemSpec = {
   id: 'reachability',
   title: 'Reachability',
   points: 15,

@@ -18,7 +18,7 @@ export const REQUEST_TIMEOUT_MS = 10_000;
 const MAX_REDIRECTS = 2;
 
 /** What one request asks for. */
-export interface ProbeRequest {
+interface ProbeRequest {
   /** Which probe sends it and why, as the report's request list shows it ("unpaid request"). */
   purpose: string;
   method: 'GET' | 'POST' | 'OPTIONS';

@@ -119,7 +119,7 @@ type FindingId = keyof typeof FINDINGS;
 
 const PASS = 'PAYMENT-REQUIRED is a valid x402 v2 PaymentRequired and every accepts entry can be paid as stated.';
 
-export const x402TermsSpec: ItemSpec = {
+const x402TermsSpec: ItemSpec = {
   id: 'x402-terms',
   title: 'x402 terms',
   points: 15,
