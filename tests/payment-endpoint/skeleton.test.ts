@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkPaymentEndpoint } from '@/lib/checks/payment-endpoint/check';
+import { checkPaymentEndpoint, CRITICAL_SCORE_CAP } from '@/lib/checks/payment-endpoint/check';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { startSeller, type Seller } from './seller';
 
@@ -26,5 +26,22 @@ describe('the endpoint check against this service', () => {
       ['llms.txt', 'GET', 'http://seller.test/llms.txt', 200],
     ]);
     expect(report.endpoint.bodySource).toBe('openapi');
+  });
+
+  it('a critical finding caps the score at 49 however much else passes: a seller that serves any credential, even garbage', async () => {
+    const credulous = (request: Request) => request.headers.has('payment-signature') || /^payment /i.test(request.headers.get('authorization') ?? '');
+    const free = await startSeller(rails, {
+      tamper: async (request, next) => (new URL(request.url).pathname === '/api/agent/readiness' && credulous(request) ? Response.json({ served: true }) : next(request)),
+    });
+    try {
+      const report = await checkPaymentEndpoint({ url: `${free.origin}/api/agent/readiness`, method: 'POST', paidRoundTrip: false });
+      expect(report.findings.map((f) => [f.id, f.severity])).toEqual([['bad-credential-accepted', 'critical']]);
+      // 90 of the 100 points tested were earned; the cap keeps such an endpoint from reading as payable.
+      expect(report.coverage.testedPoints).toBe(90);
+      expect(report.score).toBe(CRITICAL_SCORE_CAP);
+      expect(report.verdict).toBe('not-ready');
+    } finally {
+      await free.close();
+    }
   });
 });

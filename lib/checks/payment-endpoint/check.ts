@@ -74,6 +74,9 @@ export interface EndpointCheckOptions {
   lookup?: LookupFn;
 }
 
+/** The most an endpoint with a critical finding scores (the verdict is then `not-ready`). */
+export const CRITICAL_SCORE_CAP = 49;
+
 /** The whole check's deadline: every request has its own 10 s, and the paid round trip waits for settlements. */
 const CHECK_BUDGET_MS = 120_000;
 
@@ -160,7 +163,10 @@ export async function checkPaymentEndpoint(input: EndpointInput, options: Endpoi
     const testedItems = items.filter((i) => i.state === 'pass' || i.state === 'warn' || i.state === 'fail');
     const testedPoints = testedItems.reduce((n, i) => n + i.pointsMax, 0);
     const earned = testedItems.reduce((n, i) => n + i.points, 0);
-    const score = testedPoints > 0 ? Math.round((100 * earned) / testedPoints) : 0;
+    const share = testedPoints > 0 ? Math.round((100 * earned) / testedPoints) : 0;
+    // A critical finding is one an agent loses money or gets nothing to (a free paywall, a double charge, a payment
+    // settled for a refused request): however well the rest scores, the endpoint is not one to pay.
+    const score = findings.some((f) => f.severity === 'critical') ? Math.min(share, CRITICAL_SCORE_CAP) : share;
     const rank = (f: Finding) => SEVERITY_ORDER.indexOf(f.severity);
     findings.sort((a, b) => rank(a) - rank(b) || b.pointsLost - a.pointsLost);
     const requests = http.log();

@@ -5,7 +5,7 @@ import { registrableDomain } from '@/lib/outbound/outbound';
 import { InvalidTargetUrl, normalizeTargetUrl } from '@/lib/outbound/target-url';
 import { PRICE_USD } from '@/lib/price';
 import { ProblemError } from '@/lib/problems';
-import { CHECK_VERSION, checkPaymentEndpoint, EndpointBudgetSpent, EndpointRefused, EndpointUnreachable } from './check';
+import { CHECK_VERSION, checkPaymentEndpoint, CRITICAL_SCORE_CAP, EndpointBudgetSpent, EndpointRefused, EndpointUnreachable } from './check';
 import { endpointReport } from './report';
 import { RUBRIC, RUBRIC_VERSION } from './rubric';
 import { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_REQUESTS_PER_DOMAIN, REQUEST_TIMEOUT_MS } from './session';
@@ -49,7 +49,7 @@ const EndpointDescribed = z.strictObject({
 });
 
 const SCORING_RULE =
-  'Each rubric item the check could test (pass, warning or fail) counts its points, less what its findings cost; items not applicable or not tested leave the score and are listed with why. The score is the points earned over the points tested, out of 100; coverage says how many points were tested.';
+  `Each rubric item the check could test (pass, warning or fail) counts its points, less what its findings cost; items not applicable or not tested leave the score and are listed with why. The score is the points earned over the points tested, out of 100, and at most ${CRITICAL_SCORE_CAP} when any finding is critical (a paywall that serves for free, a double charge, a payment settled for a refused request); coverage says how many points were tested.`;
 
 /** What the check cannot see, in every report and the free GET. */
 function endpointLimits(): string[] {
