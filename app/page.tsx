@@ -8,7 +8,7 @@ import { checksShown } from '@/components/checks';
 import { pageMetadata, SITE_DESCRIPTION } from '@/lib/site/metadata';
 
 export const generateMetadata = () =>
-  pageMetadata({ path: '/', title: 'Paid Agent Checks: agent payment readiness, AI visibility and payment endpoints', description: SITE_DESCRIPTION, absoluteTitle: true });
+  pageMetadata({ path: '/', title: 'Paid Agent Checks: agent payments and AI visibility', description: SITE_DESCRIPTION, absoluteTitle: true });
 
 export default function Home() {
   // Each check's card and example report: its own words (components/checks/<id>/) over its entry's description

@@ -10,7 +10,7 @@ import { checkServicesInWords } from '@/lib/checks/registry';
 // origin, so a page reached through another name or a proxy still names its one public address.
 
 export const SITE_NAME = 'Paid Agent Checks';
-export const SITE_DESCRIPTION = `${checkServicesInWords({ articles: false })} for people and AI agents: ${PRICE_USD} USD per fulfilled check, paid per call over HTTP 402 or with prepaid credits.`;
+export const SITE_DESCRIPTION = `${checkServicesInWords({ articles: false })}: ${PRICE_USD} USD per check, paid over HTTP 402 or with prepaid credits.`;
 
 /** The generated social card (app/opengraph-image.tsx), relative to metadataBase. */
 const OG_IMAGE = { url: '/opengraph-image', width: 1200, height: 630, alt: 'Paid Agent Checks: Agent Payment Readiness, AI Visibility and Payment Endpoint, per fulfilled check' };

@@ -162,7 +162,7 @@ describe.skipIf(!settings)('CORS from a page on another origin (Chromium)', () =
 
     expect(seen.list.status).toBe(200);
     const tools = (JSON.parse(seen.list.text) as { result: { tools: Array<{ name: string }> } }).result.tools;
-    expect(tools.map((t) => t.name).sort()).toEqual(['agent_payment_readiness_assessment', 'ai_visibility_check', 'list_paid_services']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['agent_payment_endpoint_check', 'agent_payment_readiness_assessment', 'ai_visibility_check', 'list_paid_services']);
 
     expect(seen.unpaid.status).toBe(200);
     const unpaid = JSON.parse(seen.unpaid.text) as { id: number; error: { code: number; data: { httpStatus: number; challenges: Array<{ method: string }> } } };

@@ -61,7 +61,7 @@ describe('what the check reads', () => {
     const res = await get('/');
     const html = await res.text();
     const meta = (attr: string, name: string) => new RegExp(`<meta ${attr}="${name}" content="([^"]*)"`).exec(html)?.[1];
-    expect(meta('property', 'og:title')).toBe('Paid Agent Checks: agent payment readiness, AI visibility and payment endpoints');
+    expect(meta('property', 'og:title')).toBe('Paid Agent Checks: agent payments and AI visibility');
     // Next writes the origin's own address without its trailing slash.
     expect(meta('property', 'og:url')).toBe(ORIGIN);
     expect(meta('name', 'twitter:card')).toBe('summary_large_image');

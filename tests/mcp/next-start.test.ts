@@ -36,9 +36,9 @@ async function client(headers: Record<string, string> = {}) {
 }
 
 describe('/api/mcp on next start', () => {
-  it('lists the three tools', async () => {
+  it('lists the four tools', async () => {
     const { tools } = await (await client()).listTools();
-    expect(tools.map((t) => t.name)).toEqual(['agent_payment_readiness_assessment', 'ai_visibility_check', 'list_paid_services']);
+    expect(tools.map((t) => t.name)).toEqual(['agent_payment_readiness_assessment', 'ai_visibility_check', 'agent_payment_endpoint_check', 'list_paid_services']);
     expect(tools.every((t) => t.inputSchema.type === 'object')).toBe(true);
   });
 
@@ -89,7 +89,7 @@ describe('/api/mcp on next start, MCP 2026-07-28', () => {
     const declared = await connect({ extensions: { 'org.x402/payment': {} } });
     try {
       expect(declared.getDiscoverResult()).toMatchObject({ supportedVersions: ['2026-07-28'], capabilities: { extensions: { 'org.x402/payment': {} } } });
-      expect((await declared.listTools()).tools.map((t) => t.name)).toEqual(['agent_payment_readiness_assessment', 'ai_visibility_check', 'list_paid_services']);
+      expect((await declared.listTools()).tools.map((t) => t.name)).toEqual(['agent_payment_readiness_assessment', 'ai_visibility_check', 'agent_payment_endpoint_check', 'list_paid_services']);
       const refused = await declared.callTool({ name: 'agent_payment_readiness_assessment', arguments: validReadinessBody() }).then(
         () => null,
         (e: unknown) => e,
@@ -116,7 +116,7 @@ describe('/api/mcp on next start, MCP 2026-07-28', () => {
 });
 
 describe('MCP Inspector CLI', () => {
-  it('lists the three tools of the running endpoint', async () => {
+  it('lists the four tools of the running endpoint', async () => {
     const { execFile } = await import('node:child_process');
     const { promisify } = await import('node:util');
     const cli = require.resolve('@modelcontextprotocol/inspector-cli/build/index.js');
@@ -126,6 +126,6 @@ describe('MCP Inspector CLI', () => {
       cwd: path.dirname(cli),
     });
     const listed = JSON.parse(stdout) as { tools: Array<{ name: string; inputSchema: { type: string } }> };
-    expect(listed.tools.map((t) => t.name).sort()).toEqual(['agent_payment_readiness_assessment', 'ai_visibility_check', 'list_paid_services']);
+    expect(listed.tools.map((t) => t.name).sort()).toEqual(['agent_payment_endpoint_check', 'agent_payment_readiness_assessment', 'ai_visibility_check', 'list_paid_services']);
   }, 90_000);
 });

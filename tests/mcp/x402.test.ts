@@ -91,7 +91,7 @@ describe('an x402 MCP client', () => {
   it('lists the tools, gets the terms as an isError result, pays 1 USDC in _meta["x402/payment"] and gets the answer with _meta["x402/payment-response"]', async () => {
     const c = await client();
     const { tools } = await c.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['agent_payment_readiness_assessment', 'ai_visibility_check', 'list_paid_services']);
+    expect(tools.map((t) => t.name)).toEqual(['agent_payment_readiness_assessment', 'ai_visibility_check', 'agent_payment_endpoint_check', 'list_paid_services']);
 
     const args = validReadinessBody();
     const required = await termsFor(c, args);

@@ -30,6 +30,7 @@ describe('npm run bench', () => {
       'x402-reference',
       'robots-adversarial',
       'contention',
+      'payment-endpoint',
     ]);
   });
 

@@ -32,6 +32,8 @@ const readinessRoute = agentCheckRoute('readiness');
 const visibilityRoute = agentCheckRoute('ai-visibility');
 const siteReadinessRoute = siteCheckRoute('readiness');
 const siteVisibilityRoute = siteCheckRoute('ai-visibility');
+const endpointRoute = agentCheckRoute('payment-endpoint');
+const siteEndpointRoute = siteCheckRoute('payment-endpoint');
 
 // Every answer carries X-Request-Id (a valid incoming one echoed, else a new one), and every log line written
 // while a request is served is one JSON object naming it.
@@ -40,6 +42,7 @@ type RouteModule = Partial<Record<'GET' | 'POST' | 'DELETE', (request: Request) 
 const ROUTES: Record<string, RouteModule> = {
   [readinessCheck.path]: readinessRoute,
   '/api/agent/ai-visibility': visibilityRoute,
+  '/api/agent/payment-endpoint': endpointRoute,
   '/api/agent/credits': creditsRoute,
   '/api/billing/account': accountRoute,
   '/api/billing/checkout': checkoutRoute,
@@ -55,6 +58,7 @@ const ROUTES: Record<string, RouteModule> = {
   '/api/session/rotate': siteRotateRoute,
   '/api/session/checks/readiness': siteReadinessRoute,
   '/api/session/checks/ai-visibility': siteVisibilityRoute,
+  '/api/session/checks/payment-endpoint': siteEndpointRoute,
   '/api/reports': reportsRoute,
   // Called with the path's own id: the report is not found (404), and the answer still names the request.
   '/api/reports/{id}': { GET: (request: Request) => reportRoute.GET(request, { params: Promise.resolve({ id: 'rep_unknown' }) }) },

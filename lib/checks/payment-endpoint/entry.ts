@@ -20,8 +20,10 @@ const MAX_EXAMPLE_BODY_BYTES = 16 * 1024;
 const EndpointRequest = z.strictObject({
   url: z.string().min(1).max(2000).describe('The paid resource: the address an agent calls and pays.'),
   method: z.enum(['GET', 'POST']).default('POST').describe('The method the resource is paid with.'),
+  // Any JSON value: the request body was JSON to begin with. z.unknown() rather than z.json(), whose recursive JSON
+  // Schema ($defs) directory validators of the 402's bazaar extension cannot resolve.
   body: z
-    .json()
+    .unknown()
     .optional()
     .refine((v) => v === undefined || Buffer.byteLength(JSON.stringify(v)) <= MAX_EXAMPLE_BODY_BYTES, { message: `must serialise to at most ${MAX_EXAMPLE_BODY_BYTES} bytes` })
     .describe("An example JSON body the resource accepts. Absent: the seller's own OpenAPI or bazaar example, else {}."),
