@@ -13,7 +13,6 @@ import { getReport, listReports } from '@/lib/reports';
 import { rotateCreditsKey } from '@/lib/billing/rotate';
 import { openSqliteStore } from '@/lib/store/sqlite';
 import type { Store } from '@/lib/store';
-import { StoreUnavailableError } from '@/lib/store/types';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { installTestRuntime, post, validReadinessBody, type TestRuntime } from '../support/runtime';
 import { agentCheckRoute } from '../support/check-routes';
