@@ -53,7 +53,7 @@ for (const [path, name, h1] of PAGES) {
 test('the home page shows an example report of each check through the report view', async ({ page, consoleErrors: _ }) => {
   await page.goto(`${BASE()}/`);
   const reports = page.getByTestId('report');
-  await expect(reports).toHaveCount(2);
+  await expect(reports).toHaveCount(3);
   await expect(reports.nth(0).getByTestId('report-score')).toHaveText(String(storedExample.report.score));
   await expect(reports.nth(0).getByTestId('crawler-attention').getByRole('row', { name: /GPTBot/ })).toContainText('Disallowed');
   await expect(reports.nth(1).getByTestId('report-verdict')).toHaveText('Not ready');
