@@ -150,7 +150,7 @@ function ItemCard({ item, findings, depth }: { item: ViewItem; findings: number;
           {tested ? `${item.points ?? 0} / ${item.pointsMax ?? 0} points` : `${item.pointsMax ?? 0} points, not scored`}
         </span>
       </div>
-      {item.why ? <p>{item.why}</p> : null}
+      {item.why ? <p>{withIdentifiers(item.why)}</p> : null}
       {findings ? <p className="hint">{findings} finding{findings === 1 ? '' : 's'} below.</p> : null}
       {evidence.length ? (
         <details className="pe-evidence">
@@ -172,7 +172,7 @@ function EvidenceEntry({ evidence: e }: { evidence: Evidence }) {
       <p>
         <code className="url">{e.request}</code> → {e.status === null ? <span className="pe-no-answer">no answer</span> : <strong>{e.status}</strong>}
       </p>
-      {e.note ? <p className="hint">{e.note}</p> : null}
+      {e.note ? <p className="hint">{withIdentifiers(e.note)}</p> : null}
       {e.answer !== undefined ? (
         // Focusable, so a keyboard can scroll a wide answer.
         <pre className="pe-json" tabIndex={0} aria-label={`Answer to ${e.request}`}>
@@ -239,4 +239,11 @@ function FindingCard({ finding: f, anchor, depth, items }: { finding: ViewEndpoi
       ) : null}
     </li>
   );
+}
+
+/** Addresses, URLs and snake_case names inside a sentence: set as code, which may break anywhere, so the prose around them never has to. */
+const IDENTIFIER = /(0x[0-9a-fA-F]{40}|https?:\/\/[^\s,;]+|(?<![\w])[a-z][a-z0-9]*(?:_[a-z0-9]+){2,})/;
+
+function withIdentifiers(text: string) {
+  return text.split(IDENTIFIER).map((part, i) => (i % 2 === 1 ? <code key={i} className="url">{part}</code> : part));
 }
