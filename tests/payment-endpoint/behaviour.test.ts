@@ -1,11 +1,10 @@
 import { decodePaymentSignatureHeader } from '@x402/core/http';
 import { Credential } from 'mppx';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { checkPaymentEndpoint, type EndpointReport } from '@/lib/checks/payment-endpoint/check';
 import { AGENT_ORIGIN } from '@/lib/checks/payment-endpoint/cors';
 import type { ItemId } from '@/lib/checks/payment-endpoint/types';
-import { startRails, type Rails } from '../../scripts/rails/start';
-import { startSeller, type Seller } from './seller';
+import { sellerForThisFile } from './seller';
 
 // The behaviour items (reachability, bad credentials, CORS) against this service as seller on the local rails,
 // then against sellers with exactly one defect each: each defect gets its own finding id, and no other finding
@@ -17,22 +16,13 @@ type Defect = (request: Request, next: Handler) => Promise<Response>;
 const PATH = '/api/agent/readiness';
 const MINE: readonly ItemId[] = ['reachability', 'bad-credentials', 'cors'];
 
-let rails: Rails;
-let seller: Seller;
 let defect: Defect | null = null;
-beforeAll(async () => {
-  rails = await startRails();
-  seller = await startSeller(rails, { tamper: (request, next) => (defect ? defect(request, next) : next(request)) });
-}, 120_000);
-afterAll(async () => {
-  await seller?.close();
-  await rails?.stop();
-});
+const live = sellerForThisFile({ tamper: (request, next) => (defect ? defect(request, next) : next(request)) });
 beforeEach(() => {
   defect = null;
 });
 
-const check = () => checkPaymentEndpoint({ url: `${seller.origin}${PATH}`, method: 'POST', paidRoundTrip: false });
+const check = () => checkPaymentEndpoint({ url: `${live.seller.origin}${PATH}`, method: 'POST', paidRoundTrip: false });
 const item = (report: EndpointReport, id: ItemId) => report.items.find((i) => i.id === id)!;
 const states = (report: EndpointReport) => MINE.map((id) => item(report, id).state);
 const findingIds = (report: EndpointReport) => report.findings.filter((f) => MINE.includes(f.item)).map((f) => f.id);

@@ -6,27 +6,17 @@
 //   UPDATE_EXAMPLES=1 CI=true npx vitest run tests/payment-endpoint/example-report.test.ts
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { checkPaymentEndpoint } from '@/lib/checks/payment-endpoint/check';
 import { endpointCheck } from '@/lib/checks/payment-endpoint/entry';
 import { paidBody } from '@/lib/checks/entry';
-import { startRails, type Rails } from '../../scripts/rails/start';
-import { startSeller, type Seller } from './seller';
+import { sellerForThisFile } from './seller';
 
 const STORED = path.resolve(__dirname, '../../lib/checks/payment-endpoint/example.json');
 /** When the stored run says it ran: fixed, so the probes that read the clock see the same instant each time. */
 const EXAMPLE_CHECKED_AT = '2026-11-01T12:00:00.000Z';
 
-let rails: Rails;
-let seller: Seller;
-beforeAll(async () => {
-  rails = await startRails();
-  seller = await startSeller(rails);
-}, 120_000);
-afterAll(async () => {
-  await seller?.close();
-  await rails?.stop();
-});
+const live = sellerForThisFile();
 
 const HASH = /\b0x[0-9a-fA-F]{64}\b/g;
 const ISO_TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})\b/g;
@@ -68,7 +58,7 @@ function steady(value: unknown, key = ''): unknown {
 }
 
 it('the stored example endpoint report is what the check answers for this service as seller', async () => {
-  const report = await checkPaymentEndpoint({ url: `${seller.origin}/api/agent/readiness`, method: 'POST', paidRoundTrip: false }, { now: new Date(EXAMPLE_CHECKED_AT) });
+  const report = await checkPaymentEndpoint({ url: `${live.seller.origin}/api/agent/readiness`, method: 'POST', paidRoundTrip: false }, { now: new Date(EXAMPLE_CHECKED_AT) });
   const limits = endpointCheck.describe() as { limits: string[] };
   if (process.env.UPDATE_EXAMPLES === '1') {
     fs.writeFileSync(STORED, JSON.stringify({ service: endpointCheck.service, checkedAt: EXAMPLE_CHECKED_AT, report, limits: limits.limits }, null, 2) + '\n');

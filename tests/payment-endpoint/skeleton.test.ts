@@ -1,25 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkPaymentEndpoint, CRITICAL_SCORE_CAP } from '@/lib/checks/payment-endpoint/check';
-import { startRails, type Rails } from '../../scripts/rails/start';
-import { startSeller, type Seller } from './seller';
+import { startSeller, sellerForThisFile } from './seller';
 
 // The check's frame against this service as seller: the discovery documents are read, the example body comes
 // from the seller's OpenAPI document, and the unpaid request is answered 402.
 
-let rails: Rails;
-let seller: Seller;
-beforeAll(async () => {
-  rails = await startRails();
-  seller = await startSeller(rails);
-}, 120_000);
-afterAll(async () => {
-  await seller?.close();
-  await rails?.stop();
-});
+const live = sellerForThisFile();
 
 describe('the endpoint check against this service', () => {
   it('reads the OpenAPI document first, builds the body from its example and sends it unpaid', async () => {
-    const report = await checkPaymentEndpoint({ url: `${seller.origin}/api/agent/readiness`, method: 'POST', paidRoundTrip: false });
+    const report = await checkPaymentEndpoint({ url: `${live.seller.origin}/api/agent/readiness`, method: 'POST', paidRoundTrip: false });
     expect(report.requests.slice(0, 3).map((r) => [r.purpose, r.method, r.url, r.status])).toEqual([
       ['OpenAPI document', 'GET', 'http://seller.test/openapi.json', 200],
       ['unpaid request', 'POST', 'http://seller.test/api/agent/readiness', 402],
@@ -30,7 +20,7 @@ describe('the endpoint check against this service', () => {
 
   it('a critical finding caps the score at 49 however much else passes: a seller that serves any credential, even garbage', async () => {
     const credulous = (request: Request) => request.headers.has('payment-signature') || /^payment /i.test(request.headers.get('authorization') ?? '');
-    const free = await startSeller(rails, {
+    const free = await startSeller(live.rails, {
       tamper: async (request, next) => (new URL(request.url).pathname === '/api/agent/readiness' && credulous(request) ? Response.json({ served: true }) : next(request)),
     });
     try {

@@ -89,20 +89,6 @@ export function answerEvidence(response: FetchResult, headers: readonly string[]
   return { ...headerEvidence(response, headers), terms: termsEvidence(termsOf(response)), body: bodyEvidence(response) };
 }
 
-/** The primary sources the behaviour items cite. */
-export const SOURCES = {
-  http402: { title: 'RFC 9110, HTTP Semantics: 402 Payment Required', url: 'https://www.rfc-editor.org/rfc/rfc9110.html#name-402-payment-required' },
-  caching: { title: 'RFC 9111, HTTP Caching: the no-store response directive', url: 'https://www.rfc-editor.org/rfc/rfc9111.html#name-no-store-2' },
-  mpp: { title: 'The "Payment" HTTP Authentication Scheme (MPP core, IETF Internet-Draft)', url: 'https://datatracker.ietf.org/doc/draft-httpauth-payment/' },
-  x402: { title: 'x402 protocol specification, version 2', url: 'https://github.com/coinbase/x402/blob/main/specs/x402-specification-v2.md' },
-  x402Http: { title: 'x402 v2 HTTP transport: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE', url: 'https://github.com/coinbase/x402/blob/main/specs/transports-v2/http.md' },
-  x402ExactEvm: { title: 'x402 "exact" scheme on EVM chains (EIP-3009 transferWithAuthorization)', url: 'https://github.com/coinbase/x402/blob/main/specs/schemes/exact/scheme_exact_evm.md' },
-  eip3009: { title: 'EIP-3009: Transfer With Authorization (validAfter / validBefore)', url: 'https://eips.ethereum.org/EIPS/eip-3009' },
-  cors: { title: 'Fetch Standard: CORS protocol (Access-Control-Expose-Headers, Access-Control-Allow-Headers)', url: 'https://fetch.spec.whatwg.org/#http-cors-protocol' },
-  preflight: { title: 'Fetch Standard: CORS-preflight fetch', url: 'https://fetch.spec.whatwg.org/#cors-preflight-fetch' },
-  problem: { title: 'RFC 9457, Problem Details for HTTP APIs', url: 'https://www.rfc-editor.org/rfc/rfc9457.html' },
-} as const;
-
 /**
  * The body the endpoint requests carry, in words.
  * @example bodyLine(ctx) // "the seller's OpenAPI example body (312 bytes)"

@@ -8,9 +8,10 @@ import { evm } from 'mppx/client';
 import { Methods as EvmMethods } from 'mppx/evm';
 import { getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { answerEvidence, requestLine, SOURCES, statesTerms } from './answer';
+import { answerEvidence, requestLine, statesTerms } from './answer';
 import { termsOf, type ProbeContext, type ProbeItem } from './context';
 import type { Evidence, Fault, FindingSpec, ItemOutcome, ItemSpec } from './types';
+import { SOURCES, rerun } from './sources';
 
 // Bad credentials: a credential that cannot pay must be answered as an unpaid request is, 402 with terms an agent
 // can pay, so it retries instead of giving up (500) or being served for nothing (200). Only the rails the
@@ -30,7 +31,7 @@ const MALFORMED_X402 = Buffer.from('not an x402 payment payload').toString('base
  */
 const USDC_EIP712 = { name: 'USD Coin', version: '2' } as const;
 
-const VERIFY_AGAIN = 'Run the Agent Payment Endpoint Check again: the Bad credentials item passes with each bad credential answered 402 with a fresh challenge.';
+const VERIFY_AGAIN = rerun('the Bad credentials item passes with each bad credential answered 402 with a fresh challenge');
 const TRY_GARBAGE = `Send the documented request with a credential that cannot be read, e.g. curl -i -H 'Authorization: ${MALFORMED_MPP}' … and curl -i -H 'PAYMENT-SIGNATURE: ${MALFORMED_X402}' …: each answer is 402 with PAYMENT-REQUIRED and/or WWW-Authenticate: Payment.`;
 
 const finding = (spec: Omit<FindingSpec, 'verify' | 'references'>): FindingSpec => ({

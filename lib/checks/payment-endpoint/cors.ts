@@ -1,7 +1,8 @@
 import type { FetchResult } from '@/lib/outbound/safe-fetch';
-import { headerEvidence, requestLine, SOURCES } from './answer';
+import { headerEvidence, requestLine } from './answer';
 import type { ProbeContext, ProbeItem } from './context';
 import type { Evidence, Fault, FindingSpec, ItemOutcome, ItemSpec } from './types';
+import { SOURCES, rerun } from './sources';
 
 // CORS for browser agents: a page on another origin pays only if its browser lets it read the terms of the 402
 // and the receipts of the paid answer, and lets it send the credential. The check asks as a browser would: the
@@ -15,7 +16,7 @@ const MUST_EXPOSE = ['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'WWW-Authenticate',
 /** What a page's paid request sends that a preflight must allow: both protocols' credentials and the retry key. */
 const MUST_ALLOW = ['PAYMENT-SIGNATURE', 'Authorization', 'Idempotency-Key'] as const;
 
-const VERIFY_AGAIN = 'Run the Agent Payment Endpoint Check again: the CORS for browser agents item passes.';
+const VERIFY_AGAIN = rerun('the CORS for browser agents item passes');
 const VERIFY_ANSWER = `curl -i -H 'Origin: ${AGENT_ORIGIN}' <the documented request>: the 402 carries Access-Control-Allow-Origin (${AGENT_ORIGIN} or *) and Access-Control-Expose-Headers naming ${MUST_EXPOSE.join(', ')}.`;
 const VERIFY_PREFLIGHT = `curl -i -X OPTIONS -H 'Origin: ${AGENT_ORIGIN}' -H 'Access-Control-Request-Method: POST' -H 'Access-Control-Request-Headers: authorization,content-type,idempotency-key,payment-signature' <url>: a 2xx with Access-Control-Allow-Origin and Access-Control-Allow-Headers naming ${MUST_ALLOW.join(', ')}.`;
 

@@ -4,7 +4,8 @@ import { validateDiscoveryExtension, validateDiscoveryExtensionSpec, type Discov
 import { PaymentInfo } from 'mppx/discovery';
 import { field, termsOf, type ProbeContext, type ProbeItem } from './context';
 import { judged, small, unpaidRequest } from './judge';
-import type { Evidence, Fault, FindingSpec, ItemOutcome, ItemSpec, Reference } from './types';
+import type { Evidence, Fault, FindingSpec, ItemOutcome, ItemSpec } from './types';
+import { SOURCES, rerun } from './sources';
 
 // How an agent or a directory finds the endpoint and what it costs before paying: the OpenAPI operation with
 // x-payment-info in both shapes directories read (the payment-discovery draft's `offers`, as mppx validates it;
@@ -12,13 +13,7 @@ import type { Evidence, Fault, FindingSpec, ItemOutcome, ItemSpec, Reference } f
 // extension, validated with @x402/extensions and its example request actually sent; the extensions echoed the
 // same way twice (a client echoes them back and the server compares them strictly); llms.txt.
 
-const OPENAPI: Reference = { title: 'OpenAPI Specification 3.1', url: 'https://spec.openapis.org/oas/v3.1.0' };
-const PAYMENT_DISCOVERY: Reference = { title: 'Payment discovery (draft-payment-discovery-00): x-payment-info', url: 'https://paymentauth.org/draft-payment-discovery-00.html' };
-const AGENTCASH: Reference = { title: '@agentcash/discovery specification: payment metadata', url: 'https://github.com/merit-systems/agentcash-discovery/blob/main/docs/SPECIFICATION.md' };
-const BAZAAR: Reference = { title: 'x402 bazaar (discovery) extension', url: 'https://github.com/coinbase/x402/blob/main/specs/extensions/bazaar.md' };
-const X402_SPEC: Reference = { title: 'x402 protocol specification, v2 (extensions)', url: 'https://github.com/coinbase/x402/blob/main/specs/x402-specification-v2.md' };
-const LLMS: Reference = { title: 'The /llms.txt file', url: 'https://llmstxt.org' };
-const RERUN = 'Run the Agent Payment Endpoint Check again on the endpoint: the discovery item passes with no finding.';
+const RERUN = rerun('the discovery item passes with no finding');
 const MPPX_DISCOVER = 'Run `npx mppx discover validate <origin>/openapi.json`: no error.';
 
 const FINDINGS = {
@@ -29,7 +24,7 @@ const FINDINGS = {
     why: 'Directories (x402scan, mppscan, AgentCash) and agents read /openapi.json to find paid operations, their inputs and prices; without it the endpoint is found only by someone who already knows it.',
     fix: 'Serve an OpenAPI 3.1 document at /openapi.json listing the paid operation.',
     verify: ['`curl -s <origin>/openapi.json | jq .openapi` prints "3.1.0".', RERUN],
-    references: [OPENAPI, PAYMENT_DISCOVERY],
+    references: [SOURCES.openApi, SOURCES.paymentDiscovery],
   },
   'openapi-operation-missing': {
     title: 'The OpenAPI document does not list the operation',
@@ -38,7 +33,7 @@ const FINDINGS = {
     why: 'A directory lists the operations the document names; one it does not name is not listed, and an agent has no schema for its body.',
     fix: 'Add the path and method to paths, with its requestBody schema and an example.',
     verify: ['`curl -s <origin>/openapi.json | jq \'.paths["<path>"]\'` shows the method.', RERUN],
-    references: [OPENAPI],
+    references: [SOURCES.openApi],
   },
   'openapi-payment-info-missing': {
     title: 'The OpenAPI operation has no x-payment-info',
@@ -47,7 +42,7 @@ const FINDINGS = {
     why: 'x-payment-info is how discovery tells a paid operation from a free one and what it costs; without it directories list the operation as free, or not at all.',
     fix: 'Add x-payment-info to the operation with offers[] (method, intent, amount, currency) and price + protocols.',
     verify: [MPPX_DISCOVER, RERUN],
-    references: [PAYMENT_DISCOVERY, AGENTCASH],
+    references: [SOURCES.paymentDiscovery, SOURCES.agentcash],
   },
   'openapi-offers-invalid': {
     title: "x-payment-info has no valid offers[] (the payment-discovery draft's shape)",
@@ -56,7 +51,7 @@ const FINDINGS = {
     why: 'mppx and the MPP directory read offers[]: one per method, with intent, an integer amount and a currency; without them those clients do not know how the operation is paid.',
     fix: 'Add offers: one object per payment method (e.g. { method: "evm", intent: "charge", amount: "1000000", currency: "<USDC address>" }).',
     verify: [MPPX_DISCOVER, RERUN],
-    references: [PAYMENT_DISCOVERY],
+    references: [SOURCES.paymentDiscovery],
   },
   'openapi-price-invalid': {
     title: "x-payment-info has no valid price and protocols (the AgentCash shape)",
@@ -65,7 +60,7 @@ const FINDINGS = {
     why: 'x402scan, mppscan and AgentCash read price ({ mode, currency, amount }) and protocols; without them they show no price and may not list the operation as paid.',
     fix: 'Add price: { mode: "fixed", currency: "USD", amount: "1.00" } and protocols: [{ x402: {} }, { mpp: { method, intent, currency } }] beside offers.',
     verify: ['Run `npx @agentcash/discovery <origin>`: the operation shows its price.', RERUN],
-    references: [AGENTCASH],
+    references: [SOURCES.agentcash],
   },
   'openapi-no-402-response': {
     title: 'The paid OpenAPI operation declares no 402 response',
@@ -74,7 +69,7 @@ const FINDINGS = {
     why: 'A client generated from the document does not expect the 402 every first call gets; the payment-discovery draft requires one on an operation with x-payment-info.',
     fix: "Add responses['402'] with the WWW-Authenticate and PAYMENT-REQUIRED headers described.",
     verify: [MPPX_DISCOVER, RERUN],
-    references: [PAYMENT_DISCOVERY, OPENAPI],
+    references: [SOURCES.paymentDiscovery, SOURCES.openApi],
   },
   'bazaar-missing': {
     title: 'The x402 terms carry no bazaar extension',
@@ -83,7 +78,7 @@ const FINDINGS = {
     why: 'The x402 Bazaar and x402scan list a resource from the bazaar extension its payments echo: how to call it and what it answers. Without it the resource is paid but never listed.',
     fix: "Declare the bazaar extension for the route (@x402/extensions/bazaar's declareDiscoveryExtension: the input example and schema, the output example).",
     verify: ['Decode PAYMENT-REQUIRED: extensions.bazaar.info.input is there.', RERUN],
-    references: [BAZAAR],
+    references: [SOURCES.x402Bazaar],
   },
   'bazaar-invalid': {
     title: 'The bazaar extension does not validate',
@@ -92,7 +87,7 @@ const FINDINGS = {
     why: "A facilitator validates the echoed bazaar info against its schema before it catalogs the resource; info that fails is dropped, and so is the listing.",
     fix: "Build the extension with declareDiscoveryExtension so info matches its schema; check it with @x402/extensions' validateDiscoveryExtension.",
     verify: ['validateDiscoveryExtension(extensions.bazaar) from @x402/extensions/bazaar returns valid: true.', RERUN],
-    references: [BAZAAR],
+    references: [SOURCES.x402Bazaar],
   },
   'bazaar-example-not-402': {
     title: "The bazaar's example request is not answered 402",
@@ -101,7 +96,7 @@ const FINDINGS = {
     why: 'Directories and agents send the example as it stands; when it gets a 400 or a 200 instead of the terms, the listed example does not lead to a payment.',
     fix: 'Make the example a valid request of the route (the same body the OpenAPI example has), answered 402 unpaid.',
     verify: ['POST the bazaar\'s info.input.body unpaid: 402.', RERUN],
-    references: [BAZAAR],
+    references: [SOURCES.x402Bazaar],
   },
   'extension-echo-unstable': {
     title: 'Two 402s carry different extension info',
@@ -110,7 +105,7 @@ const FINDINGS = {
     why: 'A client echoes the extensions of the 402 it paid, and the server compares the echo with what it would send now; info that changes per answer (a timestamp, a random id) makes every echo fail that comparison.',
     fix: 'Build extension info once per resource: nothing per request in bazaar or payment-identifier (only sign-in-with-x carries a fresh nonce).',
     verify: ['Decode PAYMENT-REQUIRED of two unpaid requests: extensions.*.info are equal.', RERUN],
-    references: [X402_SPEC, BAZAAR],
+    references: [SOURCES.x402, SOURCES.x402Bazaar],
   },
   'llms-txt-missing': {
     title: 'No /llms.txt',
@@ -119,7 +114,7 @@ const FINDINGS = {
     why: 'Agents read /llms.txt for how to use a service in words: what it sells, at what price, how to pay.',
     fix: 'Serve /llms.txt: a title, a one-paragraph summary with the price and how to pay, and a line per paid operation.',
     verify: ['`curl -s <origin>/llms.txt` answers 200 with Markdown.', RERUN],
-    references: [LLMS],
+    references: [SOURCES.llmsTxt],
   },
 } satisfies Record<string, FindingSpec>;
 

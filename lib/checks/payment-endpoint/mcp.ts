@@ -5,6 +5,7 @@ import { InitializeResultSchema, ListToolsResultSchema, type Tool } from '@model
 import { field, type ProbeContext, type ProbeItem } from './context';
 import type { ProbeAnswer } from './session';
 import type { Evidence, Fault, FindingSpec, ItemOutcome, ItemSpec } from './types';
+import { SOURCES } from './sources';
 
 // The MCP item: what an agent meets when it reaches the paid resource as an MCP tool. It speaks JSON-RPC over
 // POST itself rather than through an SDK client, because the evidence is the wire: the v2 SDK client rejects
@@ -27,10 +28,6 @@ const TEXT_CAP = 2000;
 // A tool costs money when its words say so: a price (an amount with its currency, or the word) or "paid".
 const COSTS_MONEY = /\$\s?\d|\b\d+(?:\.\d+)?\s?(?:USD|USDC|EUR|cents?)\b|\b(?:price[sd]?|paid|costs?|fee|charged?)\b/i;
 
-const MCP_SPEC = { title: 'MCP specification (2025-11-25): lifecycle and tools', url: 'https://modelcontextprotocol.io/specification/2025-11-25/server/tools' };
-const MPP_MCP = { title: 'Payment Authentication Scheme: JSON-RPC & MCP Transport (error -32042)', url: 'https://paymentauth.org/draft-payment-transport-mcp-00.html' };
-const X402_MCP = { title: 'x402 v2: MCP transport', url: 'https://github.com/coinbase/x402/blob/main/specs/transports-v2/mcp.md' };
-const MCP_2026 = { title: 'MCP specification (2026-07-28): server/discover and stateless requests', url: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/lifecycle' };
 
 const AGAIN = 'Run the Agent Payment Endpoint Check again with the same endpoint (and the same mcp tool, if you named one)';
 
@@ -42,7 +39,7 @@ const findings = {
     why: 'An agent that cannot initialise (MCP 2025-11-25) or discover (MCP 2026-07-28) the server, or list its tools, never reaches the paid tool.',
     fix: 'Answer `initialize` with an InitializeResult (protocolVersion, capabilities, serverInfo), or `server/discover` for MCP 2026-07-28, and `tools/list` with the tools, as the MCP specification defines them.',
     verify: ['Send `initialize` then `tools/list` with the MCP Inspector or an MCP SDK client, and see the tools listed.', `${AGAIN}: the MCP item lists the tool.`],
-    references: [MCP_SPEC, MCP_2026],
+    references: [SOURCES.mcp, SOURCES.mcp2026],
   },
   'mcp-tool-not-listed': {
     title: 'The named MCP tool is not in tools/list',
@@ -51,7 +48,7 @@ const findings = {
     why: 'Agents call the tools the server lists; a paid tool missing from tools/list is never found.',
     fix: 'List the paid tool in `tools/list` under the name agents are given, with its input schema and its price in the description.',
     verify: ['Call `tools/list` and find the tool by name.', `${AGAIN}.`],
-    references: [MCP_SPEC],
+    references: [SOURCES.mcp],
   },
   'mcp-no-payment-binding': {
     title: 'An unpaid MCP tool call gets no payment binding',
@@ -60,7 +57,7 @@ const findings = {
     why: "An agent calling the paid tool unpaid must learn how to pay in-band: MPP's JSON-RPC error -32042 with the challenges in `data`, or x402's payment-required tool result. A plain error or result leaves it stuck, or gives the work away.",
     fix: "Answer an unpaid `tools/call` of a paid tool with JSON-RPC error -32042 whose `data.challenges` are the MPP challenges (as mppx's MCP transport does), or with x402's tool result: `isError: true` and the PaymentRequired in `content[0].text` (and optionally `structuredContent`).",
     verify: ['Call the tool with no payment in `_meta` and read the JSON-RPC error -32042 (or the isError result carrying `x402Version` and `accepts`).', `${AGAIN}: the MCP item names the binding it got.`],
-    references: [MPP_MCP, X402_MCP],
+    references: [SOURCES.mppMcp, SOURCES.x402Mcp],
   },
   'mcp-payment-binding-invalid': {
     title: "The MCP payment binding's terms do not validate",
@@ -69,7 +66,7 @@ const findings = {
     why: 'A client reads the terms with its protocol library; challenges that mppx cannot parse or a PaymentRequired that fails x402 v2 validation cannot be paid.',
     fix: "Send in -32042's `data.challenges` MPP challenge objects (id, realm, method, intent, request), and in x402's bindings a v2 PaymentRequired (`x402Version: 2`, `resource`, `accepts`), built with mppx and @x402/core rather than by hand.",
     verify: ["Validate the challenges with mppx's `Challenge.Schema` and the PaymentRequired with @x402/core's `PaymentRequiredV2Schema`.", `${AGAIN}.`],
-    references: [MPP_MCP, X402_MCP],
+    references: [SOURCES.mppMcp, SOURCES.x402Mcp],
   },
   'mcp-x402-extension-ignored': {
     title: "MCP 2026-07-28: a call declaring org.x402/payment is not answered payment_required",
@@ -78,7 +75,7 @@ const findings = {
     why: "The server declares x402's MCP extension in server/discover, so a client declaring it expects an unpaid call answered `resultType: \"payment_required\"` with the PaymentRequired; it reads nothing else as the terms.",
     fix: 'When a 2026-07-28 tools/call declares `org.x402/payment` in its client capabilities, answer an unpaid call with `{ resultType: "payment_required", paymentRequired }`; or stop declaring the extension in server/discover.',
     verify: ['Send a 2026-07-28 tools/call whose `_meta["io.modelcontextprotocol/clientCapabilities"]` declares `extensions: { "org.x402/payment": {} }`, unpaid, and read `resultType`.', `${AGAIN}.`],
-    references: [X402_MCP, MCP_2026],
+    references: [SOURCES.x402Mcp, SOURCES.mcp2026],
   },
   'mcp-payment-required-unasked': {
     title: 'An MCP client that did not declare org.x402/payment is sent a payment_required result',
@@ -87,7 +84,7 @@ const findings = {
     why: "`payment_required` is the extension's own result type: an MCP client that did not declare the extension does not know it (the MCP SDK client rejects it), so it never sees the terms.",
     fix: "Send `resultType: \"payment_required\"` only to a 2026-07-28 call declaring `org.x402/payment`; answer others with MPP's -32042 or x402's tool-result binding.",
     verify: ['Send an unpaid tools/call without the extension in its client capabilities and see -32042 or an isError tool result.', `${AGAIN}.`],
-    references: [X402_MCP, MCP_2026],
+    references: [SOURCES.x402Mcp, SOURCES.mcp2026],
   },
   'mcp-tool-price-unstated': {
     title: "The paid MCP tool's description does not say it costs money",
@@ -96,7 +93,7 @@ const findings = {
     why: 'A model choosing tools reads their descriptions: one that does not say the tool is paid (and its price) is called by surprise, and a budget-aware agent cannot weigh it.',
     fix: 'Say the price in the tool\'s description or title, e.g. "Price: 0.10 USD per call", and how an unpaid call is answered.',
     verify: ['Read the tool in `tools/list`: its description or title names the price.', `${AGAIN}.`],
-    references: [MCP_SPEC],
+    references: [SOURCES.mcp],
   },
 } satisfies Record<string, FindingSpec>;
 

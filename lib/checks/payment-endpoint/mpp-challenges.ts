@@ -3,7 +3,8 @@ import { ChargeRequestSchema } from 'mppx/evm';
 import { z } from 'zod';
 import type { ProbeContext, ProbeItem } from './context';
 import { clip, judged, unpaidRequest } from './judge';
-import type { Fault, FindingSpec, ItemOutcome, ItemSpec, Reference } from './types';
+import type { Fault, FindingSpec, ItemOutcome, ItemSpec } from './types';
+import { SOURCES, rerun } from './sources';
 
 // MPP's challenges as an MPP client reads them: each WWW-Authenticate: Payment value parsed by mppx (the context
 // did that once), the parsed challenge held to mppx's own challenge schema, and the request of each method mppx
@@ -11,10 +12,7 @@ import type { Fault, FindingSpec, ItemOutcome, ItemSpec, Reference } from './typ
 // with the fields mppx's `validate` command requires (mppx exports no wire schema for stripe's request, only the
 // route's input one).
 
-const PAYMENT_AUTH: Reference = { title: 'The "Payment" HTTP authentication scheme (payment-auth spec)', url: 'https://github.com/tempoxyz/payment-auth-spec' };
-const STRIPE_CHARGE: Reference = { title: 'Stripe charge method for the Payment scheme', url: 'https://github.com/tempoxyz/payment-auth-spec/blob/main/specs/methods/stripe/draft-stripe-charge-00.md' };
-const RFC9110_AUTH: Reference = { title: 'RFC 9110 §11: HTTP authentication (WWW-Authenticate)', url: 'https://www.rfc-editor.org/rfc/rfc9110.html#name-http-authentication' };
-const RERUN = 'Run the Agent Payment Endpoint Check again on the endpoint: the MPP challenges item passes with no finding.';
+const RERUN = rerun('the MPP challenges item passes with no finding');
 const MPPX_VALIDATE = 'Run `npx mppx validate <url>`: every challenge check passes.';
 
 const FINDINGS = {
@@ -25,7 +23,7 @@ const FINDINGS = {
     why: 'An MPP client that cannot parse the challenge (auth-params, a base64url JSON request) has nothing to pay; the agent gives up.',
     fix: 'Emit each challenge as mppx does: id, realm, method, intent and request="<base64url JSON>" as quoted auth-params, challenges separated by commas or on their own header lines.',
     verify: [MPPX_VALIDATE, RERUN],
-    references: [PAYMENT_AUTH, RFC9110_AUTH],
+    references: [SOURCES.mpp, SOURCES.httpAuth],
   },
   'mpp-challenge-invalid': {
     title: 'A Payment challenge lacks a required field (id, realm, method, intent, request)',
@@ -34,7 +32,7 @@ const FINDINGS = {
     why: 'The credential echoes the challenge: without an id, realm, method, intent and request a client cannot build one the server accepts.',
     fix: 'Give every challenge a unique id, the realm (your host), the method and intent, and the request.',
     verify: [MPPX_VALIDATE, RERUN],
-    references: [PAYMENT_AUTH],
+    references: [SOURCES.mpp],
   },
   'mpp-challenge-expired': {
     title: "A Payment challenge's expires is not a future date",
@@ -43,7 +41,7 @@ const FINDINGS = {
     why: 'A client refuses a challenge already past its expires (and one whose expires is not a date); the agent is told to pay terms that cannot be paid.',
     fix: 'Set expires to an RFC 3339 time a few minutes after the 402 is sent, from a clock kept in sync.',
     verify: [MPPX_VALIDATE, RERUN],
-    references: [PAYMENT_AUTH],
+    references: [SOURCES.mpp],
   },
   'mpp-challenge-no-expiry': {
     title: 'A Payment challenge has no expires',
@@ -52,7 +50,7 @@ const FINDINGS = {
     why: 'A challenge that never expires can be answered with a credential long after the terms changed; mppx warns of it.',
     fix: 'Set expires on every challenge (mppx sets five minutes by default).',
     verify: [MPPX_VALIDATE, RERUN],
-    references: [PAYMENT_AUTH],
+    references: [SOURCES.mpp],
   },
   'mpp-realm-mismatch': {
     title: "A Payment challenge's realm is not the endpoint's host",
@@ -61,7 +59,7 @@ const FINDINGS = {
     why: 'Clients and wallets show the realm as who is asking to be paid; a realm that is not the host the agent called reads as someone else.',
     fix: "Set realm to the endpoint's host name (or its parent domain).",
     verify: [MPPX_VALIDATE, RERUN],
-    references: [PAYMENT_AUTH, RFC9110_AUTH],
+    references: [SOURCES.mpp, SOURCES.httpAuth],
   },
   'mpp-method-request-invalid': {
     title: "A Payment challenge's request lacks fields its method needs",
@@ -70,7 +68,7 @@ const FINDINGS = {
     why: "Each method's client reads its own fields (evm: amount, currency, recipient, methodDetails.chainId; stripe: amount, currency, methodDetails.networkId and paymentMethodTypes); a request without them cannot be paid with that method.",
     fix: "Build each method's challenge with mppx's method (mppx/evm's charge, mppx/stripe's charge) so its request has the method's fields, amounts as integers of the smallest unit.",
     verify: [MPPX_VALIDATE, RERUN],
-    references: [PAYMENT_AUTH, STRIPE_CHARGE],
+    references: [SOURCES.mpp, SOURCES.mppStripe],
   },
 } satisfies Record<string, FindingSpec>;
 

@@ -2,7 +2,8 @@ import { field, type ProbeContext, type ProbeItem } from './context';
 import { openapiOperation } from './discovery';
 import { judged, unpaidRequest } from './judge';
 import { knownAsset, priceCentsFromText, unitsToCents, usdToCents } from './price';
-import type { Fault, FindingSpec, ItemOutcome, ItemSpec, Reference } from './types';
+import type { Fault, FindingSpec, ItemOutcome, ItemSpec } from './types';
+import { SOURCES, rerun } from './sources';
 
 // One price wherever the seller states it, in USD cents: each MPP challenge (stripe in cents; a token amount by its
 // decimals), each x402 accepts entry (by the decimals x402 knows for its asset), both OpenAPI shapes, the words of
@@ -10,10 +11,7 @@ import type { Fault, FindingSpec, ItemOutcome, ItemSpec, Reference } from './typ
 // the accepts'); the MCP tool's description is the one the MCP item chose (this item runs after it). Each rail names one
 // recipient: an agent that sees two addresses for one rail cannot tell which is the seller's.
 
-const X402_SPEC: Reference = { title: 'x402 protocol specification, v2', url: 'https://github.com/coinbase/x402/blob/main/specs/x402-specification-v2.md' };
-const PAYMENT_AUTH: Reference = { title: 'The "Payment" HTTP authentication scheme (payment-auth spec)', url: 'https://github.com/tempoxyz/payment-auth-spec' };
-const PAYMENT_DISCOVERY: Reference = { title: 'Payment discovery (draft-payment-discovery-00): x-payment-info', url: 'https://paymentauth.org/draft-payment-discovery-00.html' };
-const RERUN = 'Run the Agent Payment Endpoint Check again on the endpoint: the one price item passes with no finding.';
+const RERUN = rerun('the one price item passes with no finding');
 
 const FINDINGS = {
   'price-mismatch': {
@@ -23,7 +21,7 @@ const FINDINGS = {
     why: 'An agent compares what discovery promised with what the 402 asks before it pays; a 402 asking more than the listing said reads as a bait and switch and is refused, and a listing saying more than the 402 loses buyers.',
     fix: 'State the price from one constant everywhere: the MPP and x402 terms, OpenAPI x-payment-info (offers and price), the tool descriptions and llms.txt.',
     verify: ['Compare the amounts: the 402\'s challenges and accepts, /openapi.json\'s x-payment-info and /llms.txt state one price.', RERUN],
-    references: [X402_SPEC, PAYMENT_AUTH, PAYMENT_DISCOVERY],
+    references: [SOURCES.x402, SOURCES.mpp, SOURCES.paymentDiscovery],
   },
   'recipient-split': {
     title: 'One rail names more than one recipient',
@@ -32,7 +30,7 @@ const FINDINGS = {
     why: 'Within one rail every offer should pay the same account; two recipients for one rail leave an agent unable to tell which is the seller, and one of them may not be.',
     fix: "Pay every offer of a rail to one address (x402's payTo on each network family, MPP evm's recipient).",
     verify: ['Decode PAYMENT-REQUIRED and the Payment challenges: each rail has one payTo / recipient.', RERUN],
-    references: [X402_SPEC, PAYMENT_AUTH],
+    references: [SOURCES.x402, SOURCES.mpp],
   },
 } satisfies Record<string, FindingSpec>;
 

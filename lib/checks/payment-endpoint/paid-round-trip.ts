@@ -8,6 +8,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { field, type ProbeContext, type ProbeItem } from './context';
 import { recordProbeSpend, reserveDailySpend } from './probe-settings';
 import type { Evidence, Fault, FindingSpec, ItemOutcome, ItemSpec, ProbeTransfer } from './types';
+import { SOURCES } from './sources';
 
 // The paid round trip: the check pays the endpoint for real, with the official x402 client and the operator's probe
 // wallet, on a network the operator enabled for probing, and reads every transfer back on chain. Then it resends the
@@ -15,10 +16,6 @@ import type { Evidence, Fault, FindingSpec, ItemOutcome, ItemSpec, ProbeTransfer
 // and pays with a body the seller's own schema refuses. Every signature is held against the per-check and the daily
 // cap before it is made: a signed authorization may be settled whatever the seller answers.
 
-const X402_SPEC = { title: 'x402 v2 specification (coinbase/x402)', url: 'https://github.com/coinbase/x402/blob/main/specs/x402-specification-v2.md' };
-const X402_HTTP = { title: 'x402 v2 HTTP transport (coinbase/x402)', url: 'https://github.com/coinbase/x402/blob/main/specs/transports-v2/http.md' };
-const PAYMENT_ID_SPEC = { title: 'x402 payment-identifier extension (coinbase/x402)', url: 'https://github.com/coinbase/x402/blob/main/specs/extensions/payment-identifier.md' };
-const EIP_3009 = { title: 'EIP-3009: Transfer With Authorization', url: 'https://eips.ethereum.org/EIPS/eip-3009' };
 const AGAIN = 'Run the Agent Payment Endpoint Check again with paidRoundTrip: true';
 
 const finding = (f: FindingSpec) => f;
@@ -31,7 +28,7 @@ const findings = {
     why: 'An agent that paid gets nothing it can use: it has spent money, or holds a signed authorization, for an error.',
     fix: 'Serve the resource once the payment verifies and settles: answer 200 with the content and a PAYMENT-RESPONSE header.',
     verify: [`${AGAIN}: the first payment is answered 200.`],
-    references: [X402_HTTP],
+    references: [SOURCES.x402Http],
   }),
   'paid-content-type': finding({
     title: 'The paid answer is not of the declared content type',
@@ -40,7 +37,7 @@ const findings = {
     why: 'An agent parses the answer as the seller declared it (OpenAPI response content, bazaar output type); another type breaks it after paying.',
     fix: 'Answer the paid request with the media type your OpenAPI 200 response and bazaar output declare, or declare the one you send.',
     verify: [`${AGAIN}: the paid answer's Content-Type matches the declaration.`],
-    references: [X402_SPEC],
+    references: [SOURCES.x402],
   }),
   'payment-response-missing': finding({
     title: 'The paid answer has no readable PAYMENT-RESPONSE',
@@ -49,7 +46,7 @@ const findings = {
     why: 'Without the settlement response an agent cannot tell which transaction paid, nor prove the payment later.',
     fix: 'Send PAYMENT-RESPONSE (base64 JSON SettleResponse: success, transaction, network, payer) on the paid answer.',
     verify: [`${AGAIN}: the paid answer's PAYMENT-RESPONSE decodes with @x402/core's decodePaymentResponseHeader.`],
-    references: [X402_HTTP],
+    references: [SOURCES.x402Http],
   }),
   'settlement-mismatch': finding({
     title: 'The transfer on chain does not match the terms',
@@ -58,7 +55,7 @@ const findings = {
     why: 'The money moved differently from what the 402 offered (another asset, amount, recipient or network), or no transfer is there.',
     fix: 'Settle exactly the accepted requirements: the asset, amount and payTo of the accepts entry, on its network.',
     verify: [`${AGAIN}: the transaction in PAYMENT-RESPONSE holds one Transfer of the asset, amount and payTo of the terms.`],
-    references: [X402_SPEC, EIP_3009],
+    references: [SOURCES.x402, SOURCES.eip3009],
   }),
   'replay-settled-twice': finding({
     title: 'A resent payment settled again',
@@ -67,7 +64,7 @@ const findings = {
     why: 'An agent retrying after a lost answer resends its payment; a seller that settles it again charges twice for one request.',
     fix: 'Refuse a payment already used (402) or answer it with the first answer, and never settle it a second time.',
     verify: [`${AGAIN}: the replay moves no USDC from the probe wallet and names no new transaction.`],
-    references: [X402_SPEC, EIP_3009],
+    references: [SOURCES.x402, SOURCES.eip3009],
   }),
   'payment-identifier-ignored': finding({
     title: 'A payment under a used payment-identifier settled again',
@@ -76,7 +73,7 @@ const findings = {
     why: 'The seller declares the payment-identifier extension, so an agent retries under the same id expecting the first answer; it was charged again instead.',
     fix: 'Keep the answer of each payment-identifier; a new payment with the same id and the same request gets that answer and is not settled.',
     verify: [`${AGAIN}: the second payment under the same id gets the first answer and moves no USDC.`],
-    references: [PAYMENT_ID_SPEC],
+    references: [SOURCES.x402PaymentId],
   }),
   'payment-identifier-conflict-accepted': finding({
     title: 'A used payment-identifier with another body was not refused 409',
@@ -85,7 +82,7 @@ const findings = {
     why: 'The same id with another request is a client bug or an attack; answering it as if new hides the conflict.',
     fix: 'Answer 409 Conflict to a payment-identifier already used for a different request body.',
     verify: [`${AGAIN}: the same id with another body is answered 409.`],
-    references: [PAYMENT_ID_SPEC],
+    references: [SOURCES.x402PaymentId],
   }),
   'invalid-input-settled': finding({
     title: 'A payment with invalid input was settled',
@@ -94,7 +91,7 @@ const findings = {
     why: 'A request the seller refuses must cost nothing: settling before validating charges an agent for an error.',
     fix: 'Validate the request before settling; refuse invalid input with 4xx and leave the payment unsettled.',
     verify: [`${AGAIN}: the request with invalid input is answered 4xx and the probe wallet's USDC does not move.`],
-    references: [X402_SPEC],
+    references: [SOURCES.x402],
   }),
 } satisfies Record<string, FindingSpec>;
 

@@ -1,13 +1,14 @@
 import type { ProbeContext, ProbeItem } from './context';
 import type { FetchResult } from '@/lib/outbound/safe-fetch';
-import { answerEvidence, bodyLine, requestLine, SOURCES, statesTerms } from './answer';
+import { answerEvidence, bodyLine, requestLine, statesTerms } from './answer';
 import type { Fault, FindingSpec, ItemOutcome, ItemSpec } from './types';
+import { SOURCES, rerun } from './sources';
 
 // Reachability: what the unpaid request the check sent first (with the example body) was answered. It sends
 // nothing itself. An endpoint that gave no HTTP answer within the session's 10 s never reaches this probe: the
 // check stops before any item runs (nothing is charged), so a slow answer is not a finding here but no report.
 
-const VERIFY_AGAIN = 'Run the Agent Payment Endpoint Check again: the Reachability item passes with the unpaid request answered 402.';
+const VERIFY_AGAIN = rerun('the Reachability item passes with the unpaid request answered 402');
 const TEST_UNPAID = (what: string) => `Send the documented request with no credential (e.g. curl -i -X POST -H 'content-type: application/json' -d '<example body>' <url>): ${what}`;
 
 /** A status the unpaid request must not get, and what it means to an agent. */

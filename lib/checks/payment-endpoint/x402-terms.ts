@@ -4,7 +4,8 @@ import { isAddress } from 'viem';
 import { field, type ProbeContext, type ProbeItem } from './context';
 import { judged, unpaidRequest } from './judge';
 import { knownAssets } from './price';
-import type { Fault, FindingSpec, ItemOutcome, ItemSpec, Reference } from './types';
+import type { Fault, FindingSpec, ItemOutcome, ItemSpec } from './types';
+import { SOURCES, rerun } from './sources';
 
 // x402's terms as an x402 client reads them: PAYMENT-REQUIRED decoded and parsed with @x402/core's own v2 schema,
 // then each accepts entry held to what a client needs to pay it without guessing: a CAIP-2 network, a stablecoin
@@ -14,11 +15,7 @@ import type { Fault, FindingSpec, ItemOutcome, ItemSpec, Reference } from './typ
 /** Node's default `--max-http-header-size`: the whole header block of an answer. */
 const NODE_HEADER_LIMIT = 16 * 1024;
 
-const X402_SPEC: Reference = { title: 'x402 protocol specification, v2', url: 'https://github.com/coinbase/x402/blob/main/specs/x402-specification-v2.md' };
-const X402_HTTP: Reference = { title: 'x402 v2 HTTP transport (PAYMENT-REQUIRED)', url: 'https://github.com/coinbase/x402/blob/main/specs/transports-v2/http.md' };
-const EXACT_EVM: Reference = { title: 'x402 exact scheme on EVM networks', url: 'https://github.com/coinbase/x402/blob/main/specs/schemes/exact/scheme_exact_evm.md' };
-const CAIP2: Reference = { title: 'CAIP-2: blockchain ID specification', url: 'https://github.com/ChainAgnostic/CAIPs/blob/main/CAIPs/caip-2.md' };
-const RERUN = 'Run the Agent Payment Endpoint Check again on the endpoint: the x402 terms item passes with no finding.';
+const RERUN = rerun('the x402 terms item passes with no finding');
 const DECODE = 'Decode the header: `curl -si -X POST <url> | grep -i payment-required | cut -d" " -f2 | base64 -d | jq`.';
 
 const finding = (f: Omit<FindingSpec, 'verify'> & { verify?: string[] }): FindingSpec => ({ ...f, verify: f.verify ?? [DECODE, RERUN] });
@@ -30,7 +27,7 @@ const FINDINGS = {
     points: 15,
     why: 'An x402 client decodes the header before anything else; one it cannot decode is a 402 it cannot pay.',
     fix: 'Send PAYMENT-REQUIRED as the standard base64 encoding of the PaymentRequired JSON (the x402 SDK\'s encodePaymentRequiredHeader does this).',
-    references: [X402_HTTP],
+    references: [SOURCES.x402Http],
   }),
   'x402-schema-invalid': finding({
     title: 'PAYMENT-REQUIRED is not a valid x402 v2 PaymentRequired',
@@ -38,7 +35,7 @@ const FINDINGS = {
     points: 15,
     why: "x402 v2 clients parse the terms with the protocol's schema (x402Version 2, resource, accepts); terms that fail it are dropped, and the agent sees no way to pay.",
     fix: 'Build the terms with the official x402 resource server (or @x402/core\'s types) so that x402Version is 2, resource.url is set and every accepts entry has scheme, network, amount, asset, payTo and maxTimeoutSeconds.',
-    references: [X402_SPEC, X402_HTTP],
+    references: [SOURCES.x402, SOURCES.x402Http],
   }),
   'x402-network-not-caip2': finding({
     title: 'An accepts entry names its network in a form other than CAIP-2',
@@ -46,7 +43,7 @@ const FINDINGS = {
     points: 10,
     why: 'v2 clients match the network to a signer by its CAIP-2 id (eip155:8453); a v1 name such as "base" matches none.',
     fix: 'Name each network by its CAIP-2 id: eip155:<chain id> for EVM chains.',
-    references: [CAIP2, X402_SPEC],
+    references: [SOURCES.caip2, SOURCES.x402],
   }),
   'x402-asset-unknown': finding({
     title: "An accepts entry's asset is not the stablecoin x402 knows on that network",
@@ -54,7 +51,7 @@ const FINDINGS = {
     points: 10,
     why: 'An agent pays the contract the terms name; a contract that is not the network\'s USDC (a typo, another chain\'s address) is money sent to the wrong token, or a payment its wallet refuses.',
     fix: "Set asset to the network's USDC contract (Base 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913, Base Sepolia 0x036CbD53842c5426634e7929541eC2318f3dCF7e), as @x402/evm's defaults have it.",
-    references: [EXACT_EVM],
+    references: [SOURCES.x402ExactEvm],
   }),
   'x402-amount-invalid': finding({
     title: "An accepts entry's amount is not a positive integer of base units",
@@ -62,7 +59,7 @@ const FINDINGS = {
     points: 10,
     why: 'The amount is signed as is, in the token\'s smallest unit; a decimal, a dollar string or zero cannot be signed for what the seller means.',
     fix: 'State amount as a string of the base units (USDC has 6 decimals: "1000000" is 1 USDC).',
-    references: [X402_SPEC],
+    references: [SOURCES.x402],
   }),
   'x402-payto-invalid': finding({
     title: "An accepts entry's payTo is not an address",
@@ -70,7 +67,7 @@ const FINDINGS = {
     points: 10,
     why: 'payTo is where the transfer goes; a value that is not an address of the network cannot be paid.',
     fix: 'Set payTo to the checksummed 0x address that receives the payments.',
-    references: [X402_SPEC, EXACT_EVM],
+    references: [SOURCES.x402, SOURCES.x402ExactEvm],
   }),
   'x402-timeout-invalid': finding({
     title: 'An accepts entry has no usable maxTimeoutSeconds',
@@ -78,7 +75,7 @@ const FINDINGS = {
     points: 5,
     why: 'A client sets its authorization\'s validity from maxTimeoutSeconds; without a positive whole number of seconds it guesses, and a settlement may fail as expired.',
     fix: 'Set maxTimeoutSeconds to a positive integer (e.g. 300).',
-    references: [X402_SPEC],
+    references: [SOURCES.x402],
   }),
   'x402-eip712-domain': finding({
     title: "An accepts entry's extra.name / extra.version is missing or not the token's EIP-712 domain",
@@ -86,7 +83,7 @@ const FINDINGS = {
     points: 10,
     why: 'An EIP-3009 authorization is signed over the token\'s EIP-712 domain (name, version); a wrong or missing one gives a signature the token contract rejects, so settlement fails after the agent paid.',
     fix: "Set extra.name and extra.version to the token contract's own domain (Base USDC: \"USD Coin\" / \"2\"; Base Sepolia USDC: \"USDC\" / \"2\").",
-    references: [EXACT_EVM, { title: 'EIP-3009: transfer with authorization', url: 'https://eips.ethereum.org/EIPS/eip-3009' }],
+    references: [SOURCES.x402ExactEvm, { title: 'EIP-3009: transfer with authorization', url: 'https://eips.ethereum.org/EIPS/eip-3009' }],
   }),
   'x402-resource-mismatch': finding({
     title: 'resource.url is not an absolute URL of the resource asked for',
@@ -94,7 +91,7 @@ const FINDINGS = {
     points: 5,
     why: 'The payment is bound to resource.url, and directories list the resource under it; a relative URL or another resource\'s makes the payment and the listing point elsewhere.',
     fix: 'Set resource.url to the absolute URL of the paid resource, as clients call it (behind a proxy: the public origin, not the internal one).',
-    references: [X402_SPEC],
+    references: [SOURCES.x402],
   }),
   'x402-header-too-large': finding({
     title: "The 402's headers pass Node's 16 KiB limit",
@@ -103,7 +100,7 @@ const FINDINGS = {
     why: "Node's HTTP clients (fetch, undici, axios) refuse an answer whose header block passes 16 KiB by default: an agent on Node sees a network error, not terms.",
     fix: 'Keep the 402\'s headers under 16 KiB: cut the bazaar output example and schema, move long descriptions out of PAYMENT-REQUIRED.',
     verify: ['Count the header bytes: `curl -s -D - -o /dev/null -X POST <url> | wc -c` stays under 16384.', RERUN],
-    references: [X402_HTTP, { title: 'Node.js http.maxHeaderSize', url: 'https://nodejs.org/api/http.html#httpmaxheadersize' }],
+    references: [SOURCES.x402Http, { title: 'Node.js http.maxHeaderSize', url: 'https://nodejs.org/api/http.html#httpmaxheadersize' }],
   }),
   'x402-body-mirror-differs': finding({
     title: "The 402 body's PaymentRequired differs from PAYMENT-REQUIRED",
@@ -111,7 +108,7 @@ const FINDINGS = {
     points: 3,
     why: 'Clients read either copy; two copies that disagree make two agents pay different terms.',
     fix: 'Write the body from the same PaymentRequired the header encodes, or leave the body out.',
-    references: [X402_HTTP],
+    references: [SOURCES.x402Http],
   }),
 } satisfies Record<string, FindingSpec>;
 
