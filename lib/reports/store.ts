@@ -99,6 +99,9 @@ export async function saveReport(store: Store, report: ReportSource, now: number
 /** The address of a report's JSON (what the Link header and the MCP `_meta` name). */
 export const reportPath = (id: string) => `/api/reports/${id}`;
 
+/** The address of a report's page, for a person signed in with the key that paid for it. */
+export const reportPagePath = (id: string) => `/reports/${encodeURIComponent(id)}`;
+
 const badQuery = (name: string, message: string) =>
   new ProblemError('invalid-request', `The ${name} parameter ${message}.`, { errors: [{ path: `query:${name}`, message }] });
 

@@ -207,6 +207,7 @@ describe('paying in-band', () => {
     expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/^# Agent payment readiness: Checkout agent\n\nAssessed \d{1,2} \w+ \d{4}, \d\d:\d\d UTC\n\n\*\*Verdict: Not ready\*\*, score \d+\/100\n/);
     // The paying wallet's report, readable later with SIGN-IN-WITH-X; no key, so no calls left to count.
     expect(result._meta?.reportUrl).toMatch(/\/api\/reports\/rep_[A-Za-z0-9_-]{32}$/);
+    expect(result._meta?.reportApiUrl).toBe(result._meta?.reportUrl);
     expect(result._meta?.creditsRemaining).toBeUndefined();
     const after = await usdc();
     expect(before.payer - after.payer).toBe(1_000_000n);

@@ -55,17 +55,20 @@ async function fetchReport(reportUrl: string): Promise<unknown> {
 }
 
 describe('a tool call paid with a credits key', () => {
-  it('carries creditsRemaining and an absolute reportUrl in _meta; the report is the structuredContent', async () => {
+  it('carries creditsRemaining, the report page a person opens and the JSON beside it in _meta; the report is the structuredContent', async () => {
     const result = await call('agent_payment_readiness_assessment', validReadinessBody(), 'mcp-report-0001');
     expect(result.isError).toBeFalsy();
     expect(result._meta?.creditsRemaining).toBe(24);
-    const reportUrl = result._meta?.reportUrl as string;
-    expect(reportUrl).toMatch(new RegExp(`^${srv.url.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/api/reports/rep_[A-Za-z0-9_-]{32}$`));
-    expect(await fetchReport(reportUrl)).toEqual(result.structuredContent);
+    const reportApiUrl = result._meta?.reportApiUrl as string;
+    const origin = srv.url.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    expect(reportApiUrl).toMatch(new RegExp(`^${origin}/api/reports/rep_[A-Za-z0-9_-]{32}$`));
+    const id = new URL(reportApiUrl).pathname.split('/').pop()!;
+    expect(result._meta?.reportUrl).toBe(`${srv.url}/reports/${id}`);
+    expect(await fetchReport(reportApiUrl)).toEqual(result.structuredContent);
 
     // Replayed: the same report, no second charge, and no second report.
     const replay = await call('agent_payment_readiness_assessment', validReadinessBody(), 'mcp-report-0001');
-    expect(replay._meta).toMatchObject({ idempotentReplayed: true, creditsRemaining: 24, reportUrl });
+    expect(replay._meta).toMatchObject({ idempotentReplayed: true, creditsRemaining: 24, reportUrl: `${srv.url}/reports/${id}`, reportApiUrl });
     expect((await srv.runtime.store.listReports(keyHash, Date.now(), { limit: 10 })).length).toBe(1);
   });
 
@@ -76,7 +79,7 @@ describe('a tool call paid with a credits key', () => {
     };
     const { type, text } = textOf(result);
     expect(type).toBe('text');
-    expect(text).toBe(`${reportMarkdown('readiness', body)}\n\nReport: ${result._meta?.reportUrl as string}. 24 calls left on this key.`);
+    expect(text).toBe(`${reportMarkdown('readiness', body)}\n\nReport: ${result._meta?.reportUrl as string} (JSON: ${result._meta?.reportApiUrl as string}). 24 calls left on this key.`);
     const lines = text.split('\n');
     expect(lines.slice(0, 7)).toEqual([
       '# Agent payment readiness: Checkout agent', '', expect.stringMatching(/^Assessed \d{1,2} \w+ \d{4}, \d\d:\d\d UTC$/), '',
@@ -97,13 +100,15 @@ describe('a tool call paid with a credits key', () => {
   it('ends its text with the report address and the calls left, in words; a replay says what is left now', async () => {
     const first = await call('agent_payment_readiness_assessment', validReadinessBody(), 'mcp-tail-00001');
     const reportUrl = first._meta?.reportUrl as string;
-    expect(reportUrl).toMatch(/\/api\/reports\/rep_[A-Za-z0-9_-]{32}$/);
-    expect(textOf(first).text.endsWith(`\n\nReport: ${reportUrl}. 24 calls left on this key.`)).toBe(true);
+    const reportApiUrl = first._meta?.reportApiUrl as string;
+    expect(reportUrl).toMatch(/\/reports\/rep_[A-Za-z0-9_-]{32}$/);
+    expect(reportApiUrl).toBe(reportUrl.replace('/reports/', '/api/reports/'));
+    expect(textOf(first).text.endsWith(`\n\nReport: ${reportUrl} (JSON: ${reportApiUrl}). 24 calls left on this key.`)).toBe(true);
 
     await call('ai_visibility_check', { url: 'https://site.test/' }, 'mcp-tail-00002');
     const replay = await call('agent_payment_readiness_assessment', validReadinessBody(), 'mcp-tail-00001');
     expect(replay._meta).toMatchObject({ idempotentReplayed: true, creditsRemaining: 23, reportUrl });
-    expect(textOf(replay).text.split('\n\n').at(-1)).toBe(`Report: ${reportUrl}. 23 calls left on this key.`);
+    expect(textOf(replay).text.split('\n\n').at(-1)).toBe(`Report: ${reportUrl} (JSON: ${reportApiUrl}). 23 calls left on this key.`);
   });
 
   it('reports a visibility check: date, score, the fixes first, every finding, the crawlers refused with their rule', async () => {
@@ -111,7 +116,7 @@ describe('a tool call paid with a credits key', () => {
     expect(result.isError).toBeFalsy();
     const body = result.structuredContent as { report: { score: number; scoreMax: number; findings: Array<{ id: string }> } };
     const { text } = textOf(result);
-    expect(text).toBe(`${reportMarkdown('ai-visibility', body)}\n\nReport: ${result._meta?.reportUrl as string}. 24 calls left on this key.`);
+    expect(text).toBe(`${reportMarkdown('ai-visibility', body)}\n\nReport: ${result._meta?.reportUrl as string} (JSON: ${result._meta?.reportApiUrl as string}). 24 calls left on this key.`);
     expect(text.split('\n').slice(0, 5)).toEqual([
       '# AI visibility: `https://site.test/`', '', expect.stringMatching(/^Checked \d{1,2} \w+ \d{4}, \d\d:\d\d UTC$/), '',
       expect.stringMatching(new RegExp(`^\\*\\*Score: ${body.report.score}/${body.report.scoreMax}\\*\\*: `)),

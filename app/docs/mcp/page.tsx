@@ -52,7 +52,8 @@ export default function DocsMcp() {
       <h2 id="mcp-paying">Paying</h2>
       <p>
         With a prepaid key, send <code>Authorization: Bearer</code> on the HTTP request: every paid call spends one call, and the
-        result&apos;s <code>_meta</code> carries <code>creditsRemaining</code> and <code>reportUrl</code>. Without one, an unpaid call answers
+        result&apos;s <code>_meta</code> carries <code>creditsRemaining</code>, <code>reportUrl</code> (the report&apos;s page, opened
+        after signing in with the key) and <code>reportApiUrl</code> (the same report as JSON). Without one, an unpaid call answers
         JSON-RPC error <code>{PAYMENT_REQUIRED_CODE}</code> with the same challenges as the HTTP 402; an MPP client (mppx{' '}
         <code>McpClient</code>) retries with the credential in <code>params._meta</code> and finds the receipt in the result&apos;s{' '}
         <code>_meta</code>.

@@ -26,7 +26,7 @@ import {
   type X402PaymentRequiredAnswer,
 } from '@/lib/transports/mcp/x402';
 import { reportMarkdown } from '@/lib/reports/markdown';
-import { reportPath } from '@/lib/reports/store';
+import { reportPagePath, reportPath } from '@/lib/reports/store';
 import type { PaidCallOutcome } from '@/lib/paid-call/pipeline';
 
 /**
@@ -83,10 +83,10 @@ function toolAnswer(check: CheckEntry, outcome: PaidCallOutcome, context: ToolRe
       if (outcome.kind === 'replayed') resultMeta.idempotentReplayed = true;
       const creditsRemaining = outcome.prepaid?.creditsRemaining ?? null;
       if (creditsRemaining !== null) resultMeta.creditsRemaining = creditsRemaining;
-      const reportUrl = outcome.prepaid?.reportId ? `${(context.appUrl ?? '').replace(/\/$/, '')}${reportPath(outcome.prepaid.reportId)}` : null;
-      if (reportUrl) resultMeta.reportUrl = reportUrl;
+      const links = reportLinks(context.appUrl, outcome.prepaid?.reportId ?? null, creditsRemaining !== null);
+      if (links) Object.assign(resultMeta, links);
       return {
-        content: [{ type: 'text', text: withTail(summaryOf(check, body), reportUrl, creditsRemaining) }],
+        content: [{ type: 'text', text: withTail(summaryOf(check, body), links, creditsRemaining) }],
         structuredContent: body,
         ...(Object.keys(resultMeta).length ? { _meta: resultMeta } : {}),
       };
@@ -98,13 +98,30 @@ function toolAnswer(check: CheckEntry, outcome: PaidCallOutcome, context: ToolRe
   }
 }
 
+interface ReportLinks {
+  reportUrl: string;
+  reportApiUrl: string;
+}
+
+/**
+ * Where the stored report can be read. A key's report has a page a person opens after signing in with the key
+ * (`reportUrl`) beside the JSON an agent reads (`reportApiUrl`); a wallet's report is read only over the API,
+ * where the wallet signs a nonce, so both name the JSON.
+ */
+function reportLinks(appUrl: string | undefined, reportId: string | null, paidWithKey: boolean): ReportLinks | null {
+  if (!reportId) return null;
+  const origin = (appUrl ?? '').replace(/\/$/, '');
+  const reportApiUrl = `${origin}${reportPath(reportId)}`;
+  return { reportUrl: paidWithKey ? `${origin}${reportPagePath(reportId)}` : reportApiUrl, reportApiUrl };
+}
+
 /**
  * The words a model reads after the summary: where the stored report is and what is left on the key, which
  * `_meta` says too (many clients show the model only the text).
  */
-function withTail(summary: string, reportUrl: string | null, creditsRemaining: number | null): string {
+function withTail(summary: string, links: ReportLinks | null, creditsRemaining: number | null): string {
   const sentences: string[] = [];
-  if (reportUrl) sentences.push(`Report: ${reportUrl}.`);
+  if (links) sentences.push(links.reportUrl === links.reportApiUrl ? `Report: ${links.reportUrl}.` : `Report: ${links.reportUrl} (JSON: ${links.reportApiUrl}).`);
   if (creditsRemaining !== null) sentences.push(creditsRemaining === 0 ? 'No calls left on this key.' : `${creditsRemaining} ${creditsRemaining === 1 ? 'call' : 'calls'} left on this key.`);
   return sentences.length ? `${summary.trimEnd()}\n\n${sentences.join(' ')}` : summary;
 }
