@@ -150,9 +150,14 @@ function numberOption(name: string, raw: string | undefined, min: number, max: n
   return n;
 }
 
+/** A 429 the CLI waits out, said on stderr so a CI log shows why the run pauses. */
+function sayWait(seconds: number, refusal: string): void {
+  console.error(`${refusal.split('\n')[0]}\n  waiting ${seconds} s, then asking again`);
+}
+
 async function runThroughService(target: ServiceTarget, pages: { url?: string; urls?: string; sitemap?: string; limit?: number }, failUnder: number | undefined): Promise<number> {
   if (pages.url !== undefined) {
-    const answer = await checkThroughService(target, pages.url);
+    const answer = await checkThroughService(target, pages.url, sayWait);
     if (answer.kind === 'refused') {
       console.error(refusalText(answer));
       return EXIT.refused;
@@ -183,7 +188,7 @@ async function runThroughService(target: ServiceTarget, pages: { url?: string; u
     }
     throw error;
   }
-  const rows = await checkPages(target, urls);
+  const rows = await checkPages(target, urls, sayWait);
   console.log(pagesTable(rows, failUnder));
   const answers = rows.map((r) => r.answer);
   const reports = answers.filter((a) => a.kind === 'report');

@@ -57,16 +57,17 @@ interface PageRow {
 
 /**
  * Checks every page through the service, CONCURRENCY at a time, answers in the pages' order. Each page is
- * its own paid call: a page the service refuses costs nothing and does not stop the others.
+ * its own paid call: a page the service refuses costs nothing and does not stop the others; a 429 is waited out
+ * (checkThroughService) while the other worker goes on.
  * @example const rows = await checkPages({ base, key }, ['https://s.test/a', 'https://s.test/b']);
  */
-export async function checkPages(target: ServiceTarget, urls: string[], check = checkThroughService): Promise<PageRow[]> {
+export async function checkPages(target: ServiceTarget, urls: string[], onWait?: (seconds: number, refusal: string) => void): Promise<PageRow[]> {
   const rows: PageRow[] = new Array(urls.length);
   let next = 0;
   const worker = async () => {
     while (next < urls.length) {
       const i = next++;
-      rows[i] = { url: urls[i], answer: await check(target, urls[i]) };
+      rows[i] = { url: urls[i], answer: await checkThroughService(target, urls[i], onWait) };
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, urls.length) }, worker));

@@ -8,6 +8,12 @@ import { visibilityReport } from '@/lib/checks/visibility/report';
 const VISIBILITY_PATH = '/api/agent/ai-visibility';
 /** A check fetches and renders a whole page and its site files; past this the CLI stops waiting. */
 const CALL_TIMEOUT_MS = 180_000;
+/**
+ * A 429 (the site's checks per minute, shared by every caller, or a rate limit) charges nothing and says when to
+ * come back: a batch of one site's pages meets it after a few pages, so the CLI waits that long, a few times.
+ */
+const RETRY_AFTER_MAX_SECONDS = 90;
+const RETRIES_429 = 3;
 
 /** How the CLI ends: documented in docs/VISIBILITY.md, and CI steps branch on them. */
 export const EXIT = { ok: 0, unexpected: 1, refused: 2, belowThreshold: 3 } as const;
@@ -27,10 +33,23 @@ export interface ServiceTarget {
 /**
  * One AI Visibility Check through the service: POST {url} with the key as Bearer. A problem+json answer is
  * returned as `refused` with its words (the service says there when nothing was charged); so is an answer
- * that is not the service's own (a proxy's HTML page) and a service that cannot be reached.
+ * that is not the service's own (a proxy's HTML page) and a service that cannot be reached. A 429 with a short
+ * Retry-After is waited out (told to `onWait`) and the call sent again, up to RETRIES_429 times.
  * @example const answer = await checkThroughService({ base: 'https://checks.example.com', key }, 'https://example.com/');
  */
-export async function checkThroughService(target: ServiceTarget, url: string): Promise<ServiceAnswer> {
+export async function checkThroughService(target: ServiceTarget, url: string, onWait?: (seconds: number, refusal: string) => void): Promise<ServiceAnswer> {
+  for (let retry = 0; ; retry++) {
+    const { answer, res } = await postOnce(target, url);
+    const header = res?.headers.get('retry-after') ?? '';
+    const retryAfter = /^\d+$/.test(header) ? Number(header) : null;
+    if (answer.kind === 'report' || answer.status !== 429 || retryAfter === null || retryAfter > RETRY_AFTER_MAX_SECONDS || retry === RETRIES_429) return answer;
+    onWait?.(retryAfter, refusalText(answer));
+    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
+  }
+}
+
+/** One POST: what it came back with, and the response (absent when none came) for its headers. */
+async function postOnce(target: ServiceTarget, url: string): Promise<{ answer: ServiceAnswer; res?: Response }> {
   const base = target.base.replace(/\/+$/, '');
   let res: Response;
   try {
@@ -44,11 +63,11 @@ export async function checkThroughService(target: ServiceTarget, url: string): P
     });
   } catch (error) {
     const cause = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${CALL_TIMEOUT_MS / 1000} s` : causeOf(error);
-    return { kind: 'refused', url, status: 0, title: 'Service not reached', detail: `${base}: ${cause}`, errors: [] };
+    return { answer: { kind: 'refused', url, status: 0, title: 'Service not reached', detail: `${base}: ${cause}`, errors: [] } };
   }
   if (res.status >= 300 && res.status < 400) {
     const to = res.headers.get('location');
-    return { kind: 'refused', url, status: res.status, title: 'Redirected', detail: `${base} redirects${to ? ` to ${new URL(to, `${base}/`).origin}` : ''}: pass that address as --api`, errors: [] };
+    return { res, answer: { kind: 'refused', url, status: res.status, title: 'Redirected', detail: `${base} redirects${to ? ` to ${new URL(to, `${base}/`).origin}` : ''}: pass that address as --api`, errors: [] } };
   }
   const json = await res.json().then(
     (v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null),
@@ -57,7 +76,7 @@ export async function checkThroughService(target: ServiceTarget, url: string): P
   if (res.status === 200 && json && typeof fieldsOf(json.report).score === 'number') {
     const link = /^<([^>]+)>/.exec(res.headers.get('link') ?? '')?.[1];
     const credits = res.headers.get('credits-remaining');
-    return {
+    const answer: ServiceAnswer = {
       kind: 'report',
       url,
       body: json,
@@ -65,12 +84,13 @@ export async function checkThroughService(target: ServiceTarget, url: string): P
       reportUrl: link ? new URL(link, `${base}/`).href : null,
       creditsRemaining: credits === null || !/^\d+$/.test(credits) ? null : Number(credits),
     };
+    return { res, answer };
   }
   if (json && typeof json.title === 'string') {
     const errors = Array.isArray(json.errors) ? json.errors.map((e) => `${fieldsOf(e).path ?? '$'}: ${fieldsOf(e).message ?? ''}`) : [];
-    return { kind: 'refused', url, status: res.status, title: json.title, detail: typeof json.detail === 'string' ? json.detail : '', errors };
+    return { res, answer: { kind: 'refused', url, status: res.status, title: json.title, detail: typeof json.detail === 'string' ? json.detail : '', errors } };
   }
-  return { kind: 'refused', url, status: res.status, title: 'Unexpected answer', detail: `HTTP ${res.status} from ${base} was not a report or a problem (is --api the service's address?)`, errors: [] };
+  return { res, answer: { kind: 'refused', url, status: res.status, title: 'Unexpected answer', detail: `HTTP ${res.status} from ${base} was not a report or a problem (is --api the service's address?)`, errors: [] } };
 }
 
 /**

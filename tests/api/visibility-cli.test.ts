@@ -7,6 +7,7 @@ import { balance, createKey } from '@/lib/credits/ledger';
 import { pageUrlsOfList, sitemapPageUrls } from '@/scripts/check/pages';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { installTestRuntime, type TestRuntime } from '../support/runtime';
+import { setRuntimeForTests } from '@/lib/runtime';
 import { agentCheckRoute } from '../support/check-routes';
 import { serveWebHandler, type WebServer } from '../support/web-server';
 
@@ -171,6 +172,31 @@ describe('several pages through the service', () => {
     expect(noKey.stderr).toMatch(/^--api needs a prepaid credits key/);
     expect(await callsLeft()).toBe(25);
   }, 120_000);
+});
+
+describe('a site\'s checks per minute, spent by the batch itself', () => {
+  let mainRuntime: TestRuntime;
+  beforeAll(() => {
+    mainRuntime = rt;
+    // One check of a site per minute: the batch's second page is refused 429 (nothing charged) until the next minute.
+    rt = installTestRuntime({ CHECKS_PER_SITE_PER_MINUTE: '1' });
+  });
+  afterAll(async () => {
+    await rt.dispose();
+    rt = mainRuntime;
+    setRuntimeForTests(rt);
+  });
+
+  it('waits out the 429 with its Retry-After, says so, and then checks the page: both pages checked, 2 credits', async () => {
+    await mintKey();
+    const list = path.join(tmp, 'two.txt');
+    fs.writeFileSync(list, 'https://site.test/a\nhttps://site.test/b\n');
+    const res = await cli(['--urls', list, '--api', service.url, '--key', key]);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toMatch(/^429 [^\n]+ Nothing was charged\.\n {2}waiting \d+ s, then asking again\n$/);
+    expect(res.stdout.trimEnd().split('\n').at(-1)).toBe('2 pages: 2 checked, 0 refused (not charged); credits remaining: 23');
+    expect(await callsLeft()).toBe(23);
+  }, 180_000);
 });
 
 describe('the page list and the sitemap, read by the CLI', () => {
