@@ -1,9 +1,8 @@
 import type Stripe from 'stripe';
 import { z } from 'zod';
 import type { Store } from '@/lib/store';
-import { Balance, authenticateKey, balance } from '@/lib/credits/ledger';
+import { Balance, balance } from '@/lib/credits/ledger';
 import { PLAN_IDS } from '@/lib/price';
-import { maskKey } from '@/lib/credits/keys';
 import { ProblemError } from '@/lib/problems';
 import { readCheckout, type BillingDeps } from './checkout';
 import { billingStripe, stripeUnavailable } from './stripe';
@@ -61,15 +60,14 @@ export const AccountSummary = Balance.extend({ key: z.string(), subscriptions: z
 export type AccountSummary = z.infer<typeof AccountSummary>;
 
 /** Calls left per grant, expiries and subscription state for a presented key (401 problem for a bad key). */
-export async function accountSummary(deps: Pick<BillingDeps, 'store' | 'config' | 'now'>, presentedKey: string): Promise<AccountSummary> {
+export async function accountSummary(deps: Pick<BillingDeps, 'store' | 'now'>, { keyHash, mask }: { keyHash: string; mask: string }): Promise<AccountSummary> {
   const now = deps.now ?? Date.now();
-  const keyHash = await authenticateKey(deps.store, deps.config.CREDITS_KEY_SECRET, presentedKey);
   const b = await balance(deps.store, keyHash, now);
   const subIds = (await readJson<string[]>(deps.store, names.keySubscriptions(keyHash), now)) ?? [];
   const subscriptions: SubscriptionState[] = [];
   for (const id of subIds) subscriptions.push(await subscriptionState(deps.store, id, now));
   const customer = await deps.store.getRecord(names.customer(keyHash), now);
-  return { key: maskKey(presentedKey), callsLeft: b.callsLeft, grants: b.grants, subscriptions, billingPortal: customer !== null };
+  return { key: mask, callsLeft: b.callsLeft, grants: b.grants, subscriptions, billingPortal: customer !== null };
 }
 
 async function subscriptionState(store: Store, id: string, now: number): Promise<SubscriptionState> {
@@ -87,9 +85,8 @@ async function subscriptionState(store: Store, id: string, now: number): Promise
 }
 
 /** A Stripe billing portal session for the customer who paid for this key. */
-export async function billingPortalUrl(deps: BillingDeps & { stripe?: Stripe }, presentedKey: string): Promise<string> {
+export async function billingPortalUrl(deps: BillingDeps & { stripe?: Stripe }, keyHash: string): Promise<string> {
   const now = deps.now ?? Date.now();
-  const keyHash = await authenticateKey(deps.store, deps.config.CREDITS_KEY_SECRET, presentedKey);
   const customer = await deps.store.getRecord(names.customer(keyHash), now);
   if (!customer) throw new ProblemError('not-found', 'This key was not bought through Stripe Checkout, so there is no billing account to manage.');
   const stripe = deps.stripe ?? billingStripe(deps.config);

@@ -2,8 +2,6 @@ import type Stripe from 'stripe';
 import type { Store } from '@/lib/store';
 import { findPlan, type Plan } from '@/lib/credits/plans';
 import { PURCHASABLE_PLAN_IDS, type PlanId } from '@/lib/price';
-import { authenticateKey } from '@/lib/credits/ledger';
-import { maskKey } from '@/lib/credits/keys';
 import { ProblemError } from '@/lib/problems';
 import { billingStripe, stripeUnavailable, type BillingConfig } from './stripe';
 import { FACT_TTL_MS, names, readJson, writeJson, type CheckoutRecord } from './records';
@@ -32,13 +30,13 @@ function requirePlan(planId: unknown): Plan {
 
 /**
  * Creates a Stripe Checkout Session for a plan. The price is sent inline (price_data), so no product
- * or price has to exist in the Stripe dashboard. For a top-up the key is authenticated here and only
- * its hash is kept, in our store, against the session id: Stripe and every URL see neither.
+ * or price has to exist in the Stripe dashboard. For a top-up the key was authenticated by the route (or is
+ * the signed-in session's) and only its hash is kept, in our store, against the session id: Stripe and every URL see neither.
  */
-export async function createCheckout(deps: BillingDeps, planId: PlanId | string, options: { topUpKey?: string } = {}): Promise<CheckoutResult> {
+export async function createCheckout(deps: BillingDeps, planId: PlanId | string, options: { topUp?: { keyHash: string; mask: string } } = {}): Promise<CheckoutResult> {
   const plan = requirePlan(planId);
   const now = deps.now ?? Date.now();
-  const topUpKeyHash = options.topUpKey !== undefined ? await authenticateKey(deps.store, deps.config.CREDITS_KEY_SECRET, options.topUpKey) : null;
+  const topUpKeyHash = options.topUp?.keyHash ?? null;
   const stripe = deps.stripe ?? billingStripe(deps.config);
   const mode = plan.billing === 'monthly' ? 'subscription' : 'payment';
   const appUrl = deps.config.APP_URL.replace(/\/$/, '');
@@ -75,7 +73,7 @@ export async function createCheckout(deps: BillingDeps, planId: PlanId | string,
   if (!session.url) throw stripeUnavailable(new Error('checkout session without url'));
 
   const record: CheckoutRecord = {
-    sessionId: session.id, plan: plan.id, mode, topUpKeyHash, topUpKeyMask: topUpKeyHash && options.topUpKey ? maskKey(options.topUpKey) : null, createdAt: now,
+    sessionId: session.id, plan: plan.id, mode, topUpKeyHash, topUpKeyMask: options.topUp?.mask ?? null, createdAt: now,
   };
   // Written before the buyer is redirected, so it always exists before the payment (and its webhook) can.
   await writeJson(deps.store, names.checkout(session.id), record, now, FACT_TTL_MS);

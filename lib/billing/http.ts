@@ -4,6 +4,11 @@ import { ProblemError, answerWithProblems, problem } from '@/lib/problems';
 import { parseBody } from '@/lib/validation';
 import { readTextCapped } from '@/lib/http/request';
 import { PURCHASABLE_PLAN_IDS } from '@/lib/price';
+import type { Config } from '@/lib/config';
+import type { Store } from '@/lib/store';
+import { authenticateKey } from '@/lib/credits/ledger';
+import { maskKey } from '@/lib/credits/keys';
+import { readSession, refuseForeignOrigin, sessionIdOf } from '@/lib/session';
 
 // Plumbing shared by the /api/billing routes: bodies arrive as JSON (fetch) or as an HTML form post
 // (pages that work without JavaScript); either way a key travels in the body, never in the URL.
@@ -39,13 +44,35 @@ export async function readBillingBody(request: Request, maxBytes: number): Promi
 const formBoolean = z.union([z.boolean(), z.enum(['true', 'on', '1']).transform(() => true), z.enum(['false', 'off', '0', '']).transform(() => false)]);
 const keyField = z.string().trim().min(1, 'is required').max(200, 'is too long');
 
+/** A top-up names its key in the body, or is sent from a page signed in with it (billingKeyOf). */
 export const CheckoutBody = z.strictObject({
   plan: z.enum(PURCHASABLE_PLAN_IDS, `must be one of ${PURCHASABLE_PLAN_IDS.join(', ')}`),
   topUp: formBoolean.optional(),
   key: keyField.optional(),
-}).refine((b) => !b.topUp || b.key !== undefined, { path: ['key'], message: 'is required for a top-up' });
+});
 
-export const KeyBody = z.strictObject({ key: keyField });
+/** The key in the body; a page signed in with the key sends none. */
+export const KeyBody = z.strictObject({ key: keyField.optional() });
+
+/** The key a billing request is about: its hash, and how it may be shown. */
+export interface BillingKey {
+  keyHash: string;
+  mask: string;
+}
+
+/**
+ * The key a billing request names in its body or, without one, the key the browser is signed in with. A signed-in
+ * request is held to the same origin rule as every other session change (refuseForeignOrigin); with neither, the
+ * answer says both ways to name a key.
+ * @example const who = await billingKeyOf(request, body.key, runtime); // { keyHash, mask: 'pac_live_…Ab3d' }
+ */
+export async function billingKeyOf(request: Request, key: string | undefined, deps: { store: Store; config: Config }): Promise<BillingKey> {
+  if (key !== undefined) return { keyHash: await authenticateKey(deps.store, deps.config.CREDITS_KEY_SECRET, key), mask: maskKey(key) };
+  refuseForeignOrigin(request, deps.config.APP_URL);
+  const session = await readSession(deps.store, sessionIdOf(request, deps.config), Date.now());
+  if (session) return { keyHash: session.keyHash, mask: session.keyPrefix };
+  throw new ProblemError('invalid-request', '$.key is required: send the credits key, or sign in with it on this site first.', { errors: [{ path: '$.key', message: 'is required (or sign in)' }] });
+}
 
 export function parseFields<S extends z.ZodType>(schema: S, fields: Record<string, unknown>): z.infer<S> {
   return parseBody(schema, fields);

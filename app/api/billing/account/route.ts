@@ -1,17 +1,17 @@
 import { getRuntime } from '@/lib/runtime';
 import { accountSummary } from '@/lib/billing';
-import { KeyBody, billingRoute, noStoreJson, parseFields, readBillingBody } from '@/lib/billing/http';
+import { KeyBody, billingKeyOf, billingRoute, noStoreJson, parseFields, readBillingBody } from '@/lib/billing/http';
 import { observed } from '@/lib/http/observe';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
-/** Key in the body -> calls left per grant, expiries and subscription state. */
+/** Key in the body (or the signed-in key) -> calls left per grant, expiries and subscription state. */
 export const POST = observed('billing-account', (request: Request): Promise<Response> =>
   billingRoute('billing-account', async () => {
     const { config, store } = getRuntime();
     const { fields } = await readBillingBody(request, config.MAX_BODY_BYTES);
     const { key } = parseFields(KeyBody, fields);
-    return noStoreJson(await accountSummary({ store, config }, key));
+    return noStoreJson(await accountSummary({ store }, await billingKeyOf(request, key, { store, config })));
   }),
 );
