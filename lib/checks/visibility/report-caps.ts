@@ -326,7 +326,7 @@ export const VisibilityReportSchema = z.looseObject({
         signedStatus: int().nullable(),
         unsignedStatus: int().nullable(),
         differs: z.boolean().nullable(),
-        words: str(C.prose),
+        words: str(C.short),
       }),
     }),
     outbound: z.looseObject({

@@ -23,7 +23,7 @@ export interface SignedAgentAccess {
   unsignedStatus: number | null;
   /** Whether the two statuses differ; null when there is no pair to compare. */
   differs: boolean | null;
-  /** What was compared and what it means, in one or two sentences. */
+  /** What was compared and what it means, in one sentence (the report's `short` cap). */
   words: string;
 }
 
@@ -41,7 +41,8 @@ export function signedAgentNotCompared(page: { signed: boolean; status: number }
 
 function failureWords(err: unknown): string {
   if (err instanceof OutboundRefusedError) return "it was not sent (this check's request limits)";
-  if (err instanceof FetchRefusedError || err instanceof FetchFailedError) return `it got no answer (${err.message})`;
+  if (err instanceof FetchFailedError) return `it got no answer (${err.code})`;
+  if (err instanceof FetchRefusedError) return 'it was redirected to an address this check does not fetch';
   return 'it got no answer';
 }
 
