@@ -19,7 +19,7 @@ export const SIGNATURES_DIRECTORY_PATH = '/.well-known/http-message-signatures-d
 /** The directory's media type (the draft's IANA registration). */
 export const SIGNATURES_DIRECTORY_MEDIA_TYPE = 'application/http-message-signatures-directory+json';
 /** The `Signature-Agent` dictionary member (and signature label) our requests carry. */
-export const SIGNATURE_LABEL = 'sig1';
+const SIGNATURE_LABEL = 'sig1';
 /**
  * How long one request signature is valid. Short, as Cloudflare recommends: a request is sent the moment it is
  * signed, and a captured one is of no use to anyone for long.
