@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { HostMapInProductionError, resolveHostMap } from '@/lib/outbound/host-map';
+import { BotKeyError, parsePrivateKey } from '@/lib/outbound/bot-key';
 
 // Configuration is read once from the environment. Every variable is named here, with its
 // default, so an operator can read this file as the list of settings.
@@ -108,6 +109,18 @@ const EnvSchema = z.object({
   ...RENDER_ENV,
   // GET /api/metrics answers only `Authorization: Bearer <METRICS_TOKEN>`; unset, the route answers 404.
   METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  // The service's Web Bot Auth key: an Ed25519 private key, as a JWK or a PKCS#8 PEM (newlines may be written \n).
+  // Set, every request the service sends under its own user agent is signed (lib/outbound/web-bot-auth.ts) and its
+  // public key is served at /.well-known/http-message-signatures-directory; unset, nothing is signed and that
+  // route answers 404. A bad key stops startup, and no message quotes it.
+  WEB_BOT_AUTH_KEY: optionalString.pipe(z.string().optional()).superRefine((value, ctx) => {
+    if (value === undefined) return;
+    try {
+      parsePrivateKey(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: error instanceof BotKeyError ? error.message : 'is not a usable key' });
+    }
+  }),
   // Set by Vercel in every build and function. There a function's disk is its own and lasts one instance,
   // so the SQLite store is refused (parseConfig).
   VERCEL: optionalString,
@@ -153,6 +166,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   if (e.NODE_ENV === 'production') {
     if (!e.CREDITS_KEY_SECRET) problems.push('  CREDITS_KEY_SECRET: required in production (32+ random characters)');
     if (refusesHostMap(env)) problems.push('  CHECK_HOST_MAP: test-only setting, refused in production');
+    if (e.WEB_BOT_AUTH_KEY && !e.APP_URL.startsWith('https://')) problems.push('  WEB_BOT_AUTH_KEY: set, but APP_URL is not https (Signature-Agent must name an https origin)');
   }
   const storeKind = e.REDIS_URL ? 'redis' : e.KV_REST_API_URL ? 'vercel-kv' : 'sqlite';
   if (e.VERCEL && storeKind === 'sqlite') problems.push(VERCEL_NEEDS_SHARED_STORE);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SIGNATURES_DIRECTORY_MEDIA_TYPE, SIGNATURES_DIRECTORY_PATH } from '@/lib/outbound/web-bot-auth';
 import type { CheckEntry } from '@/lib/checks/entry';
 import { checks } from '@/lib/checks/registry';
 import type { ProblemKind } from '@/lib/problems';
@@ -280,6 +281,24 @@ const FREE_ROUTES: FreeEndpoint[] = [
     examples: (appUrl) => [{ status: 200, description: 'Abbreviated.', body: { openapi: '3.1.0', info: { title: 'Paid Agent Checks', version: '…' }, servers: [{ url: appUrl }], paths: { '…': {} }, components: {} } }],
     errors: [],
     llms: { section: 'Discovery and docs', label: 'OpenAPI 3.1', text: 'every endpoint, request and response schemas and x-payment-info offers' },
+  },
+  {
+    kind: 'free', method: 'GET', path: SIGNATURES_DIRECTORY_PATH, operationId: 'signaturesDirectory', title: 'Web Bot Auth key directory',
+    summary: 'The public keys this service signs its requests with (free)',
+    description:
+      'Free. The HTTP Message Signatures directory of Web Bot Auth: a JWKS of the Ed25519 public keys (kid = RFC 7638 thumbprint) that verify ' +
+      'the signatures on the requests this service sends under its own user agent; each such request names this origin in Signature-Agent. ' +
+      'The response is itself signed (tag http-message-signatures-directory). Cached for a day. 404 when the operator has set no key (WEB_BOT_AUTH_KEY): then nothing is signed.',
+    price: 'free', auth: 'none', access: ['anonymous'],
+    ok: {
+      description: 'A JWKS of public keys',
+      contentType: SIGNATURES_DIRECTORY_MEDIA_TYPE,
+      schema: z.strictObject({ keys: z.array(z.strictObject({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: z.string(), kid: z.string() })).min(1) }),
+      headers: { Signature: 'The response signature (RFC 9421)', 'Signature-Input': 'Its parameters: ("@authority";req), tag="http-message-signatures-directory"' },
+    },
+    examples: () => [{ status: 200, description: 'One key.', body: { keys: [{ kty: 'OKP', crv: 'Ed25519', x: 'JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs', kid: 'poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U' }] } }],
+    errors: ['not-found'],
+    llms: { section: 'Discovery and docs', label: 'Web Bot Auth keys', text: 'the public keys that verify the Web Bot Auth signatures on the requests this service sends' },
   },
   {
     kind: 'free', method: 'GET', path: '/llms.txt', operationId: 'llmsTxt', title: 'llms.txt',

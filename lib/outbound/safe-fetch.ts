@@ -17,6 +17,7 @@ import { addressKey, type OutboundGate, type OutboundRefused } from './outbound'
 import { InvalidTargetUrl, normalizeTargetUrl } from './target-url';
 import { countFetch } from '@/lib/metrics';
 import { raceSignal } from '@/lib/abort';
+import { processBotIdentity, type BotIdentity } from './web-bot-auth';
 
 export const DEFAULT_MAX_BYTES = 512 * 1024;
 export const MAX_REDIRECTS = 5;
@@ -64,6 +65,12 @@ export interface SafeFetchOptions {
   headers?: Readonly<Record<string, string>>;
   /** Bytes of response headers accepted, per hop (undici's maxHeaderSize). Default Node's 16 KiB. */
   maxHeaderBytes?: number;
+  /**
+   * Who signs each hop (Web Bot Auth, web-bot-auth.ts); unset: the process's identity from WEB_BOT_AUTH_KEY,
+   * null: unsigned. Only a request under our own User-Agent is ever signed: a signature names this service, so
+   * a request sent as a crawler or a browser must never carry one.
+   */
+  signer?: BotIdentity | null;
 }
 
 export interface FetchResult {
@@ -504,6 +511,8 @@ async function guardedFetch(url: URL, options: SafeFetchOptions): Promise<FetchR
     'accept-encoding': 'gzip, deflate, br',
   };
 
+  const signer = options.userAgent !== undefined ? null : options.signer === undefined ? await processBotIdentity() : options.signer;
+
   const redirects: Array<{ url: string; status: number }> = [];
   const visited = new Set<string>([current.href]);
   let method = options.method ?? 'GET';
@@ -522,7 +531,8 @@ async function guardedFetch(url: URL, options: SafeFetchOptions): Promise<FetchR
       const res = await request(hop.connectUrl, {
         dispatcher: agent,
         method,
-        headers: { ...baseHeaders, ...options.headers, ...hop.extraHeaders },
+        // Signed per hop: the signature covers the authority, which a redirect changes.
+        headers: { ...baseHeaders, ...options.headers, ...hop.extraHeaders, ...(signer ? await signer.signRequest(current, method) : {}) },
         ...(requestBody !== undefined ? { body: requestBody } : {}),
         signal,
         responseHeaders: 'raw',

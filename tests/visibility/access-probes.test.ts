@@ -52,7 +52,13 @@ describe('access probes: what each crawler gets', () => {
       if (crawler.tokenOnly) expect(c.access).toEqual({ outcome: 'not-probed', status: null, userAgent: null });
       else expect(c.access).toEqual({ outcome: 'ok', status: 200, userAgent: crawler.userAgent });
     }
-    expect(report.site.access).toEqual({ browserStatus: 200, browserUserAgent: BROWSER_USER_AGENT, probes: 13 });
+    expect(report.site.access).toEqual({
+      browserStatus: 200,
+      browserUserAgent: BROWSER_USER_AGENT,
+      probes: 13,
+      // The tests run without WEB_BOT_AUTH_KEY: nothing is signed, and the unsigned repeat is not sent.
+      signedAgent: { signed: false, signedStatus: null, unsignedStatus: null, differs: null, words: 'Not compared: this service has no Web Bot Auth key (WEB_BOT_AUTH_KEY), so its requests were not signed.' },
+    });
     expect(finding(report)).toBeUndefined();
     // The user agents the server saw on the page: ours three times (the page, the page as Markdown, the one
     // llms.txt link), the browser once, each probed crawler once.

@@ -11,6 +11,9 @@ import { MAX_REDIRECTS } from '@/lib/outbound/safe-fetch';
 import { SIGNAL_REQUESTS_PER_CHECK, SIGNAL_REQUESTS_PER_ORIGIN, SURFACE_MAX_REDIRECTS, SURFACE_REQUESTS_PER_ORIGIN } from '@/lib/checks/visibility/signal-fetches';
 import { LLMS_LINKS_MAX } from '@/lib/checks/visibility/site-signals';
 import { RENDER_MAX_REDIRECTS, RENDER_MAX_REQUESTS } from '@/lib/checks/visibility/render/render';
+import { SIGNED_AGENT_MAX_REDIRECTS } from '@/lib/checks/visibility/signed-agent';
+import { createBotIdentity } from '@/lib/outbound/web-bot-auth';
+import crypto from 'node:crypto';
 import { startFixtureSite, type FixtureResponse, type FixtureRoute, type FixtureSite } from './fixture-site';
 import { goodPage, goodRoutes } from './fixture-pages';
 
@@ -31,8 +34,8 @@ function worstSite(req: IncomingMessage): FixtureResponse {
   const { path, hop, base } = hopOf(req);
   const next = (to = path) => ({ status: 302, redirect: `${base}${to}?hop=${hop + 1}` });
   if (path === '/final') {
-    // Our own fetch gets the page; every probe is sent on and on.
-    return OURS.test(req.headers['user-agent'] ?? '') ? { body: goodPage('https://www.site.test/final') } : next();
+    // Our own signed fetch gets the page; every probe, and our unsigned repeat of the page, is sent on and on.
+    return OURS.test(req.headers['user-agent'] ?? '') && req.headers['signature'] ? { body: goodPage('https://www.site.test/final') } : next();
   }
   if (path === '/guide' && hop === MAX_REDIRECTS - 1) return { status: 302, redirect: 'https://www.site.test/final' };
   if (hop < MAX_REDIRECTS) return next();
@@ -61,8 +64,11 @@ describe('the number of requests one check makes', () => {
     expect(SURFACE_REQUESTS_PER_ORIGIN).toBe(8);
     expect(SURFACE_MAX_REDIRECTS).toBe(2);
     const rendering = RENDER_MAX_REQUESTS * (1 + RENDER_MAX_REDIRECTS);
-    expect(MAX_REQUESTS_PER_CHECK).toBe((1 + 1) * perFetch + (6 + 7) * perFetch + 8 * 3 + probes + rendering);
-    expect(MAX_REQUESTS_PER_CHECK).toBe(306);
+    // With a Web Bot Auth key, the page once more unsigned, followed at most 2 redirects.
+    expect(SIGNED_AGENT_MAX_REDIRECTS).toBe(2);
+    const unsignedRepeat = 1 + SIGNED_AGENT_MAX_REDIRECTS;
+    expect(MAX_REQUESTS_PER_CHECK).toBe((1 + 1) * perFetch + (6 + 7) * perFetch + 8 * 3 + probes + unsignedRepeat + rendering);
+    expect(MAX_REQUESTS_PER_CHECK).toBe(309);
     expect(visibilityCheckDescription().fetched.maxRequests).toBe(MAX_REQUESTS_PER_CHECK);
   });
 
@@ -70,8 +76,11 @@ describe('the number of requests one check makes', () => {
     const routes = new Proxy({} as Record<string, FixtureRoute>, { get: () => worstSite });
     const site = await startFixtureSite(routes);
     sites.push(site);
-    const { report } = await checkVisibility('https://site.test/guide', { hostMap: site.hostMap(['site.test', 'www.site.test']) });
+    // Signed, so that the unsigned repeat of the page is sent (and redirected as far as it is followed) too.
+    const signer = await createBotIdentity(JSON.stringify(crypto.generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' })), 'https://checks.example');
+    const { report } = await checkVisibility('https://site.test/guide', { hostMap: site.hostMap(['site.test', 'www.site.test']), signer });
     expect(report.checkedUrl).toBe('https://www.site.test/final');
+    expect(site.log.filter((l) => OURS.test(String(l.headers['user-agent'])) && !l.headers['signature'])).toHaveLength(1 + SIGNED_AGENT_MAX_REDIRECTS);
     expect(report.site.sitemapXml.url).toBe('https://www.site.test/declared.xml');
 
     const probeRequests = site.log.filter((l) => !OURS.test(String(l.headers['user-agent'])));
@@ -95,7 +104,15 @@ describe('the number of requests one check makes', () => {
   it('makes 30 requests to a site without redirects beyond http -> https: the page and its Markdown variant, 6 for the site files, tdmrep.json, the one llms.txt link, 6 agent surfaces, 14 probes', async () => {
     const site = await startFixtureSite(goodRoutes());
     sites.push(site);
-    await checkVisibility('https://site.test/guide', { hostMap: site.hostMap(['site.test']) });
+    await checkVisibility('https://site.test/guide', { hostMap: site.hostMap(['site.test']), signer: null });
     expect(site.requests).toHaveLength(30);
+  });
+
+  it('makes 31 with a Web Bot Auth key: the page once more, unsigned', async () => {
+    const site = await startFixtureSite(goodRoutes());
+    sites.push(site);
+    const signer = await createBotIdentity(JSON.stringify(crypto.generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' })), 'https://checks.example');
+    await checkVisibility('https://site.test/guide', { hostMap: site.hostMap(['site.test']), signer });
+    expect(site.requests).toHaveLength(31);
   });
 });

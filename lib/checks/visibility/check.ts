@@ -16,7 +16,10 @@
 //               - only if /sitemap.xml is not a sitemap, the first `Sitemap:` URL of robots.txt, and only if
 //                 the sitemap is an index, its first child (the longest chain: 3 requests deep);
 //             the access probes of the final address (access-probes.ts: a browser and each crawler, 4 at a
-//             time), and the rendered view (render/), whose browser fetches through safeFetch as well.
+//             time), the final address once more unsigned when the page was fetched signed (signed-agent.ts),
+//             and the rendered view (render/), whose browser fetches through safeFetch as well.
+// Every request under our own user agent is signed with Web Bot Auth when the service has a key; the crawler
+// and browser probes, sent under other user agents, never are.
 //   A page that answers anything else is reported as it answered, with nothing else fetched.
 // The site signals (signal-fetches.ts) add at most 1 request per check and 7 per origin probed; the agent
 // surfaces and the licence 7 more per origin, each followed at most 2 redirects.
@@ -62,6 +65,8 @@ import { InvalidTargetUrl, normalizeTargetUrl } from '@/lib/outbound/target-url'
 import { renderedView, withRenderedFindings, type PageRendering } from './render';
 import { RENDER_MAX_REDIRECTS, RENDER_MAX_REQUESTS } from './render/render';
 import { capReport } from './report-caps';
+import { compareSignedAgent, signedAgentNotCompared, SIGNED_AGENT_MAX_REQUESTS, type SignedAgentAccess } from './signed-agent';
+import { processBotIdentity, type BotIdentity } from '@/lib/outbound/web-bot-auth';
 
 export const CHECK_VERSION = '3.1.0';
 /** Whole-check budget: every request of one check shares it. */
@@ -88,6 +93,7 @@ export const MAX_REQUESTS_PER_CHECK =
   (1 + MAX_REDIRECTS) * (1 + SIGNAL_REQUESTS_PER_CHECK + SITE_FILES_PER_ORIGIN + SIGNAL_REQUESTS_PER_ORIGIN) +
   (1 + SURFACE_MAX_REDIRECTS) * SURFACE_REQUESTS_PER_ORIGIN +
   ACCESS_PROBE_MAX_REQUESTS +
+  SIGNED_AGENT_MAX_REQUESTS +
   RENDER_MAX_REQUESTS * (1 + RENDER_MAX_REDIRECTS);
 
 export interface CheckOptions {
@@ -118,6 +124,8 @@ export interface CheckOptions {
    * rendering slot at a time and serves owners in turn. Unset: the check is an owner of its own.
    */
   renderOwner?: string;
+  /** Signs the check's own requests (Web Bot Auth); unset: the process's key (WEB_BOT_AUTH_KEY), null: unsigned. */
+  signer?: BotIdentity | null;
 }
 
 type PresenceState = 'found' | 'missing';
@@ -141,7 +149,8 @@ interface VisibilitySite {
   agentSurfaces: SiteSignals['agentSurfaces'];
   aiUse: SiteSignals['aiUse'];
   commerce: SiteSignals['commerce'];
-  access: SiteAccess;
+  /** v4 adds `signedAgent`: the page signed and unsigned (signed-agent.ts). */
+  access: SiteAccess & { signedAgent: SignedAgentAccess };
   /** Where this check's requests went, per registrable domain, and the ones it did not send. */
   outbound: OutboundSummary;
 }
@@ -168,7 +177,7 @@ export interface VisibilityResult {
   limits: string[];
 }
 
-type FetchOptions = Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap' | 'outbound'>;
+type FetchOptions = Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap' | 'outbound' | 'signer'>;
 /**
  * How the check runs its analysis steps on the pool. Only the caller's signal drops a queued step: the
  * budget bounds the fetches, and files still pending when it ran out are analysed as not fetched.
@@ -374,7 +383,9 @@ export async function checkVisibility(input: string, options: CheckOptions = {})
   const finished = new AbortController();
   const signal = AbortSignal.any([budget, finished.signal, ...(options.signal ? [options.signal] : [])]);
   const gate = createOutboundGate({ own: [target.hostname], ...(options.spendOutbound ? { spend: options.spendOutbound } : {}) });
-  const fetchOptions: FetchOptions = { signal, hostMap, outbound: gate, ...(options.lookup ? { lookup: options.lookup } : {}) };
+  // Resolved once, so every request of the check is signed by the same key (or none is).
+  const signer = options.signer !== undefined ? options.signer : await processBotIdentity();
+  const fetchOptions: FetchOptions = { signal, hostMap, outbound: gate, signer, ...(options.lookup ? { lookup: options.lookup } : {}) };
 
   const analysis: AnalysisOptions = {
     ...(options.signal ? { signal: options.signal } : {}),
@@ -482,13 +493,15 @@ async function runCheck(
     analysis,
     ...(renderOwner !== undefined ? { owner: renderOwner } : {}),
   });
-  const [files, markdown, probes] = answered
+  const signedPage = { signed: fetchOptions.signer != null, url: page.url, status: page.status };
+  const [files, markdown, probes, signedAgent] = answered
     ? await Promise.all([
         probeSite(new URL(finalUrl.origin), page.headers, page.url, siteFetches, analysis),
         fetchMarkdownAnswer(target, { ...siteFetches, timeoutMs: PROBE_TIMEOUT_MS }),
         runAccessProbes(finalUrl, siteFetches),
+        compareSignedAgent(signedPage, siteFetches),
       ])
-    : [NOT_FETCHED_FILES, { status: null, contentType: null, body: null }, null];
+    : [NOT_FETCHED_FILES, { status: null, contentType: null, body: null }, null, signedAgentNotCompared(signedPage)];
   // A report whose own site's files were refused by the budget would score requests that were never sent:
   // the check stops instead, uncharged, as when the page itself is refused.
   const ownSpent = siteRefusals.find((r) => r.reason === 'budget' && gate.isOwn(r.domain));
@@ -525,7 +538,7 @@ async function runCheck(
       llmsFullTxt: result.llmsFullState,
       ...result.signals,
       agentSurfaces: { ...result.signals.agentSurfaces, webMcp: view.webMcp },
-      access: result.access,
+      access: { ...result.access, signedAgent },
       outbound: gate.summary(),
     },
     score: result.score,
@@ -568,7 +581,7 @@ export function visibilityCheckDescription() {
         'the RSL licence robots.txt License: (or the page\'s Link rel="license" of type application/rsl+xml) names (64 KB, at most 2 redirects)',
         'the TDMRep policy the tdm-policy header or tdmrep.json names, to see that it answers (1 KB, at most 2 redirects)',
       ],
-      probes: `the final page address once as a desktop browser and once as each of the ${PROBED_CRAWLERS.length} crawlers that send requests, with its published user agent, at most ${ACCESS_PROBE_CONCURRENCY} at a time, reading at most ${ACCESS_PROBE_MAX_BYTES / 1024} KB each`,
+      probes: `the final page address once as a desktop browser and once as each of the ${PROBED_CRAWLERS.length} crawlers that send requests, with its published user agent, at most ${ACCESS_PROBE_CONCURRENCY} at a time, reading at most ${ACCESS_PROBE_MAX_BYTES / 1024} KB each; and, when this service signs its requests (Web Bot Auth), once more under its own user agent unsigned, to compare with the signed page fetch`,
       budgetSeconds: CHECK_BUDGET_MS / 1000,
       maxRequests: MAX_REQUESTS_PER_CHECK,
       thirdPartyRequestsPerDomain: THIRD_PARTY_REQUESTS_PER_DOMAIN,

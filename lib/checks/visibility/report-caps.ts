@@ -317,7 +317,18 @@ export const VisibilityReportSchema = z.looseObject({
       x402: z.boolean(),
       mpp: z.boolean(),
     }),
-    access: z.looseObject({ browserStatus: int().nullable(), browserUserAgent: str(C.short), probes: int() }),
+    access: z.looseObject({
+      browserStatus: int().nullable(),
+      browserUserAgent: str(C.short),
+      probes: int(),
+      signedAgent: z.looseObject({
+        signed: z.boolean(),
+        signedStatus: int().nullable(),
+        unsignedStatus: int().nullable(),
+        differs: z.boolean().nullable(),
+        words: str(C.short),
+      }),
+    }),
     outbound: z.looseObject({
       requests: requestCount(),
       refused: RefusedCounts,
