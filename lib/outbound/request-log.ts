@@ -6,9 +6,9 @@
 import { z } from 'zod';
 
 /** Lines one check keeps, in the order the requests started; the rest are counted in `omitted`. */
-export const REQUEST_LOG_MAX_ENTRIES = 200;
+const REQUEST_LOG_MAX_ENTRIES = 200;
 /** Characters of an address a line keeps (a longer one ends in the cut mark when the report is capped). */
-export const REQUEST_LOG_URL_MAX = 512;
+const REQUEST_LOG_URL_MAX = 512;
 
 /**
  * Who stopped a request before it was sent: the URL rules (scheme, port, credentials, internal names), the SSRF
@@ -16,11 +16,10 @@ export const REQUEST_LOG_URL_MAX = 512;
  * for a third party, the lookups of one check), the redirect policy (a loop, too many hops), or the renderer
  * (what a check's browser is never given: images, media, fonts, anything but GET, past its caps).
  */
-export const REQUEST_REFUSERS = ['url-rules', 'ssrf-guard', 'budget', 'third-party-cap', 'lookup-cap', 'redirect-limit', 'renderer'] as const;
-export type RequestRefuser = (typeof REQUEST_REFUSERS)[number];
+const REQUEST_REFUSERS = ['url-rules', 'ssrf-guard', 'budget', 'third-party-cap', 'lookup-cap', 'redirect-limit', 'renderer'] as const;
 
 /** Why a request that was sent (or whose name was looked up) got no usable answer. */
-export const REQUEST_FAILURES = ['dns', 'timeout', 'connection', 'tls', 'bad-response'] as const;
+const REQUEST_FAILURES = ['dns', 'timeout', 'connection', 'tls', 'bad-response'] as const;
 type RequestFailure = (typeof REQUEST_FAILURES)[number];
 
 /** One request, as the report lists it. */
@@ -62,7 +61,7 @@ export type RequestList = z.infer<typeof RequestList>;
 export type RequestOutcome = Partial<Pick<RequestLogEntry, 'status' | 'contentType' | 'bytes' | 'redirectTo' | 'refusedBy' | 'failed' | 'why'>>;
 
 /** What is known when a request starts. */
-export type RequestStart = Pick<RequestLogEntry, 'purpose' | 'method' | 'url' | 'userAgent'>;
+type RequestStart = Pick<RequestLogEntry, 'purpose' | 'method' | 'url' | 'userAgent'>;
 
 export interface RequestLog {
   /** Opens a line as the request starts (so the list keeps the order requests began in); call the result once it ended. */

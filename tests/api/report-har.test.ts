@@ -1,8 +1,8 @@
 // GET /api/reports/<id>/har: a stored visibility report's request list as a HAR 1.2 file, to whoever may read the
 // report and to no one else. The file is checked against the HAR 1.2 schema (har-validator) and against the
 // report's own list, entry for entry. In-process route handlers on a real SQLite store, paid with credits keys.
-import { createRequire } from 'node:module';
 import type { Har } from 'har-format';
+import { har as validateHar } from 'har-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GET as reportRoute } from '@/app/api/reports/[id]/route';
 import { GET as harRoute } from '@/app/api/reports/[id]/har/route';
@@ -13,8 +13,6 @@ import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { goodRoutes } from '../visibility/fixture-pages';
 import { installTestRuntime, post, validReadinessBody, type TestRuntime } from '../support/runtime';
 import { agentCheckRoute } from '../support/check-routes';
-
-const validator = createRequire(import.meta.url)('har-validator') as { har(data: unknown): Promise<unknown> };
 
 const { POST: visibility } = agentCheckRoute('ai-visibility');
 const { POST: readiness } = agentCheckRoute('readiness');
@@ -61,7 +59,7 @@ describe('GET /api/reports/<id>/har', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     const har = (await res.json()) as Har;
     // har-validator resolves with the file it was given, or rejects listing what breaks the schema.
-    await expect(validator.har(har)).resolves.toEqual(har);
+    await expect(validateHar(har)).resolves.toEqual(har);
 
     const stored = (await (await getReport(visibilityId, bearer(a.key))).json()) as { report: { checkVersion: string; requests: RequestList } };
     const lines = stored.report.requests.entries;
