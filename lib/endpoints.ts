@@ -347,6 +347,24 @@ function sessionCheckEndpoint(op: CheckEntry): FreeEndpoint {
 
 const reportIdParam = { name: 'id', description: 'The report id (from the Link header, _meta.reportUrl or GET /api/reports)', schema: z.string(), example: reportIdExample };
 const ShareCreated = z.strictObject({ url: z.string(), path: z.string() });
+/** What GET /api/reports/{id}/har promises of HAR 1.2 (lib/outbound/har.ts writes it); the format has more members. */
+const HarFile = z.looseObject({
+  log: z.looseObject({
+    version: z.literal('1.2'),
+    creator: z.looseObject({ name: z.string(), version: z.string() }),
+    pages: z.array(z.looseObject({ id: z.string(), title: z.string(), startedDateTime: z.string() })),
+    entries: z.array(
+      z.looseObject({
+        pageref: z.string(),
+        startedDateTime: z.string(),
+        time: z.number(),
+        request: z.looseObject({ method: z.string(), url: z.string() }),
+        response: z.looseObject({ status: z.number().int(), redirectURL: z.string() }),
+        _purpose: z.string(),
+      }),
+    ),
+  }),
+});
 
 // Comparing, sharing and running again a stored report: the owner only, as for reading it.
 const REPORT_ACTION_ROUTES: FreeEndpoint[] = [
@@ -373,6 +391,19 @@ const REPORT_ACTION_ROUTES: FreeEndpoint[] = [
       },
     }],
     errors: ['invalid-request', 'invalid-credits-key', 'not-signed-in', 'wallet-sign-in-refused', 'not-found', 'rate-limited', 'store-unavailable'],
+  },
+  {
+    kind: 'free', method: 'GET', path: '/api/reports/{id}/har', operationId: 'getReportHar', title: 'A stored report\'s requests as HAR',
+    summary: 'Every request the check sent (and each it did not send, and why) as a HAR 1.2 file for browser developer tools',
+    description:
+      'The report\'s request list (report.requests of an AI Visibility report: purpose, method, URL, user agent, status, content type, bytes, milliseconds, and who refused a request not sent) ' +
+      'as a HAR 1.2 download, one entry per listed request in the order they started, each redirect hop its own entry. The same owner rule as GET /api/reports/{id} (else the same 404). ' +
+      'A report that lists no requests (another check, or a visibility report from before check version 4) is a 404 saying so.',
+    price: 'free', auth: ownerAuth, access: ownerAccess,
+    pathParams: [reportIdParam],
+    ok: { description: 'The HAR file', contentType: 'application/json', schema: HarFile, headers: { 'Content-Disposition': 'attachment; filename="<report id>.har": a download named after the report' } },
+    examples: () => [],
+    errors: ['invalid-credits-key', 'not-signed-in', 'wallet-sign-in-refused', 'not-found', 'rate-limited', 'store-unavailable'],
   },
   {
     kind: 'free', method: 'POST', path: '/api/reports/{id}/share', operationId: 'shareReport', title: 'Share a stored report',

@@ -8,9 +8,10 @@ import { CopyButton } from '../CopyButton';
  * "Copy as Markdown" copies it as text to paste into an issue or a chat, "Print" makes a PDF through the
  * browser's print (the print stylesheet hides the site around the report and opens its folded parts), and
  * "Copy permalink" copies the report's permanent address when it has one. Files are built in the browser from
- * the JSON the page already holds: nothing is fetched again.
+ * the JSON the page already holds: nothing is fetched again, except "Download HAR" (the report's requests as HAR 1.2,
+ * offered on the owner's page of a report that lists them), a link to the route that serves it to the owner.
  */
-export function ReportActions({ json, markdown, fileName, permalink }: { json: string; markdown: string; fileName: string; permalink?: string }) {
+export function ReportActions({ json, markdown, fileName, permalink, har }: { json: string; markdown: string; fileName: string; permalink?: string; har?: string }) {
   useEffect(() => {
     // Printing from the browser's menu opens the folded parts too; what was open before is restored after.
     let opened: HTMLDetailsElement[] = [];
@@ -49,6 +50,11 @@ export function ReportActions({ json, markdown, fileName, permalink }: { json: s
       <button type="button" className="button secondary" onClick={() => window.print()}>
         Print
       </button>
+      {har ? (
+        <a className="button secondary" href={har} download>
+          Download HAR
+        </a>
+      ) : null}
       {permalink ? <CopyButton text={permalink} label="Copy permalink" /> : null}
     </div>
   );

@@ -29,10 +29,11 @@ function exportFileName(checkId: string, headline: ReportHeadline | null): strin
  * Renders one check's 200 body; `check` is the check's id (the stored report's check, the tab it came from).
  * `level` is the heading level of the report's title (2 on a page of its own, 3 under a page section); `idPrefix`
  * keeps ids unique when a page shows two reports; `permalink` is the report's absolute permanent address, when it
- * has one (copied, and carried in the Markdown).
+ * has one (copied, and carried in the Markdown); `har` the address of its requests as HAR, when it lists them and the
+ * reader may fetch them (its owner's page).
  * @example <ReportView check="ai-visibility" body={await res.json()} level={2} idPrefix="result" permalink="https://…/reports/rep_…" />
  */
-export function ReportView({ check, body, level = 2, idPrefix = 'report', permalink }: { check: string; body: unknown; level?: Level; idPrefix?: string; permalink?: string }) {
+export function ReportView({ check, body, level = 2, idPrefix = 'report', permalink, har }: { check: string; body: unknown; level?: Level; idPrefix?: string; permalink?: string; har?: string }) {
   const view = checkComponents(check);
   const headline = view?.report.headline?.(body) ?? null;
   // A check that heads its reports and finds no headline in this body cannot read the rest of it either.
@@ -43,6 +44,7 @@ export function ReportView({ check, body, level = 2, idPrefix = 'report', permal
       markdown={checkMarkdown(view.report, body, permalink)}
       fileName={exportFileName(view.report.id, headline)}
       permalink={permalink}
+      har={har}
     />
   );
   const generic = headline !== null;

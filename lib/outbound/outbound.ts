@@ -14,6 +14,7 @@
 
 import { getDomain } from 'tldts';
 import ipaddr from 'ipaddr.js';
+import type { RequestLog } from './request-log';
 
 /** Requests one check may send to any one domain, or any one address, other than the checked page's own. */
 export const THIRD_PARTY_REQUESTS_PER_DOMAIN = 8;
@@ -107,6 +108,8 @@ export interface OutboundGate {
   /** The first error `spend` threw (a store that did not answer), if any: its request was refused, not sent. */
   failure(): unknown;
   summary(): OutboundSummary;
+  /** The check's request log (request-log.ts), when it keeps one: safeFetch writes each hop it sends or refuses to it. */
+  readonly log: RequestLog | undefined;
 }
 
 /**
@@ -134,9 +137,10 @@ export function registrableDomain(hostname: string): string {
 }
 
 /**
- * One check's gate. Without `spend` only the per-check caps apply (the command line, tests of one check).
+ * One check's gate. Without `spend` only the per-check caps apply (the command line, tests of one check). With
+ * `log`, every request made through the gate is written to it.
  * @example
- * const gate = createOutboundGate({ own: ['site.test'], spend });
+ * const gate = createOutboundGate({ own: ['site.test'], spend, log: createRequestLog() });
  * await safeFetch(url, { outbound: gate }); // throws FetchRefusedError('budget' | 'third-party-cap' | 'lookup-cap') when refused
  * gate.summary().requests // 1
  */
@@ -145,9 +149,11 @@ export function createOutboundGate({
   spend,
   thirdPartyCap = THIRD_PARTY_REQUESTS_PER_DOMAIN,
   maxLookups = MAX_LOOKUPS_PER_CHECK,
+  log,
 }: {
   own: Iterable<string>;
   spend?: OutboundSpend;
+  log?: RequestLog;
   thirdPartyCap?: number;
   maxLookups?: number;
 }): OutboundGate {
@@ -243,6 +249,7 @@ export function createOutboundGate({
     isOwn(hostname) {
       return owned.has(registrableDomain(hostname));
     },
+    log,
     refusals: () => refused,
     failure: () => failure,
     summary() {

@@ -14,6 +14,7 @@ import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
 import { resolveHostMap, type HostMap } from './host-map';
 import { addressKey, type OutboundGate, type OutboundRefused } from './outbound';
+import { requestOutcomeOf, type RequestOutcome } from './request-log';
 import { InvalidTargetUrl, normalizeTargetUrl } from './target-url';
 import { countFetch } from '@/lib/metrics';
 import { raceSignal } from '@/lib/abort';
@@ -71,6 +72,8 @@ export interface SafeFetchOptions {
    * a request sent as a crawler or a browser must never carry one.
    */
   signer?: BotIdentity | null;
+  /** What the request is for, in words, as the gate's request log lists each of its hops ("robots.txt"). */
+  purpose?: string;
 }
 
 export interface FetchResult {
@@ -489,11 +492,44 @@ async function guardedFetch(url: URL, options: SafeFetchOptions): Promise<FetchR
   const allowHosts = [...hostMap.keys()];
 
   const requestedUrl = url.href;
+  const baseHeaders = {
+    'user-agent': options.userAgent ?? userAgent(options.appUrl),
+    accept: options.accept ?? 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8',
+    'accept-encoding': 'gzip, deflate, br',
+  };
+  let method = options.method ?? 'GET';
+  // Each hop is one line of the check's request log, opened before the gate is asked (a refusal is a line too).
+  const log = options.outbound?.log;
+  const sentUserAgent = options.headers?.['user-agent'] ?? baseHeaders['user-agent'];
+  let openLine: ((outcome: RequestOutcome) => void) | null = null;
+  const openHop = (href: string) => {
+    openLine = log?.start({ purpose: options.purpose ?? 'other', method, url: href, userAgent: sentUserAgent }) ?? null;
+  };
+  const closeHop = (outcome: RequestOutcome) => {
+    openLine?.(outcome);
+    openLine = null;
+  };
+  /** The hop about to be asked for, and its status once it answered: what a failure's line says. */
+  let attempted = url.href;
+  let answered: { status: number; contentType: string | null } | null = null;
+  const logFailure = (err: Error) => {
+    if (!log) return;
+    const code = (err as { code?: unknown }).code;
+    const outcome = requestOutcomeOf(typeof code === 'string' ? code : '', err.message);
+    // The hop that redirected was closed already: what it led to is a line of its own, never sent.
+    if (openLine === null) openHop(attempted);
+    closeHop({ ...outcome, ...(answered && !outcome.refusedBy ? answered : {}) });
+  };
+
   let current: URL;
   try {
     current = normalizeTargetUrl(url.href, { allowHosts });
   } catch (err) {
-    if (err instanceof InvalidTargetUrl) throw new FetchRefusedError('invalid-url', err.message, url.href);
+    if (err instanceof InvalidTargetUrl) {
+      const refused = new FetchRefusedError('invalid-url', err.message, url.href);
+      logFailure(refused);
+      throw refused;
+    }
     throw err;
   }
 
@@ -505,21 +541,18 @@ async function guardedFetch(url: URL, options: SafeFetchOptions): Promise<FetchR
     connections: 2,
     ...(options.maxHeaderBytes ? { maxHeaderSize: options.maxHeaderBytes } : {}),
   });
-  const baseHeaders = {
-    'user-agent': options.userAgent ?? userAgent(options.appUrl),
-    accept: options.accept ?? 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8',
-    'accept-encoding': 'gzip, deflate, br',
-  };
 
   const signer = options.userAgent !== undefined ? null : options.signer === undefined ? await processBotIdentity() : options.signer;
 
   const redirects: Array<{ url: string; status: number }> = [];
   const visited = new Set<string>([current.href]);
-  let method = options.method ?? 'GET';
   let requestBody = options.body;
   try {
     for (;;) {
       const started = performance.now();
+      attempted = current.href;
+      answered = null;
+      openHop(current.href);
       // The gate is asked for every hop: by name before the name is resolved, by address before a byte is sent.
       const byName = options.outbound ? await raceSignal(options.outbound.admit(current), signal) : null;
       if (byName) throw new OutboundRefusedError(byName, current.href);
@@ -545,6 +578,8 @@ async function guardedFetch(url: URL, options: SafeFetchOptions): Promise<FetchR
       const first = (name: string) => headers.find(([n]) => n === name.toLowerCase())?.[1] ?? null;
       const headerAll = (name: string) => headers.filter(([n]) => n === name.toLowerCase()).map(([, v]) => v);
 
+      answered = { status: res.statusCode, contentType: first('content-type') };
+
       const location = first('location');
       if (REDIRECT_STATUSES.has(res.statusCode) && location !== null) {
         res.body.destroy();
@@ -555,6 +590,8 @@ async function guardedFetch(url: URL, options: SafeFetchOptions): Promise<FetchR
         } catch (err) {
           throw new FetchFailedError('bad-response', 'The site sent a redirect to an invalid address.', current.href, err);
         }
+        closeHop({ ...answered, redirectTo: next.href });
+        attempted = next.href;
         try {
           next = normalizeTargetUrl(next.href, { allowHosts });
         } catch (err) {
@@ -585,6 +622,7 @@ async function guardedFetch(url: URL, options: SafeFetchOptions): Promise<FetchR
       const decoder = contentDecoder(headerAll('content-encoding'), current.href);
       const { bytes, truncated } = await readCapped(res.body, decoder, { maxBytes, signal });
       const body = decodeText(bytes, charsetOf(first('content-type'), bytes));
+      closeHop({ ...answered, bytes: bytes.length });
       return {
         requestedUrl,
         url: current.href,
@@ -601,7 +639,9 @@ async function guardedFetch(url: URL, options: SafeFetchOptions): Promise<FetchR
       };
     }
   } catch (err) {
-    throw classify(err, current.href, signal);
+    const classified = classify(err, current.href, signal);
+    logFailure(classified);
+    throw classified;
   } finally {
     await agent.destroy().catch(() => {});
   }

@@ -12,6 +12,7 @@ import { readSession, refuseForeignOrigin, sessionIdOf } from '@/lib/session';
 import { ownReport, reportPage } from './store';
 import { compareReports } from './compare';
 import { revokeShare, shareReport } from './share';
+import { reportHar } from './har';
 
 /**
  * Counts one read of stored reports for the client address (RATE_LIMIT_REPORTS_PER_IP), before the key or the
@@ -66,14 +67,33 @@ function limitOf(raw: string | null): number | undefined {
   return /^\d{1,4}$/.test(raw) ? Number(raw) : NaN;
 }
 
+/** What any reader of a report that is not theirs (or that does not exist) is told, whatever they asked of it. */
+const notOwnReport = () => new ProblemError('not-found', 'No report with this id belongs to this key or wallet (reports are kept 30 days by default).');
+
 /** GET /api/reports/<id>: the stored 200 body, to the key that paid for it only (404 for anyone else). */
 export function reportGet(request: Request, id: string): Promise<Response> {
   return runtimeRoute('report-read', async (runtime) => {
     await countReportRead(request, runtime);
     const keyHash = await reportOwner(request, runtime, READ_REPORTS);
     const report = await ownReport(runtime.store, keyHash, id, Date.now());
-    if (!report) throw new ProblemError('not-found', 'No report with this id belongs to this key or wallet (reports are kept 30 days by default).');
+    if (!report) throw notOwnReport();
     return Response.json(report.body, { headers: NO_STORE });
+  });
+}
+
+/**
+ * GET /api/reports/<id>/har: the report's requests as a HAR 1.2 download, under the same owner rule as GET
+ * /api/reports/<id> (the same 404 for anyone else); a report that lists no requests is a 404 saying so.
+ */
+export function reportHarGet(request: Request, id: string): Promise<Response> {
+  return runtimeRoute('report-har', async (runtime) => {
+    await countReportRead(request, runtime);
+    const keyHash = await reportOwner(request, runtime, READ_REPORTS);
+    const report = await ownReport(runtime.store, keyHash, id, Date.now());
+    if (!report) throw notOwnReport();
+    return Response.json(reportHar(report), {
+      headers: { ...NO_STORE, 'content-disposition': `attachment; filename="${report.id}.har"` },
+    });
   });
 }
 

@@ -9,6 +9,7 @@ import { isShared, sharedReport } from './share';
 
 export { REPORT_ID_PATTERN, isReportCursor, type OwnReport, type ReportList, type ReportListItem } from './store';
 export type { ReportComparison } from './compare';
+export { hasRequestList } from './har';
 
 /**
  * One page of the key's stored reports, newest first; pass `nextCursor` back for the next page.

@@ -15,6 +15,7 @@ import { POST as rotatePOST } from '@/app/api/session/rotate/route';
 import { GET as reportsGET } from '@/app/api/reports/route';
 import { GET as reportGET } from '@/app/api/reports/[id]/route';
 import { GET as compareGET } from '@/app/api/reports/[id]/compare/[otherId]/route';
+import { GET as harGET } from '@/app/api/reports/[id]/har/route';
 import { POST as sharePOST, DELETE as shareDELETE } from '@/app/api/reports/[id]/share/route';
 import { POST as rerunPOST } from '@/app/api/reports/[id]/rerun/route';
 import { endpoints, type FreeEndpoint } from '@/lib/endpoints';
@@ -177,6 +178,17 @@ const SAMPLES: Record<string, () => Promise<Response[]>> = {
     const { cookie } = await signedIn();
     const [id, otherId] = [reportIdOf(await sessionCheck(cookie)), reportIdOf(await sessionCheck(cookie))];
     return [await compareGET(new Request(`${BASE}/api/reports/${id}/compare/${otherId}`, { headers: { cookie } }), { params: Promise.resolve({ id, otherId }) })];
+  },
+  // The session's own visibility report, as its page's "Download HAR" fetches it.
+  'GET /api/reports/{id}/har': async () => {
+    const { cookie } = await signedIn();
+    process.env.CHECK_HOST_MAP = site.hostMap(['site.test']);
+    try {
+      const id = reportIdOf(await sessionVisibilityPOST(json('/api/session/checks/ai-visibility', { url: 'https://site.test/' }, { cookie, 'idempotency-key': 'registry-har-1' })));
+      return [await harGET(new Request(`${BASE}/api/reports/${id}/har`, { headers: { cookie } }), { params: Promise.resolve({ id }) })];
+    } finally {
+      delete process.env.CHECK_HOST_MAP;
+    }
   },
   'POST /api/reports/{id}/share': async () => {
     const { cookie } = await signedIn();

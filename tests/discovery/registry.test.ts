@@ -53,7 +53,7 @@ describe('/openapi.json from the endpoint registry', () => {
     expect(apiRoutes.map((r) => r.urlPath).sort()).toEqual([
       '/api/agent/ai-visibility', '/api/agent/credits', '/api/agent/payment-endpoint', '/api/agent/readiness', '/api/billing/account', '/api/billing/checkout',
       '/api/billing/portal', '/api/billing/session', '/api/billing/webhook', '/api/health', '/api/mcp', '/api/metrics',
-      '/api/reports', '/api/reports/{id}', '/api/reports/{id}/compare/{otherId}', '/api/reports/{id}/rerun', '/api/reports/{id}/share', '/api/session', '/api/session/checks/ai-visibility',
+      '/api/reports', '/api/reports/{id}', '/api/reports/{id}/compare/{otherId}', '/api/reports/{id}/har', '/api/reports/{id}/rerun', '/api/reports/{id}/share', '/api/session', '/api/session/checks/ai-visibility',
       '/api/session/checks/payment-endpoint', '/api/session/checks/readiness', '/api/session/rotate',
     ]);
     for (const { file, urlPath } of apiRoutes) {

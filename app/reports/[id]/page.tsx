@@ -6,7 +6,7 @@ import { SignInAndRefresh } from '@/components/account/AccountSession';
 import { ComparePanel } from '@/components/reports/ComparePanel';
 import { RerunButton } from '@/components/reports/RerunButton';
 import { SharePanel } from '@/components/reports/SharePanel';
-import { compareWithPrevious, getReport, REPORT_ID_PATTERN, reportIdParam, reportIsShared } from '@/lib/reports';
+import { compareWithPrevious, getReport, hasRequestList, REPORT_ID_PATTERN, reportIdParam, reportIsShared } from '@/lib/reports';
 import { checkById } from '@/lib/checks/registry';
 import { sessionFromCookies } from '@/lib/session';
 import { pageMetadata, publicOrigin } from '@/lib/site/metadata';
@@ -42,7 +42,14 @@ export default async function StoredReport({ params }: Params) {
       <p className="muted">
         <Link href="/account#history">All your reports</Link> · <Link href="/check">Run another check</Link>
       </p>
-      <ReportView check={report.operation} body={report.body} level={2} idPrefix="stored" permalink={`${publicOrigin()}/reports/${encodeURIComponent(id)}`} />
+      <ReportView
+        check={report.operation}
+        body={report.body}
+        level={2}
+        idPrefix="stored"
+        permalink={`${publicOrigin()}/reports/${encodeURIComponent(id)}`}
+        har={hasRequestList(report) ? `/api/reports/${encodeURIComponent(id)}/har` : undefined}
+      />
       {/* After the report, so its header and top fixes keep the first screen. */}
       {report.input !== null ? (
         <div className="actions">

@@ -51,11 +51,12 @@ function failureOf(err: unknown): ProbeFailure {
   return 'connection';
 }
 
-async function probe(url: URL, userAgent: string, options: Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap' | 'outbound'>): Promise<ProbeResponse> {
+async function probe(url: URL, userAgent: string, purpose: string, options: Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap' | 'outbound'>): Promise<ProbeResponse> {
   try {
     const res = await safeFetch(url, {
       ...options,
       userAgent,
+      purpose,
       timeoutMs: ACCESS_PROBE_TIMEOUT_MS,
       maxBytes: ACCESS_PROBE_MAX_BYTES,
       maxRedirects: ACCESS_PROBE_MAX_REDIRECTS,
@@ -77,7 +78,7 @@ async function probe(url: URL, userAgent: string, options: Pick<SafeFetchOptions
 export async function runAccessProbes(pageUrl: URL, options: Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap' | 'outbound'>): Promise<AccessProbes> {
   const run = limiter(ACCESS_PROBE_CONCURRENCY);
   // The browser goes first so that its answer, the comparison for all the others, is never the last to come.
-  const browser = run(() => probe(pageUrl, BROWSER_USER_AGENT, options));
-  const crawlers = PROBED_CRAWLERS.map((c) => run(() => probe(pageUrl, c.userAgent, options)).then((res) => ({ ...res, token: c.token })));
+  const browser = run(() => probe(pageUrl, BROWSER_USER_AGENT, 'probe as a browser', options));
+  const crawlers = PROBED_CRAWLERS.map((c) => run(() => probe(pageUrl, c.userAgent, `probe as ${c.token}`, options)).then((res) => ({ ...res, token: c.token })));
   return { browser: await browser, crawlers: await Promise.all(crawlers) };
 }

@@ -49,6 +49,7 @@ import {
 import { MAX_REDIRECTS, FetchFailedError, FetchRefusedError, OutboundRefusedError, safeFetch, type FetchResult, type LookupFn, type SafeFetchOptions } from '@/lib/outbound/safe-fetch';
 import { createOutboundGate, MAX_LOOKUPS_PER_CHECK, THIRD_PARTY_REQUESTS_PER_DOMAIN, type OutboundGate, type OutboundRefused, type OutboundSpend, type OutboundSummary } from '@/lib/outbound/outbound';
 import { resolveHostMap, type HostMap } from '@/lib/outbound/host-map';
+import { createRequestLog, type RequestList } from '@/lib/outbound/request-log';
 import {
   fetchAgentSurfaces,
   fetchLlmsLinks,
@@ -170,6 +171,8 @@ export interface VisibilityReport {
   rubric: PublishedRubricItem[];
   scoring: ScoringLine[];
   findings: Finding[];
+  /** Visibility check v4: every request the check sent or did not send, in the order they started (request-log.ts). */
+  requests: RequestList;
 }
 
 export interface VisibilityResult {
@@ -204,9 +207,10 @@ function fetchedFile(res: FetchResult | null): FetchedFile {
   };
 }
 
-async function fetchSitemap(url: URL, fetchOptions: FetchOptions): Promise<SiteFiles['sitemap']> {
+async function fetchSitemap(url: URL, fetchOptions: FetchOptions, purpose: string): Promise<SiteFiles['sitemap']> {
   const res = await tryFetch(url, {
     ...fetchOptions,
+    purpose,
     timeoutMs: PROBE_TIMEOUT_MS,
     maxBytes: SITEMAP_MAX_BYTES,
     accept: 'application/xml,text/xml;q=0.9,*/*;q=0.5',
@@ -217,7 +221,7 @@ async function fetchSitemap(url: URL, fetchOptions: FetchOptions): Promise<SiteF
 async function probeHttpRedirect(origin: URL, fetchOptions: FetchOptions): Promise<boolean | null> {
   const httpUrl = new URL('/', origin);
   httpUrl.protocol = 'http:';
-  const res = await tryFetch(httpUrl, { ...fetchOptions, timeoutMs: PROBE_TIMEOUT_MS, maxBytes: 1024 });
+  const res = await tryFetch(httpUrl, { ...fetchOptions, timeoutMs: PROBE_TIMEOUT_MS, maxBytes: 1024, purpose: 'http:// to https:// redirect' });
   // No answer over http at all (port 80 closed, timeout) says nothing about a redirect: null.
   if (res === null) return null;
   return res.redirects.length > 0 && new URL(res.url).protocol === 'https:';
@@ -232,10 +236,10 @@ async function probeSite(origin: URL, pageHeaders: Array<[string, string]>, page
   const probe = { ...fetchOptions, timeoutMs: PROBE_TIMEOUT_MS };
   const surfaces = fetchAgentSurfaces(origin, probe);
   const [robotsRes, sitemapXml, llmsRes, llmsFullRes, httpRedirectsToHttps, tdmrep] = await Promise.all([
-    tryFetch(at('/robots.txt'), { ...probe, maxBytes: ROBOTS_MAX_BYTES + 1 /* one byte over tells the matcher the file was cut */, accept: 'text/plain,*/*;q=0.5' }),
-    fetchSitemap(at('/sitemap.xml'), fetchOptions),
-    tryFetch(at('/llms.txt'), { ...probe, maxBytes: LLMS_MAX_BYTES, accept: 'text/markdown,text/plain;q=0.9,*/*;q=0.5' }),
-    tryFetch(at('/llms-full.txt'), { ...probe, maxBytes: LLMS_FULL_MAX_BYTES, accept: 'text/markdown,text/plain;q=0.9,*/*;q=0.5' }),
+    tryFetch(at('/robots.txt'), { ...probe, maxBytes: ROBOTS_MAX_BYTES + 1 /* one byte over tells the matcher the file was cut */, accept: 'text/plain,*/*;q=0.5', purpose: 'robots.txt' }),
+    fetchSitemap(at('/sitemap.xml'), fetchOptions, 'sitemap.xml'),
+    tryFetch(at('/llms.txt'), { ...probe, maxBytes: LLMS_MAX_BYTES, accept: 'text/markdown,text/plain;q=0.9,*/*;q=0.5', purpose: 'llms.txt' }),
+    tryFetch(at('/llms-full.txt'), { ...probe, maxBytes: LLMS_FULL_MAX_BYTES, accept: 'text/markdown,text/plain;q=0.9,*/*;q=0.5', purpose: 'llms-full.txt' }),
     origin.protocol === 'https:' ? probeHttpRedirect(origin, fetchOptions) : Promise.resolve(false),
     fetchTdmrep(origin, probe),
   ]);
@@ -283,12 +287,12 @@ async function followSitemap(
   let child = plan.child;
   const declaredUrl = plan.declared === null ? null : httpUrl(plan.declared, origin);
   if (declaredUrl && declaredUrl.href !== sitemapXml.url) {
-    sitemap = await fetchSitemap(declaredUrl, fetchOptions);
+    sitemap = await fetchSitemap(declaredUrl, fetchOptions, 'sitemap named in robots.txt');
     child = (await analyse({ kind: 'sitemap-child', sitemap }, analysis)).child;
   }
   const childUrl = child === null ? null : httpUrl(child, origin);
   if (childUrl === null || childUrl.href === sitemap.url) return { sitemap, sitemapChild: null };
-  const fetched = await fetchSitemap(childUrl, fetchOptions);
+  const fetched = await fetchSitemap(childUrl, fetchOptions, 'first sitemap of the index');
   return { sitemap, sitemapChild: { ...fetched, url: childUrl.href } };
 }
 
@@ -382,7 +386,7 @@ export async function checkVisibility(input: string, options: CheckOptions = {})
   // holding sockets until the budget.
   const finished = new AbortController();
   const signal = AbortSignal.any([budget, finished.signal, ...(options.signal ? [options.signal] : [])]);
-  const gate = createOutboundGate({ own: [target.hostname], ...(options.spendOutbound ? { spend: options.spendOutbound } : {}) });
+  const gate = createOutboundGate({ own: [target.hostname], log: createRequestLog(), ...(options.spendOutbound ? { spend: options.spendOutbound } : {}) });
   // Resolved once, so every request of the check is signed by the same key (or none is).
   const signer = options.signer !== undefined ? options.signer : await processBotIdentity();
   const fetchOptions: FetchOptions = { signal, hostMap, outbound: gate, signer, ...(options.lookup ? { lookup: options.lookup } : {}) };
@@ -455,7 +459,7 @@ async function runCheck(
 ): Promise<VisibilityResult> {
   let page: FetchResult;
   try {
-    page = await safeFetch(target, { ...fetchOptions, timeoutMs: PAGE_TIMEOUT_MS, maxBytes: PAGE_MAX_BYTES });
+    page = await safeFetch(target, { ...fetchOptions, timeoutMs: PAGE_TIMEOUT_MS, maxBytes: PAGE_MAX_BYTES, purpose: 'the page' });
   } catch (err) {
     if (err instanceof OutboundRefusedError && err.code === 'budget') throw gate.failure() ?? new OutboundBudgetSpent(err.domain, err.retryAfterMs, err.address);
     throw unreachable(err);
@@ -547,6 +551,7 @@ async function runCheck(
     rubric: RUBRIC.map((item) => ({ ...item })),
     scoring: result.scoring,
     findings: withRenderedFindings(answered ? result.findings : result.findings.filter((f) => !isSiteFileFinding(f.id)), view.findings),
+    requests: gate.log!.list(),
   };
   const extra = [answered ? null : notFetchedLimit(page.status), refusedLimit(gate.refusals())].filter((l): l is string => l !== null);
   // Much of the report is the site's own text: cut to the published bounds before it is stored or sent.

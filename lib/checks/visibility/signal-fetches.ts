@@ -38,7 +38,7 @@ type Options = Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap' | 'outboun
  */
 export async function fetchMarkdownAnswer(url: URL, options: Options): Promise<MarkdownAnswer> {
   try {
-    const res = await safeFetch(url, { ...options, maxBytes: MARKDOWN_MAX_BYTES, accept: 'text/markdown' });
+    const res = await safeFetch(url, { ...options, maxBytes: MARKDOWN_MAX_BYTES, accept: 'text/markdown', purpose: 'the page as Markdown' });
     const contentType = res.header('content-type');
     // Only a Markdown body is compared with the page; any other answer is the page itself or an error.
     const markdown = (contentType ?? '').split(';')[0].trim().toLowerCase() === 'text/markdown';
@@ -60,6 +60,7 @@ export function fetchLlmsLinks(urls: readonly string[], options: Options): Promi
         const res = await safeFetch(new URL(url), {
           ...options,
           maxBytes: LLMS_LINK_MAX_BYTES,
+          purpose: 'llms.txt link',
           accept: 'text/markdown,text/plain;q=0.9,text/html;q=0.8,*/*;q=0.5',
         });
         return { url, status: res.status, contentType: res.header('content-type'), body: res.body, refused: false, notSent: false };
@@ -81,15 +82,15 @@ function file(res: FetchResult | null): FetchedFile {
  */
 export async function fetchTdmrep(origin: URL, options: Options): Promise<FetchedFile> {
   try {
-    return file(await safeFetch(new URL('/.well-known/tdmrep.json', origin), { ...options, maxBytes: TDMREP_MAX_BYTES, accept: 'application/json,*/*;q=0.5' }));
+    return file(await safeFetch(new URL('/.well-known/tdmrep.json', origin), { ...options, maxBytes: TDMREP_MAX_BYTES, accept: 'application/json,*/*;q=0.5', purpose: 'tdmrep.json' }));
   } catch {
     return file(null);
   }
 }
 
-async function surfaceFile(url: URL, accept: string, options: Options): Promise<SurfaceFile> {
+async function surfaceFile(url: URL, accept: string, purpose: string, options: Options): Promise<SurfaceFile> {
   try {
-    const res = await safeFetch(url, { ...options, maxBytes: SURFACE_MAX_BYTES, maxRedirects: SURFACE_MAX_REDIRECTS, accept });
+    const res = await safeFetch(url, { ...options, maxBytes: SURFACE_MAX_BYTES, maxRedirects: SURFACE_MAX_REDIRECTS, accept, purpose });
     return { url: url.href, status: res.status, contentType: res.header('content-type'), body: res.body, truncated: res.truncated };
   } catch {
     return { url: url.href, status: null, contentType: null, body: null, truncated: false };
@@ -101,7 +102,7 @@ async function surfaceFile(url: URL, accept: string, options: Options): Promise<
  * @example (await fetchAgentSurfaces(new URL('https://site.test/'), options)).mcpServerCard.status // 404 when the site has none
  */
 export async function fetchAgentSurfaces(origin: URL, options: Options): Promise<Record<SurfaceKind, SurfaceFile>> {
-  const files = await Promise.all(SURFACE_KINDS.map((kind) => surfaceFile(new URL(SURFACE_PATHS[kind], origin), SURFACE_ACCEPT[kind], options)));
+  const files = await Promise.all(SURFACE_KINDS.map((kind) => surfaceFile(new URL(SURFACE_PATHS[kind], origin), SURFACE_ACCEPT[kind], SURFACE_PATHS[kind], options)));
   return Object.fromEntries(SURFACE_KINDS.map((kind, i) => [kind, files[i]])) as Record<SurfaceKind, SurfaceFile>;
 }
 
@@ -111,7 +112,7 @@ export async function fetchAgentSurfaces(origin: URL, options: Options): Promise
  */
 export async function fetchTdmPolicy(url: URL, options: Options): Promise<{ url: string; status: number | null }> {
   try {
-    const res = await safeFetch(url, { ...options, maxBytes: TDM_POLICY_MAX_BYTES, maxRedirects: SURFACE_MAX_REDIRECTS, accept: 'application/ld+json,application/json;q=0.9,*/*;q=0.5' });
+    const res = await safeFetch(url, { ...options, maxBytes: TDM_POLICY_MAX_BYTES, maxRedirects: SURFACE_MAX_REDIRECTS, accept: 'application/ld+json,application/json;q=0.9,*/*;q=0.5', purpose: 'TDMRep policy' });
     return { url: url.href, status: res.status };
   } catch {
     return { url: url.href, status: null };
@@ -123,6 +124,6 @@ export async function fetchTdmPolicy(url: URL, options: Options): Promise<{ url:
  * @example (await fetchRslLicence(new URL('https://site.test/license.xml'), options)).status // 200
  */
 export async function fetchRslLicence(url: URL, options: Options): Promise<RslFile> {
-  const { status, contentType, body } = await surfaceFile(url, 'application/rsl+xml,application/xml;q=0.9,text/xml;q=0.9,*/*;q=0.5', options);
+  const { status, contentType, body } = await surfaceFile(url, 'application/rsl+xml,application/xml;q=0.9,text/xml;q=0.9,*/*;q=0.5', 'RSL licence', options);
   return { url: url.href, status, contentType, body };
 }

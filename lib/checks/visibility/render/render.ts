@@ -316,6 +316,7 @@ async function guardContext(context: BrowserContext, served: ServedDocument, opt
   // A WebSocket is never connected: it is closed as soon as the page opens it.
   await context.routeWebSocket(/.*/, (ws) => {
     meter.refused++;
+    options.outbound?.log?.start({ purpose: SUBRESOURCE, method: 'GET', url: ws.url(), userAgent: null })({ refusedBy: 'renderer', why: 'Rendering never connects a WebSocket.' });
     void ws.close({ code: 1008, reason: 'not available while rendering' }).catch(() => {});
   });
   let documentServed = false;
@@ -343,6 +344,16 @@ async function refuse(route: Route, meter: Meter): Promise<void> {
   await route.abort('blockedbyclient').catch(() => {});
 }
 
+/** What the check's request log calls every request of the rendered page. */
+const SUBRESOURCE = 'rendered page subresource';
+
+/** A request the renderer will not send at all: a line of the check's request log saying why, then refused. */
+function refuseUnsent(route: Route, meter: Meter, options: CaptureOptions, why: string): Promise<void> {
+  const request = route.request();
+  options.outbound?.log?.start({ purpose: SUBRESOURCE, method: request.method(), url: request.url(), userAgent: null })({ refusedBy: 'renderer', why });
+  return refuse(route, meter);
+}
+
 /**
  * Every request but the page itself: refused when it is an image, media or font, not a GET (beacons, form
  * posts: the browser sends nothing on our behalf), past the caps, or refused by safeFetch (private and
@@ -351,16 +362,20 @@ async function refuse(route: Route, meter: Meter): Promise<void> {
  */
 async function guardRequest(route: Route, options: CaptureOptions, meter: Meter, deadline: AbortSignal, timeoutMs: number): Promise<void> {
   const request = route.request();
-  if (deadline.aborted || SKIPPED_TYPES.has(request.resourceType()) || request.method() !== 'GET') return refuse(route, meter);
   let url: URL;
   try {
     url = new URL(request.url());
   } catch {
     return refuse(route, meter);
   }
+  // Only what would have gone over the network is a line of the log: a data: or blob: address is not a request.
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return refuse(route, meter);
+  if (deadline.aborted) return refuseUnsent(route, meter, options, 'The rendering had ended when the page asked for it.');
+  if (SKIPPED_TYPES.has(request.resourceType())) return refuseUnsent(route, meter, options, `Rendering does not fetch a page's ${request.resourceType()} files.`);
+  if (request.method() !== 'GET') return refuseUnsent(route, meter, options, `Rendering sends nothing but GET on the page's behalf (this was ${request.method()}).`);
   const bytesLeft = RENDER_MAX_BYTES - meter.bytes;
-  if (meter.attempts >= RENDER_MAX_REQUESTS || bytesLeft <= 0) return refuse(route, meter);
+  if (meter.attempts >= RENDER_MAX_REQUESTS) return refuseUnsent(route, meter, options, `Rendering sends at most ${RENDER_MAX_REQUESTS} requests.`);
+  if (bytesLeft <= 0) return refuseUnsent(route, meter, options, `Rendering reads at most ${RENDER_MAX_BYTES / 1024 / 1024} MB.`);
   meter.attempts++;
 
   let res;
@@ -376,6 +391,7 @@ async function guardRequest(route: Route, options: CaptureOptions, meter: Meter,
       // let load fire on a page without it, reported as rendered; past the load limit the page is partial instead.
       timeoutMs,
       accept: request.headers()['accept'] ?? '*/*',
+      purpose: SUBRESOURCE,
     });
   } catch (error) {
     if (error instanceof FetchRefusedError) return refuse(route, meter);
