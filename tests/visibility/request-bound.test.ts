@@ -52,17 +52,17 @@ function worstSite(req: IncomingMessage): FixtureResponse {
 }
 
 describe('the number of requests one check makes', () => {
-  it('states the bound in the free GET: the page, its Markdown variant, the site files and signals of the origin that answered with every redirect, and the probes with theirs', () => {
+  it('states the bound in the free GET: the page, its and /\'s Markdown variants, the site files (the path that cannot exist included) and signals of the origin that answered with every redirect, and the probes with theirs', () => {
     const perFetch = 1 + MAX_REDIRECTS;
     const probes = (PROBED_CRAWLERS.length + 1) * (1 + ACCESS_PROBE_MAX_REDIRECTS);
-    expect(SIGNAL_REQUESTS_PER_CHECK).toBe(1);
+    expect(SIGNAL_REQUESTS_PER_CHECK).toBe(2);
     expect(SIGNAL_REQUESTS_PER_ORIGIN).toBe(7);
     // The six well-known agent surfaces, the RSL licence and the TDMRep policy, each followed at most 2 redirects.
     expect(SURFACE_REQUESTS_PER_ORIGIN).toBe(8);
     expect(SURFACE_MAX_REDIRECTS).toBe(2);
     const rendering = RENDER_MAX_REQUESTS * (1 + RENDER_MAX_REDIRECTS);
-    expect(MAX_REQUESTS_PER_CHECK).toBe((1 + 1) * perFetch + (6 + 7) * perFetch + 8 * 3 + probes + rendering);
-    expect(MAX_REQUESTS_PER_CHECK).toBe(306);
+    expect(MAX_REQUESTS_PER_CHECK).toBe((1 + 2) * perFetch + (7 + 7) * perFetch + 8 * 3 + probes + rendering);
+    expect(MAX_REQUESTS_PER_CHECK).toBe(318);
     expect(visibilityCheckDescription().fetched.maxRequests).toBe(MAX_REQUESTS_PER_CHECK);
   });
 
@@ -92,10 +92,10 @@ describe('the number of requests one check makes', () => {
     });
   });
 
-  it('makes 30 requests to a site without redirects beyond http -> https: the page and its Markdown variant, 6 for the site files, tdmrep.json, the one llms.txt link, 6 agent surfaces, 14 probes', async () => {
+  it('makes 32 requests to a site without redirects beyond http -> https: the page and the Markdown variants of it and /, 6 for the site files, the path that cannot exist, tdmrep.json, the one llms.txt link, 6 agent surfaces, 14 probes', async () => {
     const site = await startFixtureSite(goodRoutes());
     sites.push(site);
     await checkVisibility('https://site.test/guide', { hostMap: site.hostMap(['site.test']) });
-    expect(site.requests).toHaveLength(30);
+    expect(site.requests).toHaveLength(32);
   });
 });
