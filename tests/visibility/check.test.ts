@@ -90,7 +90,15 @@ describe('checkVisibility: a well-configured site', () => {
     expect(s.sitemapXml).toEqual({ url: 'https://site.test/sitemap.xml', status: 200, isSitemap: true });
     expect(s.llmsTxt).toBe('found');
     expect(s.llmsFullTxt).toBe('found');
-    expect(s.markdown).toEqual({ offered: true, contentType: 'text/markdown; charset=utf-8', alternate: null, matchesPage: true });
+    // '/' sends the guide's own Markdown too (the fixture negotiates the same copy everywhere): generic there.
+    expect(s.markdown).toEqual({ offered: true, contentType: 'text/markdown; charset=utf-8', alternate: null, matchesPage: true, page: 'this-page', home: 'generic' });
+    expect(s.siteFiles).toEqual({
+      notFoundProbe: { status: 404, catchAll: false },
+      robotsTxt: { state: 'found', status: 200 },
+      sitemap: { state: 'found', status: 200 },
+      llmsTxt: { state: 'found', status: 200 },
+      llmsFullTxt: { state: 'found', status: 200 },
+    });
     expect(s.llmsTxtLinks).toEqual({ checked: 1, broken: 0, links: [{ url: 'https://site.test/guide', status: 200, outcome: 'ok' }] });
     expect(s.sitemapListsPage).toBe(true);
     expect(s.contentUsage).toEqual([{ userAgent: 'GPTBot', signals: { search: 'yes', 'ai-input': null, 'ai-train': 'no' }, lines: [6] }]);
@@ -113,13 +121,15 @@ describe('checkVisibility: a well-configured site', () => {
 
   it('asks for each site file once, the page once plus once per access probe, and nothing else', async () => {
     const { site } = await run(goodRoutes());
-    // '/' twice: the http://site.test/ probe and the https address it redirects to. '/guide' 17 times: the
-    // page, the page asked for as Markdown, the one link of llms.txt, the browser baseline and the 13
-    // crawlers that send requests.
+    // '/' three times: the http://site.test/ probe, the https address it redirects to, and '/' asked for as
+    // Markdown. '/guide' 17 times: the page, the page asked for as Markdown, the one link of llms.txt, the
+    // browser baseline and the 13 crawlers that send requests. One random path that cannot exist.
     const guide = Array<string>(17).fill('/guide');
+    const notFound = site.requests.filter((p) => /^\/agent-visibility-check-not-found-[0-9a-f]{16}$/.test(p));
+    expect(notFound).toHaveLength(1);
     expect([...site.requests].sort()).toEqual(
       [
-        '/', '/', ...guide, '/.well-known/tdmrep.json', '/llms-full.txt', '/llms.txt', '/robots.txt', '/sitemap.xml',
+        '/', '/', '/', ...guide, notFound[0], '/.well-known/tdmrep.json', '/llms-full.txt', '/llms.txt', '/robots.txt', '/sitemap.xml',
         '/.well-known/api-catalog', '/.well-known/mcp/server-card', '/.well-known/agent-card.json', '/.well-known/oauth-authorization-server',
         '/.well-known/oauth-protected-resource', '/.well-known/http-message-signatures-directory',
       ].sort(),

@@ -3,6 +3,7 @@
 //
 //   const site = await startFixtureSite({
 //     '/': { headers: { 'content-type': 'text/html' }, body: '<title>Hi</title>' },
+//     '*': { headers: { 'content-type': 'text/html' }, body: '<title>Hi</title>' },   // every other path
 //     '/old': { redirect: '/', status: 301 },
 //     '/robots.txt': (req) => ({ body: req.headers['x-forwarded-proto'] === 'https' ? 'User-agent: *' : '' }),
 //   });
@@ -171,7 +172,8 @@ export async function startFixtureSite(routes: Record<string, FixtureRoute>): Pr
       entry.closedEarly = !res.writableFinished;
     });
 
-    const route = routes[path] ?? routes[path.split('?')[0]];
+    // `*` answers every path no other route names (a single-page app's catch-all).
+    const route = routes[path] ?? routes[path.split('?')[0]] ?? routes['*'];
     const spec: FixtureResponse = route === undefined
       ? { status: 404, headers: { 'content-type': 'text/plain' }, body: 'Not found' }
       : typeof route === 'function' ? route(req) : route;

@@ -21,7 +21,7 @@ function siteFilesState(body: string): { llmsTxt: string; llmsFullTxt: string } 
     { url: 'https://site.test/', status: 200, headers: [['content-type', 'text/html']], body: '<!doctype html><title>Home page</title>', truncated: false, redirects: 0 },
     { robots: missing, sitemap: { ...missing, url: null }, sitemapChild: null, llms: file(body), llmsFull: file(body), llmsLinks: [], tdmrep: missing, httpRedirectsToHttps: true },
   );
-  return { llmsTxt: analysis.llms.state, llmsFullTxt: analysis.llmsFullState };
+  return { llmsTxt: analysis.signals.siteFiles.llmsTxt.state, llmsFullTxt: analysis.signals.siteFiles.llmsFullTxt.state };
 }
 
 describe('isHtml', () => {
@@ -61,13 +61,14 @@ describe('llms.txt and llms-full.txt read HTML the same way', () => {
     });
   });
 
+  // Only an HTML page is missing for both; anything else is a file, found, or for llms.txt without an H1 invalid.
   it.each([
-    ['a doctype-first HTML page', '<!DOCTYPE html><title>Not found</title>', 'missing'],
-    ['Markdown mentioning <html>', MARKDOWN_MENTIONING_HTML, 'found'],
-    ['a non-HTML doctype', XML_DOCTYPE, 'found'],
-    ['a comment before <html>', COMMENT_FIRST, 'found'],
-    ['<htmlish>', ELEMENT_NAME_PREFIX, 'found'],
-  ])('%s: the same state for both files', (_name, body, state) => {
-    expect(siteFilesState(body)).toEqual({ llmsTxt: state, llmsFullTxt: state });
+    ['a doctype-first HTML page', '<!DOCTYPE html><title>Not found</title>', 'missing', 'missing'],
+    ['Markdown mentioning <html>', MARKDOWN_MENTIONING_HTML, 'found', 'found'],
+    ['a non-HTML doctype', XML_DOCTYPE, 'invalid', 'found'],
+    ['a comment before <html>', COMMENT_FIRST, 'invalid', 'found'],
+    ['<htmlish>', ELEMENT_NAME_PREFIX, 'invalid', 'found'],
+  ])('%s: HTML is told the same way for both files', (_name, body, llmsTxt, llmsFullTxt) => {
+    expect(siteFilesState(body)).toEqual({ llmsTxt, llmsFullTxt });
   });
 });

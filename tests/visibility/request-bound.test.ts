@@ -55,10 +55,10 @@ function worstSite(req: IncomingMessage): FixtureResponse {
 }
 
 describe('the number of requests one check makes', () => {
-  it('states the bound in the free GET: the page, its Markdown variant, the site files and signals of the origin that answered with every redirect, and the probes with theirs', () => {
+  it('states the bound in the free GET: the page, its and /\'s Markdown variants, the site files (the path that cannot exist included) and signals of the origin that answered with every redirect, and the probes with theirs', () => {
     const perFetch = 1 + MAX_REDIRECTS;
     const probes = (PROBED_CRAWLERS.length + 1) * (1 + ACCESS_PROBE_MAX_REDIRECTS);
-    expect(SIGNAL_REQUESTS_PER_CHECK).toBe(1);
+    expect(SIGNAL_REQUESTS_PER_CHECK).toBe(2);
     expect(SIGNAL_REQUESTS_PER_ORIGIN).toBe(7);
     // The six well-known agent surfaces, the RSL licence and the TDMRep policy, each followed at most 2 redirects.
     expect(SURFACE_REQUESTS_PER_ORIGIN).toBe(8);
@@ -67,8 +67,8 @@ describe('the number of requests one check makes', () => {
     // With a Web Bot Auth key, the page once more unsigned, followed at most 2 redirects.
     expect(SIGNED_AGENT_MAX_REDIRECTS).toBe(2);
     const unsignedRepeat = 1 + SIGNED_AGENT_MAX_REDIRECTS;
-    expect(MAX_REQUESTS_PER_CHECK).toBe((1 + 1) * perFetch + (6 + 7) * perFetch + 8 * 3 + probes + unsignedRepeat + rendering);
-    expect(MAX_REQUESTS_PER_CHECK).toBe(309);
+    expect(MAX_REQUESTS_PER_CHECK).toBe((1 + 2) * perFetch + (7 + 7) * perFetch + 8 * 3 + probes + unsignedRepeat + rendering);
+    expect(MAX_REQUESTS_PER_CHECK).toBe(321);
     expect(visibilityCheckDescription().fetched.maxRequests).toBe(MAX_REQUESTS_PER_CHECK);
   });
 
@@ -101,18 +101,18 @@ describe('the number of requests one check makes', () => {
     });
   });
 
-  it('makes 30 requests to a site without redirects beyond http -> https: the page and its Markdown variant, 6 for the site files, tdmrep.json, the one llms.txt link, 6 agent surfaces, 14 probes', async () => {
+  it('makes 32 requests to a site without redirects beyond http -> https: the page and the Markdown variants of it and /, 6 for the site files, the path that cannot exist, tdmrep.json, the one llms.txt link, 6 agent surfaces, 14 probes', async () => {
     const site = await startFixtureSite(goodRoutes());
     sites.push(site);
     await checkVisibility('https://site.test/guide', { hostMap: site.hostMap(['site.test']), signer: null });
-    expect(site.requests).toHaveLength(30);
+    expect(site.requests).toHaveLength(32);
   });
 
-  it('makes 31 with a Web Bot Auth key: the page once more, unsigned', async () => {
+  it('makes 33 with a Web Bot Auth key: the page once more, unsigned', async () => {
     const site = await startFixtureSite(goodRoutes());
     sites.push(site);
     const signer = await createBotIdentity(JSON.stringify(crypto.generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' })), 'https://checks.example');
     await checkVisibility('https://site.test/guide', { hostMap: site.hostMap(['site.test']), signer });
-    expect(site.requests).toHaveLength(31);
+    expect(site.requests).toHaveLength(33);
   });
 });

@@ -28,20 +28,20 @@ const markdownFile = (body = '# Page\n\nText.\n') => ({ headers: { 'content-type
 describe('site.markdown', () => {
   it('is offered when the page answers Accept: text/markdown with Markdown (the fixture site does)', async () => {
     const { result } = await run(goodRoutes());
-    expect(result.report.site.markdown).toEqual({ offered: true, contentType: 'text/markdown; charset=utf-8', alternate: null, matchesPage: true });
+    expect(result.report.site.markdown).toEqual({ offered: true, contentType: 'text/markdown; charset=utf-8', alternate: null, matchesPage: true, page: 'this-page', home: 'generic' });
     expect(result.report.scoring.find((s) => s.id === 'agents.markdown')).toEqual({ id: 'agents.markdown', points: 2, earned: 2 });
   });
 
   it('is offered when the page links an alternate text/markdown copy, resolved against the page', async () => {
     const page = goodPage('https://site.test/guide').replace('<head>', '<head><link rel="alternate" type="text/markdown" href="/guide.md">');
     const { result } = await run(goodRoutes({ '/guide': html(page) }));
-    expect(result.report.site.markdown).toEqual({ offered: true, contentType: 'text/html; charset=utf-8', alternate: 'https://site.test/guide.md', matchesPage: null });
+    expect(result.report.site.markdown).toEqual({ offered: true, contentType: 'text/html; charset=utf-8', alternate: 'https://site.test/guide.md', matchesPage: null, page: 'nothing', home: 'this-page' });
     expect(finding(result, 'markdown-not-offered')).toBeUndefined();
   });
 
   it('is not offered by an HTML-only page: markdown-not-offered, 2 points', async () => {
     const { result } = await run(goodRoutes({ '/guide': html(goodPage('https://site.test/guide')) }));
-    expect(result.report.site.markdown).toEqual({ offered: false, contentType: 'text/html; charset=utf-8', alternate: null, matchesPage: null });
+    expect(result.report.site.markdown).toEqual({ offered: false, contentType: 'text/html; charset=utf-8', alternate: null, matchesPage: null, page: 'nothing', home: 'this-page' });
     expect(finding(result, 'markdown-not-offered')).toMatchObject({ severity: 'low', pointsLost: 2 });
     expect(result.report.score).toBe(98);
   });
@@ -52,7 +52,7 @@ describe('site.markdown', () => {
         ? markdownFile('# Not found\n\nThe page you asked for does not exist.\n')
         : { headers: { 'content-type': 'text/html; charset=utf-8' }, body: goodPage('https://site.test/guide') };
     const { result } = await run(goodRoutes({ '/guide': httpsOnly(notFound as FixtureRoute) }));
-    expect(result.report.site.markdown).toEqual({ offered: false, contentType: 'text/markdown; charset=utf-8', alternate: null, matchesPage: false });
+    expect(result.report.site.markdown).toEqual({ offered: false, contentType: 'text/markdown; charset=utf-8', alternate: null, matchesPage: false, page: 'generic', home: 'this-page' });
     expect(finding(result, 'markdown-not-the-page')).toMatchObject({ severity: 'medium', pointsLost: 2, rubric: 'agents.markdown' });
     expect(finding(result, 'markdown-not-offered')).toBeUndefined();
   });

@@ -19,10 +19,12 @@
 //   `application/http-message-signatures-directory+json`, a JWKS (`keys`, each with `kty`) holding no
 //   private key members.
 //
-// A 2xx HTML answer at a well-known address is a site's catch-all page, not a published document: it reads
-// `missing`, not `invalid`, so a site that never meant to publish one is not told it published it wrong.
+// A 2xx HTML answer at a well-known address is not a published document: it reads `soft-404` when it is the
+// site's catch-all page (the page a path that cannot exist gets, soft-404.ts), `missing` when it is another
+// page; never `invalid`, so a site that never meant to publish one is not told it published it wrong.
 
 import { isHtml } from './llms-txt';
+import { isSoftNotFound } from './soft-404';
 import type { WebMcp } from './webmcp';
 
 export const SURFACE_KINDS = ['apiCatalog', 'mcpServerCard', 'a2aAgentCard', 'oauthAuthorizationServer', 'oauthProtectedResource', 'webBotAuthDirectory'] as const;
@@ -53,7 +55,7 @@ export const SURFACE_PROBLEMS_MAX = 2;
 /** Link header relations listed, at most. */
 export const LINK_RELATIONS_MAX = 6;
 
-type SurfaceStatus = 'found' | 'missing' | 'invalid' | 'unreachable';
+type SurfaceStatus = 'found' | 'missing' | 'invalid' | 'unreachable' | 'soft-404';
 
 /** One entry of `site.agentSurfaces` (other than `linkHeaders` and `webMcp`). */
 export interface AgentSurface {
@@ -263,12 +265,14 @@ function checkBotAuthDirectory(doc: Json, contentType: string | null): Checked {
 
 /**
  * One well-known surface as the report shows it: `found` (valid), `invalid` (published, but not what its
- * specification requires), `missing` (4xx, or a 2xx HTML catch-all page) or `unreachable` (no answer, 5xx).
+ * specification requires), `missing` (4xx, or a 2xx HTML page), `soft-404` (the site's catch-all page, the same
+ * as `catchAll`, what a path that cannot exist answered) or `unreachable` (no answer, 5xx).
  * @example assessSurface('mcpServerCard', { url: 'https://s.test/.well-known/mcp/server-card', status: 404, contentType: 'text/html', body: '', truncated: false }, 'https://s.test').status // 'missing'
  */
-export function assessSurface(kind: SurfaceKind, file: SurfaceFile, origin: string): AgentSurface {
+export function assessSurface(kind: SurfaceKind, file: SurfaceFile, origin: string, catchAll: string | null = null): AgentSurface {
   const base = { url: file.url, httpStatus: file.status, name: null, entries: null, problems: [] as string[] };
   if (file.status === null || file.status >= 500) return { ...base, status: 'unreachable', valid: false };
+  if (isSoftNotFound(file, catchAll)) return { ...base, status: 'soft-404', valid: false };
   if (file.status < 200 || file.status > 299 || !file.body || isHtml(file.contentType, file.body)) return { ...base, status: 'missing', valid: false };
   let doc: unknown;
   try {
@@ -298,9 +302,9 @@ export function assessSurface(kind: SurfaceKind, file: SurfaceFile, origin: stri
  * `site.agentSurfaces` from the page's Link header values and the fetched well-known documents.
  * @example agentSurfaces(['</.well-known/api-catalog>; rel="api-catalog"'], files, 'https://s.test/').linkHeaders[0].rel // 'api-catalog'
  */
-export function agentSurfaces(linkValues: readonly string[], files: Readonly<Record<SurfaceKind, SurfaceFile>>, pageUrl: string): AgentSurfaces {
+export function agentSurfaces(linkValues: readonly string[], files: Readonly<Record<SurfaceKind, SurfaceFile>>, pageUrl: string, catchAll: string | null = null): AgentSurfaces {
   const origin = new URL(pageUrl).origin;
-  const surfaces = Object.fromEntries(SURFACE_KINDS.map((k) => [k, assessSurface(k, files[k], origin)])) as Record<SurfaceKind, AgentSurface>;
+  const surfaces = Object.fromEntries(SURFACE_KINDS.map((k) => [k, assessSurface(k, files[k], origin, catchAll)])) as Record<SurfaceKind, AgentSurface>;
   // The rendered view fills webMcp in (check.ts): the site files are analysed before the rendering ends.
   return { linkHeaders: linkHeaderRelations(linkValues, pageUrl), ...surfaces, webMcp: null };
 }

@@ -33,6 +33,8 @@ import { aiUse, type AiUse } from './ai-use';
 import { commerce, type Commerce } from './commerce';
 import { assessRsl, type RslFile, type RslReport } from './rsl';
 import { compareRendering, type RenderCapture, type RenderComparison, type ServedPage } from './render/compare';
+import { catchAllOf, presence, siteFileStates, type SiteFileStates } from './soft-404';
+import { markdownPages, type MarkdownPages } from './markdown-pages';
 
 /** One fetched site file as the analysis needs it; `status: null` when it could not be fetched. */
 export interface FetchedFile {
@@ -72,6 +74,8 @@ export interface SiteFiles {
   rsl?: RslFile | null;
   /** The TDMRep policy the header or tdmrep.json names, as it answered; null or absent when none was fetched. */
   tdmPolicy?: { url: string; status: number | null } | null;
+  /** What a path of the origin that cannot exist answered (not-found-probe.ts); null or absent when it was not asked. */
+  notFoundProbe?: FetchedFile | null;
 }
 
 /** The page URL fetched with `Accept: text/markdown`: its status and content type, null when it got no answer. */
@@ -92,7 +96,8 @@ interface SitemapPlan {
 
 /** The report's site signals beyond the page (visibility check v2). */
 export interface SiteSignals {
-  markdown: MarkdownOffer;
+  /** The v2 offer, and (v4) what the page and `/` each answered to `Accept: text/markdown`. */
+  markdown: MarkdownOffer & MarkdownPages;
   llmsTxtLinks: LlmsTxtLinks;
   sitemapListsPage: boolean | null;
   contentUsage: ContentUsage[];
@@ -102,16 +107,18 @@ export interface SiteSignals {
   agentSurfaces: AgentSurfaces;
   aiUse: AiUse;
   commerce: Commerce;
+  /** Visibility check v4: each site file's state, soft 404s told apart (soft-404.ts). */
+  siteFiles: SiteFileStates;
 }
 
 export interface SiteAnalysis {
   page: PageFacts;
   crawlers: CrawlerVerdict[];
-  robotsState: RobotsAccess['state'];
-  robotsTxt: ReturnType<typeof robotsSummary>;
+  robotsState: RobotsAccess['state'] | 'soft-404';
+  robotsTxt: Omit<ReturnType<typeof robotsSummary>, 'state'> & { state: RobotsAccess['state'] | 'soft-404' };
   sitemapXml: { url: string | null; status: number | null; isSitemap: boolean };
   llms: LlmsTxtAssessment;
-  llmsFullState: 'found' | 'missing';
+  llmsFullState: 'found' | 'missing' | 'soft-404';
   https: { finalUrlHttps: boolean; httpRedirectsToHttps: boolean | null };
   signals: SiteSignals;
   access: SiteAccess;
@@ -266,7 +273,8 @@ function tdmPolicyReachable(policy: string | null, fetched: { url: string; statu
 }
 
 /**
- * Reads the page and the site files and scores them against the rubric.
+ * Reads the page and the site files and scores them against the rubric. `markdownHome` is what `/` answered to
+ * `Accept: text/markdown`; null when the page is `/` (its own answer is `/`'s).
  * @example analyseSite(page, files).score // 0..100
  */
 export function analyseSite(
@@ -274,6 +282,7 @@ export function analyseSite(
   files: SiteFiles,
   markdown: MarkdownAnswer = { status: null, contentType: null },
   probes: AccessProbes | null = null,
+  markdownHome: MarkdownAnswer | null = { status: null, contentType: null },
 ): SiteAnalysis {
   const headers = { headerAll: (name: string) => page.headers.filter(([n]) => n === name.toLowerCase()).map(([, v]) => v) };
   const contentType = headers.headerAll('content-type')[0] ?? null;
@@ -288,15 +297,21 @@ export function analyseSite(
     crawlers: decided.crawlers.map(({ verdict, line }) => ({ verdict: { ...verdict, access: access.byToken.get(verdict.token)?.access ?? verdict.access }, line })),
   };
   const robots = decisions.access;
-  const robotsTxt = robotsSummary(robots);
+  const sitemapIsSitemap = isSitemapDocument(files.sitemap.status, files.sitemap.body);
+  const llmsAssessed = assessLlmsTxt(files.llms.status, files.llms.contentType, files.llms.body);
+  const siteFiles = siteFileStates(files, { llms: llmsAssessed, isSitemap: sitemapIsSitemap });
+  // The crawler verdicts read robots.txt as crawlers do (a catch-all page holds no rules: all allowed); the
+  // report's state says what the file is.
+  const robotsSoft = siteFiles.robotsTxt.state === 'soft-404';
+  const robotsRead = robotsSummary(robots);
+  const robotsTxt = { ...robotsRead, ...(robotsSoft ? { state: 'soft-404' as const } : {}) };
   const finalUrlHttps = finalUrl.protocol === 'https:';
   const https = { finalUrlHttps, httpRedirectsToHttps: finalUrlHttps ? files.httpRedirectsToHttps : false };
   const headTruncated = page.truncated && !/<\/head\s*>|<body[\s>]/i.test(page.body);
-  const sitemapXml = { url: files.sitemap.url, status: files.sitemap.status, isSitemap: isSitemapDocument(files.sitemap.status, files.sitemap.body) };
-  const llms = assessLlmsTxt(files.llms.status, files.llms.contentType, files.llms.body);
+  const sitemapXml = { url: files.sitemap.url, status: files.sitemap.status, isSitemap: sitemapIsSitemap };
+  const llms: LlmsTxtAssessment = { ...llmsAssessed, state: presence(siteFiles.llmsTxt) };
   const full = files.llmsFull;
-  const fullFound = full.status !== null && full.status >= 200 && full.status < 300 && !isHtml(full.contentType, full.body ?? '');
-  const llmsFullState = fullFound ? 'found' : 'missing';
+  const llmsFullState = presence(siteFiles.llmsFullTxt);
 
   // Each crawler's live probe (not-probed without probes): the scored access items read it next to robots.txt.
   const crawlers = decisions.crawlers;
@@ -315,8 +330,12 @@ export function analyseSite(
     { source: 'page', status: page.status, headers: page.headers },
     ...(probes ? probes.crawlers.map((p) => ({ source: p.token, status: p.status, headers: p.headers })) : []),
   ];
+  const offer = markdownOffer(markdown, extras.markdownAlternate, { title: facts.title, text: pageText });
+  const pages = markdownPages(markdown, markdownHome, markdownHome === null, { title: facts.title, html: page.body, text: pageText });
+  // Credit only for Markdown of this page: the same Markdown for every address is another page's.
+  const matchesPage = pages.page === 'nothing' ? offer.matchesPage : pages.page === 'this-page';
   const signals: SiteSignals = {
-    markdown: markdownOffer(markdown, extras.markdownAlternate, { title: facts.title, text: pageText }),
+    markdown: { ...offer, matchesPage, offered: matchesPage === true || offer.alternate !== null, ...pages },
     llmsTxtLinks: assessLlmsLinks(files.llmsLinks),
     sitemapListsPage: sitemapListsPage(
       page.url,
@@ -325,7 +344,7 @@ export function analyseSite(
     ),
     contentUsage: contentUsageList,
     licensing: { ...licensingSignals, rsl, tdmPolicyReachable: tdmPolicyReachable(licensingSignals.tdmPolicy, files.tdmPolicy ?? null, page.url) },
-    agentSurfaces: agentSurfaces(headers.headerAll('link'), files.surfaces ?? notFetchedSurfaces(finalUrl.origin), page.url),
+    agentSurfaces: agentSurfaces(headers.headerAll('link'), files.surfaces ?? notFetchedSurfaces(finalUrl.origin), page.url, catchAllOf(files.notFoundProbe)),
     aiUse: aiUse({
       pagePath,
       robotsBody: robots.state === 'found' ? files.robots.body : null,
@@ -339,6 +358,7 @@ export function analyseSite(
       noindex: facts.noindexMeta || facts.noindexHeader,
     }),
     commerce: commerce(commerceAnswers),
+    siteFiles,
   };
 
   const { score, scoring, findings } = scoreReport({
@@ -351,7 +371,7 @@ export function analyseSite(
     bytesTruncated: page.truncated,
     parseLimit: extras.parseLimit,
     crawlers: crawlers.map(({ verdict, line }) => ({ ...verdict, line })),
-    robots: { ...robotsTxt, ...(robots.state === 'unreachable' && robots.tooComplex ? { tooComplex: robots.tooComplex } : {}) },
+    robots: { ...robotsRead, ...(robots.state === 'unreachable' && robots.tooComplex ? { tooComplex: robots.tooComplex } : {}) },
     https,
     sitemapXml,
     llmsTxt: llms,
@@ -363,7 +383,7 @@ export function analyseSite(
   return {
     page: facts,
     crawlers: crawlers.map((c) => c.verdict),
-    robotsState: robots.state,
+    robotsState: robotsSoft ? 'soft-404' : robots.state,
     robotsTxt,
     sitemapXml,
     llms,
@@ -384,7 +404,7 @@ export type AnalysisTask =
   | { kind: 'llms-links'; llms: FetchedFile; url: string }
   | { kind: 'licence-url'; robots: FetchedFile; pageLinks: string[]; pageUrl: string }
   | { kind: 'tdm-policy-url'; tdmrep: FetchedFile; header: { reservation: string | null; policy: string | null }; pageUrl: string }
-  | { kind: 'site'; page: FetchedPage; files: SiteFiles; markdown?: MarkdownAnswer; probes?: AccessProbes }
+  | { kind: 'site'; page: FetchedPage; files: SiteFiles; markdown?: MarkdownAnswer; probes?: AccessProbes; markdownHome?: MarkdownAnswer | null }
   | { kind: 'rendering'; served: ServedPage; capture: RenderCapture };
 
 /** What each kind of task answers. */
@@ -417,7 +437,7 @@ export function runAnalysisTask(task: AnalysisTask): AnalysisResult {
     case 'tdm-policy-url':
       return { url: tdmPolicyUrl(task.tdmrep, task.header, task.pageUrl) };
     case 'site':
-      return analyseSite(task.page, task.files, task.markdown, task.probes ?? null);
+      return analyseSite(task.page, task.files, task.markdown, task.probes ?? null, task.markdownHome === undefined ? { status: null, contentType: null } : task.markdownHome);
     case 'rendering':
       return compareRendering(task.served, task.capture);
   }

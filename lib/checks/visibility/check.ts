@@ -6,9 +6,11 @@
 // Request plan, chosen so that a page that fails costs the world one request:
 //   first:    the page alone, following its redirects.
 //   then, only if the page finally answered 2xx, at once:
-//             the page again with `Accept: text/markdown`, and the site files of the origin that answered:
+//             the page again with `Accept: text/markdown` and, unless the page is `/`, `/` the same way
+//             (markdown-pages.ts), and the site files of the origin that answered:
 //             /robots.txt, /sitemap.xml, /llms.txt, /llms-full.txt, /.well-known/tdmrep.json, the six well-known
-//             agent surfaces (agent-surfaces.ts), and (https only) http://host/; each dependent request as soon
+//             agent surfaces (agent-surfaces.ts), one random path that cannot exist (its answer tells a
+//             catch-all page from a file: soft-404.ts), and (https only) http://host/; each dependent request as soon
 //             as the file it depends on arrived:
 //               - the RSL licence robots.txt's License: line (or the page's Link rel="license" typed application/rsl+xml) names;
 //               - the TDMRep policy the page's tdm-policy header or tdmrep.json names (whether it answers);
@@ -21,7 +23,7 @@
 // Every request under our own user agent is signed with Web Bot Auth when the service has a key; the crawler
 // and browser probes, sent under other user agents, never are.
 //   A page that answers anything else is reported as it answered, with nothing else fetched.
-// The site signals (signal-fetches.ts) add at most 1 request per check and 7 per origin probed; the agent
+// The site signals (signal-fetches.ts) add at most 2 requests per check and 7 per origin probed; the agent
 // surfaces and the licence 7 more per origin, each followed at most 2 redirects.
 // Everything shares one AbortSignal carrying the whole-check budget.
 
@@ -62,6 +64,7 @@ import {
   SURFACE_MAX_REDIRECTS,
   SURFACE_REQUESTS_PER_ORIGIN,
 } from './signal-fetches';
+import { fetchNotFoundProbe, NOT_FOUND_PROBE_REQUESTS_PER_ORIGIN } from './not-found-probe';
 import { InvalidTargetUrl, normalizeTargetUrl } from '@/lib/outbound/target-url';
 import { renderedView, withRenderedFindings, type PageRendering } from './render';
 import { RENDER_MAX_REDIRECTS, RENDER_MAX_REQUESTS } from './render/render';
@@ -81,8 +84,8 @@ const SITEMAP_MAX_BYTES = 64 * 1024;
 const LLMS_MAX_BYTES = 128 * 1024;
 const LLMS_FULL_MAX_BYTES = 8 * 1024;
 
-/** Site files fetched per origin: robots.txt, /sitemap.xml, llms.txt, llms-full.txt, http://host/, a declared sitemap. */
-const SITE_FILES_PER_ORIGIN = 6;
+/** Site files fetched per origin: robots.txt, /sitemap.xml, llms.txt, llms-full.txt, http://host/, a declared sitemap, and the path that cannot exist. */
+const SITE_FILES_PER_ORIGIN = 6 + NOT_FOUND_PROBE_REQUESTS_PER_ORIGIN;
 /**
  * The most HTTP requests one check can make, redirects included: the page and its Markdown variant, the site
  * files and site-signal requests of the origin that answered, the access probes, and, when the rendered view
@@ -129,14 +132,14 @@ export interface CheckOptions {
   signer?: BotIdentity | null;
 }
 
-type PresenceState = 'found' | 'missing';
+type PresenceState = 'found' | 'missing' | 'soft-404';
 
 interface VisibilitySite {
   requestedUrl: string;
   redirects: Array<{ url: string; status: number }>;
   https: { finalUrlHttps: boolean; httpRedirectsToHttps: boolean | null };
   ttfbMs: number;
-  robotsTxt: { state: RobotsAccess['state']; status: number | null; sitemaps: string[]; contentSignals: string[] };
+  robotsTxt: { state: RobotsAccess['state'] | 'soft-404'; status: number | null; sitemaps: string[]; contentSignals: string[] };
   sitemapXml: { url: string | null; status: number | null; isSitemap: boolean };
   llmsTxt: PresenceState;
   llmsFullTxt: PresenceState;
@@ -152,6 +155,8 @@ interface VisibilitySite {
   commerce: SiteSignals['commerce'];
   /** v4 adds `signedAgent`: the page signed and unsigned (signed-agent.ts). */
   access: SiteAccess & { signedAgent: SignedAgentAccess };
+  /** Visibility check v4: each site file's state, a site's catch-all page (soft 404) told apart. */
+  siteFiles: SiteSignals['siteFiles'];
   /** Where this check's requests went, per registrable domain, and the ones it did not send. */
   outbound: OutboundSummary;
 }
@@ -160,7 +165,7 @@ export interface VisibilityReport {
   checkVersion: string;
   checkedUrl: string;
   status: number;
-  robotsTxt: RobotsAccess['state'];
+  robotsTxt: RobotsAccess['state'] | 'soft-404';
   crawlers: CrawlerVerdict[];
   llmsTxt: PresenceState;
   page: PageFacts & { rendering: PageRendering };
@@ -235,13 +240,14 @@ async function probeSite(origin: URL, pageHeaders: Array<[string, string]>, page
   const at = (path: string) => new URL(path, origin);
   const probe = { ...fetchOptions, timeoutMs: PROBE_TIMEOUT_MS };
   const surfaces = fetchAgentSurfaces(origin, probe);
-  const [robotsRes, sitemapXml, llmsRes, llmsFullRes, httpRedirectsToHttps, tdmrep] = await Promise.all([
+  const [robotsRes, sitemapXml, llmsRes, llmsFullRes, httpRedirectsToHttps, tdmrep, notFoundProbe] = await Promise.all([
     tryFetch(at('/robots.txt'), { ...probe, maxBytes: ROBOTS_MAX_BYTES + 1 /* one byte over tells the matcher the file was cut */, accept: 'text/plain,*/*;q=0.5', purpose: 'robots.txt' }),
     fetchSitemap(at('/sitemap.xml'), fetchOptions, 'sitemap.xml'),
     tryFetch(at('/llms.txt'), { ...probe, maxBytes: LLMS_MAX_BYTES, accept: 'text/markdown,text/plain;q=0.9,*/*;q=0.5', purpose: 'llms.txt' }),
     tryFetch(at('/llms-full.txt'), { ...probe, maxBytes: LLMS_FULL_MAX_BYTES, accept: 'text/markdown,text/plain;q=0.9,*/*;q=0.5', purpose: 'llms-full.txt' }),
     origin.protocol === 'https:' ? probeHttpRedirect(origin, fetchOptions) : Promise.resolve(false),
     fetchTdmrep(origin, probe),
+    fetchNotFoundProbe(origin, probe),
   ]);
   const robots = fetchedFile(robotsRes);
   const llms = fetchedFile(llmsRes);
@@ -258,7 +264,7 @@ async function probeSite(origin: URL, pageHeaders: Array<[string, string]>, page
     ),
   ]);
 
-  return { robots, sitemap, sitemapChild, llms, llmsFull: fetchedFile(llmsFullRes), llmsLinks, tdmrep, httpRedirectsToHttps, surfaces: await surfaces, rsl, tdmPolicy };
+  return { robots, sitemap, sitemapChild, llms, llmsFull: fetchedFile(llmsFullRes), llmsLinks, tdmrep, httpRedirectsToHttps, surfaces: await surfaces, rsl, tdmPolicy, notFoundProbe };
 }
 
 /** An absolute http(s) address, or null. */
@@ -425,13 +431,13 @@ const SITE_FILE_FINDINGS: ReadonlySet<string> = new Set([
   'search-crawlers-blocked', 'search-crawlers-refused', 'ai-answer-crawlers-blocked', 'ai-answer-crawlers-refused',
   'robots-unreachable', 'robots-too-complex', 'training-crawlers-blocked', 'user-fetchers-blocked', 'noindex-hidden-by-robots',
   'content-signals', 'content-signal-conflict', 'http-not-redirected', 'sitemap-missing', 'page-not-in-sitemap',
-  'markdown-not-offered', 'crawler-blocked-by-server', 'agent-surface-invalid', 'agent-surfaces', 'ai-use-conflict', 'rsl-license-unusable', 'tdm-policy-unreachable', 'pay-per-crawl',
+  'markdown-not-offered', 'markdown-not-the-page', 'soft-404', 'crawler-blocked-by-server', 'agent-surface-invalid', 'agent-surfaces', 'ai-use-conflict', 'rsl-license-unusable', 'tdm-policy-unreachable', 'pay-per-crawl',
 ]);
 const isSiteFileFinding = (id: string) => SITE_FILE_FINDINGS.has(id) || id.startsWith('llms-txt') || id.startsWith('llms-full-txt');
 
 /** The limit line of a report whose page did not answer 2xx. */
 function notFetchedLimit(status: number): string {
-  return `The page answered ${status}, so nothing else was requested: robots.txt, the sitemap, llms.txt, llms-full.txt, tdmrep.json, the well-known agent surfaces, the RSL licence, http://, the Markdown variant and the crawler probes were not fetched, and the report makes no finding about them (their states read unreachable, missing or not-probed only because they were not asked for).`;
+  return `The page answered ${status}, so nothing else was requested: robots.txt, the sitemap, llms.txt, llms-full.txt, tdmrep.json, the well-known agent surfaces, the RSL licence, http://, the path that cannot exist, the Markdown variants and the crawler probes were not fetched, and the report makes no finding about them (their states read unreachable, missing or not-probed only because they were not asked for).`;
 }
 
 /** The limit line of a report some of whose requests the outbound gate did not send. */
@@ -498,14 +504,20 @@ async function runCheck(
     ...(renderOwner !== undefined ? { owner: renderOwner } : {}),
   });
   const signedPage = { signed: fetchOptions.signer != null, url: page.url, status: page.status };
-  const [files, markdown, probes, signedAgent] = answered
+  // `/` is asked for Markdown too, to tell the page's own Markdown from one document served for every address;
+  // when the page asked for is `/`, its answer is `/`'s (null).
+  const home = new URL('/', target.origin);
+  const pageIsHome = target.href === home.href;
+  const noAnswer = { status: null, contentType: null, body: null };
+  const [files, markdown, probes, signedAgent, markdownHome] = answered
     ? await Promise.all([
         probeSite(new URL(finalUrl.origin), page.headers, page.url, siteFetches, analysis),
         fetchMarkdownAnswer(target, { ...siteFetches, timeoutMs: PROBE_TIMEOUT_MS }),
         runAccessProbes(finalUrl, siteFetches),
         compareSignedAgent(signedPage, siteFetches),
+        pageIsHome ? null : fetchMarkdownAnswer(home, { ...siteFetches, timeoutMs: PROBE_TIMEOUT_MS }),
       ])
-    : [NOT_FETCHED_FILES, { status: null, contentType: null, body: null }, null, signedAgentNotCompared(signedPage)];
+    : [NOT_FETCHED_FILES, noAnswer, null, signedAgentNotCompared(signedPage), pageIsHome ? null : noAnswer];
   // A report whose own site's files were refused by the budget would score requests that were never sent:
   // the check stops instead, uncharged, as when the page itself is refused.
   const ownSpent = siteRefusals.find((r) => r.reason === 'budget' && gate.isOwn(r.domain));
@@ -519,7 +531,7 @@ async function runCheck(
     truncated: page.truncated,
     redirects: page.redirects.length,
   };
-  const result = await analyse({ kind: 'site', page: fetchedPage, files, markdown, ...(probes ? { probes } : {}) }, analysis);
+  const result = await analyse({ kind: 'site', page: fetchedPage, files, markdown, markdownHome, ...(probes ? { probes } : {}) }, analysis);
   const view = await rendered;
 
   const report: VisibilityReport = {
@@ -575,7 +587,8 @@ export function visibilityCheckDescription() {
     fetched: {
       page: `the address given, following up to 5 redirects, reading at most ${PAGE_MAX_BYTES / 1024} KB; everything below only once it finally answered 2xx (a page that fails or answers otherwise costs its site that one request and its redirects)`,
       site: [
-        'the page again with Accept: text/markdown',
+        'the page again with Accept: text/markdown, and / the same way unless the page is /',
+        'one random path that cannot exist, to tell the site\'s catch-all page (a soft 404) from a published file (16 KB)',
         '/robots.txt',
         '/sitemap.xml (else the first Sitemap: of robots.txt; of a sitemap index, its first child)',
         '/llms.txt and up to 5 of its links',

@@ -45,6 +45,7 @@ const STATE_WORDS: Record<string, string> = {
   valid: 'found and valid',
   partial: 'found, incomplete',
   error: 'did not answer',
+  'soft-404': 'not found: the address answers with the site\'s catch-all page (a soft 404)',
 };
 const state = (v: unknown) => (str(v) ? (STATE_WORDS[str(v)!] ?? str(v)) : null);
 
@@ -86,6 +87,7 @@ function surface(v: unknown): string | null {
   const status = str(s.status);
   if (!status) return null;
   if (status === 'missing') return `not published${http(s.httpStatus)}`;
+  if (status === 'soft-404') return `not published: the address answers with the site's catch-all page${http(s.httpStatus)} (a soft 404)`;
   if (status === 'unreachable') return 'did not answer';
   const name = str(s.name);
   const entries = num(s.entries);
@@ -93,6 +95,24 @@ function surface(v: unknown): string | null {
   const what = [name ? `“${name}”` : null, entries !== null ? count(entries, 'entry', 'entries') : null].filter(Boolean).join(', ');
   if (status === 'invalid') return `published but not valid${problems.length ? `: ${problems.join('; ')}` : ''} (${str(s.url)})`;
   return `published and valid${what ? `: ${what}` : ''} (${str(s.url)})`;
+}
+
+const MARKDOWN_OF: Record<string, string> = { 'this-page': 'Markdown of this page', generic: 'Markdown, but of another page (one document for every address)', nothing: 'no Markdown' };
+const MARKDOWN_OF_HOME: Record<string, string> = { 'this-page': 'Markdown', generic: 'the same Markdown as the checked page', nothing: 'no Markdown' };
+const SITE_FILE_NAMES: Record<string, string> = { robotsTxt: 'robots.txt', sitemap: 'the sitemap', llmsTxt: 'llms.txt', llmsFullTxt: 'llms-full.txt' };
+
+/** `site.siteFiles` in words: whether the site has a catch-all page, and which files answered with it. */
+function softNotFound(v: unknown, report: Record<string, unknown>): string | null {
+  const f = fieldsOf(v);
+  const probe = fieldsOf(f.notFoundProbe);
+  if (typeof probe.catchAll !== 'boolean') return null;
+  const surfaces = fieldsOf(fieldsOf(report.site).agentSurfaces);
+  const soft = [
+    ...Object.keys(SITE_FILE_NAMES).filter((k) => str(fieldsOf(f[k]).state) === 'soft-404').map((k) => SITE_FILE_NAMES[k]),
+    ...Object.values(surfaces).filter((x) => str(fieldsOf(x).status) === 'soft-404').map((x) => str(fieldsOf(x).url)).filter((x): x is string => x !== null),
+  ];
+  if (!probe.catchAll) return num(probe.status) !== null ? `none: a path that cannot exist answered HTTP ${num(probe.status)}` : 'not known: a path that cannot exist got no answer';
+  return `the site answers every path with its home page (HTTP ${num(probe.status)} for a path that cannot exist)${soft.length ? `; answered with it: ${soft.join(', ')}` : ''}`;
 }
 
 function aiUse(v: unknown): string | null {
@@ -227,7 +247,13 @@ const SECTIONS: ReadonlyArray<{ id: string; title: string; facts: readonly FactL
           return `offered${how.length ? ` (${how.join('; ')})` : ''}`;
         },
       },
-      { key: 'site.markdown.matchesPage', label: 'Markdown answer is this page', format: (v) => (v === true ? 'yes' : v === false ? 'no: it has neither the page\'s title nor most of its words' : null) },
+      {
+        key: 'site.markdown.matchesPage', label: 'Markdown answer is this page',
+        format: (v, r) => (v === true ? 'yes' : v === false ? (str(fieldsOf(fieldsOf(r.site).markdown).home) === 'generic' ? 'no: it is the same Markdown / sends, without the page\'s title or first heading' : 'no: it has neither the page\'s title nor most of its words') : null),
+      },
+      { key: 'site.markdown.page', label: 'Markdown asked for at this page', format: (v) => (str(v) ? (MARKDOWN_OF[str(v)!] ?? str(v)) : null) },
+      { key: 'site.markdown.home', label: 'Markdown asked for at /', format: (v) => (str(v) ? (MARKDOWN_OF_HOME[str(v)!] ?? str(v)) : null) },
+      { key: 'site.siteFiles', label: 'Catch-all page (soft 404)', format: softNotFound },
     ],
   },
   {

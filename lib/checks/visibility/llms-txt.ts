@@ -4,8 +4,11 @@
 type LlmsTxtLevel = 'valid' | 'partial' | 'invalid' | 'missing' | 'error';
 
 export interface LlmsTxtAssessment {
-  /** What the report shows: a non-HTML 2xx body is "found", anything else "missing". */
-  state: 'found' | 'missing';
+  /**
+   * What the report shows: a non-HTML 2xx body is "found", anything else "missing"; the report's own reading
+   * (soft-404.ts) adds "soft-404" for the site's catch-all page and keeps "found" for a file with an H1.
+   */
+  state: 'found' | 'missing' | 'soft-404';
   level: LlmsTxtLevel;
   status: number | null;
   /** Why it is not valid, in plain words; empty when valid. */

@@ -130,13 +130,16 @@ const RefusedCounts = z.looseObject({ budget: requestCount(), thirdPartyCap: req
 const lineNumber = () => int().min(1).max(ROBOTS_MAX_BYTES);
 const Surface = z.looseObject({
   url: str(C.surfaceUrl),
-  status: z.enum(['found', 'missing', 'invalid', 'unreachable']),
+  status: z.enum(['found', 'missing', 'invalid', 'unreachable', 'soft-404']),
   valid: z.boolean(),
   httpStatus: int().min(100).max(999).nullable(),
   name: id().nullable(),
   entries: int().min(0).max(99_999).nullable(),
   problems: list(str(C.note), C.surfaceProblems),
 });
+/** What `Accept: text/markdown` got at an address (markdown-pages.ts). */
+const MARKDOWN_OF = ['this-page', 'generic', 'nothing'] as const;
+const SiteFile = z.looseObject({ state: z.enum(['found', 'missing', 'invalid', 'unreachable', 'soft-404']), status: int().nullable() });
 const AiUseAnswer = z.looseObject({
   decision: z.enum(['allowed', 'refused', 'unstated']),
   sources: list(z.looseObject({ source: id(), says: z.enum(['allowed', 'refused']), detail: token() }), C.aiUseSources),
@@ -237,7 +240,21 @@ export const VisibilityReportSchema = z.looseObject({
     sitemapXml: z.looseObject({ url: url().nullable(), status: int().nullable(), isSitemap: z.boolean() }),
     llmsTxt: id(),
     llmsFullTxt: id(),
-    markdown: z.looseObject({ offered: z.boolean(), contentType: token().nullable(), alternate: url().nullable(), matchesPage: z.boolean().nullable() }),
+    markdown: z.looseObject({
+      offered: z.boolean(),
+      contentType: token().nullable(),
+      alternate: url().nullable(),
+      matchesPage: z.boolean().nullable(),
+      page: z.enum(MARKDOWN_OF),
+      home: z.enum(MARKDOWN_OF),
+    }),
+    siteFiles: z.looseObject({
+      notFoundProbe: z.looseObject({ status: int().nullable(), catchAll: z.boolean() }),
+      robotsTxt: SiteFile,
+      sitemap: SiteFile,
+      llmsTxt: SiteFile,
+      llmsFullTxt: SiteFile,
+    }),
     llmsTxtLinks: z.looseObject({ checked: int(), broken: int(), links: list(z.looseObject({ url: url(), status: int().nullable(), outcome: id() }), C.llmsLinks) }),
     sitemapListsPage: z.boolean().nullable(),
     contentUsage: list(

@@ -139,3 +139,12 @@ export const RUBRIC_CHANGES: RubricChanges = {
     'Version 3.0.0 reports what a site offers agents beyond its pages (agent surfaces), answers in one place whether AI may train on, search or answer from the page and who said so, reads the RSL licence the site names, and shows what a crawler or agent must pay. These add findings but no points: none of them is something every site should have. The accuracy changes make existing items read real pages as browsers and search engines do.',
   changes: RUBRIC_CHANGE_GROUPS_3.flatMap((g) => g.changes.map((c) => ({ ...c, group: g.name }))),
 };
+
+/**
+ * Rubric 3 → 4 rows (the lead sets the versions): still 100 points.
+ * @example RUBRIC_CHANGES_4.map((c) => c.item) // ['soft-404', 'agents.markdown']
+ */
+export const RUBRIC_CHANGES_4: readonly RubricChange[] = [
+  finding('soft-404', 'New, low: the site answers every path with its home page (or one catch-all page) and status 200, found by comparing each site file and agent surface with the answer to one random path that cannot exist. Such files read soft-404, never found; the files themselves score as before (absent).'),
+  { item: 'agents.markdown', before: 2, after: 2, why: 'Credit only for Markdown of this page: the page and / are both asked for Markdown, and a document that carries neither the page\'s title nor its first heading and is the very Markdown / sends (one document for every address) is generic, markdown-not-the-page.' },
+];

@@ -14,6 +14,7 @@ import { AGENT_ITEMS } from './rubric-items/agents';
 import { CONTENT_ITEMS } from './rubric-items/content';
 import { INDEXABILITY_ITEMS } from './rubric-items/indexability';
 import { agentSignalFindings } from './rubric-items/agent-signals';
+import { softNotFoundFindings } from './rubric-items/soft-404';
 import { serverAccessFindings } from './rubric-items/server-access';
 import { crawler, isAllowed, quoteVerdict, uniqueRaw } from './rubric-items/shared';
 import { SITE_ITEMS } from './rubric-items/site';
@@ -324,7 +325,7 @@ export function scoreReport(input: ScoreInput): ScoreResult {
       fix: 'Fix the other critical findings; the cap lifts as soon as none of them remains.',
     });
   }
-  findings.push(...informationalFindings(input), ...serverAccessFindings(input), ...agentSignalFindings(input));
+  findings.push(...informationalFindings(input), ...serverAccessFindings(input), ...agentSignalFindings(input), ...softNotFoundFindings(input));
   findings.sort(compareFindings);
   // One member order for every finding, so serialised reports compare byte for byte.
   const ordered = findings.map(({ id, severity, rubric, pointsLost, observed, why, fix }) => ({ id, severity, rubric, pointsLost, observed, why, fix }));

@@ -1,4 +1,4 @@
-// The extra requests behind the site signals (visibility check v2): the page asked for as Markdown, the
+// The extra requests behind the site signals (visibility check v2): the page and `/` asked for as Markdown, the
 // links of /llms.txt, /.well-known/tdmrep.json and the first child of a sitemap index. Each goes through
 // safeFetch (SSRF guard, size and time caps) on the check's shared signal, and none ever throws: what a
 // site file answered, or that it did not, is a fact for the report.
@@ -15,8 +15,8 @@ const MARKDOWN_MAX_BYTES = 64 * 1024;
 const LLMS_LINK_MAX_BYTES = 2048;
 /** A TDMRep file is a short JSON list of path rules. */
 const TDMREP_MAX_BYTES = 16 * 1024;
-/** Requests the site signals add to one check, whatever the site: the Markdown request. */
-export const SIGNAL_REQUESTS_PER_CHECK = 1;
+/** Requests the site signals add to one check, whatever the site: the Markdown requests of the page and of `/`. */
+export const SIGNAL_REQUESTS_PER_CHECK = 2;
 /** Requests the site signals add per origin probed, at most: tdmrep.json, a sitemap index's first child, the llms.txt links. */
 export const SIGNAL_REQUESTS_PER_ORIGIN = 2 + LLMS_LINKS_MAX;
 

@@ -20,7 +20,7 @@ export const AGENT_ITEMS: readonly RubricItem[] = [
     category: 'agents',
     points: 2,
     criterion:
-      'The page is offered as Markdown: its address answers "Accept: text/markdown" with text/markdown (Markdown for Agents), or it links an alternate text/markdown version.',
+      'The page is offered as Markdown: its address answers "Accept: text/markdown" with the page\'s own Markdown (Markdown for Agents: it carries the page\'s title or first heading, or most of its words without being the very document / sends), or it links an alternate text/markdown version.',
     evaluate(input, points) {
       const m = input.signals.markdown;
       if (m.offered) return { earned: points };
@@ -30,7 +30,10 @@ export const AGENT_ITEMS: readonly RubricItem[] = [
           finding: {
             id: 'markdown-not-the-page',
             severity: 'medium',
-            observed: `GET ${input.finalUrl} with "Accept: text/markdown" answered ${m.contentType}, but the Markdown has neither the page's title nor most of its words`,
+            observed:
+              m.home === 'generic'
+                ? `GET ${input.finalUrl} with "Accept: text/markdown" answered ${m.contentType} with the same Markdown as / sends, without the page's title or first heading: one document for every address, not this page's`
+                : `GET ${input.finalUrl} with "Accept: text/markdown" answered ${m.contentType}, but the Markdown has neither the page's title nor most of its words`,
             why: 'An agent that asks for Markdown gets this answer instead of the page: an error or placeholder served as text/markdown with 200 hides the page from every agent that negotiates.',
             fix: 'Serve the page\'s own content as Markdown for "Accept: text/markdown" (or answer it with the HTML page), and answer with an error status when there is none.',
           },

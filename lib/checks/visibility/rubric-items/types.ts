@@ -5,6 +5,8 @@ import type { CrawlerAccess } from '../access-types';
 import type { ParseLimitHit } from '../bounded-parse';
 import type { PageFacts } from '../extract';
 import type { LlmsTxtAssessment } from '../llms-txt';
+import type { SiteFileStates } from '../soft-404';
+import type { MarkdownPages } from '../markdown-pages';
 import type { IgnoredLine } from '../robots';
 import type { ContentSignalConflict, Licensing, LlmsTxtLinks, MarkdownOffer } from '../site-signals';
 import type { AgentSurfaces } from '../agent-surfaces';
@@ -31,7 +33,8 @@ export interface ScoredCrawler {
 
 /** The site signals the rubric reads (visibility check v2). */
 export interface ScoredSignals {
-  markdown: MarkdownOffer;
+  /** `page` and `home` (v4, markdown-pages.ts) are absent in inputs built before them. */
+  markdown: MarkdownOffer & Partial<MarkdownPages>;
   llmsTxtLinks: LlmsTxtLinks;
   sitemapListsPage: boolean | null;
   contentSignalConflicts: readonly ContentSignalConflict[];
@@ -40,6 +43,8 @@ export interface ScoredSignals {
   agentSurfaces?: AgentSurfaces;
   aiUse?: AiUse;
   commerce?: Commerce;
+  /** Visibility check v4: each site file's state (absent in inputs built before it). */
+  siteFiles?: SiteFileStates;
 }
 
 export interface ScoreInput {
@@ -68,7 +73,7 @@ export interface ScoreInput {
   https: { finalUrlHttps: boolean; httpRedirectsToHttps: boolean | null };
   sitemapXml: { url: string | null; status: number | null; isSitemap: boolean };
   llmsTxt: LlmsTxtAssessment;
-  llmsFullTxt: { state: 'found' | 'missing'; status: number | null; bytesRead: number; truncated: boolean };
+  llmsFullTxt: { state: 'found' | 'missing' | 'soft-404'; status: number | null; bytesRead: number; truncated: boolean };
   signals: ScoredSignals;
   /** The access probes: the browser baseline's status, and per probed token what its answer showed. */
   access?: { browserStatus: number | null; evidence: Readonly<Record<string, string>> };
