@@ -52,13 +52,13 @@ describe('access probes: what each crawler gets', () => {
       if (crawler.tokenOnly) expect(c.access).toEqual({ outcome: 'not-probed', status: null, userAgent: null });
       else expect(c.access).toEqual({ outcome: 'ok', status: 200, userAgent: crawler.userAgent });
     }
-    expect(report.site.access).toEqual({ browserStatus: 200, browserUserAgent: BROWSER_USER_AGENT, probes: 13 });
+    expect(report.site.access).toEqual({ browserStatus: 200, browserUserAgent: BROWSER_USER_AGENT, probes: 14 });
     expect(finding(report)).toBeUndefined();
     // The user agents the server saw on the page: ours three times (the page, the page as Markdown, the one
     // llms.txt link), the browser once, each probed crawler once.
     const agents = site.log.filter((l) => l.path === '/guide').map((l) => l.headers['user-agent']);
-    expect(agents).toHaveLength(17);
-    expect(new Set(agents).size).toBe(15);
+    expect(agents).toHaveLength(18);
+    expect(new Set(agents).size).toBe(16);
     expect(agents).toEqual(expect.arrayContaining([BROWSER_USER_AGENT, ...PROBED_CRAWLERS.map((c) => c.userAgent)]));
   });
 
@@ -147,6 +147,7 @@ describe('access probes: what each crawler gets', () => {
       ClaudeBot: 'challenge',
       PerplexityBot: 'payment-required',
       'Perplexity-User': 'ok',
+      'Google-Agent': 'ok',
       'Google-Extended': 'not-probed',
       'Applebot-Extended': 'not-probed',
       CCBot: 'rate-limited',

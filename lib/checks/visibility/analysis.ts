@@ -28,6 +28,7 @@ import {
   type LlmsTxtLinks,
   type MarkdownOffer,
 } from './site-signals';
+import { aiCatalogFollowUrls, aiCatalogLocation, assessAiCatalog, type AiCatalogFiles, type AiCatalogLocation } from './ai-catalog';
 import { agentSurfaces, linkHeaderRelations, SURFACE_KINDS, SURFACE_PATHS, type AgentSurfaces, type SurfaceFile, type SurfaceKind } from './agent-surfaces';
 import { aiUse, type AiUse } from './ai-use';
 import { commerce, type Commerce } from './commerce';
@@ -72,6 +73,8 @@ export interface SiteFiles {
   rsl?: RslFile | null;
   /** The TDMRep policy the header or tdmrep.json names, as it answered; null or absent when none was fetched. */
   tdmPolicy?: { url: string; status: number | null } | null;
+  /** The AI Catalog and the cards followed from it (ai-catalog.ts); absent when it was not looked for. */
+  aiCatalog?: AiCatalogFiles;
 }
 
 /** The page URL fetched with `Accept: text/markdown`: its status and content type, null when it got no answer. */
@@ -325,7 +328,10 @@ export function analyseSite(
     ),
     contentUsage: contentUsageList,
     licensing: { ...licensingSignals, rsl, tdmPolicyReachable: tdmPolicyReachable(licensingSignals.tdmPolicy, files.tdmPolicy ?? null, page.url) },
-    agentSurfaces: agentSurfaces(headers.headerAll('link'), files.surfaces ?? notFetchedSurfaces(finalUrl.origin), page.url),
+    agentSurfaces: {
+      ...agentSurfaces(headers.headerAll('link'), files.surfaces ?? notFetchedSurfaces(finalUrl.origin), page.url),
+      aiCatalog: files.aiCatalog ? assessAiCatalog(files.aiCatalog, finalUrl.origin) : null,
+    },
     aiUse: aiUse({
       pagePath,
       robotsBody: robots.state === 'found' ? files.robots.body : null,
@@ -384,6 +390,8 @@ export type AnalysisTask =
   | { kind: 'llms-links'; llms: FetchedFile; url: string }
   | { kind: 'licence-url'; robots: FetchedFile; pageLinks: string[]; pageUrl: string }
   | { kind: 'tdm-policy-url'; tdmrep: FetchedFile; header: { reservation: string | null; policy: string | null }; pageUrl: string }
+  | { kind: 'ai-catalog-url'; robots: FetchedFile; pageBody: string; pageLinks: string[]; pageUrl: string }
+  | { kind: 'ai-catalog-follow'; catalog: SurfaceFile; pageUrl: string }
   | { kind: 'site'; page: FetchedPage; files: SiteFiles; markdown?: MarkdownAnswer; probes?: AccessProbes }
   | { kind: 'rendering'; served: ServedPage; capture: RenderCapture };
 
@@ -394,6 +402,8 @@ export interface AnalysisResults {
   'llms-links': { links: string[] };
   'licence-url': { url: string | null };
   'tdm-policy-url': { url: string | null };
+  'ai-catalog-url': { location: AiCatalogLocation };
+  'ai-catalog-follow': { urls: string[] };
   site: SiteAnalysis;
   rendering: RenderComparison;
 }
@@ -416,6 +426,12 @@ export function runAnalysisTask(task: AnalysisTask): AnalysisResult {
       return { url: licenceUrl(task.robots, task.pageLinks, task.pageUrl) };
     case 'tdm-policy-url':
       return { url: tdmPolicyUrl(task.tdmrep, task.header, task.pageUrl) };
+    case 'ai-catalog-url': {
+      const robotsOk = task.robots.status !== null && task.robots.status >= 200 && task.robots.status < 300;
+      return { location: aiCatalogLocation({ robots: task.robots.body, robotsOk, pageBody: task.pageBody, pageLinks: task.pageLinks, pageUrl: task.pageUrl }) };
+    }
+    case 'ai-catalog-follow':
+      return { urls: aiCatalogFollowUrls(task.catalog, task.pageUrl) };
     case 'site':
       return analyseSite(task.page, task.files, task.markdown, task.probes ?? null);
     case 'rendering':

@@ -48,6 +48,8 @@ import { createOutboundGate, MAX_LOOKUPS_PER_CHECK, THIRD_PARTY_REQUESTS_PER_DOM
 import { resolveHostMap, type HostMap } from '@/lib/outbound/host-map';
 import {
   fetchAgentSurfaces,
+  fetchAiCatalog,
+  fetchAiCatalogCards,
   fetchLlmsLinks,
   fetchMarkdownAnswer,
   fetchRslLicence,
@@ -218,7 +220,7 @@ async function probeHttpRedirect(origin: URL, fetchOptions: FetchOptions): Promi
  * The site files of one origin, all requested at once; the RSL licence as soon as robots.txt (or the page's
  * `Link` header) named it, and the TDMRep policy as soon as the page's header or tdmrep.json named it.
  */
-async function probeSite(origin: URL, pageHeaders: Array<[string, string]>, pageUrl: string, fetchOptions: FetchOptions, analysis: AnalysisOptions): Promise<SiteFiles> {
+async function probeSite(origin: URL, pageHeaders: Array<[string, string]>, pageUrl: string, pageBody: string, fetchOptions: FetchOptions, analysis: AnalysisOptions): Promise<SiteFiles> {
   const at = (path: string) => new URL(path, origin);
   const probe = { ...fetchOptions, timeoutMs: PROBE_TIMEOUT_MS };
   const surfaces = fetchAgentSurfaces(origin, probe);
@@ -234,18 +236,25 @@ async function probeSite(origin: URL, pageHeaders: Array<[string, string]>, page
   const llms = fetchedFile(llmsRes);
 
   const pageHeader = (name: string) => pageHeaders.find(([n]) => n === name)?.[1] ?? null;
-  const [{ sitemap, sitemapChild }, llmsLinks, rsl, tdmPolicy] = await Promise.all([
+  const pageLinks = pageHeaders.filter(([n]) => n === 'link').map(([, v]) => v);
+  const [{ sitemap, sitemapChild }, llmsLinks, rsl, tdmPolicy, aiCatalog] = await Promise.all([
     followSitemap(origin, robots, sitemapXml, fetchOptions, analysis),
     analyse({ kind: 'llms-links', llms, url: at('/llms.txt').href }, analysis).then(({ links }) => fetchLlmsLinks(links, probe)),
-    analyse({ kind: 'licence-url', robots, pageLinks: pageHeaders.filter(([n]) => n === 'link').map(([, v]) => v), pageUrl }, analysis).then(({ url }) =>
+    analyse({ kind: 'licence-url', robots, pageLinks, pageUrl }, analysis).then(({ url }) =>
       url === null ? null : fetchRslLicence(new URL(url), probe),
     ),
     analyse({ kind: 'tdm-policy-url', tdmrep, header: { reservation: pageHeader('tdm-reservation'), policy: pageHeader('tdm-policy') }, pageUrl }, analysis).then(({ url }) =>
       url === null ? null : fetchTdmPolicy(new URL(url), probe),
     ),
+    // The AI Catalog once robots.txt is known (its Agentmap: line comes first), then the cards it lists.
+    analyse({ kind: 'ai-catalog-url', robots, pageBody, pageLinks, pageUrl }, analysis).then(async ({ location }) => {
+      const file = await fetchAiCatalog(location, probe);
+      const { urls } = await analyse({ kind: 'ai-catalog-follow', catalog: file, pageUrl }, analysis);
+      return { location, file, cards: await fetchAiCatalogCards(urls, probe) };
+    }),
   ]);
 
-  return { robots, sitemap, sitemapChild, llms, llmsFull: fetchedFile(llmsFullRes), llmsLinks, tdmrep, httpRedirectsToHttps, surfaces: await surfaces, rsl, tdmPolicy };
+  return { robots, sitemap, sitemapChild, llms, llmsFull: fetchedFile(llmsFullRes), llmsLinks, tdmrep, httpRedirectsToHttps, surfaces: await surfaces, rsl, tdmPolicy, aiCatalog };
 }
 
 /** An absolute http(s) address, or null. */
@@ -410,7 +419,7 @@ const SITE_FILE_FINDINGS: ReadonlySet<string> = new Set([
   'search-crawlers-blocked', 'search-crawlers-refused', 'ai-answer-crawlers-blocked', 'ai-answer-crawlers-refused',
   'robots-unreachable', 'robots-too-complex', 'training-crawlers-blocked', 'user-fetchers-blocked', 'noindex-hidden-by-robots',
   'content-signals', 'content-signal-conflict', 'http-not-redirected', 'sitemap-missing', 'page-not-in-sitemap',
-  'markdown-not-offered', 'crawler-blocked-by-server', 'agent-surface-invalid', 'agent-surfaces', 'ai-use-conflict', 'rsl-license-unusable', 'tdm-policy-unreachable', 'pay-per-crawl',
+  'markdown-not-offered', 'crawler-blocked-by-server', 'agent-surface-invalid', 'agent-surfaces', 'ai-catalog-invalid', 'ai-use-conflict', 'rsl-license-unusable', 'tdm-policy-unreachable', 'pay-per-crawl',
 ]);
 const isSiteFileFinding = (id: string) => SITE_FILE_FINDINGS.has(id) || id.startsWith('llms-txt') || id.startsWith('llms-full-txt');
 
@@ -484,7 +493,7 @@ async function runCheck(
   });
   const [files, markdown, probes] = answered
     ? await Promise.all([
-        probeSite(new URL(finalUrl.origin), page.headers, page.url, siteFetches, analysis),
+        probeSite(new URL(finalUrl.origin), page.headers, page.url, page.body, siteFetches, analysis),
         fetchMarkdownAnswer(target, { ...siteFetches, timeoutMs: PROBE_TIMEOUT_MS }),
         runAccessProbes(finalUrl, siteFetches),
       ])
