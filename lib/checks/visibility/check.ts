@@ -7,10 +7,12 @@
 //   first:    the page alone, following its redirects.
 //   then, only if the page finally answered 2xx, at once:
 //             the page again with `Accept: text/markdown`, and the site files of the origin that answered:
-//             /robots.txt, /sitemap.xml, /llms.txt, /llms-full.txt, /.well-known/tdmrep.json, the six well-known
+//             /robots.txt, /sitemap.xml, /llms.txt, /llms-full.txt, /.well-known/tdmrep.json, the seven well-known
 //             agent surfaces (agent-surfaces.ts), and (https only) http://host/; each dependent request as soon
 //             as the file it depends on arrived:
 //               - the RSL licence robots.txt's License: line (or the page's Link rel="license" typed application/rsl+xml) names;
+//               - the AI Catalog robots.txt's Agentmap: line, the page's rel="ai-catalog" link or header names (else the
+//                 well-known one), then up to 2 cards it lists on the page's origin (ai-catalog.ts);
 //               - the TDMRep policy the page's tdm-policy header or tdmrep.json names (whether it answers);
 //               - up to 5 links of /llms.txt (site-signals.ts LLMS_LINKS_MAX);
 //               - only if /sitemap.xml is not a sitemap, the first `Sitemap:` URL of robots.txt, and only if
@@ -19,7 +21,7 @@
 //             time), and the rendered view (render/), whose browser fetches through safeFetch as well.
 //   A page that answers anything else is reported as it answered, with nothing else fetched.
 // The site signals (signal-fetches.ts) add at most 1 request per check and 7 per origin probed; the agent
-// surfaces and the licence 7 more per origin, each followed at most 2 redirects.
+// surfaces, the licence, the TDMRep policy, the AI Catalog and its cards 12 more per origin, each followed at most 2 redirects.
 // Everything shares one AbortSignal carrying the whole-check budget.
 
 import { TaskDeadlineError, TaskQueueTimeoutError, TaskThreadError } from '@/lib/worker-pool';
