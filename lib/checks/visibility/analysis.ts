@@ -388,9 +388,8 @@ export type AnalysisTask =
   | { kind: 'sitemap-plan'; robots: FetchedFile; sitemap: FetchedFile & { url?: string | null } }
   | { kind: 'sitemap-child'; sitemap: FetchedFile & { url: string | null } }
   | { kind: 'llms-links'; llms: FetchedFile; url: string }
-  | { kind: 'licence-url'; robots: FetchedFile; pageLinks: string[]; pageUrl: string }
+  | { kind: 'licence-url'; robots: FetchedFile; pageLinks: string[]; pageUrl: string; pageBody: string }
   | { kind: 'tdm-policy-url'; tdmrep: FetchedFile; header: { reservation: string | null; policy: string | null }; pageUrl: string }
-  | { kind: 'ai-catalog-url'; robots: FetchedFile; pageBody: string; pageLinks: string[]; pageUrl: string }
   | { kind: 'ai-catalog-follow'; catalog: SurfaceFile; pageUrl: string }
   | { kind: 'site'; page: FetchedPage; files: SiteFiles; markdown?: MarkdownAnswer; probes?: AccessProbes }
   | { kind: 'rendering'; served: ServedPage; capture: RenderCapture };
@@ -400,9 +399,9 @@ export interface AnalysisResults {
   'sitemap-plan': SitemapPlan;
   'sitemap-child': { child: string | null };
   'llms-links': { links: string[] };
-  'licence-url': { url: string | null };
+  /** The RSL licence and the AI Catalog robots.txt and the page name: one task, as both read the same files. */
+  'licence-url': { url: string | null; aiCatalog: AiCatalogLocation };
   'tdm-policy-url': { url: string | null };
-  'ai-catalog-url': { location: AiCatalogLocation };
   'ai-catalog-follow': { urls: string[] };
   site: SiteAnalysis;
   rendering: RenderComparison;
@@ -422,14 +421,13 @@ export function runAnalysisTask(task: AnalysisTask): AnalysisResult {
       return { child: sitemapChildOf(task.sitemap) };
     case 'llms-links':
       return { links: llmsLinksOf(task.llms, task.url) };
-    case 'licence-url':
-      return { url: licenceUrl(task.robots, task.pageLinks, task.pageUrl) };
+    case 'licence-url': {
+      const robotsOk = task.robots.status !== null && task.robots.status >= 200 && task.robots.status < 300;
+      const aiCatalog = aiCatalogLocation({ robots: task.robots.body, robotsOk, pageBody: task.pageBody, pageLinks: task.pageLinks, pageUrl: task.pageUrl });
+      return { url: licenceUrl(task.robots, task.pageLinks, task.pageUrl), aiCatalog };
+    }
     case 'tdm-policy-url':
       return { url: tdmPolicyUrl(task.tdmrep, task.header, task.pageUrl) };
-    case 'ai-catalog-url': {
-      const robotsOk = task.robots.status !== null && task.robots.status >= 200 && task.robots.status < 300;
-      return { location: aiCatalogLocation({ robots: task.robots.body, robotsOk, pageBody: task.pageBody, pageLinks: task.pageLinks, pageUrl: task.pageUrl }) };
-    }
     case 'ai-catalog-follow':
       return { urls: aiCatalogFollowUrls(task.catalog, task.pageUrl) };
     case 'site':

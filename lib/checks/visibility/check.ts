@@ -239,17 +239,17 @@ async function probeSite(origin: URL, pageHeaders: Array<[string, string]>, page
 
   const pageHeader = (name: string) => pageHeaders.find(([n]) => n === name)?.[1] ?? null;
   const pageLinks = pageHeaders.filter(([n]) => n === 'link').map(([, v]) => v);
+  // What robots.txt and the page name: the RSL licence and the AI Catalog.
+  const named = analyse({ kind: 'licence-url', robots, pageLinks, pageUrl, pageBody }, analysis);
   const [{ sitemap, sitemapChild }, llmsLinks, rsl, tdmPolicy, aiCatalog] = await Promise.all([
     followSitemap(origin, robots, sitemapXml, fetchOptions, analysis),
     analyse({ kind: 'llms-links', llms, url: at('/llms.txt').href }, analysis).then(({ links }) => fetchLlmsLinks(links, probe)),
-    analyse({ kind: 'licence-url', robots, pageLinks, pageUrl }, analysis).then(({ url }) =>
-      url === null ? null : fetchRslLicence(new URL(url), probe),
-    ),
+    named.then(({ url }) => (url === null ? null : fetchRslLicence(new URL(url), probe))),
     analyse({ kind: 'tdm-policy-url', tdmrep, header: { reservation: pageHeader('tdm-reservation'), policy: pageHeader('tdm-policy') }, pageUrl }, analysis).then(({ url }) =>
       url === null ? null : fetchTdmPolicy(new URL(url), probe),
     ),
     // The AI Catalog once robots.txt is known (its Agentmap: line comes first), then the cards it lists.
-    analyse({ kind: 'ai-catalog-url', robots, pageBody, pageLinks, pageUrl }, analysis).then(async ({ location }) => {
+    named.then(async ({ aiCatalog: location }) => {
       const file = await fetchAiCatalog(location, probe);
       const { urls } = await analyse({ kind: 'ai-catalog-follow', catalog: file, pageUrl }, analysis);
       return { location, file, cards: await fetchAiCatalogCards(urls, probe) };
