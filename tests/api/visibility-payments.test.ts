@@ -137,7 +137,7 @@ describe('POST /api/agent/ai-visibility paid over 402', () => {
     const body = (await res.json()) as { paymentIntent: string; report: { checkedUrl: string; crawlers: unknown[] } };
     expect(body.paymentIntent).toBe(receipt.reference);
     expect(body.report.checkedUrl).toBe('https://site.test/');
-    expect(body.report.crawlers).toHaveLength(15);
+    expect(body.report.crawlers).toHaveLength(16);
     const after = await ledger();
     expect(before.payer - after.payer).toBe(ONE_USDC);
     expect(after.payTo - before.payTo).toBe(ONE_USDC);

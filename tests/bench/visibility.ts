@@ -23,8 +23,8 @@ const html = (words: number) => `<!doctype html><html lang="en"><head><title>Ben
 /**
  * (1) Independent fetches overlap: wall time of a check, access probes on, vs its longest chain of dependent
  * fetches. With 150 ms per response that chain is the page, then the probes in rounds of
- * ACCESS_PROBE_CONCURRENCY (the browser and 13 crawlers: 4 rounds); the site files and the http -> https
- * redirect (2 responses) and the six agent surfaces run beside it. The rendered view is off here: it is not a
+ * ACCESS_PROBE_CONCURRENCY (the browser and 14 crawlers: 4 rounds); the site files and the http -> https
+ * redirect (2 responses), the seven agent surfaces and the AI Catalog (robots.txt, then the catalog, then its cards) run beside it. The rendered view is off here: it is not a
  * fetch (the browser is handed the page the check fetched) but a second of Chromium work beside the fetches,
  * which would hide how the fetches overlap; visibility-render measures what rendering adds.
  */
@@ -247,7 +247,7 @@ export async function benchRobotsWorstCase() {
   }
   if (decideCrawlers(access, path).access.state !== 'found') throw new Error('the bench path is over the budget');
   const ratio = median(match) / median(parse);
-  console.log(`[bench] robots.txt of ${rules} "Disallow: /*ab" rules: parse ${median(parse).toFixed(0)} ms (baseline); all 15 crawlers decided on a ${path.length}-character path at the work budget: ${median(match).toFixed(0)} ms`);
+  console.log(`[bench] robots.txt of ${rules} "Disallow: /*ab" rules: parse ${median(parse).toFixed(0)} ms (baseline); all 16 crawlers decided on a ${path.length}-character path at the work budget: ${median(match).toFixed(0)} ms`);
   console.log(`[bench] worst matched robots.txt / parse ratio: ${ratio.toFixed(2)} (target <= 3.00)`);
   return { parse: median(parse), match: median(match), ratio };
 }

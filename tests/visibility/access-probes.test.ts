@@ -55,7 +55,7 @@ describe('access probes: what each crawler gets', () => {
     expect(report.site.access).toEqual({
       browserStatus: 200,
       browserUserAgent: BROWSER_USER_AGENT,
-      probes: 13,
+      probes: 14,
       // The tests run without WEB_BOT_AUTH_KEY: nothing is signed, and the unsigned repeat is not sent.
       signedAgent: { signed: false, signedStatus: null, unsignedStatus: null, differs: null, words: 'Not compared: this service has no Web Bot Auth key (WEB_BOT_AUTH_KEY), so its requests were not signed.' },
     });
@@ -63,8 +63,8 @@ describe('access probes: what each crawler gets', () => {
     // The user agents the server saw on the page: ours three times (the page, the page as Markdown, the one
     // llms.txt link), the browser once, each probed crawler once.
     const agents = site.log.filter((l) => l.path === '/guide').map((l) => l.headers['user-agent']);
-    expect(agents).toHaveLength(17);
-    expect(new Set(agents).size).toBe(15);
+    expect(agents).toHaveLength(18);
+    expect(new Set(agents).size).toBe(16);
     expect(agents).toEqual(expect.arrayContaining([BROWSER_USER_AGENT, ...PROBED_CRAWLERS.map((c) => c.userAgent)]));
   });
 
@@ -153,6 +153,7 @@ describe('access probes: what each crawler gets', () => {
       ClaudeBot: 'challenge',
       PerplexityBot: 'payment-required',
       'Perplexity-User': 'ok',
+      'Google-Agent': 'ok',
       'Google-Extended': 'not-probed',
       'Applebot-Extended': 'not-probed',
       CCBot: 'rate-limited',

@@ -105,10 +105,10 @@ describe('checkVisibility: a well-configured site', () => {
     expect(s.licensing).toEqual({ tdmReservation: null, tdmPolicy: null, tdmSource: null, rslLicense: null, tdmPolicyReachable: null, rsl: null });
   });
 
-  it('reports the 15 crawlers in table order with the deciding rule and group', async () => {
+  it('reports the 16 crawlers in table order with the deciding rule and group', async () => {
     const { result } = await run(goodRoutes());
     const crawlers = result.report.crawlers;
-    expect(crawlers).toHaveLength(15);
+    expect(crawlers).toHaveLength(16);
     expect(crawlers.map((c) => c.token)).toEqual(CRAWLERS.map((c) => c.token));
     for (const c of crawlers) {
       expect(Object.keys(c)).toEqual(expect.arrayContaining(['token', 'vendor', 'purpose', 'source', 'allowed', 'rule']));
@@ -122,16 +122,17 @@ describe('checkVisibility: a well-configured site', () => {
   it('asks for each site file once, the page once plus once per access probe, and nothing else', async () => {
     const { site } = await run(goodRoutes());
     // '/' three times: the http://site.test/ probe, the https address it redirects to, and '/' asked for as
-    // Markdown. '/guide' 17 times: the page, the page asked for as Markdown, the one link of llms.txt, the
-    // browser baseline and the 13 crawlers that send requests. One random path that cannot exist.
-    const guide = Array<string>(17).fill('/guide');
+    // Markdown. '/guide' 18 times: the page, the page asked for as Markdown, the one link of llms.txt, the
+    // browser baseline and the 14 crawlers that send requests. One random path that cannot exist.
+    const guide = Array<string>(18).fill('/guide');
     const notFound = site.requests.filter((p) => /^\/agent-visibility-check-not-found-[0-9a-f]{16}$/.test(p));
     expect(notFound).toHaveLength(1);
     expect([...site.requests].sort()).toEqual(
       [
         '/', '/', '/', ...guide, notFound[0], '/.well-known/tdmrep.json', '/llms-full.txt', '/llms.txt', '/robots.txt', '/sitemap.xml',
         '/.well-known/api-catalog', '/.well-known/mcp/server-card', '/.well-known/agent-card.json', '/.well-known/oauth-authorization-server',
-        '/.well-known/oauth-protected-resource', '/.well-known/http-message-signatures-directory',
+        '/.well-known/oauth-protected-resource', '/.well-known/http-message-signatures-directory', '/.well-known/agent-skills/index.json',
+        '/.well-known/ai-catalog.json',
       ].sort(),
     );
     expect(site.log.filter((r) => r.path === '/guide').map((r) => r.headers.accept)).toEqual(
@@ -326,7 +327,7 @@ describe('checkVisibility: determinism', () => {
 describe('visibilityCheckDescription', () => {
   it('describes crawlers, rubric, scoring rule and limits', () => {
     const d = visibilityCheckDescription();
-    expect(d.crawlers).toHaveLength(15);
+    expect(d.crawlers).toHaveLength(16);
     expect(d.crawlers[2]).toMatchObject({ token: 'Applebot', fallback: 'Googlebot' });
     expect(d.rubric).toEqual(RUBRIC);
     expect(d.rubricVersion).toBe(RUBRIC_VERSION);

@@ -13,9 +13,9 @@ function byToken(rows: ReturnType<typeof crawlerVerdicts>, token: string) {
 }
 
 describe('the crawler table', () => {
-  it('has exactly 15 crawlers with unique tokens (case-insensitively, as robots.txt compares them)', () => {
-    expect(CRAWLERS).toHaveLength(15);
-    expect(new Set(CRAWLERS.map((c) => c.token.toLowerCase())).size).toBe(15);
+  it('has exactly 16 crawlers with unique tokens (case-insensitively, as robots.txt compares them)', () => {
+    expect(CRAWLERS).toHaveLength(16);
+    expect(new Set(CRAWLERS.map((c) => c.token.toLowerCase())).size).toBe(16);
   });
 
   it('lists the crawlers the research chose', () => {
@@ -31,6 +31,7 @@ describe('the crawler table', () => {
       'ClaudeBot',
       'PerplexityBot',
       'Perplexity-User',
+      'Google-Agent',
       'Google-Extended',
       'Applebot-Extended',
       'CCBot',
@@ -63,7 +64,7 @@ describe('the crawler table', () => {
   });
 
   it('marks the user-triggered fetchers whose vendors do not promise to obey robots.txt', () => {
-    expect(CRAWLERS.filter((c) => !c.honorsRobots).map((c) => c.token)).toEqual(['ChatGPT-User', 'Perplexity-User']);
+    expect(CRAWLERS.filter((c) => !c.honorsRobots).map((c) => c.token)).toEqual(['ChatGPT-User', 'Perplexity-User', 'Google-Agent']);
     for (const c of CRAWLERS.filter((x) => !x.honorsRobots)) expect(c.userTriggered, c.token).toBe(true);
   });
 
@@ -79,10 +80,11 @@ describe('the user agents of the access probes', () => {
         expect([c.token, c.userAgent, c.userAgentSource]).toEqual([c.token, undefined, undefined]);
         continue;
       }
-      expect(c.userAgent!.toLowerCase()).toContain(`${c.token.toLowerCase()}/`);
+      // A product token with its version, or (Google-Agent, which Google publishes without one) followed by ';'.
+      expect(c.userAgent!.toLowerCase()).toMatch(new RegExp(`${c.token.toLowerCase()}[/;]`));
       expect(c.userAgentSource!.length).toBeGreaterThan(0);
     }
-    expect(CRAWLERS.filter((c) => c.userAgent !== undefined)).toHaveLength(13);
+    expect(CRAWLERS.filter((c) => c.userAgent !== undefined)).toHaveLength(14);
     expect(BROWSER_USER_AGENT).toMatch(/^Mozilla\/5\.0 \(Windows NT 10\.0; Win64; x64\) AppleWebKit\/537\.36 \(KHTML, like Gecko\) Chrome\/\d+\.0\.0\.0 Safari\/537\.36$/);
   });
 });

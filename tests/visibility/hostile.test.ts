@@ -118,7 +118,7 @@ describe('robots.txt matching work', () => {
     const { access, crawlers } = decideCrawlers(robotsFromResponse(200, HOSTILE_ROBOTS), HOSTILE_PAGE_PATH);
     expect(access).toMatchObject({ state: 'unreachable', status: 200, robots: null, tooComplex: { rules: 34_000, pathLength: 1_900 } });
     expect((access as { tooComplex: { cost: number } }).tooComplex.cost).toBeGreaterThan(ROBOTS_MATCH_BUDGET);
-    expect(crawlers).toHaveLength(15);
+    expect(crawlers).toHaveLength(16);
     for (const { verdict } of crawlers) {
       expect(verdict.allowed).toBe(false);
       expect(verdict.rule).toMatch(/34000 rules whose wildcards would need more matching work .* treated as unreachable/);

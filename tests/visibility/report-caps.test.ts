@@ -162,7 +162,7 @@ describe('the visibility report against a site that fills every field', () => {
     expect(page.jsonLd.properties!.types).toMatchObject({ type: 'array', maxItems: REPORT_CAPS.jsonLdTypes, items: { type: 'string', maxLength: REPORT_CAPS.token } });
     expect(site.redirects).toMatchObject({ maxItems: 5, items: { properties: { url: { maxLength: REPORT_CAPS.url } } } });
     expect(site.robotsTxt.properties!.sitemaps).toMatchObject({ maxItems: REPORT_CAPS.sitemaps, items: { maxLength: REPORT_CAPS.url } });
-    expect(schema.properties!.crawlers).toMatchObject({ maxItems: 15, items: { properties: { rule: { anyOf: [{ type: 'string', maxLength: REPORT_CAPS.quote }, { type: 'null' }] } } } });
+    expect(schema.properties!.crawlers).toMatchObject({ maxItems: 16, items: { properties: { rule: { anyOf: [{ type: 'string', maxLength: REPORT_CAPS.quote }, { type: 'null' }] } } } });
     expect(schema.properties!.findings).toMatchObject({ maxItems: REPORT_CAPS.findings, items: { properties: { observed: { maxLength: REPORT_CAPS.observed } } } });
   });
 });

@@ -2,7 +2,8 @@
 // The worst site we can build: every address redirects as far as the check follows, the page moves to a
 // second origin (whose site files are the ones fetched), /sitemap.xml is not a sitemap (so robots.txt's
 // declared one is fetched too) and the declared one is an index (so its first child is fetched), llms.txt
-// lists the most links the check follows, and every probe is redirected without end.
+// lists the most links the check follows, robots.txt names an AI Catalog listing more cards by address than
+// the check follows, and every probe is redirected without end.
 import type { IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkVisibility, MAX_REQUESTS_PER_CHECK, visibilityCheckDescription } from '@/lib/checks/visibility/check';
@@ -10,6 +11,7 @@ import { ACCESS_PROBE_MAX_REDIRECTS, PROBED_CRAWLERS } from '@/lib/checks/visibi
 import { MAX_REDIRECTS } from '@/lib/outbound/safe-fetch';
 import { SIGNAL_REQUESTS_PER_CHECK, SIGNAL_REQUESTS_PER_ORIGIN, SURFACE_MAX_REDIRECTS, SURFACE_REQUESTS_PER_ORIGIN } from '@/lib/checks/visibility/signal-fetches';
 import { LLMS_LINKS_MAX } from '@/lib/checks/visibility/site-signals';
+import { AI_CATALOG_FOLLOW_MAX } from '@/lib/checks/visibility/ai-catalog';
 import { RENDER_MAX_REDIRECTS, RENDER_MAX_REQUESTS } from '@/lib/checks/visibility/render/render';
 import { SIGNED_AGENT_MAX_REDIRECTS } from '@/lib/checks/visibility/signed-agent';
 import { createBotIdentity } from '@/lib/outbound/web-bot-auth';
@@ -38,8 +40,14 @@ function worstSite(req: IncomingMessage): FixtureResponse {
     return OURS.test(req.headers['user-agent'] ?? '') && req.headers['signature'] ? { body: goodPage('https://www.site.test/final') } : next();
   }
   if (path === '/guide' && hop === MAX_REDIRECTS - 1) return { status: 302, redirect: 'https://www.site.test/final' };
+  if (path === '/catalog.json') {
+    // Answers on the last redirect a well-known document may take, so the cards it lists are followed too.
+    if (hop < SURFACE_MAX_REDIRECTS) return next();
+    const entries = Array.from({ length: AI_CATALOG_FOLLOW_MAX + 2 }, (_, i) => ({ identifier: `urn:air:site.test:mcp:${i}`, displayName: `MCP ${i}`, mediaType: 'application/mcp-server-card+json', url: `${base}/card${i}.json` }));
+    return { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ entries }) };
+  }
   if (hop < MAX_REDIRECTS) return next();
-  if (path === '/robots.txt') return { headers: { 'content-type': 'text/plain' }, body: `User-agent: *\nAllow: /\nSitemap: ${base}/declared.xml\nLicense: ${base}/license.xml\n` };
+  if (path === '/robots.txt') return { headers: { 'content-type': 'text/plain' }, body: `User-agent: *\nAllow: /\nSitemap: ${base}/declared.xml\nLicense: ${base}/license.xml\nAgentmap: ${base}/catalog.json\n` };
   if (path === '/sitemap.xml') return { body: '<!doctype html><title>not a sitemap</title>' };
   if (path === '/declared.xml') {
     return { headers: { 'content-type': 'application/xml' }, body: `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${base}/child.xml</loc></sitemap><sitemap><loc>${base}/other.xml</loc></sitemap></sitemapindex>` };
@@ -60,15 +68,16 @@ describe('the number of requests one check makes', () => {
     const probes = (PROBED_CRAWLERS.length + 1) * (1 + ACCESS_PROBE_MAX_REDIRECTS);
     expect(SIGNAL_REQUESTS_PER_CHECK).toBe(2);
     expect(SIGNAL_REQUESTS_PER_ORIGIN).toBe(7);
-    // The six well-known agent surfaces, the RSL licence and the TDMRep policy, each followed at most 2 redirects.
-    expect(SURFACE_REQUESTS_PER_ORIGIN).toBe(8);
+    // The seven well-known agent surfaces, the RSL licence, the TDMRep policy, the AI Catalog and the 2 cards
+    // followed from it, each followed at most 2 redirects.
+    expect(SURFACE_REQUESTS_PER_ORIGIN).toBe(12);
     expect(SURFACE_MAX_REDIRECTS).toBe(2);
     const rendering = RENDER_MAX_REQUESTS * (1 + RENDER_MAX_REDIRECTS);
     // With a Web Bot Auth key, the page once more unsigned, followed at most 2 redirects.
     expect(SIGNED_AGENT_MAX_REDIRECTS).toBe(2);
     const unsignedRepeat = 1 + SIGNED_AGENT_MAX_REDIRECTS;
-    expect(MAX_REQUESTS_PER_CHECK).toBe((1 + 2) * perFetch + (7 + 7) * perFetch + 8 * 3 + probes + unsignedRepeat + rendering);
-    expect(MAX_REQUESTS_PER_CHECK).toBe(321);
+    expect(MAX_REQUESTS_PER_CHECK).toBe((1 + 2) * perFetch + (7 + 7) * perFetch + 12 * 3 + probes + unsignedRepeat + rendering);
+    expect(MAX_REQUESTS_PER_CHECK).toBe(336);
     expect(visibilityCheckDescription().fetched.maxRequests).toBe(MAX_REQUESTS_PER_CHECK);
   });
 
@@ -88,6 +97,7 @@ describe('the number of requests one check makes', () => {
     expect(report.crawlers.filter((c) => c.access.outcome === 'error')).toHaveLength(PROBED_CRAWLERS.length);
     expect(site.requests.length).toBeLessThanOrEqual(MAX_REQUESTS_PER_CHECK);
     expect(report.site.llmsTxtLinks.checked).toBe(LLMS_LINKS_MAX);
+    expect(report.site.agentSurfaces.aiCatalog!.cards.filter((c) => c.source === 'url')).toHaveLength(AI_CATALOG_FOLLOW_MAX);
     // Everything but the rendered view's share (the suites run with RENDERER=off; tests/visibility/render.test.ts
     // holds the browser to its own cap of RENDER_MAX_REQUESTS): the bound is reached.
     expect(site.requests.length).toBe(MAX_REQUESTS_PER_CHECK - RENDER_MAX_REQUESTS * (1 + RENDER_MAX_REDIRECTS));
@@ -101,18 +111,18 @@ describe('the number of requests one check makes', () => {
     });
   });
 
-  it('makes 32 requests to a site without redirects beyond http -> https: the page and the Markdown variants of it and /, 6 for the site files, the path that cannot exist, tdmrep.json, the one llms.txt link, 6 agent surfaces, 14 probes', async () => {
+  it('makes 35 requests to a site without redirects beyond http -> https: the page and the Markdown variants of it and /, 6 for the site files, the path that cannot exist, tdmrep.json, the one llms.txt link, 7 agent surfaces, the AI Catalog, 15 probes', async () => {
     const site = await startFixtureSite(goodRoutes());
     sites.push(site);
     await checkVisibility('https://site.test/guide', { hostMap: site.hostMap(['site.test']), signer: null });
-    expect(site.requests).toHaveLength(32);
+    expect(site.requests).toHaveLength(35);
   });
 
-  it('makes 33 with a Web Bot Auth key: the page once more, unsigned', async () => {
+  it('makes 36 with a Web Bot Auth key: the page once more, unsigned', async () => {
     const site = await startFixtureSite(goodRoutes());
     sites.push(site);
     const signer = await createBotIdentity(JSON.stringify(crypto.generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' })), 'https://checks.example');
     await checkVisibility('https://site.test/guide', { hostMap: site.hostMap(['site.test']), signer });
-    expect(site.requests).toHaveLength(33);
+    expect(site.requests).toHaveLength(36);
   });
 });

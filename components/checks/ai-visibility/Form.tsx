@@ -36,7 +36,7 @@ export function VisibilityForm({ busy, serverErrors, onSubmit }: CheckFormProps)
     <form className="stack" onSubmit={submit} noValidate aria-labelledby="visibility-form-title">
       <h2 id="visibility-form-title">AI Visibility Check</h2>
       <p className="muted">
-        We fetch the page and its site files (robots.txt, sitemap, llms.txt), report what 15 search and AI crawlers may read, and score
+        We fetch the page and its site files (robots.txt, sitemap, llms.txt), report what 16 search and AI crawlers may read, and score
         the page against the <a href="/docs/checks#ai-visibility-rubric">published rubric</a>, with a fix for every point lost. A page that cannot
         be fetched is not charged.
       </p>

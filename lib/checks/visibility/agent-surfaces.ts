@@ -18,6 +18,11 @@
 // - `/.well-known/http-message-signatures-directory` (Web Bot Auth directory draft): served as
 //   `application/http-message-signatures-directory+json`, a JWKS (`keys`, each with `kty`) holding no
 //   private key members.
+// - `/.well-known/agent-skills/index.json` (Agent Skills Discovery, index schema 0.2.0): an object whose
+//   `skills` is a list; each skill has a `name` as the Agent Skills specification allows it (1-64 lowercase
+//   letters, digits and single hyphens, not at either end), a `description`, a `type` (`skill-md` for one
+//   SKILL.md, `archive` for a packed skill directory), the `url` to fetch it from and its `digest`
+//   (`sha256:` and 64 hex digits) so an agent can tell the file it fetched is the one listed.
 //
 // A 2xx HTML answer at a well-known address is not a published document: it reads `soft-404` when it is the
 // site's catch-all page (the page a path that cannot exist gets, soft-404.ts), `missing` when it is another
@@ -25,9 +30,10 @@
 
 import { isHtml } from './llms-txt';
 import { isSoftNotFound } from './soft-404';
+import type { AiCatalog } from './ai-catalog';
 import type { WebMcp } from './webmcp';
 
-export const SURFACE_KINDS = ['apiCatalog', 'mcpServerCard', 'a2aAgentCard', 'oauthAuthorizationServer', 'oauthProtectedResource', 'webBotAuthDirectory'] as const;
+export const SURFACE_KINDS = ['apiCatalog', 'mcpServerCard', 'a2aAgentCard', 'oauthAuthorizationServer', 'oauthProtectedResource', 'webBotAuthDirectory', 'agentSkills'] as const;
 export type SurfaceKind = (typeof SURFACE_KINDS)[number];
 
 /** The well-known path each surface is fetched from. */
@@ -38,6 +44,7 @@ export const SURFACE_PATHS: Readonly<Record<SurfaceKind, string>> = {
   oauthAuthorizationServer: '/.well-known/oauth-authorization-server',
   oauthProtectedResource: '/.well-known/oauth-protected-resource',
   webBotAuthDirectory: '/.well-known/http-message-signatures-directory',
+  agentSkills: '/.well-known/agent-skills/index.json',
 };
 
 /** What each surface is asked for with. */
@@ -48,6 +55,7 @@ export const SURFACE_ACCEPT: Readonly<Record<SurfaceKind, string>> = {
   oauthAuthorizationServer: 'application/json,*/*;q=0.5',
   oauthProtectedResource: 'application/json,*/*;q=0.5',
   webBotAuthDirectory: 'application/http-message-signatures-directory+json,application/json;q=0.9,*/*;q=0.5',
+  agentSkills: 'application/json,*/*;q=0.5',
 };
 
 /** Problems listed per surface, at most. */
@@ -81,6 +89,8 @@ export interface LinkRelation {
 /** `site.agentSurfaces`. */
 export interface AgentSurfaces extends Record<SurfaceKind, AgentSurface> {
   linkHeaders: LinkRelation[];
+  /** The AI Catalog (ai-catalog.ts), wherever the site says it is; null when it was not looked for. */
+  aiCatalog: AiCatalog | null;
   /** WebMCP tools the rendered page registers and its forms (webmcp.ts); null when the page was not rendered. */
   webMcp: WebMcp | null;
 }
@@ -263,6 +273,33 @@ function checkBotAuthDirectory(doc: Json, contentType: string | null): Checked {
   return { problems, name: null, entries: Array.isArray(keys) ? keys.length : null };
 }
 
+// Agent Skills specification: a skill name is lowercase letters, digits and hyphens, no hyphen at either end
+// and never two in a row.
+const SKILL_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const SKILL_TYPES = ['skill-md', 'archive'];
+const SKILL_DIGEST = /^sha256:[0-9a-f]{64}$/;
+
+function checkAgentSkills(doc: Json, base: string): Checked {
+  const problems: string[] = [];
+  const skills = doc.skills;
+  if (!Array.isArray(skills)) return { problems: ['has no "skills" list'], name: null, entries: null };
+  // One sentence per kind of fault, naming the first skill that has it: a long index broken the same way
+  // throughout reads as one problem, not a hundred.
+  const first = (fault: (s: Json) => boolean) => skills.findIndex((s) => !isObject(s) || fault(s));
+  const faults: Array<[string, (s: Json) => boolean]> = [
+    ['has a "name" the Agent Skills specification does not allow (1-64 lowercase letters, digits and single hyphens)', (s) => !isText(s.name) || s.name.length > 64 || !SKILL_NAME.test(s.name)],
+    ['has no "description"', (s) => !isText(s.description)],
+    ['has a "type" other than skill-md or archive', (s) => !SKILL_TYPES.includes(s.type as string)],
+    ['has no "url" to fetch it from', (s) => !isText(s.url) || !URL.canParse(s.url, base)],
+    ['has no "digest" of the form sha256:<64 hex digits>', (s) => typeof s.digest !== 'string' || !SKILL_DIGEST.test(s.digest)],
+  ];
+  for (const [words, fault] of faults) {
+    const at = first(fault);
+    if (at >= 0) problems.push(`skill ${at + 1} ${isObject(skills[at]) ? words : 'is not an object'}`);
+  }
+  return { problems: [...new Set(problems)], name: null, entries: skills.length };
+}
+
 /**
  * One well-known surface as the report shows it: `found` (valid), `invalid` (published, but not what its
  * specification requires), `missing` (4xx, or a 2xx HTML page), `soft-404` (the site's catch-all page, the same
@@ -293,7 +330,9 @@ export function assessSurface(kind: SurfaceKind, file: SurfaceFile, origin: stri
             ? checkOauthServer(doc, origin)
             : kind === 'oauthProtectedResource'
               ? checkProtectedResource(doc, origin)
-              : checkBotAuthDirectory(doc, file.contentType);
+              : kind === 'agentSkills'
+                ? checkAgentSkills(doc, file.url)
+                : checkBotAuthDirectory(doc, file.contentType);
   const valid = checked.problems.length === 0;
   return { ...base, status: valid ? 'found' : 'invalid', valid, name: checked.name, entries: checked.entries, problems: checked.problems.slice(0, SURFACE_PROBLEMS_MAX) };
 }
@@ -306,5 +345,5 @@ export function agentSurfaces(linkValues: readonly string[], files: Readonly<Rec
   const origin = new URL(pageUrl).origin;
   const surfaces = Object.fromEntries(SURFACE_KINDS.map((k) => [k, assessSurface(k, files[k], origin, catchAll)])) as Record<SurfaceKind, AgentSurface>;
   // The rendered view fills webMcp in (check.ts): the site files are analysed before the rendering ends.
-  return { linkHeaders: linkHeaderRelations(linkValues, pageUrl), ...surfaces, webMcp: null };
+  return { linkHeaders: linkHeaderRelations(linkValues, pageUrl), ...surfaces, aiCatalog: null, webMcp: null };
 }

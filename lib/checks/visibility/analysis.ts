@@ -28,6 +28,7 @@ import {
   type LlmsTxtLinks,
   type MarkdownOffer,
 } from './site-signals';
+import { aiCatalogFollowUrls, aiCatalogLocation, assessAiCatalog, type AiCatalogFiles, type AiCatalogLocation } from './ai-catalog';
 import { agentSurfaces, linkHeaderRelations, SURFACE_KINDS, SURFACE_PATHS, type AgentSurfaces, type SurfaceFile, type SurfaceKind } from './agent-surfaces';
 import { aiUse, type AiUse } from './ai-use';
 import { commerce, type Commerce } from './commerce';
@@ -76,6 +77,8 @@ export interface SiteFiles {
   tdmPolicy?: { url: string; status: number | null } | null;
   /** What a path of the origin that cannot exist answered (not-found-probe.ts); null or absent when it was not asked. */
   notFoundProbe?: FetchedFile | null;
+  /** The AI Catalog and the cards followed from it (ai-catalog.ts); absent when it was not looked for. */
+  aiCatalog?: AiCatalogFiles;
 }
 
 /** The page URL fetched with `Accept: text/markdown`: its status and content type, null when it got no answer. */
@@ -344,7 +347,10 @@ export function analyseSite(
     ),
     contentUsage: contentUsageList,
     licensing: { ...licensingSignals, rsl, tdmPolicyReachable: tdmPolicyReachable(licensingSignals.tdmPolicy, files.tdmPolicy ?? null, page.url) },
-    agentSurfaces: agentSurfaces(headers.headerAll('link'), files.surfaces ?? notFetchedSurfaces(finalUrl.origin), page.url, catchAllOf(files.notFoundProbe)),
+    agentSurfaces: {
+      ...agentSurfaces(headers.headerAll('link'), files.surfaces ?? notFetchedSurfaces(finalUrl.origin), page.url, catchAllOf(files.notFoundProbe)),
+      aiCatalog: files.aiCatalog ? assessAiCatalog(files.aiCatalog, finalUrl.origin) : null,
+    },
     aiUse: aiUse({
       pagePath,
       robotsBody: robots.state === 'found' ? files.robots.body : null,
@@ -402,8 +408,9 @@ export type AnalysisTask =
   | { kind: 'sitemap-plan'; robots: FetchedFile; sitemap: FetchedFile & { url?: string | null } }
   | { kind: 'sitemap-child'; sitemap: FetchedFile & { url: string | null } }
   | { kind: 'llms-links'; llms: FetchedFile; url: string }
-  | { kind: 'licence-url'; robots: FetchedFile; pageLinks: string[]; pageUrl: string }
+  | { kind: 'licence-url'; robots: FetchedFile; pageLinks: string[]; pageUrl: string; pageBody: string }
   | { kind: 'tdm-policy-url'; tdmrep: FetchedFile; header: { reservation: string | null; policy: string | null }; pageUrl: string }
+  | { kind: 'ai-catalog-follow'; catalog: SurfaceFile; pageUrl: string }
   | { kind: 'site'; page: FetchedPage; files: SiteFiles; markdown?: MarkdownAnswer; probes?: AccessProbes; markdownHome?: MarkdownAnswer | null }
   | { kind: 'rendering'; served: ServedPage; capture: RenderCapture };
 
@@ -412,8 +419,10 @@ export interface AnalysisResults {
   'sitemap-plan': SitemapPlan;
   'sitemap-child': { child: string | null };
   'llms-links': { links: string[] };
-  'licence-url': { url: string | null };
+  /** The RSL licence and the AI Catalog robots.txt and the page name: one task, as both read the same files. */
+  'licence-url': { url: string | null; aiCatalog: AiCatalogLocation };
   'tdm-policy-url': { url: string | null };
+  'ai-catalog-follow': { urls: string[] };
   site: SiteAnalysis;
   rendering: RenderComparison;
 }
@@ -432,10 +441,15 @@ export function runAnalysisTask(task: AnalysisTask): AnalysisResult {
       return { child: sitemapChildOf(task.sitemap) };
     case 'llms-links':
       return { links: llmsLinksOf(task.llms, task.url) };
-    case 'licence-url':
-      return { url: licenceUrl(task.robots, task.pageLinks, task.pageUrl) };
+    case 'licence-url': {
+      const robotsOk = task.robots.status !== null && task.robots.status >= 200 && task.robots.status < 300;
+      const aiCatalog = aiCatalogLocation({ robots: task.robots.body, robotsOk, pageBody: task.pageBody, pageLinks: task.pageLinks, pageUrl: task.pageUrl });
+      return { url: licenceUrl(task.robots, task.pageLinks, task.pageUrl), aiCatalog };
+    }
     case 'tdm-policy-url':
       return { url: tdmPolicyUrl(task.tdmrep, task.header, task.pageUrl) };
+    case 'ai-catalog-follow':
+      return { urls: aiCatalogFollowUrls(task.catalog, task.pageUrl) };
     case 'site':
       return analyseSite(task.page, task.files, task.markdown, task.probes ?? null, task.markdownHome === undefined ? { status: null, contentType: null } : task.markdownHome);
     case 'rendering':

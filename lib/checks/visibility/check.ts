@@ -8,11 +8,13 @@
 //   then, only if the page finally answered 2xx, at once:
 //             the page again with `Accept: text/markdown` and, unless the page is `/`, `/` the same way
 //             (markdown-pages.ts), and the site files of the origin that answered:
-//             /robots.txt, /sitemap.xml, /llms.txt, /llms-full.txt, /.well-known/tdmrep.json, the six well-known
+//             /robots.txt, /sitemap.xml, /llms.txt, /llms-full.txt, /.well-known/tdmrep.json, the seven well-known
 //             agent surfaces (agent-surfaces.ts), one random path that cannot exist (its answer tells a
 //             catch-all page from a file: soft-404.ts), and (https only) http://host/; each dependent request as soon
 //             as the file it depends on arrived:
 //               - the RSL licence robots.txt's License: line (or the page's Link rel="license" typed application/rsl+xml) names;
+//               - the AI Catalog robots.txt's Agentmap: line, the page's rel="ai-catalog" link or header names (else the
+//                 well-known one), then up to 2 cards it lists on the page's origin (ai-catalog.ts);
 //               - the TDMRep policy the page's tdm-policy header or tdmrep.json names (whether it answers);
 //               - up to 5 links of /llms.txt (site-signals.ts LLMS_LINKS_MAX);
 //               - only if /sitemap.xml is not a sitemap, the first `Sitemap:` URL of robots.txt, and only if
@@ -24,7 +26,7 @@
 // and browser probes, sent under other user agents, never are.
 //   A page that answers anything else is reported as it answered, with nothing else fetched.
 // The site signals (signal-fetches.ts) add at most 2 requests per check and 7 per origin probed; the agent
-// surfaces and the licence 7 more per origin, each followed at most 2 redirects.
+// surfaces, the licence, the TDMRep policy, the AI Catalog and its cards 12 more per origin, each followed at most 2 redirects.
 // Everything shares one AbortSignal carrying the whole-check budget.
 
 import { TaskDeadlineError, TaskQueueTimeoutError, TaskThreadError } from '@/lib/worker-pool';
@@ -54,6 +56,8 @@ import { resolveHostMap, type HostMap } from '@/lib/outbound/host-map';
 import { createRequestLog, type RequestList } from '@/lib/outbound/request-log';
 import {
   fetchAgentSurfaces,
+  fetchAiCatalog,
+  fetchAiCatalogCards,
   fetchLlmsLinks,
   fetchMarkdownAnswer,
   fetchRslLicence,
@@ -236,7 +240,7 @@ async function probeHttpRedirect(origin: URL, fetchOptions: FetchOptions): Promi
  * The site files of one origin, all requested at once; the RSL licence as soon as robots.txt (or the page's
  * `Link` header) named it, and the TDMRep policy as soon as the page's header or tdmrep.json named it.
  */
-async function probeSite(origin: URL, pageHeaders: Array<[string, string]>, pageUrl: string, fetchOptions: FetchOptions, analysis: AnalysisOptions): Promise<SiteFiles> {
+async function probeSite(origin: URL, pageHeaders: Array<[string, string]>, pageUrl: string, pageBody: string, fetchOptions: FetchOptions, analysis: AnalysisOptions): Promise<SiteFiles> {
   const at = (path: string) => new URL(path, origin);
   const probe = { ...fetchOptions, timeoutMs: PROBE_TIMEOUT_MS };
   const surfaces = fetchAgentSurfaces(origin, probe);
@@ -253,18 +257,25 @@ async function probeSite(origin: URL, pageHeaders: Array<[string, string]>, page
   const llms = fetchedFile(llmsRes);
 
   const pageHeader = (name: string) => pageHeaders.find(([n]) => n === name)?.[1] ?? null;
-  const [{ sitemap, sitemapChild }, llmsLinks, rsl, tdmPolicy] = await Promise.all([
+  const pageLinks = pageHeaders.filter(([n]) => n === 'link').map(([, v]) => v);
+  // What robots.txt and the page name: the RSL licence and the AI Catalog.
+  const named = analyse({ kind: 'licence-url', robots, pageLinks, pageUrl, pageBody }, analysis);
+  const [{ sitemap, sitemapChild }, llmsLinks, rsl, tdmPolicy, aiCatalog] = await Promise.all([
     followSitemap(origin, robots, sitemapXml, fetchOptions, analysis),
     analyse({ kind: 'llms-links', llms, url: at('/llms.txt').href }, analysis).then(({ links }) => fetchLlmsLinks(links, probe)),
-    analyse({ kind: 'licence-url', robots, pageLinks: pageHeaders.filter(([n]) => n === 'link').map(([, v]) => v), pageUrl }, analysis).then(({ url }) =>
-      url === null ? null : fetchRslLicence(new URL(url), probe),
-    ),
+    named.then(({ url }) => (url === null ? null : fetchRslLicence(new URL(url), probe))),
     analyse({ kind: 'tdm-policy-url', tdmrep, header: { reservation: pageHeader('tdm-reservation'), policy: pageHeader('tdm-policy') }, pageUrl }, analysis).then(({ url }) =>
       url === null ? null : fetchTdmPolicy(new URL(url), probe),
     ),
+    // The AI Catalog once robots.txt is known (its Agentmap: line comes first), then the cards it lists.
+    named.then(async ({ aiCatalog: location }) => {
+      const file = await fetchAiCatalog(location, probe);
+      const { urls } = await analyse({ kind: 'ai-catalog-follow', catalog: file, pageUrl }, analysis);
+      return { location, file, cards: await fetchAiCatalogCards(urls, probe) };
+    }),
   ]);
 
-  return { robots, sitemap, sitemapChild, llms, llmsFull: fetchedFile(llmsFullRes), llmsLinks, tdmrep, httpRedirectsToHttps, surfaces: await surfaces, rsl, tdmPolicy, notFoundProbe };
+  return { robots, sitemap, sitemapChild, llms, llmsFull: fetchedFile(llmsFullRes), llmsLinks, tdmrep, httpRedirectsToHttps, surfaces: await surfaces, rsl, tdmPolicy, notFoundProbe, aiCatalog };
 }
 
 /** An absolute http(s) address, or null. */
@@ -431,7 +442,7 @@ const SITE_FILE_FINDINGS: ReadonlySet<string> = new Set([
   'search-crawlers-blocked', 'search-crawlers-refused', 'ai-answer-crawlers-blocked', 'ai-answer-crawlers-refused',
   'robots-unreachable', 'robots-too-complex', 'training-crawlers-blocked', 'user-fetchers-blocked', 'noindex-hidden-by-robots',
   'content-signals', 'content-signal-conflict', 'http-not-redirected', 'sitemap-missing', 'page-not-in-sitemap',
-  'markdown-not-offered', 'markdown-not-the-page', 'soft-404', 'crawler-blocked-by-server', 'agent-surface-invalid', 'agent-surfaces', 'ai-use-conflict', 'rsl-license-unusable', 'tdm-policy-unreachable', 'pay-per-crawl',
+  'markdown-not-offered', 'markdown-not-the-page', 'soft-404', 'crawler-blocked-by-server', 'agent-surface-invalid', 'agent-surfaces', 'ai-catalog-invalid', 'ai-use-conflict', 'rsl-license-unusable', 'tdm-policy-unreachable', 'pay-per-crawl',
 ]);
 const isSiteFileFinding = (id: string) => SITE_FILE_FINDINGS.has(id) || id.startsWith('llms-txt') || id.startsWith('llms-full-txt');
 
@@ -511,7 +522,7 @@ async function runCheck(
   const noAnswer = { status: null, contentType: null, body: null };
   const [files, markdown, probes, signedAgent, markdownHome] = answered
     ? await Promise.all([
-        probeSite(new URL(finalUrl.origin), page.headers, page.url, siteFetches, analysis),
+        probeSite(new URL(finalUrl.origin), page.headers, page.url, page.body, siteFetches, analysis),
         fetchMarkdownAnswer(target, { ...siteFetches, timeoutMs: PROBE_TIMEOUT_MS }),
         runAccessProbes(finalUrl, siteFetches),
         compareSignedAgent(signedPage, siteFetches),

@@ -1,5 +1,5 @@
 /**
- * The 15 search and AI crawlers the AI Visibility Check reports on (the report's `crawlers`),
+ * The 16 search and AI crawlers the AI Visibility Check reports on (the report's `crawlers`),
  * and their robots.txt verdicts for one page.
  *
  * Purposes are condensed from each vendor's own page (source). Where the research could only find
@@ -253,6 +253,25 @@ export const CRAWLERS: readonly Crawler[] = [
     renderingSource: 'https://vercel.com/blog/the-rise-of-the-ai-crawler',
     evidence:
       'Perplexity says that, since a user requested the fetch, this fetcher generally ignores robots.txt (ai.robots.txt records "No"; not seen verbatim).',
+  },
+  {
+    token: 'Google-Agent',
+    vendor: 'Google',
+    role: 'ai-answers',
+    purpose:
+      'Used by agents hosted on Google infrastructure (Project Mariner, for example) to browse the web and act on a page when a user asks them to; it fetches only on a user request, not as a crawl.',
+    source: 'https://developers.google.com/crawling/docs/crawlers-fetchers/google-user-triggered-fetchers',
+    honorsRobots: false,
+    userTriggered: true,
+    tokenOnly: false,
+    // Google publishes a desktop and a mobile string; the probe sends the desktop one with our current Chrome
+    // in place of Google's W.X.Y.Z placeholder.
+    userAgent: `Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Google-Agent; +https://developers.google.com/crawling/docs/crawlers-fetchers/google-agent) Chrome/${CHROME_VERSION} Safari/537.36`,
+    userAgentSource: 'https://developers.google.com/crawling/docs/crawlers-fetchers/google-user-triggered-fetchers (desktop agent; Google fills in the current Chrome version)',
+    rendersJavaScript: true,
+    renderingSource: 'https://developers.google.com/crawling/docs/crawlers-fetchers/allow-google-agent',
+    evidence:
+      'Google lists it among its user-triggered fetchers, which "generally ignore robots.txt rules" because a user asked for the fetch; a Disallow for Google-Agent states the site\'s wish, not a block. Its requests come from the addresses in user-triggered-agents.json, and some are signed with Web Bot Auth (Signature-Agent "https://agent.bot.goog", experimental).',
   },
   {
     token: 'Google-Extended',

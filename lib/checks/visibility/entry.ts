@@ -43,7 +43,7 @@ export const visibilityCheck = defineCheck({
   operationId: 'createAiVisibilityCheck',
   toolName: 'ai_visibility_check',
   service: 'AI Visibility Check',
-  summary: `Check what 15 search and AI crawlers may fetch of one page, and score it 0-100 (${PRICE_USD} USD)`,
+  summary: `Check what 16 search and AI crawlers may fetch of one page, and score it 0-100 (${PRICE_USD} USD)`,
   description:
     'Fetches one public page and its site (robots.txt, sitemap, llms.txt, llms-full.txt), reports which search and AI crawlers may fetch it ' +
     'and which robots.txt line decided, what the server answers each crawler\'s own request (the page fetched again with each crawler\'s ' +

@@ -82,6 +82,27 @@ const INCOMPLETE_WORDS: Record<string, string> = {
 
 const RENDERING_STATE: Record<string, string> = { rendered: 'rendered', partial: 'rendering incomplete', unavailable: 'not rendered', failed: 'rendering failed', skipped: 'not rendered' };
 
+const CATALOG_FOUND_BY: Record<string, string> = {
+  'robots-agentmap': 'named by the Agentmap line of robots.txt',
+  'link-element': 'named by the page\'s <link rel="ai-catalog">',
+  'link-header': 'named by the page\'s Link header',
+  'well-known': 'at /.well-known/ai-catalog.json',
+};
+const CARD_KIND: Record<string, string> = { mcpServerCard: 'MCP server card', a2aAgentCard: 'A2A agent card' };
+const CARD_SOURCE: Record<string, string> = { data: 'inline', url: 'fetched', 'not-followed': 'not fetched' };
+
+function aiCatalog(v: unknown): string | null {
+  const c = fieldsOf(v);
+  const words = surface(v);
+  if (words === null || str(c.status) === 'missing' || str(c.status) === 'unreachable') return words;
+  const cards = listOf(c.cards).map((card) => {
+    const s = fieldsOf(card.surface);
+    const verdict = str(card.source) === 'not-followed' ? strings(s.problems)[0] ?? 'not fetched' : str(s.status) === 'found' ? 'valid' : (surface(card.surface) ?? 'not valid');
+    return `${CARD_KIND[str(card.kind) ?? ''] ?? 'card'}${str(card.identifier) ? ` ${str(card.identifier)}` : ''} (${CARD_SOURCE[str(card.source) ?? ''] ?? ''}): ${verdict}`;
+  });
+  return `${words}; ${CATALOG_FOUND_BY[str(c.discoveredVia) ?? ''] ?? ''}${cards.length ? `; lists ${cards.join('; ')}` : ''}`;
+}
+
 function surface(v: unknown): string | null {
   const s = fieldsOf(v);
   const status = str(s.status);
@@ -267,6 +288,8 @@ const SECTIONS: ReadonlyArray<{ id: string; title: string; facts: readonly FactL
       { key: 'site.agentSurfaces.oauthAuthorizationServer', label: 'OAuth authorization server metadata (RFC 8414)', format: surface },
       { key: 'site.agentSurfaces.oauthProtectedResource', label: 'OAuth protected resource metadata (RFC 9728)', format: surface },
       { key: 'site.agentSurfaces.webBotAuthDirectory', label: 'Web Bot Auth key directory', format: surface },
+      { key: 'site.agentSurfaces.agentSkills', label: 'Agent Skills index', format: surface },
+      { key: 'site.agentSurfaces.aiCatalog', label: 'AI Catalog (Agentic Resource Discovery)', format: aiCatalog },
       { key: 'site.agentSurfaces.webMcp', label: 'WebMCP tools', format: (v) => (Array.isArray(v) ? (v.length ? count(v.length, 'tool') : 'none') : 'not observed (the page\'s scripts are not asked for them)') },
     ],
   },

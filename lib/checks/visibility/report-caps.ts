@@ -16,6 +16,7 @@ import { RUBRIC } from './rubric';
 import { MAX_REDIRECTS } from '@/lib/outbound/safe-fetch';
 import { CONTENT_USAGE_MAX_AGENTS, CONTENT_USAGE_MAX_LINES, LLMS_LINKS_MAX } from './site-signals';
 import { LINK_RELATIONS_MAX, SURFACE_PROBLEMS_MAX } from './agent-surfaces';
+import { AI_CATALOG_CARDS_MAX, AI_CATALOG_PROBLEMS_MAX } from './ai-catalog';
 import { AI_USE_SOURCES_MAX } from './ai-use';
 import { COMMERCE_CHALLENGES_MAX } from './commerce';
 import { RSL_USAGES_MAX } from './rsl';
@@ -82,6 +83,9 @@ export const REPORT_CAPS = {
   linkRelations: LINK_RELATIONS_MAX,
   /** Problems listed per agent surface. */
   surfaceProblems: SURFACE_PROBLEMS_MAX,
+  /** Problems listed for the AI Catalog, and the card entries it lists that are checked. */
+  aiCatalogProblems: AI_CATALOG_PROBLEMS_MAX,
+  aiCatalogCards: AI_CATALOG_CARDS_MAX,
   /** Sources listed per AI use. */
   aiUseSources: AI_USE_SOURCES_MAX,
   /** Payment challenges listed (the page and one per probe). */
@@ -288,6 +292,15 @@ export const VisibilityReportSchema = z.looseObject({
       oauthAuthorizationServer: Surface,
       oauthProtectedResource: Surface,
       webBotAuthDirectory: Surface,
+      agentSkills: Surface,
+      aiCatalog: Surface.extend({
+        discoveredVia: z.enum(['robots-agentmap', 'link-element', 'link-header', 'well-known']),
+        problems: list(str(C.note), C.aiCatalogProblems),
+        cards: list(
+          z.looseObject({ identifier: str(C.token).nullable(), kind: z.enum(['mcpServerCard', 'a2aAgentCard']), source: z.enum(['data', 'url', 'not-followed']), surface: Surface }),
+          C.aiCatalogCards,
+        ),
+      }).nullable(),
       webMcp: z
         .looseObject({
           status: z.enum(['found', 'missing']),

@@ -141,10 +141,19 @@ export const RUBRIC_CHANGES: RubricChanges = {
 };
 
 /**
- * Rubric 3 → 4 rows (the lead sets the versions): still 100 points.
- * @example RUBRIC_CHANGES_4.map((c) => c.item) // ['soft-404', 'agents.markdown']
+ * Rubric 3.x → 4.0.0 (visibility check v4). Still 100 points; these rows add findings, not points.
+ * @example RUBRIC_CHANGES_4.changes.map((c) => c.item) // ['ai-catalog-invalid', 'agent-surface-invalid', 'user-fetchers-blocked', 'soft-404', 'agents.markdown']
  */
-export const RUBRIC_CHANGES_4: readonly RubricChange[] = [
-  finding('soft-404', 'New, low: the site answers every path with its home page (or one catch-all page) and status 200, found by comparing each site file and agent surface with the answer to one random path that cannot exist. Such files read soft-404, never found; the files themselves score as before (absent).'),
-  { item: 'agents.markdown', before: 2, after: 2, why: 'Credit only for Markdown of this page: the page and / are both asked for Markdown, and a document that carries neither the page\'s title nor its first heading and is the very Markdown / sends (one document for every address) is generic, markdown-not-the-page.' },
-];
+export const RUBRIC_CHANGES_4: RubricChanges = {
+  from: '3.0.0',
+  to: '4.0.0',
+  summary:
+    'Version 4.0.0 looks for more of what a site offers agents: the AI Catalog of Agentic Resource Discovery (found as Lighthouse\'s ard-schema audit finds it) with the MCP server and A2A agent cards it lists, and the Agent Skills index; and it reports Google-Agent, Google\'s user-triggered agent, as a 16th crawler.',
+  changes: [
+    finding('ai-catalog-invalid', 'New, medium: the AI Catalog is named (robots.txt Agentmap, a rel="ai-catalog" link or header) but not served, is not an ARD catalog (an object with an "entries" list of identifier URN, displayName, mediaType, data or url), or lists an MCP server card or A2A agent card that is not valid. Not scored: a site without a catalog loses nothing, as Lighthouse counts a missing catalog as not applicable; a broken one misleads the agents that read it.'),
+    finding('agent-surface-invalid', 'Now also covers /.well-known/agent-skills/index.json: a published Agent Skills index whose skills lack a valid name, a description, a type (skill-md or archive), a url or a sha256 digest. Still 0 points; a valid index is listed in agent-surfaces.'),
+    { item: 'user-fetchers-blocked', kind: 'finding', before: 0, after: 0, why: 'Now also lists a robots.txt Disallow for Google-Agent. Google says its user-triggered fetchers generally ignore robots.txt, so the block states the owner\'s wish; Google-Agent is reported and probed like the other user-triggered fetchers and, like them, scores nothing.' },
+    finding('soft-404', 'New, low: the site answers every path with its home page (or one catch-all page) and status 200, found by comparing each site file and agent surface with the answer to one random path that cannot exist. Such files read soft-404, never found; the files themselves score as before (absent).'),
+    { item: 'agents.markdown', before: 2, after: 2, why: 'Credit only for Markdown of this page: the page and / are both asked for Markdown, and a document that carries neither the page\'s title nor its first heading and is the very Markdown / sends (one document for every address) is generic, markdown-not-the-page.' },
+  ],
+};

@@ -7,6 +7,7 @@
 // order, and the source of truth for the published rubric (RUBRIC), the scoring and the docs.
 
 import { SEVERITY_ORDER, severityFor, type Severity } from '@/lib/checks/severity';
+import { CRAWLERS } from './crawlers';
 import { PARSE_MAX_DEPTH, PARSE_MAX_NODES, PARSE_MAX_REOPENED_FORMATTING } from './bounded-parse';
 import { PAGE_READ_MAX_BYTES } from './published';
 import { ACCESS_ITEMS } from './rubric-items/access';
@@ -15,6 +16,7 @@ import { CONTENT_ITEMS } from './rubric-items/content';
 import { INDEXABILITY_ITEMS } from './rubric-items/indexability';
 import { agentSignalFindings } from './rubric-items/agent-signals';
 import { softNotFoundFindings } from './rubric-items/soft-404';
+import { aiCatalogFindings } from './rubric-items/ai-catalog';
 import { serverAccessFindings } from './rubric-items/server-access';
 import { crawler, isAllowed, quoteVerdict, uniqueRaw } from './rubric-items/shared';
 import { SITE_ITEMS } from './rubric-items/site';
@@ -78,7 +80,7 @@ export const VISIBILITY_LIMITS: readonly string[] = [
 
 const PAGE_MB = PAGE_READ_MAX_BYTES / 1024 / 1024;
 
-const USER_TRIGGERED_TOKENS = ['ChatGPT-User', 'Claude-User', 'Perplexity-User'];
+const USER_TRIGGERED_TOKENS = CRAWLERS.filter((c) => c.userTriggered).map((c) => c.token);
 
 /**
  * Which blocking failures apply; any one caps the score at BLOCKING_SCORE_CAP.
@@ -114,7 +116,7 @@ function ownerChoiceFindings(input: ScoreInput, info: Info): void {
       info({
         id: 'user-fetchers-blocked',
         observed: userTriggered.map(quoteVerdict).join('; '),
-        why: 'These agents fetch a page when a user asks an assistant about it. Anthropic says Claude-User honours robots.txt; OpenAI and Perplexity say robots.txt may not apply to their user-triggered fetches, so the block may not hold.',
+        why: 'These agents fetch a page when a user asks an assistant about it. Anthropic says Claude-User honours robots.txt; OpenAI, Perplexity and Google say robots.txt may not apply to their user-triggered fetches (Google-Agent among them), so the block may not hold.',
         fix: 'No change needed if intended. To let assistants open the page for their users, remove the Disallow rules for these tokens; to enforce a block, do it at the server or CDN.',
       });
     }
@@ -325,7 +327,7 @@ export function scoreReport(input: ScoreInput): ScoreResult {
       fix: 'Fix the other critical findings; the cap lifts as soon as none of them remains.',
     });
   }
-  findings.push(...informationalFindings(input), ...serverAccessFindings(input), ...agentSignalFindings(input), ...softNotFoundFindings(input));
+  findings.push(...informationalFindings(input), ...serverAccessFindings(input), ...agentSignalFindings(input), ...softNotFoundFindings(input), ...aiCatalogFindings(input));
   findings.sort(compareFindings);
   // One member order for every finding, so serialised reports compare byte for byte.
   const ordered = findings.map(({ id, severity, rubric, pointsLost, observed, why, fix }) => ({ id, severity, rubric, pointsLost, observed, why, fix }));

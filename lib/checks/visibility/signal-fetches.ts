@@ -8,6 +8,7 @@ import { FetchRefusedError, OutboundRefusedError, safeFetch, type FetchResult, t
 import { LLMS_LINKS_MAX, type LlmsLinkFetch } from './site-signals';
 import { SURFACE_ACCEPT, SURFACE_KINDS, SURFACE_PATHS, type SurfaceFile, type SurfaceKind } from './agent-surfaces';
 import type { RslFile } from './rsl';
+import { AI_CATALOG_ACCEPT, AI_CATALOG_FOLLOW_MAX, type AiCatalogLocation } from './ai-catalog';
 
 /** Enough of a Markdown answer to tell whether it is the page (its title or most of its words). */
 const MARKDOWN_MAX_BYTES = 64 * 1024;
@@ -24,8 +25,11 @@ export const SIGNAL_REQUESTS_PER_ORIGIN = 2 + LLMS_LINKS_MAX;
 const SURFACE_MAX_BYTES = 64 * 1024;
 /** A well-known document is followed this far when it moves. */
 export const SURFACE_MAX_REDIRECTS = 2;
-/** Requests the agent surfaces and the licences add per origin probed, redirects not counted: the six well-known documents, the RSL licence and the TDMRep policy. */
-export const SURFACE_REQUESTS_PER_ORIGIN = SURFACE_KINDS.length + 2;
+/**
+ * Requests the agent surfaces and the licences add per origin probed, redirects not counted: the seven well-known
+ * documents, the RSL licence, the TDMRep policy, the AI Catalog and the cards followed from it.
+ */
+export const SURFACE_REQUESTS_PER_ORIGIN = SURFACE_KINDS.length + 2 + 1 + AI_CATALOG_FOLLOW_MAX;
 /** Only whether the TDMRep policy answers matters: a few bytes are read. */
 const TDM_POLICY_MAX_BYTES = 1024;
 
@@ -104,6 +108,22 @@ async function surfaceFile(url: URL, accept: string, purpose: string, options: O
 export async function fetchAgentSurfaces(origin: URL, options: Options): Promise<Record<SurfaceKind, SurfaceFile>> {
   const files = await Promise.all(SURFACE_KINDS.map((kind) => surfaceFile(new URL(SURFACE_PATHS[kind], origin), SURFACE_ACCEPT[kind], SURFACE_PATHS[kind], options)));
   return Object.fromEntries(SURFACE_KINDS.map((kind, i) => [kind, files[i]])) as Record<SurfaceKind, SurfaceFile>;
+}
+
+/**
+ * The AI Catalog where aiCatalogLocation found it (at most SURFACE_MAX_BYTES, SURFACE_MAX_REDIRECTS redirects).
+ * @example (await fetchAiCatalog({ url: 'https://site.test/.well-known/ai-catalog.json', via: 'well-known' }, options)).status // 404 when the site has none
+ */
+export function fetchAiCatalog(location: AiCatalogLocation, options: Options): Promise<SurfaceFile> {
+  return surfaceFile(new URL(location.url), AI_CATALOG_ACCEPT, 'AI Catalog', options);
+}
+
+/**
+ * The MCP server cards and A2A agent cards an AI Catalog lists by address (aiCatalogFollowUrls), all at once.
+ * @example (await fetchAiCatalogCards(['https://site.test/mcp/card.json'], options))[0].status // 200
+ */
+export function fetchAiCatalogCards(urls: readonly string[], options: Options): Promise<SurfaceFile[]> {
+  return Promise.all(urls.slice(0, AI_CATALOG_FOLLOW_MAX).map((url) => surfaceFile(new URL(url), 'application/json,*/*;q=0.5', 'card the AI Catalog lists', options)));
 }
 
 /**

@@ -15,6 +15,7 @@ const SURFACE_NAMES: Record<SurfaceKind, string> = {
   oauthAuthorizationServer: 'OAuth authorization server metadata (RFC 8414)',
   oauthProtectedResource: 'OAuth protected resource metadata (RFC 9728)',
   webBotAuthDirectory: 'Web Bot Auth key directory',
+  agentSkills: 'Agent Skills index',
 };
 
 const USE_NAMES: Record<AiUseKey, string> = { train: 'AI training', search: 'search', aiInput: 'input to AI answers' };
