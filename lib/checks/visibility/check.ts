@@ -62,6 +62,7 @@ import { InvalidTargetUrl, normalizeTargetUrl } from '@/lib/outbound/target-url'
 import { renderedView, withRenderedFindings, type PageRendering } from './render';
 import { RENDER_MAX_REDIRECTS, RENDER_MAX_REQUESTS } from './render/render';
 import { capReport } from './report-caps';
+import { scoreBasisOf, type ScoreBasis } from './score-basis';
 
 export const CHECK_VERSION = '3.1.0';
 /** Whole-check budget: every request of one check shares it. */
@@ -157,6 +158,8 @@ export interface VisibilityReport {
   site: VisibilitySite;
   score: number;
   scoreMax: number;
+  /** How much of the page the score rests on (score-basis.ts). */
+  scoreBasis: ScoreBasis;
   rubricVersion: string;
   rubric: PublishedRubricItem[];
   scoring: ScoringLine[];
@@ -530,6 +533,7 @@ async function runCheck(
     },
     score: result.score,
     scoreMax: SCORE_MAX,
+    scoreBasis: scoreBasisOf(page, result.page.truncated),
     rubricVersion: RUBRIC_VERSION,
     rubric: RUBRIC.map((item) => ({ ...item })),
     scoring: result.scoring,

@@ -139,3 +139,18 @@ export const RUBRIC_CHANGES: RubricChanges = {
     'Version 3.0.0 reports what a site offers agents beyond its pages (agent surfaces), answers in one place whether AI may train on, search or answer from the page and who said so, reads the RSL licence the site names, and shows what a crawler or agent must pay. These add findings but no points: none of them is something every site should have. The accuracy changes make existing items read real pages as browsers and search engines do.',
   changes: RUBRIC_CHANGE_GROUPS_3.flatMap((g) => g.changes.map((c) => ({ ...c, group: g.name }))),
 };
+
+/**
+ * Rows of rubric 4.0.0 (the version is set when the whole release is assembled). Reading limits: what the check
+ * did not read is not missing.
+ * @example RUBRIC_CHANGES_4.map((c) => c.item) // ['content.text', 'content.h1', 'sd.jsonld', 'sd.key-types', …]
+ */
+export const RUBRIC_CHANGES_4: RubricChange[] = [
+  { item: 'content.text', group: 'reading limits', before: 8, after: 8, why: 'On a page larger than the 2 MiB read (or whose markup reached the parser\'s limits), too few words in the part read is not-measured: no points lost, and the finding says what was found in the part read. Text past the cut was never read, so its absence is not a fault the check measured.' },
+  { item: 'content.h1', group: 'reading limits', before: 2, after: 2, why: 'No <h1> in the part of a cut page that was read is not-measured, as for the text. Several <h1> in the part read still cost their point.' },
+  { item: 'sd.jsonld', group: 'reading limits', before: 4, after: 4, why: 'No JSON-LD in the part of a cut page that was read is not-measured: a block past the cut was never read. A block that does not parse still costs points.' },
+  { item: 'sd.key-types', group: 'reading limits', before: 3, after: 3, why: 'Key types missing from the JSON-LD of a cut page are not-measured.' },
+  { item: 'meta.title', group: 'reading limits', before: 5, after: 5, why: 'Title, description, canonical and Open Graph tags missing when the cut falls inside the <head> are not-measured (the same for meta.description, canonical.valid and social.og).' },
+  finding('head-broken', 'Graded by what it loses: medium when a canonical, robots tag, description, title or base follows the element that ends the head, low when only other head tags do, info when nothing that belongs only in the head follows (a tag manager\'s <iframe> just before </head>). It lists the tags read as body.'),
+  finding('canonical-missing', 'Says when the page has a canonical only in the <body> (written there, or after an element that ended the head early), where search engines ignore it, and the fix is to move it into the <head>.'),
+].map((c) => ({ ...c, group: c.group ?? 'reading limits' }));
