@@ -287,7 +287,8 @@ export function compareFindings(a: Finding, b: Finding): number {
 /**
  * Scores one site's facts. Every rubric item that loses points yields exactly one finding whose
  * pointsLost is what it lost; when a blocking failure caps the total, a `score-capped` finding carries
- * the rest, so the pointsLost of all findings always add up to 100 - score.
+ * the rest, so the pointsLost of all findings always add up to 100 - score. An absence in a part of the page
+ * that was not read loses nothing: its finding is `not-measured` (not-measured.ts).
  * @example scoreReport(input).score // 0..100
  */
 export function scoreReport(input: ScoreInput): ScoreResult {
