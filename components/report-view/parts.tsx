@@ -94,6 +94,7 @@ export function Findings({ findings, level, idPrefix, titleOf }: { findings: Vie
                   <p className="finding-what">
                     {titleOf ? <strong>{titleOf(f)}</strong> : <code className="nobreak">{f.capability ?? f.id}</code>}
                     {f.pointsLost ? <span className="muted"> · {f.pointsLost} point{f.pointsLost === 1 ? '' : 's'} lost</span> : null}
+                    {f.state === 'not-measured' ? <span className="muted"> · not measured: no points lost</span> : null}
                     {titleOf ? <span className="hint finding-id"> <code className="nobreak">{f.id}</code></span> : null}
                   </p>
                   {f.observed ? <p>{f.observed}</p> : null}

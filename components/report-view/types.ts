@@ -13,4 +13,6 @@ export interface ViewFinding {
   pointsLost?: number;
   rubric?: string | null;
   capability?: string;
+  /** `not-measured`: the fault may lie in the part of the page not read, so it cost nothing. */
+  state?: string;
 }

@@ -9,6 +9,8 @@ import * as access from '@/lib/checks/visibility/access';
 import * as check from '@/lib/checks/visibility/check';
 import * as crawlers from '@/lib/checks/visibility/crawlers';
 import * as headBreak from '@/lib/checks/visibility/head-break';
+import * as headBrokenFinding from '@/lib/checks/visibility/head-broken-finding';
+import * as scoreBasis from '@/lib/checks/visibility/score-basis';
 import * as hostMap from '@/lib/outbound/host-map';
 import * as jsonld from '@/lib/checks/visibility/jsonld-requirements';
 import * as llmsTxt from '@/lib/checks/visibility/llms-txt';
@@ -46,6 +48,8 @@ const CHECKED: Array<{ file: string; scope: object; examples: string[] }> = [
   { file: 'lib/checks/visibility/crawlers.ts', scope: { ...crawlers, ...robots }, examples: ['BROWSER_USER_AGENT.', 'decideCrawlers('] },
   { file: 'lib/checks/visibility/words.ts', scope: words, examples: ['wordsOf(', 'countWords(', 'isWhiteSpace('] },
   { file: 'lib/checks/visibility/head-break.ts', scope: headBreak, examples: ['headBreak('] },
+  { file: 'lib/checks/visibility/head-broken-finding.ts', scope: headBrokenFinding, examples: ['headBrokenFinding('] },
+  { file: 'lib/checks/visibility/score-basis.ts', scope: scoreBasis, examples: ['scoreBasisOf(', 'scoreBasisWords('] },
   { file: 'lib/outbound/host-map.ts', scope: hostMap, examples: ['parseHostMap(', 'resolveHostMap(undefined'] },
   { file: 'lib/checks/visibility/jsonld-requirements.ts', scope: jsonld, examples: ['jsonLdProblems('] },
   { file: 'lib/checks/visibility/llms-txt.ts', scope: llmsTxt, examples: ["isHtml('text/plain', '<!DOCTYPE", "isHtml('text/plain', '# Site", 'assessLlmsTxt('] },

@@ -60,13 +60,13 @@ describe('unavailable_after: a past date is noindex for Google', () => {
 describe('a <head> broken early (BBC-like article: a tag manager <iframe> in the head)', () => {
   it('reports the element and its line, and reads the description and canonical after it as body', () => {
     const facts = extractPage(BROKEN_HEAD_ARTICLE, URL_, noHeaders, false);
-    expect(facts.headBrokenAt).toEqual({ element: 'iframe', line: 6 });
+    expect(facts.headBrokenAt).toEqual({ element: 'iframe', line: 6, displaced: ['<meta name="description">', '<link rel="canonical">', '<meta name="robots">'] });
     expect(facts).toMatchObject({ title: 'Storm warning issued for coastal areas - Example News', metaDescription: null, canonical: null, canonicalCount: 0 });
   });
 
   it('an <img> or stray text ends it too; a head that ends where the page says is whole', () => {
-    expect(headBreak('<html><head><title>T</title>\n\n<img src="/p.gif"><link rel="canonical" href="/a"></head><body></body>')).toEqual({ element: 'img', line: 3 });
-    expect(headBreak('<head><meta charset="utf-8">oops<title>T</title></head>')).toEqual({ element: '#text', line: 1 });
+    expect(headBreak('<html><head><title>T</title>\n\n<img src="/p.gif"><link rel="canonical" href="/a"></head><body></body>')).toEqual({ element: 'img', line: 3, displaced: ['<link rel="canonical">'] });
+    expect(headBreak('<head><meta charset="utf-8">oops<title>T</title></head>')).toEqual({ element: '#text', line: 1, displaced: ['<title>'] });
     expect(headBreak('<head><script>if (a < b) document.write("<iframe>")</script><!-- <div> --><noscript><iframe></iframe></noscript></head><body><iframe></iframe>')).toBeNull();
     // Without </head> or <body> the head ends where the body starts, as HTML allows: nothing was broken.
     expect(headBreak('<title>T</title><p>text</p>')).toBeNull();
@@ -119,9 +119,9 @@ describe('the score reads the accuracy fixes', () => {
     const result = analyse(BROKEN_HEAD_ARTICLE);
     const finding = result.findings.find((f) => f.id === 'head-broken');
     expect(finding).toMatchObject({ severity: 'medium', pointsLost: 0 });
-    expect(finding?.observed).toBe("an <iframe> on line 6 ends the <head> before the page's own </head>; the page's metadata after it is read as part of the body");
+    expect(finding?.observed).toBe('an <iframe> on line 6 ends the <head> before the page\'s own </head>; read as part of the body after it: <meta name="description">, <link rel="canonical">, <meta name="robots">');
     expect(earned(result, 'canonical.valid')).toBe(0);
-    expect(result.findings.find((f) => f.id === 'canonical-missing')?.observed).toBe('no <link rel="canonical"> in the <head>, which the <iframe> on line 6 ends early');
+    expect(result.findings.find((f) => f.id === 'canonical-missing')?.observed).toBe('no <link rel="canonical"> in the <head>, which the <iframe> on line 6 ends early; the page has one only in the <body>, where search engines ignore it');
   });
 
   it('a past unavailable_after is the noindex finding, quoting the header', () => {
@@ -130,9 +130,9 @@ describe('the score reads the accuracy fixes', () => {
     expect(result.findings.find((f) => f.id === 'noindex')?.observed).toBe('X-Robots-Tag: unavailable_after: 2020-01-01');
   });
 
-  it('a cut page says in its findings that the counts cover only what was read', () => {
+  it('a cut page says in its findings that the counts cover only what was read, and loses no points to them', () => {
     const result = analyseSite({ url: 'https://shop.test/trail-shoes', status: 200, headers: [['content-type', 'text/html']], body: bigShopPage(PAGE_MAX_BYTES + 1024).slice(0, PAGE_MAX_BYTES), truncated: true, redirects: 0 }, files);
-    expect(result.findings.find((f) => f.id === 'little-server-text')?.observed).toBe('0 words of text in the HTML as served (0 characters), counted in the part of the page that was read: the page was cut, so it may have more');
+    expect(result.findings.find((f) => f.id === 'little-server-text')).toMatchObject({ state: 'not-measured', pointsLost: 0, observed: 'the page is larger than the 2 MiB read; only 0 words of text were found in the part read' });
     expect(result.findings.find((f) => f.id === 'page-truncated')?.observed).toBe('the page is larger than 2 MiB; only its first 2 MiB were read; these may be incomplete: jsonLd, h1Count, wordCount, textLength, textToHtmlRatio');
   });
 });

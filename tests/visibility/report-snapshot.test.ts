@@ -113,6 +113,7 @@ const base: ScoreInput = {
     canonicalCount: 1,
     canonicalDistinct: 1,
     canonicalIsSelf: true,
+    canonicalInBody: false,
     noindexMeta: false,
     noindexHeader: true,
     robots: { meta: [], header: [{ bot: null, directives: ['noindex', 'nocache'], raw: 'X-Robots-Tag: noindex, nocache' }], nosnippet: false, maxSnippet: 0, noarchive: false, nocache: true, noai: false, noimageai: true, unavailableAfter: null, unavailableAfterPassed: false },

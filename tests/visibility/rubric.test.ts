@@ -54,6 +54,7 @@ function page(overrides: Partial<PageFacts> = {}): PageFacts {
     canonicalCount: 1,
     canonicalDistinct: 1,
     canonicalIsSelf: true,
+    canonicalInBody: false,
     noindexMeta: false,
     noindexHeader: false,
     robots: { meta: [], header: [], nosnippet: false, maxSnippet: -1, noarchive: false, nocache: false, noai: false, noimageai: false, unavailableAfter: null, unavailableAfterPassed: false },

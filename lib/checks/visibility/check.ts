@@ -75,6 +75,7 @@ import { RENDER_MAX_REDIRECTS, RENDER_MAX_REQUESTS } from './render/render';
 import { capReport } from './report-caps';
 import { compareSignedAgent, signedAgentNotCompared, SIGNED_AGENT_MAX_REQUESTS, type SignedAgentAccess } from './signed-agent';
 import { processBotIdentity, type BotIdentity } from '@/lib/outbound/web-bot-auth';
+import { scoreBasisOf, type ScoreBasis } from './score-basis';
 
 export const CHECK_VERSION = '3.1.0';
 /** Whole-check budget: every request of one check shares it. */
@@ -176,6 +177,8 @@ export interface VisibilityReport {
   site: VisibilitySite;
   score: number;
   scoreMax: number;
+  /** How much of the page the score rests on (score-basis.ts). */
+  scoreBasis: ScoreBasis;
   rubricVersion: string;
   rubric: PublishedRubricItem[];
   scoring: ScoringLine[];
@@ -570,6 +573,7 @@ async function runCheck(
     },
     score: result.score,
     scoreMax: SCORE_MAX,
+    scoreBasis: scoreBasisOf(page, result.page.truncated),
     rubricVersion: RUBRIC_VERSION,
     rubric: RUBRIC.map((item) => ({ ...item })),
     scoring: result.scoring,

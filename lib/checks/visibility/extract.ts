@@ -75,6 +75,11 @@ export interface PageFacts {
   /** Different addresses among them, resolved: the same address written twice is one. */
   canonicalDistinct: number;
   canonicalIsSelf: boolean;
+  /**
+   * Whether the parser put a `<link rel="canonical">` in the body (written there, or after an element that ended
+   * the head early): search engines ignore it there.
+   */
+  canonicalInBody: boolean;
   noindexMeta: boolean;
   noindexHeader: boolean;
   robots: PageRobots;
@@ -418,6 +423,7 @@ interface PageWalk {
   metaDescription: string | null;
   baseHref: string | null;
   canonicalHrefs: string[];
+  bodyCanonical: boolean;
   markdownHref: string | null;
   tdmMeta: PageExtras['tdmMeta'];
   jsonLdValues: unknown[];
@@ -437,6 +443,7 @@ function readLink(el: Element, w: PageWalk, inHead: boolean): void {
   const rel = attr(el, 'rel');
   const rels = rel ? rel.toLowerCase().split(/\s+/) : [];
   if (rels.includes('canonical') && inHead) w.canonicalHrefs.push(attr(el, 'href') ?? '');
+  else if (rels.includes('canonical')) w.bodyCanonical = true;
   if (w.markdownHref === null && rels.includes('alternate') && (attr(el, 'type') ?? '').split(';')[0].trim().toLowerCase() === 'text/markdown') {
     w.markdownHref = attr(el, 'href');
   }
@@ -487,7 +494,7 @@ function readJsonLd(el: Element, w: PageWalk): void {
  */
 function walkPage(doc: Node): PageWalk {
   const w: PageWalk = {
-    title: null, metaDescription: null, baseHref: null, canonicalHrefs: [], markdownHref: null, tdmMeta: { reservation: null, policy: null },
+    title: null, metaDescription: null, baseHref: null, canonicalHrefs: [], bodyCanonical: false, markdownHref: null, tdmMeta: { reservation: null, policy: null },
     jsonLdValues: [], meta: [], jsonLdBlocks: 0, jsonLdInvalid: 0, types: new Set<string>(),
     og: { title: false, description: false, image: false, url: false, type: false }, lang: null, h1Count: 0, text: [], bodyReached: false,
   };
@@ -635,7 +642,7 @@ export function extractPageWithExtras(
   now: number = Date.now(),
 ): { facts: PageFacts; extras: PageExtras } {
   const { document: doc, limitHit } = parseBounded(html);
-  const { title, metaDescription, baseHref, canonicalHrefs, markdownHref, tdmMeta, jsonLdValues, meta, jsonLdBlocks, jsonLdInvalid, types, og, lang, h1Count, text, bodyReached } =
+  const { title, metaDescription, baseHref, canonicalHrefs, bodyCanonical, markdownHref, tdmMeta, jsonLdValues, meta, jsonLdBlocks, jsonLdInvalid, types, og, lang, h1Count, text, bodyReached } =
     walkPage(doc);
 
   const header: RobotsDirectives[] = [];
@@ -661,6 +668,7 @@ export function extractPageWithExtras(
     canonicalCount: canonicalHrefs.length,
     canonicalDistinct,
     canonicalIsSelf: canonical !== null && sameUrl(canonical, pageUrl),
+    canonicalInBody: bodyCanonical,
     noindexMeta,
     noindexHeader,
     robots,

@@ -217,10 +217,11 @@ const SECTIONS: ReadonlyArray<{ id: string; title: string; facts: readonly FactL
       { key: 'page.title', label: 'Title', also: ['page.titleLength'], format: (v, r) => (str(v) ? `${str(v)} (${count(num(fieldsOf(r.page).titleLength) ?? 0, 'character')})` : 'missing') },
       { key: 'page.metaDescription', label: 'Description', also: ['page.metaDescriptionLength'], format: (v, r) => (str(v) ? `${str(v)} (${count(num(fieldsOf(r.page).metaDescriptionLength) ?? 0, 'character')})` : 'missing') },
       {
-        key: 'page.canonical', label: 'Canonical address', url: true, also: ['page.canonicalCount', 'page.canonicalDistinct', 'page.canonicalIsSelf'],
+        key: 'page.canonical', label: 'Canonical address', url: true, also: ['page.canonicalCount', 'page.canonicalDistinct', 'page.canonicalIsSelf', 'page.canonicalInBody'],
         format: (v, r) => {
           const p = fieldsOf(r.page);
           if ((num(p.canonicalDistinct) ?? 0) > 1) return `${num(p.canonicalDistinct)} different addresses; the first is ${str(v)}`;
+          if (!str(v) && p.canonicalInBody === true) return 'none in the head; one in the body, which search engines ignore';
           return str(v) ? `${str(v)} (${p.canonicalIsSelf === true ? 'this page' : 'another address'})` : 'none';
         },
       },

@@ -21,6 +21,9 @@ import { AI_USE_SOURCES_MAX } from './ai-use';
 import { COMMERCE_CHALLENGES_MAX } from './commerce';
 import { RSL_USAGES_MAX } from './rsl';
 import { WEBMCP_LISTED } from './webmcp';
+import { FINDING_STATES } from './finding';
+import { HEAD_DISPLACED_MAX } from './head-break';
+import { PAGE_READ_MAX_BYTES } from './published';
 import { RENDER_MILESTONES } from './render/compare';
 
 /**
@@ -60,8 +63,11 @@ export const REPORT_CAPS = {
   sitemaps: 5,
   /** Content-Signal lines of robots.txt quoted. */
   contentSignals: 10,
-  /** Findings (one per rubric item at most, plus the informational ones). */
-  findings: 40,
+  /**
+   * Findings (one per rubric item at most, plus the informational ones). 39, not 40: each finding may carry a
+   * `state`, and one finding fewer keeps the report's bound under REPORT_MAX_BYTES.
+   */
+  findings: 39,
   /** Rubric items and scoring lines: the published rubric. */
   rubric: RUBRIC.length,
   /** Redirects followed to the page. */
@@ -185,6 +191,7 @@ export const VisibilityReportSchema = z.looseObject({
     canonicalCount: int(),
     canonicalDistinct: int(),
     canonicalIsSelf: z.boolean(),
+    canonicalInBody: z.boolean(),
     noindexMeta: z.boolean(),
     noindexHeader: z.boolean(),
     robots: z.looseObject({
@@ -213,7 +220,7 @@ export const VisibilityReportSchema = z.looseObject({
     wordCount: int(),
     textToHtmlRatio: z.number(),
     truncated: z.boolean(),
-    headBrokenAt: z.looseObject({ element: token(), line: int().min(1) }).nullable(),
+    headBrokenAt: z.looseObject({ element: token(), line: int().min(1), displaced: list(id(), HEAD_DISPLACED_MAX) }).nullable(),
     incomplete: list(z.enum(INCOMPLETE_FACTS), INCOMPLETE_FACTS.length),
     rendering: z.looseObject({
       state: id(),
@@ -372,6 +379,7 @@ export const VisibilityReportSchema = z.looseObject({
   }),
   score: int().min(0),
   scoreMax: int(),
+  scoreBasis: z.looseObject({ bytesRead: int().min(0).max(PAGE_READ_MAX_BYTES), pageBytes: int().min(0).max(Number.MAX_SAFE_INTEGER).nullable(), truncated: z.boolean() }),
   rubricVersion: id(),
   rubric: list(z.looseObject({ id: id(), category: id(), points: z.number(), criterion: str(C.prose) }), C.rubric),
   scoring: list(z.looseObject({ id: id(), points: z.number(), earned: z.number() }), C.rubric),
@@ -384,6 +392,7 @@ export const VisibilityReportSchema = z.looseObject({
       observed: str(C.observed),
       why: str(C.prose),
       fix: str(C.prose),
+      state: z.enum(FINDING_STATES).optional(),
     }),
     C.findings,
   ),

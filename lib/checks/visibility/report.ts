@@ -2,6 +2,7 @@ import { type CheckReport, fieldsOf, listOf, type ReportHeadline, scoreBand, typ
 import { SEVERITY_ORDER } from '@/lib/checks/severity';
 import { markdownCode, markdownText as md } from '@/lib/checks/markdown-text';
 import { accessWords, crawlerNeedsAttention, findingTitle, visibilityFacts } from './facts';
+import { scoreBasisWords } from './score-basis';
 
 // The visibility check as a report: what a history row, the Markdown and the site show of its 200 body.
 // Pure: the site's browser bundle loads this module. The body is read member by member, so a report from
@@ -53,7 +54,8 @@ function headline(body: unknown): ReportHeadline | null {
     summary:
       `${allowed} of ${crawlers.length} crawlers may fetch this page under robots.txt` +
       `${attention ? `, ${attention} of them refused, blocked or answered otherwise` : ''}; ` +
-      `${findings.length} finding${findings.length === 1 ? '' : 's'}, ${costly} of them costing points.`,
+      `${findings.length} finding${findings.length === 1 ? '' : 's'}, ${costly} of them costing points.` +
+      (scoreBasisWords(fieldsOf(report.scoreBasis)) ? ` ${scoreBasisWords(fieldsOf(report.scoreBasis))}` : ''),
     at: text(b.checkedAt) || null,
     atVerb: 'Checked',
   };
@@ -104,7 +106,8 @@ function visibilityMarkdown(body: Record<string, unknown>): string {
     lines.push(`## Findings (${findings.length}), most severe first`, '');
     [...findings].sort((a, b) => rank(a) - rank(b)).forEach((f, i) => {
       const lost = num(f.pointsLost);
-      lines.push(`### ${i + 1}. ${md(f.severity) || 'finding'}: ${md(findingTitle(text(f.id)))}${lost ? ` (${lost} point${lost === 1 ? '' : 's'} lost)` : ''}`, '');
+      const unmeasured = f.state === 'not-measured' ? ' (not measured: no points lost)' : '';
+      lines.push(`### ${i + 1}. ${md(f.severity) || 'finding'}: ${md(findingTitle(text(f.id)))}${lost ? ` (${lost} point${lost === 1 ? '' : 's'} lost)` : ''}${unmeasured}`, '');
       if (text(f.observed)) lines.push(`Found: ${md(f.observed)}`, '');
       if (text(f.why)) lines.push(md(f.why), '');
       if (text(f.fix)) lines.push(`**Fix:** ${md(f.fix)}`, '');

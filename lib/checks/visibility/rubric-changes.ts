@@ -142,7 +142,7 @@ export const RUBRIC_CHANGES: RubricChanges = {
 
 /**
  * Rubric 3.x → 4.0.0 (visibility check v4). Still 100 points; these rows add findings, not points.
- * @example RUBRIC_CHANGES_4.changes.map((c) => c.item) // ['ai-catalog-invalid', 'agent-surface-invalid', 'user-fetchers-blocked', 'soft-404', 'agents.markdown']
+ * @example RUBRIC_CHANGES_4.changes.map((c) => c.item) // ['ai-catalog-invalid', 'agent-surface-invalid', …, 'content.text', …]
  */
 export const RUBRIC_CHANGES_4: RubricChanges = {
   from: '3.0.0',
@@ -155,5 +155,12 @@ export const RUBRIC_CHANGES_4: RubricChanges = {
     { item: 'user-fetchers-blocked', kind: 'finding', before: 0, after: 0, why: 'Now also lists a robots.txt Disallow for Google-Agent. Google says its user-triggered fetchers generally ignore robots.txt, so the block states the owner\'s wish; Google-Agent is reported and probed like the other user-triggered fetchers and, like them, scores nothing.' },
     finding('soft-404', 'New, low: the site answers every path with its home page (or one catch-all page) and status 200, found by comparing each site file and agent surface with the answer to one random path that cannot exist. Such files read soft-404, never found; the files themselves score as before (absent).'),
     { item: 'agents.markdown', before: 2, after: 2, why: 'Credit only for Markdown of this page: the page and / are both asked for Markdown, and a document that carries neither the page\'s title nor its first heading and is the very Markdown / sends (one document for every address) is generic, markdown-not-the-page.' },
+    { item: 'content.text', before: 8, after: 8, why: 'On a page larger than the 2 MiB read (or whose markup reached the parser\'s limits), too few words in the part read is not-measured: no points lost, and the finding says what was found in the part read. Text past the cut was never read, so its absence is not a fault the check measured.' },
+    { item: 'content.h1', before: 2, after: 2, why: 'No <h1> in the part of a cut page that was read is not-measured, as for the text. Several <h1> in the part read still cost their point.' },
+    { item: 'sd.jsonld', before: 4, after: 4, why: 'No JSON-LD in the part of a cut page that was read is not-measured: a block past the cut was never read. A block that does not parse still costs points.' },
+    { item: 'sd.key-types', before: 3, after: 3, why: 'Key types missing from the JSON-LD of a cut page are not-measured.' },
+    { item: 'meta.title', before: 5, after: 5, why: 'Title, description, canonical and Open Graph tags missing when the cut falls inside the <head> are not-measured (the same for meta.description, canonical.valid and social.og).' },
+    finding('head-broken', 'Graded by what it loses: medium when a canonical, robots tag, description, title or base follows the element that ends the head, low when only other head tags do, info when nothing that belongs only in the head follows (a tag manager\'s <iframe> just before </head>). It lists the tags read as body.'),
+    finding('canonical-missing', 'Says when the page has a canonical only in the <body> (written there, or after an element that ended the head early), where search engines ignore it, and the fix is to move it into the <head>.'),
   ],
 };

@@ -9,6 +9,8 @@
 import { SEVERITY_ORDER, severityFor, type Severity } from '@/lib/checks/severity';
 import { CRAWLERS } from './crawlers';
 import { PARSE_MAX_DEPTH, PARSE_MAX_NODES, PARSE_MAX_REOPENED_FORMATTING } from './bounded-parse';
+import { headBrokenFinding } from './head-broken-finding';
+import { unreadFinding } from './not-measured';
 import { PAGE_READ_MAX_BYTES } from './published';
 import { ACCESS_ITEMS } from './rubric-items/access';
 import { AGENT_ITEMS } from './rubric-items/agents';
@@ -242,16 +244,8 @@ function mismatchFindings(input: ScoreInput, info: Info): void {
   }
   const broken = input.page.headBrokenAt;
   if (broken) {
-    const what = broken.element === '#text' ? 'text' : `an <${broken.element}>`;
-    info(
-      {
-        id: 'head-broken',
-        observed: `${what} on line ${broken.line} ends the <head> before the page's own </head>; the page's metadata after it is read as part of the body`,
-        why: 'An element that cannot be in the <head> (an <iframe>, an <img>, a <div>, or stray text) closes it for browsers, HTML parsers and Google, which reads page metadata only in the head: a canonical, a description or other tags after that point are ignored.',
-        fix: `Move the ${broken.element === '#text' ? 'text' : `<${broken.element}>`} into the <body> (a tag manager's <noscript><iframe> belongs right after <body>), or move the metadata above it.`,
-      },
-      'medium',
-    );
+    const { finding, severity } = headBrokenFinding(broken);
+    info(finding, severity);
   }
   const googlebot = crawler(input, 'Googlebot');
   if ((input.page.noindexMeta || input.page.noindexHeader) && googlebot && !googlebot.allowed && input.robots.state === 'found') {
@@ -296,7 +290,8 @@ export function compareFindings(a: Finding, b: Finding): number {
 /**
  * Scores one site's facts. Every rubric item that loses points yields exactly one finding whose
  * pointsLost is what it lost; when a blocking failure caps the total, a `score-capped` finding carries
- * the rest, so the pointsLost of all findings always add up to 100 - score.
+ * the rest, so the pointsLost of all findings always add up to 100 - score. An absence in a part of the page
+ * that was not read loses nothing: its finding is `not-measured` (not-measured.ts).
  * @example scoreReport(input).score // 0..100
  */
 export function scoreReport(input: ScoreInput): ScoreResult {
@@ -305,10 +300,13 @@ export function scoreReport(input: ScoreInput): ScoreResult {
   let raw = 0;
   for (const item of RUBRIC_ITEMS) {
     const outcome = item.evaluate(input, item.points);
-    const earned = Math.max(0, Math.min(item.points, outcome.earned));
+    // An absence in a page not read to its end is not measured: full points, and a finding that says why.
+    const unread = outcome.finding && outcome.earned < item.points ? unreadFinding(input, outcome.finding) : null;
+    const earned = unread ? item.points : Math.max(0, Math.min(item.points, outcome.earned));
     raw += earned;
     scoring.push({ id: item.id, points: item.points, earned });
-    if (outcome.finding && earned < item.points) {
+    if (unread) findings.push({ ...unread, rubric: item.id, pointsLost: 0 });
+    else if (outcome.finding && earned < item.points) {
       const pointsLost = item.points - earned;
       findings.push({ ...outcome.finding, severity: severityFor(outcome.finding.severity, pointsLost), rubric: item.id, pointsLost });
     }
@@ -330,6 +328,6 @@ export function scoreReport(input: ScoreInput): ScoreResult {
   findings.push(...informationalFindings(input), ...serverAccessFindings(input), ...agentSignalFindings(input), ...softNotFoundFindings(input), ...aiCatalogFindings(input));
   findings.sort(compareFindings);
   // One member order for every finding, so serialised reports compare byte for byte.
-  const ordered = findings.map(({ id, severity, rubric, pointsLost, observed, why, fix }) => ({ id, severity, rubric, pointsLost, observed, why, fix }));
+  const ordered = findings.map(({ id, severity, rubric, pointsLost, observed, why, fix, state }) => ({ id, severity, rubric, pointsLost, observed, why, fix, ...(state ? { state } : {}) }));
   return { score, scoring, findings: ordered };
 }

@@ -1,7 +1,15 @@
 // Indexability: may search engines index the page, quote it, and under which address.
 
 import { uniqueRaw, withDirective } from './shared';
-import type { RubricItem } from './types';
+import type { RubricItem, ScoreInput } from './types';
+
+/** What the canonical-missing finding saw: no canonical at all, or one only in the body (where the head ended early, or written there). */
+function canonicalMissingObserved(page: ScoreInput['page']): string {
+  const broken = page.headBrokenAt;
+  const inHead = broken === null ? 'no <link rel="canonical"> in the <head>' : `no <link rel="canonical"> in the <head>, which the ${broken.element === '#text' ? 'text' : `<${broken.element}>`} on line ${broken.line} ends early`;
+  if (page.canonicalInBody) return `${inHead}; the page has one only in the <body>, where search engines ignore it`;
+  return broken === null ? 'no <link rel="canonical"> in the page' : inHead;
+}
 
 /**
  * The indexability items, in published order.
@@ -82,9 +90,11 @@ export const INDEXABILITY_ITEMS: readonly RubricItem[] = [
           finding: {
             id: 'canonical-missing',
             severity: 'low',
-            observed: page.headBrokenAt === null ? 'no <link rel="canonical"> in the page' : `no <link rel="canonical"> in the <head>, which the <${page.headBrokenAt.element}> on line ${page.headBrokenAt.line} ends early`,
-            why: 'Without a canonical, crawlers pick one of the page\'s duplicate addresses (tracking parameters, trailing slashes, http/https) themselves, and signals can be split between them.',
-            fix: fixSelf,
+            observed: canonicalMissingObserved(page),
+            why: `Without a canonical, crawlers pick one of the page's duplicate addresses (tracking parameters, trailing slashes, http/https) themselves, and signals can be split between them.${page.canonicalInBody ? ' A <link rel="canonical"> in the <body> is ignored by search engines: they read it only in the head.' : ''}`,
+            fix: page.canonicalInBody
+              ? `Move the <link rel="canonical"> into the <head>${page.headBrokenAt ? `, above the ${page.headBrokenAt.element === '#text' ? 'text' : `<${page.headBrokenAt.element}>`} on line ${page.headBrokenAt.line} that ends the head early` : ''}, with href="${finalUrl}".`
+              : fixSelf,
           },
         };
       }
