@@ -2,14 +2,11 @@ import { NextResponse, type NextRequest } from 'next/server';
 import { contentSecurityPolicy } from '@/lib/http/csp';
 import { requestIdFrom, withRequestContext } from '@/lib/request-context';
 import { logEvent, loggedPath } from '@/lib/log';
-import { getConfig } from '@/lib/config';
-import { clientIp } from '@/lib/http/client-ip';
-import { pageRateLimiter } from '@/lib/http/page-rate-limit';
+import { reportPageRefusal } from '@/lib/http/page-rate-limit';
 import { problem, problemResponse } from '@/lib/problems';
 
 /** The pages that read stored reports: each view is a store read and a render, free to anyone who asks. */
 const REPORT_PAGE = /^\/(?:reports\/[^/]+|r\/[^/]+|account)\/?$/;
-const reportPages = pageRateLimiter();
 
 /** A plain page saying when to come back: no scripts, no styles, nothing to render. */
 function tooManyRequests(retryAfterMs: number): NextResponse {
@@ -62,7 +59,7 @@ function logPageRequest(request: NextRequest, requestId: string): void {
   withRequestContext({ requestId, route: 'page' }, () => logEvent({ event: 'page-request', method: request.method, path: loggedPath(request.url) }));
 }
 
-export function proxy(request: NextRequest) {
+export async function proxy(request: NextRequest) {
   const api = request.nextUrl.pathname.startsWith('/api/');
   // Pages carry a request id like the API routes (lib/http/observe.ts wraps those): a valid incoming one, else new.
   const requestId = requestIdFrom(request.headers);
@@ -70,11 +67,9 @@ export function proxy(request: NextRequest) {
   if (undecodablePath(request.nextUrl.pathname)) return badPath(request.nextUrl.pathname);
   if (api) return NextResponse.next();
   if (REPORT_PAGE.test(request.nextUrl.pathname)) {
-    // Counted before anything renders, prefetches included (they render the page's data too).
-    const config = getConfig();
-    const ip = clientIp(request.headers, config.TRUSTED_PROXY);
-    const hit = reportPages.hit(`reports-page:${ip}`, config.RATE_LIMIT_REPORTS_PER_IP, config.RATE_LIMIT_WINDOW_SECONDS * 1000, Date.now());
-    if (!hit.allowed) return tooManyRequests(hit.retryAfterMs);
+    // Counted in the store before anything renders, prefetches included (they render the page's data too).
+    const refused = await reportPageRefusal(request.headers, Date.now());
+    if (refused) return tooManyRequests(refused.retryAfterMs);
     if (isPrefetch(request)) return NextResponse.next();
   }
   // Behind a TLS terminator (the platform, a load balancer, nginx), a page asked for over plain http is

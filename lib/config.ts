@@ -66,7 +66,7 @@ const EnvSchema = z.object({
   // Sign-ins on the site (POST /api/session) one client address may try per window: each is a key guess.
   RATE_LIMIT_SESSION_PER_IP: positiveInt(10),
   // Reads of stored reports one client address may make per window: GET /api/reports and /api/reports/<id>
-  // (counted in the store), and the pages /reports/<id> and /account (counted per process, in proxy.ts).
+  // and the pages /reports/<id> and /account (in proxy.ts); all counted in the store, so every instance shares one budget.
   RATE_LIMIT_REPORTS_PER_IP: positiveInt(120),
   // How long the 200 body of a call paid with a credits key is kept for its key (GET /api/reports/<id>).
   REPORT_RETENTION_DAYS: positiveInt(30),

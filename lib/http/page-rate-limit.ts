@@ -1,36 +1,25 @@
-// Per-address limits for pages, counted in this process's memory. The proxy (proxy.ts) answers before a page
-// renders, and it cannot reach the store the API routes count in; a page's cost (a render, a store read) is
-// paid by this process, so this process is where it is counted. Fixed windows, like the store's.
+import { getRuntime } from '@/lib/runtime';
+import { StoreUnavailableError } from '@/lib/store';
+import { clientIp } from './client-ip';
 
-/** Windows kept at most; past it the oldest go first, so a flood of addresses costs bounded memory. */
-const PAGE_WINDOWS_MAX = 10_000;
-
-export interface PageRateLimiter {
-  /** Counts one hit on `bucket`; refused past `limit` in the window `now` falls in, with the time until it ends. */
-  hit(bucket: string, limit: number, windowMs: number, now: number): { allowed: true } | { allowed: false; retryAfterMs: number };
-}
+// Report pages are counted per address in the store, in the same fixed windows as the API's report reads, so
+// every instance behind a load balancer counts against one budget: N processes allow what one does. The proxy
+// (proxy.ts) runs in the server's own Node.js process and reaches the store through the process's runtime.
 
 /**
- * A fixed-window counter per bucket, in memory.
- * @example
- * const limiter = pageRateLimiter();
- * if (!limiter.hit(`reports-page:${ip}`, 120, 60_000, Date.now()).allowed) return tooManyRequests();
+ * Counts one report-page view for the request's client address (`RATE_LIMIT_REPORTS_PER_IP` per window);
+ * the time until its window ends when the view is over the limit, else null. A store that does not answer
+ * lets the view through: the page reads the store itself and answers the outage in its own terms.
+ * @example const refused = await reportPageRefusal(request.headers, Date.now()); if (refused) return tooManyRequests(refused.retryAfterMs);
  */
-export function pageRateLimiter(maxWindows = PAGE_WINDOWS_MAX): PageRateLimiter {
-  const windows = new Map<string, { start: number; count: number }>();
-  return {
-    hit(bucket, limit, windowMs, now) {
-      const start = now - (now % windowMs);
-      let window = windows.get(bucket);
-      if (!window || window.start !== start) {
-        windows.delete(bucket);
-        // Map keeps insertion order: the first entries are the oldest windows.
-        while (windows.size >= maxWindows) windows.delete(windows.keys().next().value!);
-        window = { start, count: 0 };
-        windows.set(bucket, window);
-      }
-      window.count++;
-      return window.count <= limit ? { allowed: true } : { allowed: false, retryAfterMs: start + windowMs - now };
-    },
-  };
+export async function reportPageRefusal(headers: Headers, now: number): Promise<{ retryAfterMs: number } | null> {
+  const { config, store } = getRuntime();
+  const ip = clientIp(headers, config.TRUSTED_PROXY);
+  try {
+    const hit = await store.hitRateLimit(`reports-page:${ip}`, config.RATE_LIMIT_REPORTS_PER_IP, config.RATE_LIMIT_WINDOW_SECONDS * 1000, now);
+    return hit.allowed ? null : { retryAfterMs: hit.retryAfterMs };
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) return null;
+    throw error;
+  }
 }

@@ -174,9 +174,9 @@ describe('log lines', () => {
 
   it('prints no key a URL carries: the access line of /check?key=pac_live_x (a form submitted as a GET) names the page, its id and the path without it', async () => {
     const lines = await stdoutLines(async () => {
-      const res = proxy(new NextRequest(`${BASE}/check?key=pac_live_x&check=readiness`, { headers: { 'x-request-id': 'page-key-1' } }));
+      const res = await proxy(new NextRequest(`${BASE}/check?key=pac_live_x&check=readiness`, { headers: { 'x-request-id': 'page-key-1' } }));
       expect(res.headers.get('x-request-id')).toBe('page-key-1');
-      proxy(new NextRequest(`${BASE}/r/shr_${'A'.repeat(32)}?key=pac_live_${'k'.repeat(40)}`, { headers: { 'x-request-id': 'page-key-2' } }));
+      await proxy(new NextRequest(`${BASE}/r/shr_${'A'.repeat(32)}?key=pac_live_${'k'.repeat(40)}`, { headers: { 'x-request-id': 'page-key-2' } }));
       await call('/api/health', 'GET', { 'x-request-id': 'api-key-1' }, '?key=pac_live_x');
     });
     expect(lines.map((line) => JSON.parse(line))).toEqual([
