@@ -223,7 +223,10 @@ async function renderInBrowser(served: ServedDocument, options: CaptureOptions, 
       if (lost) return lost;
     }
     if (cpuSpent.signal.aborted) return busy();
-    if (crashed) return memory.tripped() ? overBudget() : failed('The page crashed the browser tab.');
+    if (crashed) {
+      if (remote) return failed(`The page crashed the browser tab (the renderer server ends a page past ${settings.memoryMb} MB of memory).`);
+      return memory.tripped() ? overBudget() : failed('The page crashed the browser tab.');
+    }
     if (!reached.has('load')) {
       // Whatever DOM exists now is a page cut off mid-load (a news page read this way had no title and no
       // words): it is reported as such, and nothing in the report is drawn from it.

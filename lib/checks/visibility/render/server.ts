@@ -17,7 +17,7 @@ import type { Duplex } from 'node:stream';
 import { chromium, type BrowserServer, type LaunchOptions } from 'playwright-core';
 import { z } from 'zod';
 import { RENDER_ENV } from '@/lib/config';
-import { createProfile, launchOptions, RECYCLE } from './browser';
+import { createProfile, LAUNCH, launchOptions, RECYCLE } from './browser';
 import { watchRendererMemory, type MemoryWatch } from './memory-watch';
 import { descendantsMemory } from './proc-rss';
 import { rendererPath } from './remote';
@@ -87,7 +87,7 @@ export async function startRendererServer(options: RendererServerOptions): Promi
       try {
         // `_userDataDir` is launchServer's way to start on a profile we wrote (PROFILE_PREFERENCES: preloading
         // off), as launchPersistentContext does in-process; its public options have no profile directory.
-        const server = await chromium.launchServer({ ...launchOptions(options.executablePath, options.memoryMb), host: '127.0.0.1', port: 0, _userDataDir: profile.dir } as LaunchOptions);
+        const server = await chromium.launchServer({ ...LAUNCH.adjust(launchOptions(options.executablePath, options.memoryMb)), host: '127.0.0.1', port: 0, _userDataDir: profile.dir } as LaunchOptions);
         server.on('close', () => {
           profile.remove();
           if (backend === started) backend = null;
