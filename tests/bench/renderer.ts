@@ -87,8 +87,9 @@ export async function benchRenderer() {
             headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
             body: JSON.stringify({ url: `http://${HOST}/` }),
           }).then(async (res) => {
-            const body = (await res.json()) as { page?: { rendering?: { state?: string } } };
-            if (res.status !== 200 || body.page?.rendering?.state !== 'rendered') throw new Error(`${where}: ${res.status}, rendering ${body.page?.rendering?.state}`);
+            const body = (await res.json()) as { report?: { page?: { rendering?: { state?: string } } } };
+            const state = body.report?.page?.rendering?.state;
+            if (res.status !== 200 || state !== 'rendered') throw new Error(`${where}: ${res.status}, rendering ${state}`);
           });
         await rendered(); // the browser (or the connection) and the routes warm
         await load({ ...unpaid, duration: 2 });
