@@ -72,7 +72,7 @@ export async function connectRenderer(remote: RemoteRenderers): Promise<Browser>
 }
 
 /** One renderer server as readiness sees it; the address is left out, readiness answers anyone who asks. */
-export interface RendererProbe {
+interface RendererProbe {
   up: boolean;
   /** Pages it renders now and the most it may, when it answered. */
   pages?: number;

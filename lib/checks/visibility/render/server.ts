@@ -23,7 +23,7 @@ import { descendantsMemory } from './proc-rss';
 import { rendererPath } from './remote';
 import { resolveRendererSettings } from './settings';
 
-export interface RendererServerOptions {
+interface RendererServerOptions {
   executablePath: string;
   token: string;
   host: string;
