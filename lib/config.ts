@@ -33,6 +33,18 @@ export const RENDER_ENV = {
   RENDER_QUEUE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(8)),
   // Memory (PSS, MB) one page's renderer process may hold; past it the page is ended and its rendering fails.
   RENDER_MEMORY_MB: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(64).default(512)),
+  // A renderer server (`npm run renderer`) to render through instead of a Chromium of this process: one ws:// or
+  // wss:// URL, or several separated by commas (used in turn, the next tried when one does not answer).
+  RENDERER_URL: z.preprocess(
+    emptyAsUndefined,
+    z.string().regex(/^wss?:\/\/[^\s,]+(?:\s*,\s*wss?:\/\/[^\s,]+)*$/, 'must be ws:// or wss:// URLs separated by commas').optional(),
+  ),
+  // The secret shared with the renderer servers: both the service and `npm run renderer` need it.
+  RENDERER_TOKEN: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
+  // `npm run renderer` only: where it listens, and how many pages (one connection each) it renders at once.
+  RENDERER_SERVER_HOST: z.preprocess(emptyAsUndefined, z.string().default('127.0.0.1')),
+  RENDERER_SERVER_PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(3100)),
+  RENDERER_SERVER_CONCURRENCY: positiveInt(4),
 };
 
 const EnvSchema = z.object({

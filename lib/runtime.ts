@@ -34,7 +34,7 @@ export function railsFor(config: Config, store: Store, log: (event: Record<strin
 export function getRuntime(): Runtime {
   if (!holder.__pacRuntime) {
     const config = getConfig();
-    registerLogSecrets([config.CREDITS_KEY_SECRET, config.MPP_SECRET_KEY, config.STRIPE_SECRET_KEY, config.STRIPE_WEBHOOK_SECRET, config.KV_REST_API_TOKEN, config.METRICS_TOKEN, config.WEB_BOT_AUTH_KEY]);
+    registerLogSecrets([config.CREDITS_KEY_SECRET, config.MPP_SECRET_KEY, config.STRIPE_SECRET_KEY, config.STRIPE_WEBHOOK_SECRET, config.KV_REST_API_TOKEN, config.METRICS_TOKEN, config.WEB_BOT_AUTH_KEY, config.RENDERER_TOKEN]);
     // Every store call timed for pac_store_operation_duration_seconds (GET /api/metrics).
     const store = timedStore(openStore(config, { sqliteOffThread: true }));
     holder.__pacRuntime = { config, store, rails: railsFor(config, store), log: logEvent };

@@ -15,6 +15,7 @@ import { benchLockedStoreWait } from './store';
 import { benchRobotsAdversarial } from './timing';
 import { benchRender } from './render';
 import { benchContention } from './contention';
+import { benchRenderer } from './renderer';
 import { benchX402Reference } from './x402-reference';
 import { benchPaymentEndpoint } from './payment-endpoint';
 import { alternating, load, type Load } from './load';
@@ -155,6 +156,7 @@ const SECTIONS: Record<string, () => Promise<unknown>> = {
   'robots-adversarial': benchRobotsAdversarial,
   contention: benchContention,
   'payment-endpoint': benchPaymentEndpoint,
+  renderer: benchRenderer,
 };
 
 /** Takes `--name value` out of `args`; null when absent. */

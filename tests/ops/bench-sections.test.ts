@@ -31,6 +31,7 @@ describe('npm run bench', () => {
       'robots-adversarial',
       'contention',
       'payment-endpoint',
+      'renderer',
     ]);
   });
 

@@ -2,7 +2,7 @@
 // callers, the request and byte caps, and the interception wall alone (the launch options' wall taken down).
 import dgram from 'node:dgram';
 import net from 'node:net';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import { LAUNCH, leaseBrowser } from '@/lib/checks/visibility/render/browser';
 import { closeRenderer } from '@/lib/checks/visibility/render';
@@ -11,7 +11,9 @@ import { descendantsMemory, descendantsOf } from '@/lib/checks/visibility/render
 import { MEMORY_WATCH_STATS } from '@/lib/checks/visibility/render/memory-watch';
 import { parseHostMap } from '@/lib/outbound/host-map';
 import type { RendererSettings } from '@/lib/checks/visibility/render/settings';
+import { startRendererServer, type RunningRendererServer } from '@/lib/checks/visibility/render/server';
 import { chromiumSettings } from '../support/chromium';
+import { TEST_RENDERER } from '../support/chromium-suite';
 import { startFixtureSite, type FixtureRoute, type FixtureSite } from './fixture-site';
 import { hostileRoutes } from './render-site';
 
@@ -26,10 +28,32 @@ afterEach(async () => {
 afterAll(async () => {
   LAUNCH.adjust = (o) => o;
   await closeRenderer();
+  await server?.close();
 });
 
+// With TEST_RENDERER=remote every rendering here goes through a renderer server over a real WebSocket. It runs in
+// this process (lib/checks/visibility/render/server.ts, what `npm run renderer` runs): its memory watchdog's
+// count, its browser's memory and LAUNCH.adjust (the walls taken down) are then this process's to read and set.
+// The rendering suites run a server in a process of its own (tests/support/renderer-server.ts).
+let server: RunningRendererServer | null = null;
+const TOKEN = 'render-guard-'.padEnd(40, 'x');
+beforeEach(async () => {
+  if (TEST_RENDERER !== 'remote' || !chromium) return;
+  await server?.close();
+  server = await startRendererServer({ executablePath: chromium.mode.executablePath, token: TOKEN, host: '127.0.0.1', port: 0, concurrency: 8, memoryMb: 512 });
+});
+
+/** The next rendering launches a new browser (with LAUNCH.adjust as it is now), in-process or in the server. */
+async function freshBrowser(): Promise<void> {
+  await closeRenderer();
+  if (!server) return;
+  await server.close();
+  server = await startRendererServer({ executablePath: chromium!.mode.executablePath, token: TOKEN, host: '127.0.0.1', port: 0, concurrency: 8, memoryMb: 512 });
+}
+
 function settings(overrides: Partial<RendererSettings> = {}): RendererSettings {
-  return { ...chromium!, ...overrides };
+  const where = TEST_RENDERER === 'remote' ? { mode: { on: true as const, remote: { urls: [server!.url], token: TOKEN } } } : {};
+  return { ...chromium!, ...where, ...overrides };
 }
 
 const html = (body: string): ServedDocument => ({
@@ -73,14 +97,16 @@ describe.skipIf(!chromium)('the renderer under a hostile page (Chromium)', () =>
           }
         })
         .filter((args) => args.some((a) => a === '--remote-debugging-pipe') && !args.some((a) => a.startsWith('--type=')));
-      expect(commandLines).toHaveLength(1);
-      const lists = commandLines[0].filter((a) => a.startsWith('--disable-features=')).map((a) => a.slice('--disable-features='.length).split(','));
-      // Playwright's own switch comes first, ours last; the last one is the one Chromium applies.
-      expect(lists).toHaveLength(2);
-      const applied = new Set(lists[1]);
-      expect(lists[0].filter((feature) => !applied.has(feature))).toEqual([]);
-      expect(applied.has('HttpsUpgrades')).toBe(true);
-      expect(applied.has('AvoidCorsURLLoaderRestartOnRedirect')).toBe(true);
+      // The leased browser, and with TEST_RENDERER=remote the renderer server's too: launched the same way.
+      expect(commandLines).toHaveLength(TEST_RENDERER === 'remote' ? 2 : 1);
+      const applied = commandLines.map((commandLine) => {
+        const lists = commandLine.filter((a) => a.startsWith('--disable-features=')).map((a) => a.slice('--disable-features='.length).split(','));
+        // Playwright's own switch comes first, ours last; the last one is the one Chromium applies.
+        expect(lists).toHaveLength(2);
+        const last = new Set(lists[1]);
+        return { missing: lists[0].filter((feature) => !last.has(feature)), https: last.has('HttpsUpgrades'), cors: last.has('AvoidCorsURLLoaderRestartOnRedirect') };
+      });
+      expect(applied).toEqual(commandLines.map(() => ({ missing: [], https: true, cors: true })));
     } finally {
       release();
     }
@@ -105,7 +131,8 @@ describe.skipIf(!chromium)('the renderer under a hostile page (Chromium)', () =>
         document.title = 'allocated ' + keep.length * 64 + ' MB';
       </script>`);
       const capture = await capturePage(hog, { signal: new AbortController().signal, hostMap, settings: settings({ memoryMb: budgetMb }) });
-      expect({ state: capture.state, reason: capture.reason }).toEqual({ state: 'failed', reason: 'The page used more than 512 MB of memory; the browser ended it.' });
+      const reason = TEST_RENDERER === 'remote' ? 'The page crashed the browser tab (the renderer server ends a page past 512 MB of memory).' : 'The page used more than 512 MB of memory; the browser ended it.';
+      expect({ state: capture.state, reason: capture.reason }).toEqual({ state: 'failed', reason });
     } finally {
       clearInterval(sampler);
     }
@@ -223,8 +250,8 @@ describe.skipIf(!chromium)('the first wall alone: interception, with the launch 
   });
 
   it('has no SharedWorker, and a dedicated worker’s WebSocket connects nowhere', async () => {
-    await closeRenderer();
     LAUNCH.adjust = withoutNetworkWalls;
+    await freshBrowser();
     const target = await privateListener();
     try {
       const { hostMap } = await site({});
@@ -244,8 +271,8 @@ describe.skipIf(!chromium)('the first wall alone: interception, with the launch 
   }, 60_000);
 
   it('lets the hostile page reach nothing on 127.0.0.1 by any route: 0 connections, 0 datagrams, 25 refused', async () => {
-    await closeRenderer();
     LAUNCH.adjust = withoutNetworkWalls;
+    await freshBrowser();
     const target = await privateListener();
     try {
       const routes = hostileRoutes(target.port);

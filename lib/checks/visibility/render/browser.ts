@@ -123,8 +123,12 @@ function removeProfile(dir: string): void {
   }
 }
 
-/** Launches Chromium on a fresh profile holding PROFILE_PREFERENCES; each rendering opens its own context in it. */
-async function startBrowser(executablePath: string, memoryMb: number): Promise<Browser> {
+/**
+ * A fresh profile directory holding PROFILE_PREFERENCES, and its removal (also done at exit, whatever is left).
+ * The renderer server (server.ts) launches its browser on one too.
+ * @example const profile = await createProfile(); try { … launch on profile.dir … } finally { profile.remove(); }
+ */
+export async function createProfile(): Promise<{ dir: string; remove(): void }> {
   if (!removeAtExit) {
     removeAtExit = true;
     process.once('exit', () => {
@@ -136,6 +140,17 @@ async function startBrowser(executablePath: string, memoryMb: number): Promise<B
   try {
     await fs.promises.mkdir(path.join(dir, 'Default'));
     await fs.promises.writeFile(path.join(dir, 'Default', 'Preferences'), JSON.stringify(PROFILE_PREFERENCES));
+  } catch (error) {
+    removeProfile(dir);
+    throw error;
+  }
+  return { dir, remove: () => removeProfile(dir) };
+}
+
+/** Launches Chromium on a fresh profile holding PROFILE_PREFERENCES; each rendering opens its own context in it. */
+async function startBrowser(executablePath: string, memoryMb: number): Promise<Browser> {
+  const { dir } = await createProfile();
+  try {
     // A persistent context is the only way Playwright launches Chromium on a profile we wrote; its own
     // context stays empty, and the browser behind it opens a fresh context per rendering as any other would.
     const context = await chromium.launchPersistentContext(dir, LAUNCH.adjust(launchOptions(executablePath, memoryMb)));

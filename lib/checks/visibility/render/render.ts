@@ -12,10 +12,11 @@ import type { BrowserContext, Page, Route } from 'playwright-core';
 import type { HostMap } from '@/lib/outbound/host-map';
 import type { OutboundGate } from '@/lib/outbound/outbound';
 import { FetchRefusedError, safeFetch, type LookupFn } from '@/lib/outbound/safe-fetch';
-import { createLimiter, leaseBrowser, type Limiter } from './browser';
+import { createLimiter, leaseBrowser, type BrowserLease, type Limiter } from './browser';
 import { RENDER_MILESTONES, type RenderCapture, type RenderMilestone } from './compare';
-import { watchRendererMemory } from './memory-watch';
-import { resolveRendererSettings, type RendererSettings } from './settings';
+import { watchRendererMemory, type MemoryWatch } from './memory-watch';
+import { connectRenderer, RendererUnavailable } from './remote';
+import { resolveRendererSettings, type RemoteRenderers, type RendererSettings } from './settings';
 import { asWebMcpCapture, READ_EXPRESSION, RECORDER_SCRIPT } from './webmcp-recorder';
 
 /** The caps of one rendering: requests fetched for the page, bytes of those. */
@@ -36,6 +37,8 @@ export const RENDER_LIMITS = { cpuMs: 8_000, loadMs: 12_000, readMs: 3_000 };
 const RENDER_QUEUE_WAIT_MS = 10_000;
 /** The rendered DOM read back, at most (characters of outerHTML). */
 const RENDER_MAX_DOM_CHARS = 2 * 1024 * 1024;
+// How long a rendering that went wrong waits to learn whether its renderer server's connection closed.
+const DISCONNECT_GRACE_MS = 1_000;
 // How often the page's processor time is read: a page spends at most a few cores' worth between two reads.
 const CPU_POLL_MS = 200;
 // The network counts as settled once nothing was in flight for this long.
@@ -128,7 +131,7 @@ export async function capturePage(served: ServedDocument, options: CaptureOption
     return { state: 'skipped', reason, ...none, durationMs: since(started) };
   }
   try {
-    return { ...(await renderInBrowser(served, options, settings.mode.executablePath, settings)), durationMs: since(started) };
+    return { ...(await renderInBrowser(served, options, settings.mode, settings)), durationMs: since(started) };
   } finally {
     slot();
   }
@@ -143,19 +146,43 @@ interface Meter {
   lastActivity: number;
 }
 
-async function renderInBrowser(served: ServedDocument, options: CaptureOptions, executablePath: string, settings: RendererSettings): Promise<Omit<RenderCapture, 'durationMs'>> {
+type RenderingMode = { executablePath: string } | { remote: RemoteRenderers };
+
+/** The browser one rendering runs in: this process's shared one, or a connection of its own to a renderer server. */
+async function browserFor(mode: RenderingMode, memoryMb: number): Promise<BrowserLease> {
+  if ('executablePath' in mode) return leaseBrowser(mode.executablePath, memoryMb);
+  const browser = await connectRenderer(mode.remote);
+  return { browser, release: () => void browser.close().catch(() => {}) };
+}
+
+// A renderer server watches its own processes' memory; there is nothing of the page's in this process to watch.
+const NO_MEMORY_WATCH: MemoryWatch = { tripped: () => false, stop: () => {} };
+
+async function renderInBrowser(served: ServedDocument, options: CaptureOptions, mode: RenderingMode, settings: RendererSettings): Promise<Omit<RenderCapture, 'durationMs'>> {
   const meter: Meter = { attempts: 0, requests: 0, refused: 0, bytes: 0, inFlight: 0, lastActivity: performance.now() };
   const failed = (reason: string) => ({ state: 'failed' as const, reason, html: null, webMcp: null, requests: meter.requests, refused: meter.refused });
+  const counts = () => ({ html: null, webMcp: null, requests: meter.requests, refused: meter.refused });
 
-  let lease;
+  let lease: BrowserLease;
   try {
-    lease = await leaseBrowser(executablePath, settings.memoryMb);
-  } catch {
+    lease = await browserFor(mode, settings.memoryMb);
+  } catch (error) {
+    if (error instanceof RendererUnavailable) return { state: error.busy ? 'skipped' : 'unavailable', reason: error.message, ...counts() };
     return failed('Chromium could not be started.');
   }
+  const remote = 'remote' in mode;
+  // A renderer server that went away mid-rendering is the renderer's outage, not the page's doing. Playwright
+  // fails the page's calls the moment the socket closes, and says the browser is disconnected a few milliseconds
+  // later: a rendering that went wrong waits up to DISCONNECT_GRACE_MS to tell the two apart.
+  const disconnected = remote ? new Promise<true>((resolve) => lease.browser.once('disconnected', () => resolve(true))) : null;
+  const dropped = async () => {
+    if (!disconnected) return null;
+    const gone = lease.browser.isConnected() ? await Promise.race([disconnected, new Promise<false>((resolve) => setTimeout(() => resolve(false), DISCONNECT_GRACE_MS))]) : true;
+    return gone ? { state: 'unavailable' as const, reason: 'Rendering is unavailable: the connection to the renderer server closed while the page was rendering.', ...counts() } : null;
+  };
   const limits = { ...RENDER_LIMITS };
   const budget = settings.memoryMb * 1024 * 1024;
-  const memory = watchRendererMemory(budget, budget * settings.concurrency);
+  const memory = remote ? NO_MEMORY_WATCH : watchRendererMemory(budget, budget * settings.concurrency);
   const overBudget = () => failed(`The page used more than ${settings.memoryMb} MB of memory; the browser ended it.`);
   const busy = () => failed(`The page's scripts kept the browser busy for more than ${limits.cpuMs / 1000} s of processor time.`);
   const checkEnded = () => failed('The check ended while the page was rendering.');
@@ -189,10 +216,17 @@ async function renderInBrowser(served: ServedDocument, options: CaptureOptions, 
     const remaining = () => Math.max(0, limits.loadMs - (performance.now() - startedAt));
     // The outcome is read from the events above: goto fails the same way for a slow page and a stuck one.
     await withDeadline(page.goto(served.url, { waitUntil: 'load', timeout: Math.max(1, remaining()) }).catch(() => {}), deadline);
-    if (reached.has('load')) await settled(meter, remaining, deadline, () => crashed);
+    if (reached.has('load')) await settled(meter, remaining, deadline, () => crashed || !lease.browser.isConnected());
     if (options.signal.aborted) return checkEnded();
+    if (!reached.has('load') || crashed) {
+      const lost = await dropped();
+      if (lost) return lost;
+    }
     if (cpuSpent.signal.aborted) return busy();
-    if (crashed) return memory.tripped() ? overBudget() : failed('The page crashed the browser tab.');
+    if (crashed) {
+      if (remote) return failed(`The page crashed the browser tab (the renderer server ends a page past ${settings.memoryMb} MB of memory).`);
+      return memory.tripped() ? overBudget() : failed('The page crashed the browser tab.');
+    }
     if (!reached.has('load')) {
       // Whatever DOM exists now is a page cut off mid-load (a news page read this way had no title and no
       // words): it is reported as such, and nothing in the report is drawn from it.
@@ -222,6 +256,8 @@ async function renderInBrowser(served: ServedDocument, options: CaptureOptions, 
     );
     if (crashed && memory.tripped()) return overBudget();
     if (html === null) {
+      const lost = await dropped();
+      if (lost) return lost;
       if (options.signal.aborted) return checkEnded();
       if (cpuSpent.signal.aborted) return busy();
       return failed(`The browser did not hand the rendered page back within ${(limits.loadMs + limits.readMs) / 1000} s.`);
@@ -229,6 +265,8 @@ async function renderInBrowser(served: ServedDocument, options: CaptureOptions, 
     return { state: 'rendered', html, webMcp, requests: meter.requests, refused: meter.refused };
   } catch {
     if (options.signal.aborted) return checkEnded();
+    const lost = await dropped();
+    if (lost) return lost;
     if (cpuSpent.signal.aborted) return busy();
     return memory.tripped() ? overBudget() : failed('The browser failed while rendering the page.');
   } finally {

@@ -16,9 +16,18 @@ const CHROMIUM_CANDIDATES: readonly string[] = [
 
 const RenderEnvSchema = z.object(RENDER_ENV);
 
+/** Renderer servers to render through (RENDERER_URL, RENDERER_TOKEN): remote.ts. */
+export interface RemoteRenderers {
+  urls: string[];
+  token: string;
+}
+
 export interface RendererSettings {
-  /** 'off' with the reason when rendering cannot or must not run. */
-  mode: { on: true; executablePath: string } | { on: false; reason: string };
+  /**
+   * On with this process's Chromium, on through renderer servers, or 'off' with the reason when rendering cannot
+   * or must not run.
+   */
+  mode: { on: true; executablePath: string } | { on: true; remote: RemoteRenderers } | { on: false; reason: string };
   concurrency: number;
   queue: number;
   /** The memory budget of one page's renderer process, in MB (RENDER_MEMORY_MB). */
@@ -26,7 +35,8 @@ export interface RendererSettings {
 }
 
 /**
- * What RENDERER and CHROMIUM_PATH come to: on with an executable, or off and why. RENDERER=chromium with no
+ * What RENDERER, RENDERER_URL and CHROMIUM_PATH come to: on through renderer servers, on with an executable, or
+ * off and why. RENDERER=chromium with no
  * executable is off too (the check then reports `unavailable` with that reason), not a failed check.
  * @example resolveRendererSettings({ RENDERER: 'off' }).mode // { on: false, reason: 'Rendering is turned off (RENDERER=off).' }
  */
@@ -39,9 +49,13 @@ export function resolveRendererSettings(
     const names = [...new Set(parsed.error.issues.map((i) => String(i.path[0])))].join(', ');
     return { mode: { on: false, reason: `Rendering is off: invalid setting (${names}).` }, concurrency: 1, queue: 0, memoryMb: 512 };
   }
-  const { RENDERER, CHROMIUM_PATH, RENDER_CONCURRENCY, RENDER_QUEUE, RENDER_MEMORY_MB } = parsed.data;
+  const { RENDERER, CHROMIUM_PATH, RENDER_CONCURRENCY, RENDER_QUEUE, RENDER_MEMORY_MB, RENDERER_URL, RENDERER_TOKEN } = parsed.data;
   const limits = { concurrency: RENDER_CONCURRENCY, queue: RENDER_QUEUE, memoryMb: RENDER_MEMORY_MB };
   if (RENDERER === 'off') return { mode: { on: false, reason: 'Rendering is turned off (RENDERER=off).' }, ...limits };
+  if (RENDERER_URL) {
+    if (!RENDERER_TOKEN) return { mode: { on: false, reason: 'Rendering is unavailable: RENDERER_URL is set without RENDERER_TOKEN.' }, ...limits };
+    return { mode: { on: true, remote: { urls: RENDERER_URL.split(',').map((u) => u.trim().replace(/\/+$/, '')), token: RENDERER_TOKEN } }, ...limits };
+  }
   const candidates = CHROMIUM_PATH ? [CHROMIUM_PATH] : CHROMIUM_CANDIDATES;
   const found = candidates.find((file) => exists(file));
   if (!found) {
