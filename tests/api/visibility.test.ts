@@ -46,7 +46,7 @@ describe('POST /api/agent/ai-visibility with a prepaid key', () => {
     const body = await res.json();
     expect(Object.keys(body)).toEqual(['service', 'idempotencyKey', 'creditsUsage', 'checkedAt', 'report', 'limits', 'artifactHash']);
     expect(body.artifactHash).toBe(artifactHash(body.report));
-    expect(body.report).toMatchObject({ checkVersion: '3.1.0', checkedUrl: 'https://site.test/', status: 200, robotsTxt: 'found', scoreMax: 100 });
+    expect(body.report).toMatchObject({ checkVersion: '4.0.0', checkedUrl: 'https://site.test/', status: 200, robotsTxt: 'found', scoreMax: 100 });
     expect(body.report.crawlers).toHaveLength(16);
     expect(body.report.crawlers.find((c: { token: string }) => c.token === 'GPTBot')).toMatchObject({ allowed: false, rule: 'Disallow: /' });
     expect(body.limits.length).toBeGreaterThan(0);
@@ -145,7 +145,7 @@ describe('GET /api/agent/ai-visibility', () => {
     expect(body.price.amount).toBe('1.00');
     expect(body.crawlers).toHaveLength(16);
     expect(body.rubric.reduce((n: number, i: { points: number }) => n + i.points, 0)).toBe(100);
-    expect(body.checkVersion).toBe('3.1.0');
+    expect(body.checkVersion).toBe('4.0.0');
     expect(body.limits.length).toBeGreaterThan(3);
   });
 });

@@ -38,7 +38,7 @@ describe('checkVisibility: a well-configured site', () => {
   it('assembles every member of the published report', async () => {
     const { result } = await run(goodRoutes());
     const r = result.report;
-    expect(r.checkVersion).toBe('3.1.0');
+    expect(r.checkVersion).toBe('4.0.0');
     expect(r.checkedUrl).toBe('https://site.test/guide');
     expect(r.status).toBe(200);
     expect(r.robotsTxt).toBe('found');
@@ -331,7 +331,7 @@ describe('visibilityCheckDescription', () => {
     expect(d.crawlers[2]).toMatchObject({ token: 'Applebot', fallback: 'Googlebot' });
     expect(d.rubric).toEqual(RUBRIC);
     expect(d.rubricVersion).toBe(RUBRIC_VERSION);
-    expect(d.checkVersion).toBe('3.1.0');
+    expect(d.checkVersion).toBe('4.0.0');
     expect(d.scoringRule).toContain(String(BLOCKING_SCORE_CAP));
     expect(d.limits).toEqual([...VISIBILITY_LIMITS]);
   });

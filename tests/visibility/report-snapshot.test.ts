@@ -15,6 +15,7 @@ import { CHECK_VERSION, checkVisibility, visibilityCheckDescription } from '@/li
 import { RUBRIC_VERSION, scoreReport, type ScoreInput } from '@/lib/checks/visibility/rubric';
 import { goodPage, goodRoutes, httpsOnly, text, xml } from './fixture-pages';
 import { startFixtureSite, type FixtureRoute, type FixtureSite } from './fixture-site';
+import { stableRequests } from './stable-requests';
 
 const HOSTS = ['site.test', 'www.site.test', 'other.test'];
 const sites: FixtureSite[] = [];
@@ -151,9 +152,9 @@ function snapshotText(file: string, text: string): string {
   return text;
 }
 
-/** The serialised result, with the one measured number (ttfb) fixed so the bytes compare. */
+/** The serialised result, with what one run samples (ttfb, the request list's times and order) fixed so the bytes compare. */
 function serialise(value: unknown): string {
-  return JSON.stringify(value, (key, v) => (key === 'ttfbMs' ? 0 : v), 2) + '\n';
+  return JSON.stringify(value, (key, v) => (key === 'ttfbMs' ? 0 : key === 'requests' && Array.isArray(v?.entries) ? stableRequests(v) : v), 2) + '\n';
 }
 
 describe('reports stay byte-identical', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { severityFor, SEVERITY_RULE } from '@/lib/checks/severity';
 import { visibilityCheckDescription } from '@/lib/checks/visibility/check';
-import { RUBRIC_CHANGE_GROUPS_3, RUBRIC_CHANGES, RUBRIC_CHANGES_2 } from '@/lib/checks/visibility/rubric-changes';
+import { RUBRIC_CHANGE_GROUPS_3, RUBRIC_CHANGES, RUBRIC_CHANGES_2, RUBRIC_CHANGES_3, RUBRIC_CHANGES_4 } from '@/lib/checks/visibility/rubric-changes';
 import type { AccessOutcome, CrawlerAccess } from '@/lib/checks/visibility/access-types';
 import type { PageFacts } from '@/lib/checks/visibility/extract';
 import {
@@ -117,7 +117,7 @@ describe('the published rubric', () => {
       expect(item.category.length).toBeGreaterThan(0);
       expect(item.criterion.length).toBeGreaterThan(20);
     }
-    expect(RUBRIC_VERSION).toBe('3.0.0');
+    expect(RUBRIC_VERSION).toBe('4.0.0');
   });
 
   it('lists what a fetch-only check cannot see', () => {
@@ -517,18 +517,27 @@ describe('the published change log from rubric 1.0.0', () => {
   });
 
   it('publishes 3.0.0 by group: no item re-weighted, every new row a 0-point finding, and an accuracy group', () => {
-    expect(RUBRIC_CHANGES.from).toBe('2.0.0');
-    expect(RUBRIC_CHANGES.to).toBe(RUBRIC_VERSION);
-    expect(RUBRIC_VERSION).toBe('3.0.0');
+    expect(RUBRIC_CHANGES_3.from).toBe('2.0.0');
+    expect(RUBRIC_CHANGES_3.to).toBe('3.0.0');
     expect(RUBRIC_CHANGE_GROUPS_3.map((g) => g.name)).toEqual(['agent surfaces', 'AI use', 'licensing', 'commerce', 'accuracy', 'severity']);
-    for (const c of RUBRIC_CHANGES.changes) {
+    for (const c of RUBRIC_CHANGES_3.changes) {
       if (c.kind === 'finding') expect(c.after).toBe(0);
       else expect(RUBRIC.find((i) => i.id === c.item)?.points).toBe(c.after);
     }
-    expect(RUBRIC_CHANGES.changes.filter((c) => c.kind === 'finding').map((c) => c.item)).toEqual([
+    expect(RUBRIC_CHANGES_3.changes.filter((c) => c.kind === 'finding').map((c) => c.item)).toEqual([
       'agent-surfaces', 'agent-surface-invalid', 'webmcp-tools', 'webmcp-tool-invalid', 'ai-use-conflict', 'rsl-license-unusable', 'tdm-policy-unreachable', 'pay-per-crawl', 'payment-challenge',
       'head-broken', 'robots-lines-ignored', 'score-capped',
     ]);
+  });
+
+  it('publishes 4.0.0 as the changes in force: no item re-weighted, every finding row scores 0', () => {
+    expect(RUBRIC_CHANGES).toBe(RUBRIC_CHANGES_4);
+    expect([RUBRIC_CHANGES.from, RUBRIC_CHANGES.to]).toEqual(['3.0.0', RUBRIC_VERSION]);
+    expect(RUBRIC_VERSION).toBe('4.0.0');
+    for (const c of RUBRIC_CHANGES.changes) {
+      if (c.kind === 'finding') expect(c.after).toBe(0);
+      else expect([c.before, RUBRIC.find((i) => i.id === c.item)?.points]).toEqual([c.after, c.after]);
+    }
   });
 });
 

@@ -77,7 +77,7 @@ import { compareSignedAgent, signedAgentNotCompared, SIGNED_AGENT_MAX_REQUESTS, 
 import { processBotIdentity, type BotIdentity } from '@/lib/outbound/web-bot-auth';
 import { scoreBasisOf, type ScoreBasis } from './score-basis';
 
-export const CHECK_VERSION = '3.1.0';
+export const CHECK_VERSION = '4.0.0';
 /** Whole-check budget: every request of one check shares it. */
 export const CHECK_BUDGET_MS = 20_000;
 /** The page may use most of the budget; the site files are small and get less. */

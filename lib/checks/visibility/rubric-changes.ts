@@ -130,9 +130,9 @@ export const RUBRIC_CHANGE_GROUPS_3: readonly RubricChangeGroup[] = [
 
 /**
  * Rubric 2.0.0 → 3.0.0. Still 100 points; no item changes weight.
- * @example RUBRIC_CHANGES.changes.map((c) => c.group) // ['agent surfaces', 'agent surfaces', 'AI use', …]
+ * @example RUBRIC_CHANGES_3.changes.map((c) => c.group) // ['agent surfaces', 'agent surfaces', 'AI use', …]
  */
-export const RUBRIC_CHANGES: RubricChanges = {
+export const RUBRIC_CHANGES_3: RubricChanges = {
   from: '2.0.0',
   to: '3.0.0',
   summary:
@@ -148,7 +148,7 @@ export const RUBRIC_CHANGES_4: RubricChanges = {
   from: '3.0.0',
   to: '4.0.0',
   summary:
-    'Version 4.0.0 looks for more of what a site offers agents: the AI Catalog of Agentic Resource Discovery (found as Lighthouse\'s ard-schema audit finds it) with the MCP server and A2A agent cards it lists, and the Agent Skills index; and it reports Google-Agent, Google\'s user-triggered agent, as a 16th crawler.',
+    'Version 4.0.0 looks for more of what a site offers agents and stops blaming a site for what the check could not see. New surfaces: the AI Catalog of Agentic Resource Discovery (found as Lighthouse\'s ard-schema audit finds it) with the MCP server and A2A agent cards it lists, the Agent Skills index, and Google-Agent, Google\'s user-triggered agent, as a 16th crawler. A site file or agent surface that is the site\'s catch-all page (a soft 404) is no longer counted as found, and Markdown earns credit only when it is Markdown of the checked page, not one document served for every address. What lies past the 2 MiB read is not measured instead of missing, a head cut short is graded by what it loses, and a canonical written only in the body is named as such. The report also lists every request the check sent (downloadable as a HAR file) and whether the site treats a signed agent (Web Bot Auth) differently; neither scores. Still 100 points: no item was re-weighted.',
   changes: [
     finding('ai-catalog-invalid', 'New, medium: the AI Catalog is named (robots.txt Agentmap, a rel="ai-catalog" link or header) but not served, is not an ARD catalog (an object with an "entries" list of identifier URN, displayName, mediaType, data or url), or lists an MCP server card or A2A agent card that is not valid. Not scored: a site without a catalog loses nothing, as Lighthouse counts a missing catalog as not applicable; a broken one misleads the agents that read it.'),
     finding('agent-surface-invalid', 'Now also covers /.well-known/agent-skills/index.json: a published Agent Skills index whose skills lack a valid name, a description, a type (skill-md or archive), a url or a sha256 digest. Still 0 points; a valid index is listed in agent-surfaces.'),
@@ -164,3 +164,6 @@ export const RUBRIC_CHANGES_4: RubricChanges = {
     finding('canonical-missing', 'Says when the page has a canonical only in the <body> (written there, or after an element that ended the head early), where search engines ignore it, and the fix is to move it into the <head>.'),
   ],
 };
+
+/** What the rubric in force changed from the one before it: shown under the rubric on /docs/checks. */
+export const RUBRIC_CHANGES = RUBRIC_CHANGES_4;

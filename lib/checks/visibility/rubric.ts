@@ -28,7 +28,7 @@ import type { Finding, PublishedRubricItem, RubricItem, ScoredCrawler, ScoredSig
 export { assessLlmsTxt } from './llms-txt';
 export type { Finding, PublishedRubricItem, ScoredCrawler, ScoredSignals, ScoreInput, ScoreResult, ScoringLine };
 
-export const RUBRIC_VERSION = '3.0.0';
+export const RUBRIC_VERSION = '4.0.0';
 export const SCORE_MAX = 100;
 
 /**
