@@ -28,13 +28,17 @@ interface Summary {
 }
 
 
-async function postKey(path: string, key: string): Promise<{ ok: boolean; body: Record<string, unknown> }> {
-  const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key }), cache: 'no-store' });
+/** Posts the key in the body, or (signed in: key null) an empty body the server answers for the session's key. */
+async function postKey(path: string, key: string | null): Promise<{ ok: boolean; body: Record<string, unknown> }> {
+  const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(key === null ? {} : { key }), cache: 'no-store' });
   return { ok: res.ok, body: (await res.json()) as Record<string, unknown> };
 }
 
-/** Looks a key up with the key in a POST body (never the address bar, history or logs). */
-export function AccountLookup() {
+/**
+ * The subscription and billing of a key. Signed in, one button asks for the session's key; otherwise the key is
+ * typed and sent in a POST body (never the address bar, history or logs).
+ */
+export function AccountLookup({ signedIn = false }: { signedIn?: boolean }) {
   const [key, setKey] = useState('');
   const [summary, setSummary] = useState<Summary | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -45,7 +49,7 @@ export function AccountLookup() {
     setBusy('lookup');
     setError(null);
     try {
-      const { ok, body } = await postKey('/api/billing/account', key.trim());
+      const { ok, body } = await postKey('/api/billing/account', signedIn ? null : key.trim());
       if (ok) setSummary(body as unknown as Summary);
       else {
         setSummary(null);
@@ -61,7 +65,7 @@ export function AccountLookup() {
     setBusy('portal');
     setError(null);
     try {
-      const { ok, body } = await postKey('/api/billing/portal', key.trim());
+      const { ok, body } = await postKey('/api/billing/portal', signedIn ? null : key.trim());
       if (ok && typeof body.url === 'string') {
         window.location.assign(body.url);
         return;
@@ -76,18 +80,20 @@ export function AccountLookup() {
   return (
     <>
       <form className="stack" method="post" action="/api/billing/account" onSubmit={lookup}>
-        <div>
-          <label htmlFor="account-key">
-            Credits key <span className="hint">(starts with pac_live_; sent only to us, in the request body)</span>
-          </label>
-          <input
-            id="account-key" name="key" type="password" required autoComplete="off" spellCheck={false} value={key}
-            onChange={(e) => setKey(e.target.value)} aria-invalid={error ? true : undefined} aria-errormessage={error ? 'account-error' : undefined}
-          />
-        </div>
+        {signedIn ? null : (
+          <div>
+            <label htmlFor="account-key">
+              Credits key <span className="hint">(starts with pac_live_; sent only to us, in the request body)</span>
+            </label>
+            <input
+              id="account-key" name="key" type="password" required autoComplete="off" spellCheck={false} value={key}
+              onChange={(e) => setKey(e.target.value)} aria-invalid={error ? true : undefined} aria-errormessage={error ? 'account-error' : undefined}
+            />
+          </div>
+        )}
         <div>
           <button type="submit" className="button" disabled={busy !== null}>
-            {busy === 'lookup' ? 'Looking up…' : 'Show calls left'}
+            {busy === 'lookup' ? 'Looking up…' : signedIn ? 'Show subscription and billing' : 'Show calls left'}
           </button>
         </div>
       </form>

@@ -2,7 +2,9 @@
 
 import { useEffect, useState } from 'react';
 import Link from 'next/link';
+import { useRouter } from 'next/navigation';
 import { CopyButton } from './CopyButton';
+import { signIn } from './check/session';
 import { CodeBlock } from './CodeBlock';
 
 type Status =
@@ -133,14 +135,50 @@ export function PurchaseStatus({ sessionId, exampleBody, examplePath }: { sessio
           <CopyButton text={r.key} label="Copy key" />
         </div>
         <p>
-          It holds <strong>{r.callsLeft}</strong> calls. Each fulfilled request to either check spends one.
+          It holds <strong>{r.callsLeft}</strong> calls. Each fulfilled request to any check spends one.
         </p>
+        <SignInWithNewKey keyValue={r.key} />
       </div>
-      <h3>Try it</h3>
+      <h3>Or call the API</h3>
       <CodeBlock label="curl example">{curl}</CodeBlock>
       <p>
         <Link href="/docs/payments#quick-start-prepaid">Quick start with a prepaid key</Link>
       </p>
+    </div>
+  );
+}
+
+/**
+ * Signs this browser in with the key just bought and opens the checks, so a buyer runs a check without pasting
+ * the key anywhere. The key is sent once, in the sign-in request's body, as the sign-in form sends it.
+ */
+function SignInWithNewKey({ keyValue }: { keyValue: string }) {
+  const router = useRouter();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <div className="actions">
+      <button
+        type="button" className="button" disabled={busy}
+        onClick={async () => {
+          setBusy(true);
+          setError(null);
+          const result = await signIn(keyValue).catch(() => null);
+          if (result?.ok) {
+            router.push('/check');
+            return;
+          }
+          setError(result ? (result.problem.detail ?? result.problem.title ?? 'Signing in failed.') : 'The server could not be reached. Try again.');
+          setBusy(false);
+        }}
+      >
+        {busy ? 'Signing in…' : 'Sign in with this key and run a check'}
+      </button>
+      {error ? (
+        <p className="notice error" role="alert">
+          {error}
+        </p>
+      ) : null}
     </div>
   );
 }

@@ -10,10 +10,11 @@ interface Problem {
 }
 
 /**
- * Adds a plan to an existing key. The key goes in the POST body only: with JavaScript it is sent as JSON
- * and errors show here; without, the form posts and the server redirects to checkout.
+ * Adds a plan to an existing key. Signed in, it is the session's key and none is asked for; otherwise the key goes
+ * in the POST body only. With JavaScript the request is sent as JSON and errors show here; without, the form posts
+ * and the server redirects to checkout.
  */
-export function TopUpForm() {
+export function TopUpForm({ signedInAs }: { signedInAs?: string | null }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -26,7 +27,7 @@ export function TopUpForm() {
       const res = await fetch('/api/billing/checkout', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ plan: data.get('plan'), topUp: true, key: String(data.get('key') ?? '').trim() }),
+        body: JSON.stringify({ plan: data.get('plan'), topUp: true, ...(signedInAs ? {} : { key: String(data.get('key') ?? '').trim() }) }),
       });
       const body = (await res.json()) as { url?: string } & Problem;
       if (res.ok && body.url) {
@@ -43,16 +44,25 @@ export function TopUpForm() {
   return (
     <form className="stack" method="post" action="/api/billing/checkout" onSubmit={submit} aria-describedby="topup-help">
       <input type="hidden" name="topUp" value="true" />
-      <p id="topup-help" className="muted">
-        The calls are added to the key you already use; it stays the same key. Your key is sent only to us, in the body of this
-        form, and never to the payment processor.
-      </p>
-      <div>
-        <label htmlFor="topup-key">
-          Credits key <span className="hint">(starts with pac_live_)</span>
-        </label>
-        <input id="topup-key" name="key" type="password" required autoComplete="off" spellCheck={false} pattern="\s*pac_live_[0-9A-Za-z]{32,64}\s*" aria-invalid={error ? true : undefined} aria-errormessage={error ? 'topup-error' : undefined} />
-      </div>
+      {signedInAs ? (
+        <p id="topup-help" className="muted">
+          The calls are added to the key you are signed in with, <code>{signedInAs}</code>; it stays the same key. To top up
+          another key, sign out first.
+        </p>
+      ) : (
+        <>
+          <p id="topup-help" className="muted">
+            The calls are added to the key you already use; it stays the same key. Your key is sent only to us, in the body of
+            this form, and never to the payment processor.
+          </p>
+          <div>
+            <label htmlFor="topup-key">
+              Credits key <span className="hint">(starts with pac_live_)</span>
+            </label>
+            <input id="topup-key" name="key" type="password" required autoComplete="off" spellCheck={false} pattern="\s*pac_live_[0-9A-Za-z]{32,64}\s*" aria-invalid={error ? true : undefined} aria-errormessage={error ? 'topup-error' : undefined} />
+          </div>
+        </>
+      )}
       <fieldset>
         <legend>Plan to add</legend>
         {PLANS.map((plan, i) => (
@@ -69,7 +79,7 @@ export function TopUpForm() {
       ) : null}
       <div>
         <button type="submit" className="button" disabled={busy}>
-          {busy ? 'Starting checkout…' : 'Top up this key'}
+          {busy ? 'Starting checkout…' : signedInAs ? 'Top up my key' : 'Top up this key'}
         </button>
       </div>
     </form>

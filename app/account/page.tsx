@@ -139,11 +139,11 @@ export default async function Account({ searchParams }: { searchParams: Promise<
       <h2 id="rotate">Replace your key</h2>
       <RotateKey askForKey={!session.recentSignIn} />
 
-      <h2 id="grants">Grants</h2>
+      <h2 id="grants">Calls bought, and when they expire</h2>
       <GrantsTable grants={account.balance.grants} />
       <h3>Subscription and billing</h3>
-      <p>To see the state of a monthly subscription or open the billing portal, paste the key (it is sent only in the request body).</p>
-      <AccountLookup />
+      <p>The state of a monthly subscription, and the billing portal for invoices, the card and cancelling.</p>
+      <AccountLookup signedIn />
     </>
   );
 }

@@ -1,8 +1,10 @@
+import { cookies } from 'next/headers';
 import Link from 'next/link';
 import { PlanCards } from '@/components/PlanCards';
 import { TopUpForm } from '@/components/TopUpForm';
 import { PRICE_USD } from '@/lib/price';
 import { pageMetadata } from '@/lib/site/metadata';
+import { sessionFromCookies } from '@/lib/session';
 
 export const generateMetadata = () =>
   pageMetadata({
@@ -11,7 +13,8 @@ export const generateMetadata = () =>
     description: `Every fulfilled check costs ${PRICE_USD} USD: pay per call over HTTP 402, or buy prepaid credits by card. Plans, what a call is, and refunds.`,
   });
 
-export default function Pricing() {
+export default async function Pricing() {
+  const session = await sessionFromCookies(await cookies());
   return (
     <>
       <h1>Pricing</h1>
@@ -25,8 +28,8 @@ export default function Pricing() {
         that cannot reach the site is not charged. See <Link href="/docs/api#limits">limits</Link>.
       </p>
       <section aria-labelledby="top-up">
-        <h2 id="top-up">Top up an existing key</h2>
-        <TopUpForm />
+        <h2 id="top-up">{session ? 'Top up your key' : 'Top up an existing key'}</h2>
+        <TopUpForm signedInAs={session?.keyPrefix ?? null} />
       </section>
       <section aria-labelledby="faq">
         <h2 id="faq">Questions</h2>

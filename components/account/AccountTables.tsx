@@ -23,11 +23,11 @@ const PLAN_NAMES: Record<string, string> = { ...Object.fromEntries(PLANS.map((p)
 export const day = (iso: string) => new Date(iso).toLocaleDateString('en', { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
 
 export function GrantsTable({ grants }: { grants: Grant[] }) {
-  if (!grants.length) return <p className="muted">This key has no grants.</p>;
+  if (!grants.length) return <p className="muted">No calls were bought with this key.</p>;
   return (
-    <TableWrap label="Calls left per grant">
+    <TableWrap label="Calls left per purchase">
       <table data-testid="grants">
-        <caption className="visually-hidden">Calls left per grant</caption>
+        <caption className="visually-hidden">Calls left per purchase</caption>
         <ColumnHeads names={['Plan', 'Calls left', 'Used', 'Expires (UTC)']} />
         <tbody>
           {grants.map((g) => (

@@ -4,6 +4,7 @@ import { POST as checkoutPOST } from '@/app/api/billing/checkout/route';
 import { POST as portalPOST } from '@/app/api/billing/portal/route';
 import { POST as accountPOST } from '@/app/api/billing/account/route';
 import { GET as sessionGET } from '@/app/api/billing/session/route';
+import { POST as signInPOST } from '@/app/api/session/route';
 import { createKey } from '@/lib/credits/ledger';
 import { hashKey } from '@/lib/credits/keys';
 import { PROBLEM_BASE } from '@/lib/problems';
@@ -97,6 +98,38 @@ describe('POST /api/billing/checkout', () => {
       expect(location).not.toContain(secret);
     }
     expect(JSON.stringify(rt.logs)).not.toContain(key);
+  });
+
+  it('tops up the signed-in key when the body names none, and refuses that from another site', async () => {
+    const { key } = await createKey(rt.store, rt.config.CREDITS_KEY_SECRET, 'bundle-25');
+    const signIn = await signInPOST(json('/api/session', { key }));
+    expect(signIn.status).toBe(200);
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0];
+    const fromSite = (path: string, body: unknown, origin = BASE) =>
+      new Request(`${BASE}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie, origin }, body: JSON.stringify(body) });
+
+    const res = await checkoutPOST(fromSite('/api/billing/checkout', { plan: 'bundle-25', topUp: true }));
+    expect(res.status).toBe(200);
+    const { sessionId } = (await res.json()) as { sessionId: string };
+    expect(fake.sessions().find((s) => s.id === sessionId)!.metadata.purpose).toBe('top-up');
+    expect(JSON.stringify(fake.sessions())).not.toContain(hashKey(key, rt.config.CREDITS_KEY_SECRET));
+
+    const summary = await accountPOST(fromSite('/api/billing/account', {}));
+    expect(summary.status).toBe(200);
+    expect(await summary.json()).toMatchObject({ key: `pac_live_…${key.slice(-4)}`, callsLeft: 25 });
+
+    const foreign = await checkoutPOST(fromSite('/api/billing/checkout', { plan: 'bundle-25', topUp: true }, 'https://evil.example'));
+    expect(foreign.status).toBe(403);
+    expect((await foreign.json()).type).toBe(PROBLEM_BASE + 'cross-origin-refused');
+  });
+
+  it('asks for the key, or a sign-in, when a top-up names neither', async () => {
+    const res = await checkoutPOST(json('/api/billing/checkout', { plan: 'bundle-25', topUp: true }));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({
+      detail: '$.key is required: send the credits key, or sign in with it on this site first.',
+      errors: [{ path: '$.key', message: 'is required (or sign in)' }],
+    });
   });
 
   it.each([

@@ -445,6 +445,6 @@ describe('POST /api/billing/account', () => {
     expect(bad.body.type).toBe(`${PROBLEM_BASE}invalid-credits-key`);
     const res = await accountPOST(new Request(`${BASE}/api/billing/account`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
     expect(res.status).toBe(400);
-    expect((await res.json()).errors).toEqual([{ path: '$.key', message: 'is required' }]);
+    expect((await res.json()).errors).toEqual([{ path: '$.key', message: 'is required (or sign in)' }]);
   });
 });

@@ -8,15 +8,16 @@ import { BASE, buy, expectAccessible, payOnHostedPage, screenshot, SCREENSHOTS, 
 // success page. Every page is screenshotted, checked with axe, and must log no console error.
 
 async function accountCallsLeft(page: Page, key: string) {
-  // Signed out, the account page has one key field: signing in. Signed in, the billing lookup is below.
+  // Signed out, the account page has one key field: signing in. Signed in, the billing lookup is below, keyless.
   await page.context().clearCookies();
   await page.goto(`${BASE()}/account`);
   await expect(page.locator('input[type="password"]')).toHaveCount(1);
   await page.locator('#account-signin-key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByTestId('account-session-calls')).toBeVisible();
-  await page.locator('#account-key').fill(key);
-  await page.getByRole('button', { name: 'Show calls left' }).click();
+  // Signed in, the billing lookup asks for no key: it is the session's.
+  await expect(page.locator('#account-key')).toHaveCount(0);
+  await page.getByRole('button', { name: 'Show subscription and billing' }).click();
   return page.getByTestId('account-calls-left');
 }
 
@@ -135,4 +136,22 @@ test('a top-up adds to an existing key, and a bad key is refused in the form', a
   await expect(page.getByTestId('calls-left')).toHaveText('125');
   await expect(page.getByText(`pac_live_…${key.slice(-4)}`)).toBeVisible();
   await expect(await accountCallsLeft(page, key)).toHaveText('125');
+
+  // Signed in (accountCallsLeft signed in), the top-up is for the session's key: no key is asked for.
+  await page.goto(`${BASE()}/pricing#top-up`);
+  await expect(page.getByRole('heading', { name: 'Top up your key' })).toBeVisible();
+  await expect(page.locator('#topup-key')).toHaveCount(0);
+  await expect(page.locator('#topup-help')).toContainText(`pac_live_…${key.slice(-4)}`);
+  await page.getByRole('button', { name: 'Top up my key' }).click();
+  await payOnHostedPage(page);
+  await expect(page.getByTestId('calls-left')).toHaveText('150');
+});
+
+test('the success page signs the buyer in with the new key and opens the checks', async ({ page, consoleErrors: _ }) => {
+  const { key } = await buy(page, 'bundle-25', /Buy 25 calls/);
+  await page.getByRole('button', { name: 'Sign in with this key and run a check' }).click();
+  await expect(page).toHaveURL(`${BASE()}/check`);
+  await page.goto(`${BASE()}/account`);
+  await expect(page.getByTestId('account-session-calls')).toHaveText('25');
+  await expect(page.getByTestId('key-prefix')).toHaveText(`pac_live_…${key.slice(-4)}`);
 });
