@@ -188,7 +188,7 @@ const FREE_ROUTES: FreeEndpoint[] = [
   {
     kind: 'free', method: 'POST', path: '/api/billing/checkout', operationId: 'createCheckoutSession', title: 'Buy a plan (Stripe Checkout)',
     summary: 'Start a Stripe Checkout for a prepaid plan or a top-up',
-    description: 'Creates a Stripe Checkout Session for a plan: a one-time payment for a bundle, a monthly subscription for the monthly plan. For a top-up, send your key in the body, or send none from this site's pages while signed in with it: it is checked here and never sent to Stripe or put in a URL. A form post gets 303 to the checkout page; JSON gets the address.',
+    description: 'Creates a Stripe Checkout Session for a plan: a one-time payment for a bundle, a monthly subscription for the monthly plan. For a top-up, send your key in the body, or send none from this site\'s pages while signed in with it: it is checked here and never sent to Stripe or put in a URL. A form post gets 303 to the checkout page; JSON gets the address.',
     price: 'the plan\'s price, paid on the checkout page', auth: 'none (a top-up names its key in the body, or is signed in with it)', access: ['anonymous'],
     request: { contentTypes: ['application/json', 'application/x-www-form-urlencoded'], schema: CheckoutBody, example: { plan: PLANS[0].id, topUp: true, key: keyExample } },
     ok: { description: 'JSON request: the checkout address', contentType: 'application/json', schema: CheckoutCreated },
