@@ -2,7 +2,8 @@
 // balancer (tests/support/balancer.ts), paid on the local rails (anvil as Base with USDC, the real x402
 // facilitator) with real clients. What one instance does, the other sees: every paid call is charged once whoever
 // serves it, a retry served by the other instance replays the stored answer, a site's outbound budget is one budget,
-// a killed instance's held calls come back, and both render. docs/DEPLOY.md describes this trial.
+// a killed instance's held calls come back, and both render through one renderer server (npm run renderer).
+// docs/DEPLOY.md describes this trial.
 //
 // Production refuses CHECK_HOST_MAP, so tests/support/fake-internet.mjs, preloaded into both instances, stands in
 // for DNS and the network: each site's name resolves to a public address and its sockets reach the local fixture.
@@ -19,6 +20,8 @@ import { openRedisStore } from '@/lib/store/redis';
 import { startRails, type Rails } from '../../scripts/rails/start';
 import { chromiumSettings } from '../support/chromium';
 import { startCluster, type Cluster } from '../support/cluster';
+import { startRendererServer, type RendererServerProcess } from '../support/renderer-server';
+import { rendererPath } from '@/lib/checks/visibility/render/remote';
 import { redisServerAvailable, startRedisServer, type RedisServer } from '../support/redis-server';
 import { validReadinessBody } from '../support/runtime';
 import { TEST_SECRET } from '../support/server';
@@ -51,6 +54,7 @@ let rails: Rails;
 let redis: RedisServer;
 let site: FixtureSite;
 let cluster: Cluster;
+let renderer: RendererServerProcess;
 
 describe.skipIf(!redisServerAvailable() || !settings)('two instances on one redis-server behind a round-robin balancer', () => {
   beforeAll(async () => {
@@ -65,8 +69,12 @@ describe.skipIf(!redisServerAvailable() || !settings)('two instances on one redi
         body: '<!doctype html><html><head><title>Slow shop</title></head><body><h1>Slow</h1><p>Hello.</p></body></html>',
       }),
     });
+    // One renderer server for both instances, as a renderer pool of one: neither instance launches a browser.
+    renderer = await startRendererServer({ CHROMIUM_PATH: settings!.mode.on ? settings!.mode.executablePath : '' });
     cluster = await startCluster({
+      rendererUrl: renderer.url,
       env: {
+        RENDERER_TOKEN: renderer.token,
         ...rails.env,
         REDIS_URL: redis.url,
         LOG_LEVEL: 'warn',
@@ -87,6 +95,7 @@ describe.skipIf(!redisServerAvailable() || !settings)('two instances on one redi
 
   afterAll(async () => {
     await cluster?.stop();
+    await renderer?.stop();
     await site?.close();
     await redis?.stop();
     await rails?.stop();
@@ -187,8 +196,10 @@ describe.skipIf(!redisServerAvailable() || !settings)('two instances on one redi
     expect(payerBefore - (await rails.usdcBalance(privateKeyToAccount(payer).address))).toBe(ONE_USDC);
   });
 
-  it('(e) both instances render a page that needs JavaScript (each with its own Chromium)', async () => {
+  it('(e) both instances render a page that needs JavaScript, through the one renderer server', async () => {
     const { key } = await mintKey();
+    const accepted = async () => ((await (await fetch(`${renderer.url.replace(/^ws/, 'http')}${rendererPath(renderer.token)}`)).json()) as { accepted: number }).accepted;
+    const before = await accepted();
     const answers = [];
     for (let i = 0; i < 2; i++) answers.push(await send(VISIBILITY, { url: `http://${SPA_HOST}/` }, { authorization: `Bearer ${key}` }));
     expect(new Set(answers.map(servedBy))).toEqual(new Set([0, 1]));
@@ -199,6 +210,7 @@ describe.skipIf(!redisServerAvailable() || !settings)('two instances on one redi
       expect(report.page.wordCount).toBe(1);
       expect(report.page.rendering).toMatchObject({ state: 'rendered', title: 'Widgets for everyone', wordCount: 153 });
     }
+    expect(await accepted()).toBe(before + 2);
   });
 
   it('(c) a site\'s per-domain outbound budget is one budget: both instances together send it no more than it allows', async () => {

@@ -77,6 +77,8 @@ export async function startRendererServer(options: RendererServerOptions): Promi
   let backend: Promise<Backend> | null = null;
   let pages = 0;
   let served = 0;
+  /** Renderings accepted since the server started (never reset), for the operator and the multi-instance trial. */
+  let accepted = 0;
   let memory: MemoryWatch | null = null;
   let closing = false;
   const sockets = new Set<Duplex>();
@@ -124,7 +126,7 @@ export async function startRendererServer(options: RendererServerOptions): Promi
   const gate = http.createServer((req, res) => {
     if (!authorised(req.url)) return void res.writeHead(401, { 'content-length': '0' }).end();
     res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-    res.end(JSON.stringify({ ok: true, pages, limit: options.concurrency }));
+    res.end(JSON.stringify({ ok: true, pages, limit: options.concurrency, accepted }));
   });
 
   gate.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -133,6 +135,7 @@ export async function startRendererServer(options: RendererServerOptions): Promi
     if (pages >= options.concurrency) return refuse(socket, 503, 'Service Unavailable');
     pages++;
     served++;
+    accepted++;
     const budget = options.memoryMb * 1024 * 1024;
     memory ??= watchRendererMemory(budget, budget * options.concurrency);
     sockets.add(socket);
