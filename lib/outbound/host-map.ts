@@ -9,6 +9,12 @@ export interface HostMapEntry {
   /** IP literal of the local server standing in for the host. */
   address: string;
   port: number;
+  /**
+   * `http` when the entry was written `http://ip:port`: the server speaks plain HTTP only, so an https:// address
+   * of the host fails as it would on the internet instead of being served over HTTP and reported as HTTPS. Without
+   * a scheme the server stands in for both (the test fixtures act out http -> https redirects).
+   */
+  scheme?: 'http';
 }
 
 /** Hostname -> local server. Test and demo plumbing only; see parseHostMap. */
@@ -29,9 +35,10 @@ export class HostMapInProductionError extends Error {
 }
 
 /**
- * Parse a `host=ip:port,host2=[::1]:port` list. Throws on any malformed entry: a half-read map
+ * Parse a `host=ip:port,host2=[::1]:port,host3=http://ip:port` list. Throws on any malformed entry: a half-read map
  * would silently send a test's traffic to the real internet.
  * @example parseHostMap('site.test=127.0.0.1:4000').get('site.test') // { address: '127.0.0.1', port: 4000 }
+ * @example parseHostMap('shop.test=http://127.0.0.1:8081').get('shop.test') // { address: '127.0.0.1', port: 8081, scheme: 'http' }
  */
 export function parseHostMap(value: string | undefined | null): Map<string, HostMapEntry> {
   const map = new Map<string, HostMapEntry>();
@@ -39,17 +46,17 @@ export function parseHostMap(value: string | undefined | null): Map<string, Host
   for (const raw of value.split(',')) {
     const entry = raw.trim();
     if (!entry) continue;
-    const match = /^([^=\s]+)=(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+)):(\d{1,5})$/.exec(entry);
-    if (!match) throw new Error(`CHECK_HOST_MAP entry "${entry}" is not of the form host=ip:port`);
+    const match = /^([^=\s]+)=(http:\/\/)?(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+)):(\d{1,5})$/.exec(entry);
+    if (!match) throw new Error(`CHECK_HOST_MAP entry "${entry}" is not of the form host=ip:port or host=http://ip:port`);
     const host = match[1].toLowerCase().replace(/\.$/, '');
-    const address = match[2] ?? match[3];
-    const port = Number(match[4]);
+    const address = match[3] ?? match[4];
+    const port = Number(match[5]);
     if (isIP(host) !== 0 || !/^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/.test(host)) {
       throw new Error(`CHECK_HOST_MAP entry "${entry}": "${host}" is not a host name`);
     }
     if (isIP(address) === 0) throw new Error(`CHECK_HOST_MAP entry "${entry}": "${address}" is not an IP address`);
     if (port < 1 || port > 65535) throw new Error(`CHECK_HOST_MAP entry "${entry}": port out of range`);
-    map.set(host, { address, port });
+    map.set(host, match[2] ? { address, port, scheme: 'http' } : { address, port });
   }
   return map;
 }

@@ -232,6 +232,9 @@ async function planHop(url: URL, hostMap: HostMap, lookup: LookupFn, signal: Abo
   const hostname = url.hostname;
   const mapped = hostMap.get(hostname);
   if (mapped) {
+    if (mapped.scheme === 'http' && url.protocol === 'https:') {
+      throw new FetchFailedError('tls', `${hostname} is mapped to a server that speaks plain HTTP only, so it has no HTTPS; check http://${url.host}${url.pathname} instead.`, url.href);
+    }
     // Plain HTTP on the mapped port stands in for the default port of either scheme; the fixture is
     // told the scheme the URL asked for so it can act out http -> https redirects.
     const connect = new URL(url.href);

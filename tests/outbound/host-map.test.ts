@@ -4,7 +4,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HostMapInProductionError, parseHostMap, resolveHostMap } from '@/lib/outbound/host-map';
 import { parseConfig } from '@/lib/config';
-import { checkVisibility } from '@/lib/checks/visibility/check';
+import { checkVisibility, SiteUnreachable } from '@/lib/checks/visibility/check';
+import { normalizeTargetUrl } from '@/lib/outbound/target-url';
+import { serveWebHandler } from '../support/web-server';
 
 describe('parseHostMap', () => {
   it('parses host=ip:port lists, IPv6 in brackets', () => {
@@ -17,7 +19,14 @@ describe('parseHostMap', () => {
     expect(parseHostMap('').size).toBe(0);
   });
 
-  it.each(['site.test', 'site.test=127.0.0.1', 'site.test=localhost:80', '127.0.0.1=127.0.0.1:80', 'site.test=127.0.0.1:70000', 'a b=127.0.0.1:1'])(
+  it('keeps the scheme an entry was given: http:// marks a server that speaks plain HTTP only', () => {
+    expect([...parseHostMap('shop.test=http://127.0.0.1:8081,site.test=127.0.0.1:4000')]).toEqual([
+      ['shop.test', { address: '127.0.0.1', port: 8081, scheme: 'http' }],
+      ['site.test', { address: '127.0.0.1', port: 4000 }],
+    ]);
+  });
+
+  it.each(['site.test', 'site.test=127.0.0.1', 'site.test=https://127.0.0.1:4000', 'site.test=localhost:80', '127.0.0.1=127.0.0.1:80', 'site.test=127.0.0.1:70000', 'a b=127.0.0.1:1'])(
     'refuses %j',
     (value) => {
       expect(() => parseHostMap(value)).toThrow(/CHECK_HOST_MAP/);
@@ -69,5 +78,28 @@ describe('resolveHostMap: CHECK_HOST_MAP in production', () => {
     vi.stubEnv('NODE_ENV', 'production');
     vi.stubEnv('CHECK_HOST_MAP', 'site.test=127.0.0.1:9');
     await expect(checkVisibility('https://site.test/')).rejects.toThrow(HostMapInProductionError);
+  });
+});
+
+describe('checking a local site in development', () => {
+  it('a non-default port is refused with the way to check it: a name in the host map', () => {
+    expect(() => normalizeTargetUrl('http://localhost:8081/')).toThrow(
+      'Only the default port can be checked (80 for http, 443 for https). To check a site on another port in development, give it a name in CHECK_HOST_MAP (for example shop.test=http://127.0.0.1:8081) and check http://shop.test/; /docs/self-hosting says how.',
+    );
+  });
+
+  it('a plain-HTTP server mapped with http:// is reported without HTTPS, and its https:// address fails as it would for real', async () => {
+    const server = await serveWebHandler(async () => new Response('<!doctype html><html lang="en"><head><title>Local shop</title></head><body><h1>Local shop</h1></body></html>', { headers: { 'content-type': 'text/html' } }));
+    try {
+      const hostMap = `shop.test=http://127.0.0.1:${new URL(server.url).port}`;
+      const { report } = await checkVisibility('http://shop.test/', { hostMap });
+      expect(report.status).toBe(200);
+      expect(report.site.https).toEqual({ finalUrlHttps: false, httpRedirectsToHttps: false });
+      const refused = await checkVisibility('https://shop.test/', { hostMap }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(SiteUnreachable);
+      expect((refused as SiteUnreachable).message).toContain('shop.test is mapped to a server that speaks plain HTTP only, so it has no HTTPS; check http://shop.test/ instead.');
+    } finally {
+      await server.close();
+    }
   });
 });
