@@ -7,6 +7,7 @@ import { ProblemError } from '@/lib/problems';
 import { visibilityProblem } from '@/lib/checks/visibility/entry';
 import { startFixtureSite, type FixtureResponse, type FixtureRoute, type FixtureSite } from './fixture-site';
 import { goodPage, goodRoutes, httpsOnly, text, xml } from './fixture-pages';
+import { stableRequests } from './stable-requests';
 
 const HOSTS = ['site.test', 'www.site.test'];
 const sites: FixtureSite[] = [];
@@ -305,7 +306,7 @@ describe('checkVisibility: failures', () => {
 });
 
 describe('checkVisibility: determinism', () => {
-  it('gives the same report twice apart from ttfbMs', async () => {
+  it('gives the same report twice apart from ttfbMs and the request list\'s times, random path and start order', async () => {
     const routes = goodRoutes({
       '/robots.txt': text('User-agent: *\nDisallow: /private\n\nUser-agent: GPTBot\nUser-agent: CCBot\nDisallow: /\n'),
       '/llms.txt': { status: 404, body: '' },
@@ -315,7 +316,7 @@ describe('checkVisibility: determinism', () => {
     sites.push(site);
     const once = async () => {
       const { report, limits } = await checkVisibility('https://site.test/guide', { hostMap: site.hostMap(HOSTS) });
-      return JSON.stringify({ report: { ...report, site: { ...report.site, ttfbMs: 0 } }, limits });
+      return JSON.stringify({ report: { ...report, site: { ...report.site, ttfbMs: 0 }, requests: stableRequests(report.requests) }, limits });
     };
     const a = await once();
     const b = await once();
