@@ -56,12 +56,12 @@ export default function DocsSelfHosting() {
         <TableWrap label="Settings">
           <table>
             <caption>Read by the service at startup</caption>
-            <ColumnHeads names={['Variable', 'When unset']} />
+            <ColumnHeads names={['Variable', 'Default']} />
             <tbody>
               {CONFIG_VARIABLES.map((name) => (
                 <tr key={name}>
                   <th scope="row"><code><Wrappable text={name} /></code></th>
-                  <td>{defaults[name] === undefined ? 'unset' : <code><Wrappable text={defaults[name]} /></code>}</td>
+                  <td>{defaults[name] === undefined ? 'none' : <code><Wrappable text={defaults[name]} /></code>}</td>
                 </tr>
               ))}
             </tbody>
