@@ -9,7 +9,7 @@ export function CodeBlock({ children, label }: { children: string; label: string
     <div className="code-block">
       <div className="code-bar">
         <span className="code-label" aria-hidden="true">{label}</span>
-        <CopyButton text={children} label="Copy" name={`Copy: ${label}`} />
+        <CopyButton label="Copy" name={`Copy: ${label}`} />
       </div>
       <pre aria-label={label} tabIndex={0}>
         <code>{children}</code>
@@ -18,6 +18,11 @@ export function CodeBlock({ children, label }: { children: string; label: string
   );
 }
 
-export function JsonBlock({ value, label }: { value: unknown; label: string }) {
-  return <CodeBlock label={label}>{JSON.stringify(value, null, 2)}</CodeBlock>;
+/**
+ * `value` as indented JSON in a CodeBlock; `indent` 1 for the largest (a JSON Schema), where every space of
+ * indentation is sent twice, in the page and in its React payload.
+ * @example <JsonBlock value={{ ok: true }} label="Answer" />
+ */
+export function JsonBlock({ value, label, indent = 2 }: { value: unknown; label: string; indent?: number }) {
+  return <CodeBlock label={label}>{JSON.stringify(value, null, indent)}</CodeBlock>;
 }

@@ -148,6 +148,44 @@ const EnvSchema = z.object({
 /** Every variable the configuration reads (tests/config/env-documented.test.ts holds .env.example and the README to it). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape);
 
+/**
+ * Each configuration variable's default as the schema applies it (undefined: none), so a page listing the
+ * settings says what the service really does when one is unset.
+ * @example configDefaults().RATE_LIMIT_PER_IP // '600'
+ */
+export function configDefaults(): Record<string, string | undefined> {
+  return Object.fromEntries(
+    Object.entries(EnvSchema.shape).map(([name, field]) => {
+      const parsed = (field as z.ZodType).safeParse(undefined);
+      return [name, parsed.success && parsed.data !== undefined ? String(parsed.data) : undefined];
+    }),
+  );
+}
+
+/**
+ * The variables read outside the schema above, each with what reads it. With CONFIG_VARIABLES these are every
+ * variable the code reads (tests/config/env-documented.test.ts holds both to the reads it finds), so the settings
+ * list of /docs/self-hosting, made from the two, cannot leave one out.
+ */
+export const VARIABLES_READ_ELSEWHERE: Readonly<Record<string, string>> = {
+  LOG_LEVEL: 'the log: silent writes no lines',
+  PROBE_WALLET_PRIVATE_KEY: "the endpoint check's paid round trip: its wallet",
+  PROBE_NETWORKS: "the endpoint check's paid round trip: the networks it may pay on",
+  PROBE_RPC_URLS: "the endpoint check's paid round trip: an RPC per network",
+  PROBE_MAX_SPEND_UNITS: "the endpoint check's paid round trip: the most one check spends",
+  PROBE_DAILY_SPEND_UNITS: "the endpoint check's paid round trip: the most all checks spend a day",
+  PAC_KEY: 'npm run check -- --api: the prepaid key it pays with',
+  PORT: 'npm run dev: its port',
+  LOCAL_RAILS: 'npm run dev: off starts no local payment rails',
+  ANVIL_BIN: 'the local rails: the anvil binary',
+  RAILS_ANVIL_PORT: 'npm run rails: the local chain\'s port',
+  RAILS_FACILITATOR_PORT: 'npm run rails: the x402 facilitator\'s port',
+  RAILS_STRIPE_PORT: 'npm run rails: the card processor stand-in\'s port',
+  STRIPE_WEBHOOK_URL: 'the local rails: where the card processor stand-in delivers events',
+  NEXT_DIST_DIR: "the build: Next's build directory",
+  PAC_BUILD_TOKEN: 'the tests: the one build a test run shares',
+};
+
 type Env = z.infer<typeof EnvSchema>;
 
 export interface Config extends Omit<Env, 'CREDITS_KEY_SECRET'> {

@@ -3,6 +3,11 @@ import { PROBLEMS } from '@/lib/problems';
 import { JsonBlock } from '../CodeBlock';
 import { Wrappable } from './Wrappable';
 
+/**
+ * One endpoint of the REST reference, on its own page: what it takes, example answers and its errors. Its JSON
+ * Schemas are a page apart (EndpointSchemas), the largest of them being bigger than all the rest.
+ * @example <EndpointSection doc={doc} />
+ */
 export function EndpointSection({ doc }: { doc: EndpointDoc }) {
   return (
     <section className="endpoint" id={doc.anchor} aria-labelledby={`${doc.anchor}-title`}>
@@ -51,12 +56,6 @@ export function EndpointSection({ doc }: { doc: EndpointDoc }) {
           <JsonBlock value={doc.requestBody} label={`Example request for ${doc.method} ${doc.path}`} />
         </>
       ) : null}
-      {doc.inputSchema !== undefined ? (
-        <details>
-          <summary>Request JSON Schema</summary>
-          <JsonBlock value={doc.inputSchema} label={`Request schema for ${doc.path}`} />
-        </details>
-      ) : null}
       {doc.responses.map((r, i) => (
         <div key={i}>
           <h4>
@@ -68,11 +67,10 @@ export function EndpointSection({ doc }: { doc: EndpointDoc }) {
           {r.body !== undefined ? <JsonBlock value={r.body} label={`Response ${r.status} body`} /> : null}
         </div>
       ))}
-      {doc.outputSchema !== undefined ? (
-        <details>
-          <summary>Response 200 JSON Schema</summary>
-          <JsonBlock value={doc.outputSchema} label={`Response schema for ${doc.path}`} />
-        </details>
+      {doc.inputSchema !== undefined || doc.outputSchema !== undefined ? (
+        <p>
+          <a href={`/docs/api/${doc.anchor}/schemas`}>Its JSON Schemas</a> (request and response), on a page of their own.
+        </p>
       ) : null}
       {doc.errors.length ? (
         <>
@@ -80,12 +78,35 @@ export function EndpointSection({ doc }: { doc: EndpointDoc }) {
           <ul>
             {doc.errors.map((kind) => (
               <li key={kind}>
-                {PROBLEMS[kind].status} <a href={`#problem-${kind}`}>{kind}</a>: {PROBLEMS[kind].title}
+                {PROBLEMS[kind].status} <a href={`/docs/api#problem-${kind}`}>{kind}</a>: {PROBLEMS[kind].title}
               </li>
             ))}
           </ul>
         </>
       ) : null}
     </section>
+  );
+}
+
+/**
+ * An endpoint's request and response JSON Schemas, folded.
+ * @example <EndpointSchemas doc={doc} />
+ */
+export function EndpointSchemas({ doc }: { doc: EndpointDoc }) {
+  return (
+    <>
+      {doc.inputSchema !== undefined ? (
+        <details>
+          <summary>Request JSON Schema</summary>
+          <JsonBlock value={doc.inputSchema} label={`Request schema for ${doc.path}`} indent={1} />
+        </details>
+      ) : null}
+      {doc.outputSchema !== undefined ? (
+        <details>
+          <summary>Response 200 JSON Schema</summary>
+          <JsonBlock value={doc.outputSchema} label={`Response schema for ${doc.path}`} indent={1} />
+        </details>
+      ) : null}
+    </>
   );
 }

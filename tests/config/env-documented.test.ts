@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_VARIABLES } from '@/lib/config';
-import { RENDER_ENV } from '@/lib/config';
+import { CONFIG_VARIABLES, RENDER_ENV, VARIABLES_READ_ELSEWHERE } from '@/lib/config';
 
 // Every environment variable the service reads is named in .env.example and in the README's configuration
 // table. The reads are found the way the code makes them: the keys of lib/config.ts's schema, and every
@@ -18,7 +17,7 @@ const READ_BY_BUILT_NAME: Record<string, string> = { RAILS_ANVIL_PORT: 'scripts/
 /** Read by our code but set by the platform, never by an operator. */
 const SET_BY_THE_PLATFORM: Record<string, string> = { NEXT_RUNTIME: 'Next.js sets it in each runtime it loads a module in' };
 /** Named only inside example code the docs page shows its readers (their shell's $BASE), never read by us. */
-const IN_DOCS_EXAMPLES: Record<string, string> = { BASE: 'lib/docs/examples.ts' };
+const IN_DOCS_EXAMPLES: Record<string, string> = { BASE: 'lib/docs/examples.ts', MPPX_PRIVATE_KEY: 'lib/docs/examples.ts' };
 
 const READ_PATTERNS = [/process\.env\.([A-Z][A-Z0-9_]*)/g, /process\.env\[['"`]([A-Z][A-Z0-9_]*)['"`]\]/g, /\benv\.([A-Z][A-Z0-9_]*)/g];
 
@@ -88,6 +87,10 @@ describe('every variable the service reads is documented', () => {
     // A variable the config reads and one a script reads are both found.
     expect(read.get('CREDITS_KEY_SECRET')).toContain('lib/config.ts');
     expect(read.get('LOG_LEVEL')).toContain('lib/log.ts');
+  });
+
+  it('lists each of them in lib/config.ts, which the settings list of /docs/self-hosting is made from', () => {
+    expect([...read.keys()].sort()).toEqual([...CONFIG_VARIABLES, ...Object.keys(VARIABLES_READ_ELSEWHERE)].sort());
   });
 
   it('names each of them in .env.example', () => {

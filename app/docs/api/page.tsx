@@ -8,7 +8,7 @@ import { REPLAY_TTL_MS } from '@/lib/payments/replay-record';
 import { REVEAL_TTL_MS } from '@/lib/billing/records';
 import { endpointDocs } from '@/lib/docs/reference';
 import { docsPageMetadata } from '@/lib/site/metadata';
-import { EndpointSection } from '@/components/docs/EndpointSection';
+import Link from 'next/link';
 import { ProblemTable } from '@/components/docs/ProblemTable';
 import { TableWrap } from '@/components/TableWrap';
 import { ColumnHeads } from '@/components/ColumnHeads';
@@ -27,8 +27,8 @@ export default async function DocsApi() {
     <>
       <h1>REST reference</h1>
       <p className="lead">
-        Every endpoint, generated from the code that serves it: the request, example answers, both JSON Schemas and the errors each can
-        answer. The same document is <a href="/openapi.json">/openapi.json</a>.
+        Every endpoint, generated from the code that serves it. Each has a page of its own with the request, example answers and the
+        errors it can answer, and its JSON Schemas one link further. The same document is <a href="/openapi.json">/openapi.json</a>.
       </p>
       <PageContents
         entries={[
@@ -39,9 +39,26 @@ export default async function DocsApi() {
       />
 
       <h2 id="api">Endpoints</h2>
-      {endpoints.map((doc) => (
-        <EndpointSection key={`${doc.method} ${doc.path}`} doc={doc} />
-      ))}
+      <TableWrap label="Endpoints">
+        <table>
+          <caption>Endpoints, each linking to its page</caption>
+          <ColumnHeads names={['Endpoint', 'What it does', 'Price']} />
+          <tbody>
+            {endpoints.map((doc) => (
+              // The row keeps the anchor the single reference page gave the endpoint, so links to it still land here.
+              <tr key={`${doc.method} ${doc.path}`} id={doc.anchor}>
+                <th scope="row">
+                  <Link href={`/docs/api/${doc.anchor}`}>
+                    <code>{doc.method} {doc.path.split('?')[0]}</code>
+                  </Link>
+                </th>
+                <td>{doc.title}</td>
+                <td>{doc.price}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableWrap>
 
       <h2 id="errors">Errors</h2>
       <p>
@@ -61,7 +78,7 @@ export default async function DocsApi() {
             <tr><td>Request body</td><td>{config.MAX_BODY_BYTES} bytes</td></tr>
             <tr><td>Idempotency-Key</td><td><code>{IDEMPOTENCY_KEY_PATTERN.source}</code>; results kept {hours(REPLAY_TTL_MS)} hours</td></tr>
             <tr><td>Rate limit</td><td>{config.RATE_LIMIT_PER_IP} requests per client IP and {config.RATE_LIMIT_PER_KEY} per credits key, every {config.RATE_LIMIT_WINDOW_SECONDS} seconds</td></tr>
-            <tr><td>Each check&apos;s own input</td><td>its request JSON Schema above, and its rubric on the checks page</td></tr>
+            <tr><td>Each check&apos;s own input</td><td>its request JSON Schema (on its endpoint&apos;s page), and its rubric on the checks page</td></tr>
             <tr><td>x402 maxTimeoutSeconds</td><td>300</td></tr>
             <tr><td>Prepaid plans</td><td>{PLANS.map((p) => `${p.name}: ${formatUsd(p.priceCents)} USD${p.billing === 'monthly' ? ' a month' : ''}, ${p.billing === 'monthly' ? `${p.calls} calls a month` : `${p.calls} calls for ${p.validity}`}`).join('; ')}</td></tr>
             <tr><td>Checks of one site</td><td>{config.CHECKS_PER_SITE_PER_MINUTE} a minute whoever asks, at most {checksPerCaller(config.CHECKS_PER_SITE_PER_MINUTE)} of them by one caller (key, paying wallet or address); a check that ends before the site answered is given back and counts against its caller&apos;s {config.RATE_LIMIT_COSTLY_FAILURES} uncharged failures a window instead</td></tr>

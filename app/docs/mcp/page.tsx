@@ -59,6 +59,15 @@ export default function DocsMcp() {
         <code>_meta</code>.
       </p>
       <CodeBlock label="MCP example">{examples.mcp}</CodeBlock>
+      <p>
+        x402 clients pay in band too: a call whose <code>params._meta</code> declares x402&apos;s MCP extension (or carries{' '}
+        <code>x402/payment</code>) is answered with a tool result marked <code>isError</code> whose text holds the x402 terms; the client
+        signs them and calls again with the payment in <code>_meta[&quot;x402/payment&quot;]</code>, and the result&apos;s{' '}
+        <code>_meta[&quot;x402/payment-response&quot;]</code> carries the settlement. A call that declares nothing still gets the
+        JSON-RPC error above, whose <code>data.x402</code> holds the same terms. With the MCP SDK and <code>@x402/core</code>, paying from
+        the wallet in <code>MPPX_PRIVATE_KEY</code> (on the local rails, <code>npm run rails</code> prints one):
+      </p>
+      <CodeBlock label="x402 over MCP">{examples.mcpX402}</CodeBlock>
 
       <h2 id="mcp-clients">Adding it to a client</h2>
       <p>Claude Code:</p>

@@ -1,4 +1,5 @@
-import { CONFIG_VARIABLES } from '@/lib/config';
+import { CONFIG_VARIABLES, VARIABLES_READ_ELSEWHERE, configDefaults, getConfig } from '@/lib/config';
+import { docsExamples } from '@/lib/docs/examples';
 import { docsPageMetadata } from '@/lib/site/metadata';
 import { CodeBlock } from '@/components/CodeBlock';
 import { TableWrap } from '@/components/TableWrap';
@@ -6,10 +7,12 @@ import { ColumnHeads } from '@/components/ColumnHeads';
 import { Wrappable } from '@/components/docs/Wrappable';
 
 export const generateMetadata = () => docsPageMetadata('/docs/self-hosting');
+// Examples name this deployment's own origin, known only at run time.
+export const dynamic = 'force-dynamic';
 
-// What an operator needs to run the service from a clone of its repository. The settings' meanings and
-// defaults are in the repository's README (its configuration table) and .env.example, which a test holds to
-// lib/config.ts; this page names them all and says which matter first.
+// What an operator needs to run the service from a clone of its repository. The settings list is made from
+// lib/config.ts (its schema's variables with their defaults, and the variables read elsewhere), so it names every
+// one the code reads; their full meanings are in the repository's README and docs/CONFIGURATION.md.
 
 const STORES: Array<[string, string, string]> = [
   ['SQLite (the default)', 'DATA_DIR', 'One process on one host. The file lives in DATA_DIR (./.data); back it up while serving with SQLite\'s online backup.'],
@@ -17,19 +20,11 @@ const STORES: Array<[string, string, string]> = [
   ['Vercel KV (Upstash)', 'KV_REST_API_URL', 'Vercel, where SQLite is refused at startup; set KV_REST_API_TOKEN with it.'],
 ];
 
-const TOOLS: Array<[string, string]> = [
-  ['npm run keys -- create --plan bundle-25', 'mints a key (bundle-25, bundle-100 or subscription) and prints it once'],
-  ['npm run keys -- show <key>', 'calls left per grant, with expiries'],
-  ['npm run keys -- usage <key> [--csv]', 'the key\'s spent calls: time, operation, creditsUsage, given back or not'],
-  ['npm run keys -- refund <creditsUsage>', 'gives one spent call back to its key, once'],
-  ['npm run keys -- rotate <key>', 'a new key with the same grants and reports; the old one is revoked'],
-  ['npm run keys -- revoke <key>', 'refuses the key from now on'],
-  ['npm run ledger -- audit [--keys]', 'every key balances against its spent calls; exit 1 on a discrepancy'],
-  ['npm run ledger -- settlements', 'payments whose settle call ended without an answer, each with its outcome'],
-  ['npm run ledger -- reconcile', 'asks the chain and Stripe what became of those settlements now'],
-];
 
 export default function DocsSelfHosting() {
+  const examples = docsExamples(getConfig().APP_URL);
+  const defaults = configDefaults();
+  const elsewhere = Object.entries(VARIABLES_READ_ELSEWHERE);
   return (
     <>
       <h1>Self-hosting</h1>
@@ -40,9 +35,8 @@ export default function DocsSelfHosting() {
       </p>
 
       <h2 id="running">Running it</h2>
-      <CodeBlock label="Development">{'npm ci && npm run dev      # http://localhost:3000, local payment rails included'}</CodeBlock>
-      <CodeBlock label="Production">{`npm ci && npm run build
-NODE_ENV=production APP_URL=https://checks.example CREDITS_KEY_SECRET=… npm start`}</CodeBlock>
+      <CodeBlock label="Development">{examples.develop}</CodeBlock>
+      <CodeBlock label="Production">{examples.produce}</CodeBlock>
       <p>
         Production refuses to start without <code>CREDITS_KEY_SECRET</code> (32 or more random characters, the same on every instance and
         never changed: every key sold is stored under it) and with any test-only setting. A bad value stops the service at startup with one
@@ -58,14 +52,35 @@ NODE_ENV=production APP_URL=https://checks.example CREDITS_KEY_SECRET=… npm st
         <code>X402_FACILITATOR_URL</code>, <code>STRIPE_SECRET_KEY</code> and <code>STRIPE_WEBHOOK_SECRET</code>.
       </p>
       <details>
-        <summary>All {CONFIG_VARIABLES.length} variables the service reads</summary>
-        <ul className="identifier-list">
-          {CONFIG_VARIABLES.map((name) => (
-            <li key={name}>
-              <code><Wrappable text={name} /></code>
-            </li>
-          ))}
-        </ul>
+        <summary>All {CONFIG_VARIABLES.length + elsewhere.length} variables the service and its tools read</summary>
+        <TableWrap label="Settings">
+          <table>
+            <caption>Read by the service at startup</caption>
+            <ColumnHeads names={['Variable', 'Default']} />
+            <tbody>
+              {CONFIG_VARIABLES.map((name) => (
+                <tr key={name}>
+                  <th scope="row"><code><Wrappable text={name} /></code></th>
+                  <td>{defaults[name] === undefined ? 'none' : <code><Wrappable text={defaults[name]} /></code>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+        <TableWrap label="Other settings">
+          <table>
+            <caption>Read by one part or tool</caption>
+            <ColumnHeads names={['Variable', 'Read by']} />
+            <tbody>
+              {elsewhere.map(([name, by]) => (
+                <tr key={name}>
+                  <th scope="row"><code><Wrappable text={name} /></code></th>
+                  <td>{by}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
       </details>
 
       <h2 id="stores">Stores</h2>
@@ -112,7 +127,7 @@ NODE_ENV=production APP_URL=https://checks.example CREDITS_KEY_SECRET=… npm st
           <caption>Commands</caption>
           <ColumnHeads names={['Command', 'What it does']} />
           <tbody>
-            {TOOLS.map(([command, what]) => (
+            {examples.tools.map(([command, what]) => (
               <tr key={command}>
                 <th scope="row"><code className="command">{command}</code></th>
                 <td>{what}</td>
