@@ -50,7 +50,8 @@ export async function checkThroughService(target: ServiceTarget, url: string, on
 
 /** One POST: what it came back with, and the response (absent when none came) for its headers. */
 async function postOnce(target: ServiceTarget, url: string): Promise<{ answer: ServiceAnswer; res?: Response }> {
-  const base = target.base.replace(/\/+$/, '');
+  let base = target.base;
+  while (base.endsWith('/')) base = base.slice(0, -1);
   let res: Response;
   try {
     res = await fetch(`${base}${VISIBILITY_PATH}`, {
