@@ -43,6 +43,15 @@ export default function DocsSelfHosting() {
         message naming every bad variable.
       </p>
 
+      <h2 id="local-sites">Checking a site on your own machine</h2>
+      <p>
+        The checks refuse what a public checker must: <code>localhost</code>, IP addresses, private addresses and every port but 80 and 443.
+        To check a site you are building, say on port 8081, start the service with a name for it, <code>CHECK_HOST_MAP=shop.test=http://127.0.0.1:8081</code>,
+        and check <code>http://shop.test/</code>. The <code>http://</code> in the entry says your server speaks plain HTTP only: the report then
+        says the page is not served over HTTPS, and <code>https://shop.test/</code> fails as a real site without a certificate would. Several
+        names are separated by commas. The setting is for development only: production refuses to start with it.
+      </p>
+
       <h2 id="settings">Settings</h2>
       <p>
         Every setting is an environment variable, read once at startup. The repository&apos;s README (its configuration table) and{' '}
