@@ -119,7 +119,7 @@ export function normalizeTargetUrl(input: string, options: NormalizeOptions = {}
   }
   // WHATWG drops :80 on http and :443 on https, so any port left is a non-default one.
   if (url.port !== '') {
-    refuse('Only the default port can be checked (80 for http, 443 for https). To check a site on another port in development, give it a name in CHECK_HOST_MAP (for example shop.test=http://127.0.0.1:8081) and check http://shop.test/; /docs/self-hosting says how.');
+    refuse('Only the default port can be checked (80 for http, 443 for https). To check a site on another port in development, give it a name in CHECK_HOST_MAP (for example shop.test=http://127.0.0.1:8081) and check http://shop.test/; /docs/self-hosting#local-sites says how.');
   }
 
   let hostname = url.hostname;

@@ -84,7 +84,7 @@ describe('resolveHostMap: CHECK_HOST_MAP in production', () => {
 describe('checking a local site in development', () => {
   it('a non-default port is refused with the way to check it: a name in the host map', () => {
     expect(() => normalizeTargetUrl('http://localhost:8081/')).toThrow(
-      'Only the default port can be checked (80 for http, 443 for https). To check a site on another port in development, give it a name in CHECK_HOST_MAP (for example shop.test=http://127.0.0.1:8081) and check http://shop.test/; /docs/self-hosting says how.',
+      'Only the default port can be checked (80 for http, 443 for https). To check a site on another port in development, give it a name in CHECK_HOST_MAP (for example shop.test=http://127.0.0.1:8081) and check http://shop.test/; /docs/self-hosting#local-sites says how.',
     );
   });
 
