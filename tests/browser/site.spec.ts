@@ -207,9 +207,9 @@ test('buy, sign in, check a site, read the report, find it in the history, sign 
   await expect(report.getByTestId('report-score')).toHaveText(score);
   await expect(report.getByRole('heading', { level: 2 })).toContainText(SHOP());
   // Every crawler is one click away, grouped by vendor.
-  await report.getByText('All 15 crawlers, by vendor').click();
+  await report.getByText('All 16 crawlers, by vendor').click();
   const matrix = report.getByTestId('crawler-matrix');
-  await expect(matrix.locator('tbody th[scope="row"]')).toHaveCount(15);
+  await expect(matrix.locator('tbody th[scope="row"]')).toHaveCount(16);
   await expect(matrix.getByRole('row', { name: /GPTBot/ })).toContainText('Disallowed');
   await expect(matrix.getByRole('row', { name: /GPTBot/ })).toContainText('Disallow: /');
   await expect(matrix.getByRole('row', { name: /^Googlebot / })).toContainText('Allowed');

@@ -31,7 +31,7 @@ describe('ReportView: visibility', () => {
     const html = render({ check: 'ai-visibility', body: body, idPrefix: 't' });
     const t = text(html);
     expect(html).toContain(`data-testid="report-score">${body.report.score}</span>`);
-    expect(t).toContain(`AI visibility of ${body.report.checkedUrl} Visible to search and AI crawlers 13 of 15 crawlers may fetch this page under robots.txt, 2 of them refused, blocked or answered otherwise; 5 findings, 4 of them costing points. Checked 1 November 2026, 12:00 UTC`);
+    expect(t).toContain(`AI visibility of ${body.report.checkedUrl} Visible to search and AI crawlers 14 of 16 crawlers may fetch this page under robots.txt, 2 of them refused, blocked or answered otherwise; 5 findings, 4 of them costing points. Checked 1 November 2026, 12:00 UTC`);
     expect(t).toContain('Download JSON Copy as Markdown Print');
     expect(t).not.toContain('Copy permalink');
     // The fixes that cost most, each linking to its finding in the list below.
@@ -49,8 +49,8 @@ describe('ReportView: visibility', () => {
     for (const f of body.report.findings) expect(t).toContain(f.fix);
     expect(t).toContain('Low 4 findings');
     // The crawlers that do not get the page are shown; all fifteen are one click away, by vendor.
-    expect(t).toContain('2 of 15 crawlers do not get this page');
-    expect(html).toMatch(/<details class="report-more crawlers-all"><summary>All 15 crawlers, by vendor<\/summary>/);
+    expect(t).toContain('2 of 16 crawlers do not get this page');
+    expect(html).toMatch(/<details class="report-more crawlers-all"><summary>All 16 crawlers, by vendor<\/summary>/);
     expect(t).toContain('GPTBot OpenAI ai-training Disallowed Disallow: / group GPTBot Served HTTP 200');
     expect(t).toContain('Google Googlebot search Allowed no rule matched group * Served HTTP 200');
     expect(t).toContain('Sitemap https://shop.example/sitemap.xml');
