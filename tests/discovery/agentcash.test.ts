@@ -104,7 +104,7 @@ describe('@agentcash/discovery on the served /openapi.json', () => {
       if (paid.length) await attachProbePayload(url, paid);
       warnings.push(...detail.advisories.flatMap((a) => getWarningsForL3(a).map((w) => ({ ...w, path: `${a.method} ${route.path}` }))));
     }
-    expect(l2.routes.length).toBe(32);
+    expect(l2.routes.length).toBe(34);
     expect(warnings.map(line)).toEqual([]);
   });
 
@@ -122,7 +122,7 @@ describe('@agentcash/discovery on the served /openapi.json', () => {
     const modes = Object.fromEntries(checkL2ForOpenAPI(source).routes.map((r) => [`${r.method} ${r.path}`, r.authMode]));
     const free = Object.entries(modes).filter(([, mode]) => mode === 'unprotected').map(([route]) => route).sort();
     expect(free).toEqual([
-      'DELETE /api/mcp', 'GET /api/agent/ai-visibility', 'GET /api/agent/payment-endpoint', 'GET /api/agent/readiness', 'GET /api/billing/session', 'GET /api/health', 'GET /api/mcp', 'GET /llms.txt',
+      'DELETE /api/mcp', 'GET /.well-known/http-message-signatures-directory', 'GET /api/agent/ai-visibility', 'GET /api/agent/payment-endpoint', 'GET /api/agent/readiness', 'GET /api/billing/session', 'GET /api/health', 'GET /api/mcp', 'GET /llms.txt',
       'GET /openapi.json', 'POST /api/billing/account', 'POST /api/billing/checkout', 'POST /api/billing/portal', 'POST /api/session',
     ]);
     // A credits key, the site's session, the metrics token, Stripe's signature: each an apiKey scheme. The report
@@ -130,7 +130,7 @@ describe('@agentcash/discovery on the served /openapi.json', () => {
     const withCredential = Object.entries(modes).filter(([, mode]) => mode === 'apiKey').map(([route]) => route).sort();
     expect(withCredential).toEqual([
       'DELETE /api/reports/{id}/share', 'DELETE /api/session', 'GET /api/agent/credits', 'GET /api/metrics', 'GET /api/reports', 'GET /api/reports/{id}',
-      'GET /api/reports/{id}/compare/{otherId}', 'GET /api/session', 'POST /api/billing/webhook', 'POST /api/mcp', 'POST /api/reports/{id}/rerun',
+      'GET /api/reports/{id}/compare/{otherId}', 'GET /api/reports/{id}/har', 'GET /api/session', 'POST /api/billing/webhook', 'POST /api/mcp', 'POST /api/reports/{id}/rerun',
       'POST /api/reports/{id}/share', 'POST /api/session/checks/ai-visibility', 'POST /api/session/checks/payment-endpoint', 'POST /api/session/checks/readiness', 'POST /api/session/rotate',
     ]);
     expect(free.length + withCredential.length + checks().length).toBe(Object.keys(modes).length);
@@ -165,6 +165,7 @@ describe('@agentcash/discovery on the served /openapi.json', () => {
       'GET /api/reports': owner,
       'GET /api/reports/{id}': owner,
       'GET /api/reports/{id}/compare/{otherId}': owner,
+      'GET /api/reports/{id}/har': owner,
       'POST /api/reports/{id}/share': owner,
       'DELETE /api/reports/{id}/share': owner,
       'POST /api/reports/{id}/rerun': owner,

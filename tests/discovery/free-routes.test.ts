@@ -16,6 +16,8 @@ import { GET as reportsGET } from '@/app/api/reports/route';
 import { GET as reportGET } from '@/app/api/reports/[id]/route';
 import { GET as compareGET } from '@/app/api/reports/[id]/compare/[otherId]/route';
 import { GET as harGET } from '@/app/api/reports/[id]/har/route';
+import { GET as signaturesDirectoryGET } from '@/app/.well-known/http-message-signatures-directory/route';
+import crypto from 'node:crypto';
 import { POST as sharePOST, DELETE as shareDELETE } from '@/app/api/reports/[id]/share/route';
 import { POST as rerunPOST } from '@/app/api/reports/[id]/rerun/route';
 import { endpoints, type FreeEndpoint } from '@/lib/endpoints';
@@ -206,6 +208,13 @@ const SAMPLES: Record<string, () => Promise<Response[]>> = {
     return [await rerunPOST(new Request(`${BASE}/api/reports/${id}/rerun`, { method: 'POST', headers: { cookie, 'idempotency-key': 'registry-rerun-1' } }), { params: Promise.resolve({ id }) })];
   },
   'GET /api/health': async () => [await healthGET(), await healthGET(new Request(`${BASE}/api/health?ready=1`))],
+  // With a Web Bot Auth key (and the https origin a Signature-Agent must name), the JWKS of its public key;
+  // without one the route answers 404.
+  'GET /.well-known/http-message-signatures-directory': async () => {
+    rt.config.APP_URL = 'https://checks.example';
+    rt.config.WEB_BOT_AUTH_KEY = JSON.stringify(crypto.generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }));
+    return [await signaturesDirectoryGET()];
+  },
   'GET /api/metrics': async () => {
     rt.config.METRICS_TOKEN = 'metrics-token-for-registry-test';
     return [await metricsGET(new Request(`${BASE}/api/metrics`, { headers: { authorization: 'Bearer metrics-token-for-registry-test' } }))];
@@ -231,7 +240,8 @@ describe('free routes answer what their registry entry declares', () => {
       }
       expect(res.status, name).toBe(200);
       expect(res.headers.get('content-type') ?? '', name).toContain(endpoint.ok.contentType);
-      const body: unknown = endpoint.ok.contentType === 'application/json' ? await res.json() : await res.text();
+      // JSON, or a JSON media type of its own (application/…+json).
+      const body: unknown = /^application\/(?:[\w.-]+\+)?json$/.test(endpoint.ok.contentType) ? await res.json() : await res.text();
       const parsed = endpoint.ok.schema.safeParse(body);
       expect(parsed.success, `${name}: ${parsed.error?.message}\n${JSON.stringify(body).slice(0, 500)}`).toBe(true);
     }

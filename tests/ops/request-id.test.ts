@@ -17,6 +17,8 @@ import * as reportRoute from '@/app/api/reports/[id]/route';
 import * as compareRoute from '@/app/api/reports/[id]/compare/[otherId]/route';
 import * as shareRoute from '@/app/api/reports/[id]/share/route';
 import * as rerunRoute from '@/app/api/reports/[id]/rerun/route';
+import * as harRoute from '@/app/api/reports/[id]/har/route';
+import * as signaturesDirectoryRoute from '@/app/.well-known/http-message-signatures-directory/route';
 import { NextRequest } from 'next/server';
 import { proxy } from '@/proxy';
 import { endpoints } from '@/lib/endpoints';
@@ -62,6 +64,8 @@ const ROUTES: Record<string, RouteModule> = {
   '/api/reports': reportsRoute,
   // Called with the path's own id: the report is not found (404), and the answer still names the request.
   '/api/reports/{id}': { GET: (request: Request) => reportRoute.GET(request, { params: Promise.resolve({ id: 'rep_unknown' }) }) },
+  '/api/reports/{id}/har': { GET: (request: Request) => harRoute.GET(request, { params: Promise.resolve({ id: 'rep_unknown' }) }) },
+  '/.well-known/http-message-signatures-directory': { GET: (request: Request) => signaturesDirectoryRoute.GET(request) },
   '/api/reports/{id}/compare/{otherId}': {
     GET: (request: Request) => compareRoute.GET(request, { params: Promise.resolve({ id: 'rep_unknown', otherId: 'rep_other' }) }),
   },
