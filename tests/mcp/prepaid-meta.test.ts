@@ -121,7 +121,7 @@ describe('a tool call paid with a credits key', () => {
       '# AI visibility: `https://site.test/`', '', expect.stringMatching(/^Checked \d{1,2} \w+ \d{4}, \d\d:\d\d UTC$/), '',
       expect.stringMatching(new RegExp(`^\\*\\*Score: ${body.report.score}/${body.report.scoreMax}\\*\\*: `)),
     ]);
-    expect(text).toContain('## Crawlers that do not get the page (2 of 15)\n\n- GPTBot (OpenAI): refused by robots.txt (`Disallow: /` in the group for `GPTBot`)\n- ClaudeBot (Anthropic): refused by robots.txt (`Disallow: /` in the group for `ClaudeBot`)');
+    expect(text).toContain('## Crawlers that do not get the page (2 of 16)\n\n- GPTBot (OpenAI): refused by robots.txt (`Disallow: /` in the group for `GPTBot`)\n- ClaudeBot (Anthropic): refused by robots.txt (`Disallow: /` in the group for `ClaudeBot`)');
     expect(text).toContain(`## Findings (${body.report.findings.length}), most severe first`);
     for (const f of body.report.findings) expect(text).toContain(`Finding id: ${f.id}`);
     expect(text).not.toContain('structuredContent');

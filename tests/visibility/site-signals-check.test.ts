@@ -123,9 +123,9 @@ describe('site.llmsTxtLinks', () => {
   it('follows no link when llms.txt is an HTML page', async () => {
     const { result, site } = await run(goodRoutes({ '/llms.txt': { body: `<!doctype html><html><body>${LLMS}</body></html>` } }));
     expect(result.report.site.llmsTxtLinks).toEqual({ checked: 0, broken: 0, links: [] });
-    // Ours twice (the page, the page as Markdown), the browser baseline and the 13 probed crawlers: no link.
+    // Ours twice (the page, the page as Markdown), the browser baseline and the 14 probed crawlers: no link.
     expect(site.log.filter((r) => r.path === '/guide' && /^PaidAgentChecks\//.test(String(r.headers['user-agent'])))).toHaveLength(2);
-    expect(site.requests.filter((p) => p === '/guide')).toHaveLength(2 + 14);
+    expect(site.requests.filter((p) => p === '/guide')).toHaveLength(2 + 15);
   });
 });
 
