@@ -5,6 +5,8 @@ import { artifactHash } from '@/lib/canonical-json';
 import { startFixtureSite, type FixtureSite } from '../visibility/fixture-site';
 import { installTestRuntime, post, type TestRuntime } from '../support/runtime';
 import { agentCheckRoute } from '../support/check-routes';
+import type { RequestList } from '@/lib/outbound/request-log';
+import { stableRequests } from '../visibility/stable-requests';
 
 const { POST, GET } = agentCheckRoute('ai-visibility');
 
@@ -133,7 +135,7 @@ describe('POST /api/agent/ai-visibility with a prepaid key', () => {
   it('gives the same report for the same site apart from timing', async () => {
     const a = await (await POST(post(URL_, { url: 'https://site.test/' }, { authorization: `Bearer ${key}` }))).json();
     const b = await (await POST(post(URL_, { url: 'https://site.test/' }, { authorization: `Bearer ${key}` }))).json();
-    const untimed = (r: { site?: { ttfbMs?: number } }) => ({ ...r, site: { ...r.site, ttfbMs: 0 } });
+    const untimed = (r: { site?: { ttfbMs?: number }; requests: RequestList }) => ({ ...r, site: { ...r.site, ttfbMs: 0 }, requests: stableRequests(r.requests) });
     expect(untimed(a.report)).toEqual(untimed(b.report));
   });
 });

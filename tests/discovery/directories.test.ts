@@ -59,6 +59,7 @@ describe('x-payment-info for the directories', () => {
       'GET /api/metrics': [{ metricsToken: [] }],
       'GET /openapi.json': [],
       'GET /llms.txt': [],
+      'GET /.well-known/http-message-signatures-directory': [],
       'POST /api/session': [],
       'GET /api/session': [{ siteSession: [] }],
       'DELETE /api/session': [{}, { siteSession: [] }],
@@ -69,6 +70,7 @@ describe('x-payment-info for the directories', () => {
       'GET /api/reports': owner,
       'GET /api/reports/{id}': owner,
       'GET /api/reports/{id}/compare/{otherId}': owner,
+      'GET /api/reports/{id}/har': owner,
       'POST /api/reports/{id}/share': owner,
       'DELETE /api/reports/{id}/share': owner,
       'POST /api/reports/{id}/rerun': [{ siteSession: [] }],
@@ -101,9 +103,11 @@ describe('CORS on the public API only', () => {
   });
 
   it('leaves out the session, billing and operator routes, and the site\'s report actions (share, re-run)', () => {
+    // The signatures directory is read by verifiers server to server, and the HAR file is downloaded from the
+    // report's page: neither is fetched by a page on another site.
     expect(registryPaths.filter((p) => !cors(p)).sort()).toEqual([
-      '/api/billing/account', '/api/billing/checkout', '/api/billing/portal', '/api/billing/session', '/api/billing/webhook', '/api/health', '/api/metrics',
-      '/api/reports/x/rerun', '/api/reports/x/share', '/api/session', '/api/session/checks/ai-visibility', '/api/session/checks/payment-endpoint', '/api/session/checks/readiness',
+      '/.well-known/http-message-signatures-directory', '/api/billing/account', '/api/billing/checkout', '/api/billing/portal', '/api/billing/session', '/api/billing/webhook', '/api/health', '/api/metrics',
+      '/api/reports/x/har', '/api/reports/x/rerun', '/api/reports/x/share', '/api/session', '/api/session/checks/ai-visibility', '/api/session/checks/payment-endpoint', '/api/session/checks/readiness',
       '/api/session/rotate',
     ]);
   });

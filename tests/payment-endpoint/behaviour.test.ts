@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { checkPaymentEndpoint, type EndpointReport } from '@/lib/checks/payment-endpoint/check';
 import { AGENT_ORIGIN } from '@/lib/checks/payment-endpoint/cors';
 import type { ItemId } from '@/lib/checks/payment-endpoint/types';
-import { sellerForThisFile } from './seller';
+import { sellerForThisFile } from './seller-per-file';
 
 // The behaviour items (reachability, bad credentials, CORS) against this service as seller on the local rails,
 // then against sellers with exactly one defect each: each defect gets its own finding id, and no other finding

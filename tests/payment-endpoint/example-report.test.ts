@@ -10,7 +10,7 @@ import { expect, it } from 'vitest';
 import { checkPaymentEndpoint } from '@/lib/checks/payment-endpoint/check';
 import { endpointCheck } from '@/lib/checks/payment-endpoint/entry';
 import { paidBody } from '@/lib/checks/entry';
-import { sellerForThisFile } from './seller';
+import { sellerForThisFile } from './seller-per-file';
 
 const STORED = path.resolve(__dirname, '../../lib/checks/payment-endpoint/example.json');
 /** When the stored run says it ran: fixed, so the probes that read the clock see the same instant each time. */

@@ -7,8 +7,7 @@ import * as mcpRoute from '@/app/api/mcp/route';
 import * as openapiRoute from '@/app/openapi.json/route';
 import * as llmsRoute from '@/app/llms.txt/route';
 import { CORS_ROUTES } from '@/lib/http/cors';
-import { afterAll, beforeAll } from 'vitest';
-import { startRails, type Rails } from '../../scripts/rails/start';
+import type { Rails } from '../../scripts/rails/start';
 import { agentCheckRoute } from '../support/check-routes';
 import { installRailsRuntime } from '../support/rails-runtime';
 import type { TestRuntime } from '../support/runtime';
@@ -87,31 +86,3 @@ export async function startSeller(rails: Rails, { tamper, env = {} }: { tamper?:
   };
 }
 
-/**
- * Starts the local rails and this service as seller once for the file, and stops both after it.
- * @example const live = sellerForThisFile(); it('…', () => checkPaymentEndpoint({ url: `${live.seller.origin}/api/agent/readiness` }));
- */
-export function sellerForThisFile(options: Parameters<typeof startSeller>[1] = {}): { readonly rails: Rails; readonly seller: Seller } {
-  let rails: Rails | undefined;
-  let seller: Seller | undefined;
-  beforeAll(async () => {
-    rails = await startRails();
-    seller = await startSeller(rails, options);
-  }, 120_000);
-  afterAll(async () => {
-    await seller?.close();
-    await rails?.stop();
-  });
-  const started = <T>(value: T | undefined): T => {
-    if (value === undefined) throw new Error('sellerForThisFile: the rails and the seller start in beforeAll; read them inside a test');
-    return value;
-  };
-  return {
-    get rails() {
-      return started(rails);
-    },
-    get seller() {
-      return started(seller);
-    },
-  };
-}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkPaymentEndpoint, CRITICAL_SCORE_CAP } from '@/lib/checks/payment-endpoint/check';
-import { startSeller, sellerForThisFile } from './seller';
+import { startSeller } from './seller';
+import { sellerForThisFile } from './seller-per-file';
 
 // The check's frame against this service as seller: the discovery documents are read, the example body comes
 // from the seller's OpenAPI document, and the unpaid request is answered 402.

@@ -424,7 +424,8 @@ describe('the README walk-through', () => {
     expect(readme).toContain(`"verdict":"${a.verdict}","score":${a.score},`);
     expect(readme).toContain(JSON.stringify(a.summary));
     expect(readme).toContain(`"pointsPossible":${c.pointsPossible},"pointsEarned":${c.pointsEarned},`);
-    expect(readme).toContain(`"rubricVersion":"${a.rubricVersion}"`);
+    // The versions are elided: they change with every rubric, and the README would go stale.
+    expect(readme).toContain('"assessmentVersion":"…","rubricVersion":"…"');
     expect(readme).toContain(`"hazards":[{"id":"${a.hazards[0].id}","severity":"${a.hazards[0].severity}"`);
   });
 });

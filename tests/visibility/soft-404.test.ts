@@ -54,19 +54,21 @@ describe('soft 404s', () => {
     expect(soft).toMatchObject({ severity: 'low', rubric: null, pointsLost: 0 });
     expect(soft.why).toContain('The site answers every path with its home page');
     expect(soft.observed).toBe(
-      'a path that cannot exist answered 200 with an HTML page, and /robots.txt, https://site.test/sitemap.xml, /llms.txt, /llms-full.txt, /.well-known/api-catalog, /.well-known/mcp/server-card, /.well-known/agent-card.json, /.well-known/oauth-authorization-server, /.well-known/oauth-protected-resource, /.well-known/http-message-signatures-directory answered with that same page',
+      'a path that cannot exist answered 200 with an HTML page, and /robots.txt, https://site.test/sitemap.xml, /llms.txt, /llms-full.txt, /.well-known/api-catalog, /.well-known/mcp/server-card, /.well-known/agent-card.json, /.well-known/oauth-authorization-server, /.well-known/oauth-protected-resource, /.well-known/http-message-signatures-directory, /.well-known/agent-skills/index.json answered with that same page',
     );
     expect(finding(result, 'agent-surfaces')).toBeUndefined();
     expect(finding(result, 'llms-txt-missing')).toBeDefined();
 
-    // Exactly one request for a path that cannot exist, and its address is not in the report.
+    // Exactly one request for a path that cannot exist: the request list names it (proof of every fetch), and
+    // nothing else in the report carries its random address.
     expect(site.requests.filter((p) => NOT_FOUND_PATH.test(p))).toHaveLength(1);
-    expect(JSON.stringify(r)).not.toContain('agent-visibility-check-not-found');
+    expect(r.requests.entries.filter((e) => NOT_FOUND_PATH.test(new URL(e.url).pathname)).map((e) => e.purpose)).toEqual(['a path that cannot exist (soft-404 comparison)']);
+    expect(JSON.stringify({ ...r, requests: null })).not.toContain('agent-visibility-check-not-found');
 
     // The report view's words.
     const facts = visibilityFacts(r as unknown as Record<string, unknown>).flatMap((s) => s.facts);
     expect(facts.find((f) => f.label === 'Catch-all page (soft 404)')!.value).toBe(
-      'the site answers every path with its home page (HTTP 200 for a path that cannot exist); answered with it: robots.txt, the sitemap, llms.txt, llms-full.txt, https://site.test/.well-known/api-catalog, https://site.test/.well-known/mcp/server-card, https://site.test/.well-known/agent-card.json, https://site.test/.well-known/oauth-authorization-server, https://site.test/.well-known/oauth-protected-resource, https://site.test/.well-known/http-message-signatures-directory',
+      'the site answers every path with its home page (HTTP 200 for a path that cannot exist); answered with it: robots.txt, the sitemap, llms.txt, llms-full.txt, https://site.test/.well-known/api-catalog, https://site.test/.well-known/mcp/server-card, https://site.test/.well-known/agent-card.json, https://site.test/.well-known/oauth-authorization-server, https://site.test/.well-known/oauth-protected-resource, https://site.test/.well-known/http-message-signatures-directory, https://site.test/.well-known/agent-skills/index.json',
     );
     expect(facts.find((f) => f.label === 'llms.txt')!.value).toBe("not found: the address answers with the site's catch-all page (a soft 404)");
     expect(facts.find((f) => f.label === 'MCP server card')!.value).toBe("not published: the address answers with the site's catch-all page (HTTP 200) (a soft 404)");
@@ -89,7 +91,7 @@ describe('soft 404s', () => {
     expect(r.site.agentSurfaces.mcpServerCard).toMatchObject({ status: 'found', valid: true });
     for (const k of SURFACES.filter((k) => k !== 'mcpServerCard')) expect(r.site.agentSurfaces[k].status).toBe('soft-404');
     expect(finding(result, 'soft-404')!.observed).toBe(
-      'a path that cannot exist answered 200 with an HTML page, and /.well-known/api-catalog, /.well-known/agent-card.json, /.well-known/oauth-authorization-server, /.well-known/oauth-protected-resource, /.well-known/http-message-signatures-directory answered with that same page',
+      'a path that cannot exist answered 200 with an HTML page, and /.well-known/api-catalog, /.well-known/agent-card.json, /.well-known/oauth-authorization-server, /.well-known/oauth-protected-resource, /.well-known/http-message-signatures-directory, /.well-known/agent-skills/index.json answered with that same page',
     );
     expect(r.score).toBe(100);
   });

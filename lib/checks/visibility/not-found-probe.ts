@@ -26,7 +26,7 @@ function notFoundPath(): string {
  */
 export async function fetchNotFoundProbe(origin: URL, options: Pick<SafeFetchOptions, 'signal' | 'lookup' | 'hostMap' | 'outbound'> & { timeoutMs: number }): Promise<FetchedFile> {
   try {
-    const res = await safeFetch(new URL(notFoundPath(), origin), { ...options, maxBytes: NOT_FOUND_PROBE_MAX_BYTES, accept: 'text/html,*/*;q=0.5' });
+    const res = await safeFetch(new URL(notFoundPath(), origin), { ...options, maxBytes: NOT_FOUND_PROBE_MAX_BYTES, accept: 'text/html,*/*;q=0.5', purpose: 'a path that cannot exist (soft-404 comparison)' });
     return { status: res.status, contentType: res.header('content-type'), body: res.body, bytesRead: res.bytesRead, truncated: res.truncated };
   } catch {
     return { status: null, contentType: null, body: null, bytesRead: 0, truncated: false };
