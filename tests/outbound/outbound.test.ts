@@ -196,7 +196,7 @@ describe('a failing page costs its site one request', () => {
     expect(report.findings.map((f) => f.id)).not.toContain('robots-unreachable');
     expect(report.crawlers.every((c) => c.access.outcome === 'not-probed' && c.rule === 'robots.txt was not requested: the page answered 404')).toBe(true);
     expect(limits).toContain(
-      'The page answered 404, so nothing else was requested: robots.txt, the sitemap, llms.txt, llms-full.txt, tdmrep.json, the well-known agent surfaces, the RSL licence, http://, the Markdown variant and the crawler probes were not fetched, and the report makes no finding about them (their states read unreachable, missing or not-probed only because they were not asked for).',
+      'The page answered 404, so nothing else was requested: robots.txt, the sitemap, llms.txt, llms-full.txt, tdmrep.json, the well-known agent surfaces, the AI Catalog, the RSL licence, http://, the path that cannot exist, the Markdown variants and the crawler probes were not fetched, and the report makes no finding about them (their states read unreachable, missing or not-probed only because they were not asked for).',
     );
     expect(report.site.outbound).toEqual({
       requests: 1,
@@ -279,8 +279,8 @@ describe('many checks from an attacker\'s wildcard domain against one victim', (
     expect(victim.requests).toHaveLength(THIRD_PARTY_REQUESTS_PER_DOMAIN);
     const onVictim = report.site.outbound.byDomain.find((d) => d.domain === 'victim.test');
     expect(onVictim?.sent).toBe(THIRD_PARTY_REQUESTS_PER_DOMAIN);
-    // 30 script fetches, 14 probe redirects, 5 llms.txt links and the sitemap child wanted the victim.
-    expect(onVictim?.refused).toEqual({ budget: 0, thirdPartyCap: 30 + 14 + 5 + 1 - THIRD_PARTY_REQUESTS_PER_DOMAIN, lookupCap: 0 });
+    // 30 script fetches, 15 probe redirects, 5 llms.txt links and the sitemap child wanted the victim.
+    expect(onVictim?.refused).toEqual({ budget: 0, thirdPartyCap: 30 + 15 + 5 + 1 - THIRD_PARTY_REQUESTS_PER_DOMAIN, lookupCap: 0 });
     expect(report.page.rendering.refused).toBeGreaterThan(0);
     expect(limits.some((l) => l.includes(`at most ${THIRD_PARTY_REQUESTS_PER_DOMAIN} requests`))).toBe(true);
     expect(visibilityCheckDescription().fetched.thirdPartyRequestsPerDomain).toBe(THIRD_PARTY_REQUESTS_PER_DOMAIN);

@@ -451,7 +451,7 @@ const isSiteFileFinding = (id: string) => SITE_FILE_FINDINGS.has(id) || id.start
 
 /** The limit line of a report whose page did not answer 2xx. */
 function notFetchedLimit(status: number): string {
-  return `The page answered ${status}, so nothing else was requested: robots.txt, the sitemap, llms.txt, llms-full.txt, tdmrep.json, the well-known agent surfaces, the RSL licence, http://, the path that cannot exist, the Markdown variants and the crawler probes were not fetched, and the report makes no finding about them (their states read unreachable, missing or not-probed only because they were not asked for).`;
+  return `The page answered ${status}, so nothing else was requested: robots.txt, the sitemap, llms.txt, llms-full.txt, tdmrep.json, the well-known agent surfaces, the AI Catalog, the RSL licence, http://, the path that cannot exist, the Markdown variants and the crawler probes were not fetched, and the report makes no finding about them (their states read unreachable, missing or not-probed only because they were not asked for).`;
 }
 
 /** The limit line of a report some of whose requests the outbound gate did not send. */
