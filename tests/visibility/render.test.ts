@@ -352,14 +352,16 @@ describe.skipIf(!settings)('the browser as an SSRF surface (Chromium)', () => {
       expect(site.log.filter((r) => !ours.includes(r)).map((r) => [r.path, probeAgents.has(String(r.headers['user-agent']))])).toEqual(
         Array(probeAgents.size).fill(['/', true]),
       );
-      // The check's own fetches (the page, as HTML and as Markdown, its site files and the agent surfaces' well-known
-      // documents), then what the browser asked the site for: the stylesheet, and the two addresses that redirect
+      // The check's own fetches (the page, as HTML and as Markdown, its site files, the agent surfaces' well-known
+      // documents and the AI Catalog), then what the browser asked the site for: the stylesheet, and the two addresses that redirect
       // to 127.0.0.1 (fetched, their redirect refused). Never /sw.js: service workers are blocked.
-      expect(ours.map((r) => r.path).sort()).toEqual(
+      // The one path that cannot exist (the soft-404 comparison) has a random name.
+      expect(ours.map((r) => r.path.replace(/^\/agent-visibility-check-not-found-[0-9a-f]{16}$/, '/agent-visibility-check-not-found-*')).sort()).toEqual(
         [
           '/', '/', '/', '/.well-known/tdmrep.json', '/bounce', '/llms-full.txt', '/llms.txt', '/redirect.js', '/robots.txt', '/sitemap.xml', '/style.css',
           '/.well-known/agent-card.json', '/.well-known/api-catalog', '/.well-known/http-message-signatures-directory', '/.well-known/mcp/server-card',
-          '/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource',
+          '/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource', '/.well-known/agent-skills/index.json',
+          '/.well-known/ai-catalog.json', '/agent-visibility-check-not-found-*',
         ].sort(),
       );
       const { refused, requests } = report.page.rendering;
