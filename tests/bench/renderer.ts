@@ -31,7 +31,7 @@ export async function benchRenderer() {
   const renderer = await startRendererServer({ CHROMIUM_PATH: settings.mode.executablePath, RENDERER_SERVER_CONCURRENCY: String(RENDERING_CHECKS + 2) });
   const site = await startFixtureSite(spaRoutes());
   const saved = { RENDERER: process.env.RENDERER, CHROMIUM_PATH: process.env.CHROMIUM_PATH, RENDERER_URL: process.env.RENDERER_URL, RENDERER_TOKEN: process.env.RENDERER_TOKEN };
-  const use = (where: 'in-process' | 'remote') => {
+  const renderFrom = (where: 'in-process' | 'remote') => {
     process.env.RENDERER = 'chromium';
     process.env.CHROMIUM_PATH = settings.mode.executablePath;
     process.env.RENDERER_TOKEN = renderer.token;
@@ -42,12 +42,12 @@ export async function benchRenderer() {
     // (1) One check at a time, the two ways alternately, each warmed first.
     const times = { 'in-process': [] as number[], remote: [] as number[] };
     for (const where of ['in-process', 'remote'] as const) {
-      use(where);
+      renderFrom(where);
       await checkVisibility('https://site.test/', { hostMap: site.hostMap(['site.test']) });
     }
     for (let run = 0; run < RUNS; run++) {
       for (const where of run % 2 === 0 ? (['in-process', 'remote'] as const) : (['remote', 'in-process'] as const)) {
-        use(where);
+        renderFrom(where);
         const started = performance.now();
         const { report } = await checkVisibility('https://site.test/', { hostMap: site.hostMap(['site.test']) });
         if (report.page.rendering.state !== 'rendered') throw new Error(`${where}: rendering ${report.page.rendering.state} (${report.page.rendering.reason ?? ''})`);

@@ -531,7 +531,7 @@ describe('the published change log from rubric 1.0.0', () => {
   });
 
   it('publishes 4.0.0 as the changes in force: no item re-weighted, every finding row scores 0', () => {
-    expect(RUBRIC_CHANGES).toBe(RUBRIC_CHANGES_4);
+    expect(RUBRIC_CHANGES).toEqual(RUBRIC_CHANGES_4);
     expect([RUBRIC_CHANGES.from, RUBRIC_CHANGES.to]).toEqual(['3.0.0', RUBRIC_VERSION]);
     expect(RUBRIC_VERSION).toBe('4.0.0');
     for (const c of RUBRIC_CHANGES.changes) {

@@ -15,7 +15,7 @@ import { assessSurface, linkHeaderRelations, type AgentSurface, type SurfaceFile
 import { htmlTokens, isAsciiWhitespace } from './html-scan';
 import { isHtml } from './llms-txt';
 
-export const AI_CATALOG_PATH = '/.well-known/ai-catalog.json';
+const AI_CATALOG_PATH = '/.well-known/ai-catalog.json';
 export const AI_CATALOG_ACCEPT = 'application/ai-catalog+json,application/json;q=0.9,*/*;q=0.5';
 /** Card entries whose `url` is fetched, at most: the rest are listed as not followed. */
 export const AI_CATALOG_FOLLOW_MAX = 2;
@@ -24,7 +24,7 @@ export const AI_CATALOG_PROBLEMS_MAX = 5;
 /** Card entries listed, at most. */
 export const AI_CATALOG_CARDS_MAX = 4;
 
-export type AiCatalogSource = 'robots-agentmap' | 'link-element' | 'link-header' | 'well-known';
+type AiCatalogSource = 'robots-agentmap' | 'link-element' | 'link-header' | 'well-known';
 
 /** Where the catalog is, and which of the four routes named it. */
 export interface AiCatalogLocation {
@@ -42,7 +42,7 @@ const CARD_MEDIA_TYPES: Readonly<Record<string, CardKind>> = {
 };
 
 /** One catalog entry that is an MCP server card or an A2A agent card, checked as the well-known card is. */
-export interface AiCatalogCard {
+interface AiCatalogCard {
   identifier: string | null;
   kind: CardKind;
   /** `data`: the card is inline; `url`: fetched from its address; `not-followed`: on another origin or past the limit. */

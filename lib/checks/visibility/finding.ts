@@ -9,7 +9,7 @@ import type { Severity } from '@/lib/checks/severity';
  * the 2 MiB cut or the parser's limits), so it costs no points and says so in its words.
  */
 export const FINDING_STATES = ['not-measured'] as const;
-export type FindingState = (typeof FINDING_STATES)[number];
+type FindingState = (typeof FINDING_STATES)[number];
 
 /** What a report says one rubric item found: how bad, the points it cost, and what to do about it. */
 export interface Finding {

@@ -7,7 +7,7 @@ import type { MarkdownAnswer } from './analysis';
 import { markdownIsPage } from './site-signals';
 
 /** What one address answered to `Accept: text/markdown`. */
-export type MarkdownOf = 'this-page' | 'generic' | 'nothing';
+type MarkdownOf = 'this-page' | 'generic' | 'nothing';
 
 /** The members `site.markdown` gains in v4. */
 export interface MarkdownPages {
@@ -33,8 +33,12 @@ function markdownBody(answer: MarkdownAnswer | null): string | null {
 /** The text of the first ATX heading of a Markdown body (`# Title`), collapsed and lowercased; null when none. */
 function firstHeading(markdown: string): string | null {
   for (const line of markdown.slice(0, 16 * 1024).split(/\r\n|\r|\n/)) {
-    const m = /^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$/.exec(line);
-    if (m) return collapseLower(m[1]);
+    // The heading marker by pattern, the closing #s and spaces by trimming: one pattern for both backtracks.
+    const m = /^ {0,3}#{1,6}[ \t](.*)$/.exec(line);
+    if (!m) continue;
+    let text = m[1];
+    while (text.endsWith('#') || text.endsWith(' ') || text.endsWith('\t')) text = text.slice(0, -1);
+    if (text.trim() !== '') return collapseLower(text);
   }
   return null;
 }
@@ -42,7 +46,7 @@ function firstHeading(markdown: string): string | null {
 /** The text of the page's first `<h1>`, tags dropped, collapsed and lowercased; null when none. */
 function pageHeading(html: string): string | null {
   const m = /<h1[^>]{0,200}>([\s\S]{0,500}?)<\/h1>/i.exec(html.slice(0, 512 * 1024));
-  const t = m ? collapseLower(m[1].replace(/<[^>]*>/g, ' ')) : '';
+  const t = m ? collapseLower(m[1].replace(/<[^<>]*>/g, ' ')) : '';
   return t === '' ? null : t;
 }
 

@@ -15,7 +15,7 @@ const COMPARE_BYTES = 8 * 1024;
 const SAME_PAGE_WORD_SHARE = 0.9;
 
 /** What a site file is, once its content type and body shape are read. */
-export type SiteFileState = 'found' | 'missing' | 'invalid' | 'unreachable' | 'soft-404';
+type SiteFileState = 'found' | 'missing' | 'invalid' | 'unreachable' | 'soft-404';
 
 /** One entry of `site.siteFiles`. */
 export interface SiteFileCheck {

@@ -54,7 +54,7 @@ export function resolveRendererSettings(
   if (RENDERER === 'off') return { mode: { on: false, reason: 'Rendering is turned off (RENDERER=off).' }, ...limits };
   if (RENDERER_URL) {
     if (!RENDERER_TOKEN) return { mode: { on: false, reason: 'Rendering is unavailable: RENDERER_URL is set without RENDERER_TOKEN.' }, ...limits };
-    return { mode: { on: true, remote: { urls: RENDERER_URL.split(',').map((u) => u.trim().replace(/\/+$/, '')), token: RENDERER_TOKEN } }, ...limits };
+    return { mode: { on: true, remote: { urls: RENDERER_URL.split(',').map(withoutTrailingSlashes), token: RENDERER_TOKEN } }, ...limits };
   }
   const candidates = CHROMIUM_PATH ? [CHROMIUM_PATH] : CHROMIUM_CANDIDATES;
   const found = candidates.find((file) => exists(file));
@@ -72,4 +72,11 @@ function isExecutable(file: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A renderer address as the client appends its path to it. Trimmed by hand: the regexp form backtracks. */
+function withoutTrailingSlashes(url: string): string {
+  let out = url.trim();
+  while (out.endsWith('/')) out = out.slice(0, -1);
+  return out;
 }
