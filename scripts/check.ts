@@ -5,11 +5,11 @@
 //   npm run check -- <url> --api <base> [--key <key>]   one paid call to the service, the readable summary
 //   npm run check -- --urls <file> --api <base>     one paid call per listed page, one table
 //   npm run check -- --sitemap <url> [--limit N] --api <base>   the sitemap's first N pages (default 10)
-//   --fail-under <score>                            a gate: exit 3 when a score is under it
+//   --fail-under <score>                            a gate: exit 1 when a score is under it
 // The key may come from PAC_KEY instead of --key, so a CI log or process list never shows it.
 // Exit codes: 0 report(s) printed (and every score at or above --fail-under), 2 bad usage, or the check or the
-// service refused or failed (400 invalid-url, 401 invalid-credits-key, 422 site-unreachable, …), 3 a score
-// under --fail-under, 1 anything unexpected. CHECK_HOST_MAP works as in the service (never in production).
+// service refused or failed (400 invalid-url, 401 invalid-credits-key, 422 site-unreachable, …), 1 a score
+// under --fail-under, 4 anything unexpected. CHECK_HOST_MAP works as in the service (never in production).
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { checkVisibility, type VisibilityResult } from '@/lib/checks/visibility/check';
@@ -267,6 +267,6 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     console.error(error instanceof Error ? error.message : error);
-    process.exitCode = 1;
+    process.exitCode = EXIT.unexpected;
   },
 );

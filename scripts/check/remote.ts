@@ -16,7 +16,8 @@ const RETRY_AFTER_MAX_SECONDS = 90;
 const RETRIES_429 = 3;
 
 /** How the CLI ends: documented in docs/VISIBILITY.md, and CI steps branch on them. */
-export const EXIT = { ok: 0, unexpected: 1, refused: 2, belowThreshold: 3 } as const;
+/** A gate fails with 1, as a failed assertion does in CI tools; a refusal is 2; a crash is 4, apart from both. */
+export const EXIT = { ok: 0, belowThreshold: 1, refused: 2, unexpected: 4 } as const;
 
 /** What one paid call came back with: a report, or the service's refusal in its own words. */
 export type ServiceAnswer =

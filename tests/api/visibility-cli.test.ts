@@ -80,7 +80,7 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 }
 
 describe('one page through the service: the CI gate', () => {
-  it('prints the summary with the report and credits, exits 0 at a threshold at or below the score and 3 above it', async () => {
+  it('prints the summary with the report and credits, exits 0 at a threshold at or below the score and 1 above it', async () => {
     await mintKey();
     const first = await cli(['https://site.test/', '--api', service.url, '--key', key]);
     expect(first.stderr).toBe('');
@@ -100,7 +100,7 @@ describe('one page through the service: the CI gate', () => {
 
     // The key from the environment, as the documented GitHub Actions step passes its secret.
     const above = await cli(['https://site.test/', '--api', service.url, '--fail-under', String(score + 1)], { PAC_KEY: key });
-    expect(above.code).toBe(3);
+    expect(above.code).toBe(1);
     expect(above.stderr).toBe(`Score ${score} is under --fail-under ${score + 1}.\n`);
     expect(above.stdout).toMatch(/^Credits remaining: 22$/m);
     expect(await callsLeft()).toBe(22);
@@ -125,13 +125,13 @@ describe('one page through the service: the CI gate', () => {
 });
 
 describe('several pages through the service', () => {
-  it('--urls with 3 URLs prints 3 rows and spends exactly 3 credits; any page under --fail-under exits 3', async () => {
+  it('--urls with 3 URLs prints 3 rows and spends exactly 3 credits; any page under --fail-under exits 1', async () => {
     await mintKey();
     const list = path.join(tmp, 'urls.txt');
     fs.writeFileSync(list, '# the pages we ship\nhttps://site.test/a\n\nhttps://site.test/b   # pricing\n  https://site.test/c\n');
     const res = await cli(['--urls', list, '--api', service.url, '--key', key, '--fail-under', '100']);
     expect(res.stderr).toBe('');
-    expect(res.code).toBe(3);
+    expect(res.code).toBe(1);
     const lines = res.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(5);
     expect(lines[0]).toMatch(/^url +score +verdict +top finding +report$/);
