@@ -42,6 +42,8 @@ describe('soft 404s', () => {
       llmsFullTxt: { state: 'soft-404', status: 200 },
     });
     for (const k of SURFACES) expect(r.site.agentSurfaces[k]).toMatchObject({ status: 'soft-404', valid: false, httpStatus: 200 });
+    // The AI Catalog at its well-known address too (nothing named it elsewhere).
+    expect(r.site.agentSurfaces.aiCatalog).toMatchObject({ status: 'soft-404', valid: false, httpStatus: 200, discoveredVia: 'well-known' });
     expect(r.robotsTxt).toBe('soft-404');
     expect(r.site.robotsTxt.state).toBe('soft-404');
     expect(r.llmsTxt).toBe('soft-404');
@@ -68,7 +70,7 @@ describe('soft 404s', () => {
     // The report view's words.
     const facts = visibilityFacts(r as unknown as Record<string, unknown>).flatMap((s) => s.facts);
     expect(facts.find((f) => f.label === 'Catch-all page (soft 404)')!.value).toBe(
-      'the site answers every path with its home page (HTTP 200 for a path that cannot exist); answered with it: robots.txt, the sitemap, llms.txt, llms-full.txt, https://site.test/.well-known/api-catalog, https://site.test/.well-known/mcp/server-card, https://site.test/.well-known/agent-card.json, https://site.test/.well-known/oauth-authorization-server, https://site.test/.well-known/oauth-protected-resource, https://site.test/.well-known/http-message-signatures-directory, https://site.test/.well-known/agent-skills/index.json',
+      'the site answers every path with its home page (HTTP 200 for a path that cannot exist); answered with it: robots.txt, the sitemap, llms.txt, llms-full.txt, https://site.test/.well-known/api-catalog, https://site.test/.well-known/mcp/server-card, https://site.test/.well-known/agent-card.json, https://site.test/.well-known/oauth-authorization-server, https://site.test/.well-known/oauth-protected-resource, https://site.test/.well-known/http-message-signatures-directory, https://site.test/.well-known/agent-skills/index.json, https://site.test/.well-known/ai-catalog.json',
     );
     expect(facts.find((f) => f.label === 'llms.txt')!.value).toBe("not found: the address answers with the site's catch-all page (a soft 404)");
     expect(facts.find((f) => f.label === 'MCP server card')!.value).toBe("not published: the address answers with the site's catch-all page (HTTP 200) (a soft 404)");

@@ -14,6 +14,7 @@
 import { assessSurface, linkHeaderRelations, type AgentSurface, type SurfaceFile } from './agent-surfaces';
 import { htmlTokens, isAsciiWhitespace } from './html-scan';
 import { isHtml } from './llms-txt';
+import { isSoftNotFound } from './soft-404';
 
 const AI_CATALOG_PATH = '/.well-known/ai-catalog.json';
 export const AI_CATALOG_ACCEPT = 'application/ai-catalog+json,application/json;q=0.9,*/*;q=0.5';
@@ -230,11 +231,14 @@ function cardsOf(entries: unknown[], files: AiCatalogFiles, origin: string): AiC
  * `unreachable` (no answer, 5xx), with its card entries checked.
  * @example assessAiCatalog({ location: { url: 'https://s.test/.well-known/ai-catalog.json', via: 'well-known' }, file: notFound, cards: [] }, 'https://s.test').status // 'missing'
  */
-export function assessAiCatalog(files: AiCatalogFiles, origin: string): AiCatalog {
+export function assessAiCatalog(files: AiCatalogFiles, origin: string, catchAll: string | null = null): AiCatalog {
   const { file, location } = files;
   const base = { url: file.url, httpStatus: file.status, name: null, entries: null, discoveredVia: location.via, cards: [] as AiCatalogCard[] };
   const invalid = (problems: string[]): AiCatalog => ({ ...base, status: 'invalid', valid: false, problems: problems.slice(0, AI_CATALOG_PROBLEMS_MAX) });
   if (file.status === null || file.status >= 500) return { ...base, status: 'unreachable', valid: false, problems: [] };
+  // At the well-known address, the site's catch-all page is a soft 404 like any other surface's; a catalog that
+  // robots.txt or the page names and that answers the catch-all is a broken promise (below).
+  if (location.via === 'well-known' && isSoftNotFound(file, catchAll)) return { ...base, status: 'soft-404', valid: false, problems: [] };
   const absent = file.status < 200 || file.status > 299 || !file.body || isHtml(file.contentType, file.body);
   if (absent) {
     // A catalog the site points to but does not serve is a broken promise; no catalog where nobody said there is one is none.

@@ -349,7 +349,7 @@ export function analyseSite(
     licensing: { ...licensingSignals, rsl, tdmPolicyReachable: tdmPolicyReachable(licensingSignals.tdmPolicy, files.tdmPolicy ?? null, page.url) },
     agentSurfaces: {
       ...agentSurfaces(headers.headerAll('link'), files.surfaces ?? notFetchedSurfaces(finalUrl.origin), page.url, catchAllOf(files.notFoundProbe)),
-      aiCatalog: files.aiCatalog ? assessAiCatalog(files.aiCatalog, finalUrl.origin) : null,
+      aiCatalog: files.aiCatalog ? assessAiCatalog(files.aiCatalog, finalUrl.origin, catchAllOf(files.notFoundProbe)) : null,
     },
     aiUse: aiUse({
       pagePath,
