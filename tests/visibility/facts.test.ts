@@ -27,6 +27,19 @@ describe('the visibility label table', () => {
     expect(hasFactLabel('site.someNewMember')).toBe(false);
   });
 
+  it('says in words whether the site treats a signed agent differently, and how much of the page the score rests on', () => {
+    const v4 = {
+      ...report,
+      scoreBasis: { bytesRead: 2 * 1024 * 1024, pageBytes: 3 * 1024 * 1024, truncated: true },
+      site: { ...report.site, access: { ...report.site.access, signedAgent: { signed: true, signedStatus: 200, unsignedStatus: 403, differs: true, words: 'Signed, the page answered 200; unsigned, 403: the site treats signed agents differently.' } } },
+    };
+    const facts = Object.fromEntries(visibilityFacts(v4).flatMap((s) => s.facts).map((f) => [f.label, f.value]));
+    expect(facts['Signed as this service (Web Bot Auth)']).toBe('Signed, the page answered 200; unsigned, 403: the site treats signed agents differently.');
+    expect(facts['Part of the page read']).toBe('the first 2.0 MB of 3.0 MB: what lies past it was not measured');
+    const whole = { ...v4, scoreBasis: { bytesRead: 48_000, pageBytes: 48_000, truncated: false } };
+    expect(Object.fromEntries(visibilityFacts(whole).flatMap((s) => s.facts).map((f) => [f.label, f.value]))['Part of the page read']).toBe('all of it (47 KB)');
+  });
+
   it('names each fact in words and formats each value: no field name, no JSON, no dash for nothing', () => {
     const facts = visibilityFacts(report).flatMap((s) => s.facts);
     expect(facts.filter((f) => RAW_FIELD.test(f.label)).map((f) => f.label)).toEqual([]);

@@ -340,6 +340,8 @@ const SECTIONS: ReadonlyArray<{ id: string; title: string; facts: readonly FactL
     title: 'How the check fetched',
     facts: [
       { key: 'site.access', label: 'Live requests as each crawler', also: ['site.access.browserUserAgent'], format: (v) => { const a = fieldsOf(v); if (num(a.probes) === null) return null; return `${count(num(a.probes)!, 'crawler request')}; the browser baseline got ${num(a.browserStatus) !== null ? `HTTP ${num(a.browserStatus)}` : 'no answer'}`; } },
+      { key: 'site.access.signedAgent', label: 'Signed as this service (Web Bot Auth)', format: (v) => str(fieldsOf(v).words) },
+      { key: 'scoreBasis', label: 'Part of the page read', format: (v) => { const b = fieldsOf(v); const read = num(b.bytesRead); if (read === null) return null; const size = (n: number) => (n >= 1024 * 1024 ? `${(n / (1024 * 1024)).toFixed(1)} MB` : `${Math.max(1, Math.round(n / 1024))} KB`); return b.truncated === true ? `the first ${size(read)}${num(b.pageBytes) !== null ? ` of ${size(num(b.pageBytes)!)}` : ''}: what lies past it was not measured` : `all of it (${size(read)})`; } },
       { key: 'site.outbound', label: 'Requests sent', format: (v) => { const o = fieldsOf(v); if (num(o.requests) === null) return null; const refused = fieldsOf(o.refused); const held = (num(refused.budget) ?? 0) + (num(refused.thirdPartyCap) ?? 0); return `${count(num(o.requests)!, 'request')} to ${count(num(o.domains) ?? 0, 'domain')}${held ? `; ${held} not sent (over a request budget)` : ''}`; } },
     ],
   },
