@@ -31,7 +31,7 @@ describe('the visibility label table', () => {
     const v4 = {
       ...report,
       scoreBasis: { bytesRead: 2 * 1024 * 1024, pageBytes: 3 * 1024 * 1024, truncated: true },
-      site: { ...report.site, access: { ...report.site.access, signedAgent: { signed: true, signedStatus: 200, unsignedStatus: 403, differs: true, words: 'Signed, the page answered 200; unsigned, 403: the site treats signed agents differently.' } } },
+      site: { ...report.site, access: { ...(report.site.access as Record<string, unknown>), signedAgent: { signed: true, signedStatus: 200, unsignedStatus: 403, differs: true, words: 'Signed, the page answered 200; unsigned, 403: the site treats signed agents differently.' } } },
     };
     const facts = Object.fromEntries(visibilityFacts(v4).flatMap((s) => s.facts).map((f) => [f.label, f.value]));
     expect(facts['Signed as this service (Web Bot Auth)']).toBe('Signed, the page answered 200; unsigned, 403: the site treats signed agents differently.');
