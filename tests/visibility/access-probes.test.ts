@@ -57,7 +57,7 @@ describe('access probes: what each crawler gets', () => {
       browserUserAgent: BROWSER_USER_AGENT,
       probes: 14,
       // The tests run without WEB_BOT_AUTH_KEY: nothing is signed, and the unsigned repeat is not sent.
-      signedAgent: { signed: false, signedStatus: null, unsignedStatus: null, differs: null, words: 'Not compared: this service has no Web Bot Auth key (WEB_BOT_AUTH_KEY), so its requests were not signed.' },
+      signedAgent: { signed: false, signedStatus: null, unsignedStatus: null, differs: null, words: 'Not compared: this service has no Web Bot Auth key set up, so its requests were not signed.' },
     });
     expect(finding(report)).toBeUndefined();
     // The user agents the server saw on the page: ours three times (the page, the page as Markdown, the one

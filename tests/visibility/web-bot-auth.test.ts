@@ -241,7 +241,7 @@ describe('site.access.signedAgent', () => {
       signedStatus: null,
       unsignedStatus: null,
       differs: null,
-      words: 'Not compared: this service has no Web Bot Auth key (WEB_BOT_AUTH_KEY), so its requests were not signed.',
+      words: 'Not compared: this service has no Web Bot Auth key set up, so its requests were not signed.',
     });
     expect(seen.filter((s) => s.signature !== null || s.signatureInput !== null || s.signatureAgent !== null)).toEqual([]);
     // Our own user agent fetched /guide three times (the page, its Markdown variant, the llms.txt link to it): no repeat.

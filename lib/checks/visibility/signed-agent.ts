@@ -34,7 +34,7 @@ export interface SignedAgentAccess {
  */
 export function signedAgentNotCompared(page: { signed: boolean; status: number }): SignedAgentAccess {
   if (!page.signed) {
-    return { signed: false, signedStatus: null, unsignedStatus: null, differs: null, words: 'Not compared: this service has no Web Bot Auth key (WEB_BOT_AUTH_KEY), so its requests were not signed.' };
+    return { signed: false, signedStatus: null, unsignedStatus: null, differs: null, words: 'Not compared: this service has no Web Bot Auth key set up, so its requests were not signed.' };
   }
   return { signed: true, signedStatus: page.status, unsignedStatus: null, differs: null, words: `Not compared: the page answered ${page.status} to the signed request, so nothing else was requested.` };
 }
