@@ -8,7 +8,7 @@ import type { Config } from '@/lib/config';
 import type { Store } from '@/lib/store';
 import { authenticateKey } from '@/lib/credits/ledger';
 import { maskKey } from '@/lib/credits/keys';
-import { readSession, refuseForeignOrigin, sessionIdOf } from '@/lib/session';
+import { readSession, refuseForeignForm, refuseForeignOrigin, sessionIdOf } from '@/lib/session';
 
 // Plumbing shared by the /api/billing routes: bodies arrive as JSON (fetch) or as an HTML form post
 // (pages that work without JavaScript); either way a key travels in the body, never in the URL.
@@ -64,11 +64,13 @@ export interface BillingKey {
  * The key a billing request names in its body or, without one, the key the browser is signed in with. A signed-in
  * request is held to the same origin rule as every other session change (refuseForeignOrigin); with neither, the
  * answer says both ways to name a key.
- * @example const who = await billingKeyOf(request, body.key, runtime); // { keyHash, mask: 'pac_live_…Ab3d' }
+ * @example const who = await billingKeyOf(request, body.key, runtime, form); // { keyHash, mask: 'pac_live_…Ab3d' }
  */
-export async function billingKeyOf(request: Request, key: string | undefined, deps: { store: Store; config: Config }): Promise<BillingKey> {
+export async function billingKeyOf(request: Request, key: string | undefined, deps: { store: Store; config: Config }, form = false): Promise<BillingKey> {
   if (key !== undefined) return { keyHash: await authenticateKey(deps.store, deps.config.CREDITS_KEY_SECRET, key), mask: maskKey(key) };
-  refuseForeignOrigin(request, deps.config.APP_URL);
+  // A form posted by our own page without JavaScript carries Origin: null (refuseForeignForm says why).
+  if (form) refuseForeignForm(request, deps.config.APP_URL);
+  else refuseForeignOrigin(request, deps.config.APP_URL);
   const session = await readSession(deps.store, sessionIdOf(request, deps.config), Date.now());
   if (session) return { keyHash: session.keyHash, mask: session.keyPrefix };
   throw new ProblemError('invalid-request', '$.key is required: send the credits key, or sign in with it on this site first.', { errors: [{ path: '$.key', message: 'is required (or sign in)' }] });

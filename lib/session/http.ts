@@ -7,20 +7,7 @@ import { ProblemError } from '@/lib/problems';
 import { clientIp } from '@/lib/http/client-ip';
 import { enforceRateLimit } from '@/lib/rate-limit';
 import { parseBody } from '@/lib/validation';
-import { RotateBody, SignInBody, notSignedIn, readSession, refuseForeignOrigin, rotateSessionKey, sessionCookie, sessionCookieSecure, sessionIdOf, signIn, signOut } from './index';
-
-/**
- * The same lock for an HTML form posted by one of our pages (sign-in without JavaScript). Our pages answer with
- * `Referrer-Policy: no-referrer`, under which a browser sends `Origin: null` with a form's POST, even to its own
- * origin; so `null` passes here only when the browser also says, in `Sec-Fetch-Site` (a header no page can set), that
- * the form was on this very origin. Another site's form gets `cross-site` or `same-site` there (and `Origin: null` is
- * what its own no-referrer policy would send), so it is refused (403) as on the JSON route.
- */
-function refuseForeignForm(request: Request, appUrl: string): void {
-  const origin = request.headers.get('origin');
-  if (origin === 'null' && request.headers.get('sec-fetch-site') === 'same-origin') return;
-  refuseForeignOrigin(request, appUrl);
-}
+import { RotateBody, SignInBody, notSignedIn, readSession, refuseForeignForm, refuseForeignOrigin, rotateSessionKey, sessionCookie, sessionCookieSecure, sessionIdOf, signIn, signOut } from './index';
 
 /** The pages with a sign-in form, where a form sign-in returns to. */
 const SIGN_IN_PAGES = ['/check', '/account'] as const;

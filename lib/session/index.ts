@@ -250,3 +250,17 @@ export function refuseForeignOrigin(request: Request, appUrl: string): void {
     throw new ProblemError('cross-origin-refused', 'This request came from another site. Sign-in, sign-out, checks and key rotation are accepted from this site\'s own pages only.');
   }
 }
+
+/**
+ * The same lock for an HTML form posted by one of our pages (sign-in, top-up and billing without JavaScript). Our pages answer with
+ * `Referrer-Policy: no-referrer`, under which a browser sends `Origin: null` with a form's POST, even to its own
+ * origin; so `null` passes here only when the browser also says, in `Sec-Fetch-Site` (a header no page can set), that
+ * the form was on this very origin. Another site's form gets `cross-site` or `same-site` there (and `Origin: null` is
+ * what its own no-referrer policy would send), so it is refused (403) as on the JSON route.
+ * @example if (form) refuseForeignForm(request, config.APP_URL); else refuseForeignOrigin(request, config.APP_URL);
+ */
+export function refuseForeignForm(request: Request, appUrl: string): void {
+  const origin = request.headers.get('origin');
+  if (origin === 'null' && request.headers.get('sec-fetch-site') === 'same-origin') return;
+  refuseForeignOrigin(request, appUrl);
+}

@@ -121,6 +121,16 @@ describe('POST /api/billing/checkout', () => {
     const foreign = await checkoutPOST(fromSite('/api/billing/checkout', { plan: 'bundle-25', topUp: true }, 'https://evil.example'));
     expect(foreign.status).toBe(403);
     expect((await foreign.json()).type).toBe(PROBLEM_BASE + 'cross-origin-refused');
+
+    // Without JavaScript our pages post forms, which carry Origin: null under our no-referrer policy; the browser's
+    // Sec-Fetch-Site tells our own page's form (same-origin) from another site's.
+    const formFrom = (site: string) =>
+      new Request(`${BASE}/api/billing/account`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: 'null', 'sec-fetch-site': site }, body: '' });
+    const ours = await accountPOST(formFrom('same-origin'));
+    expect(ours.status).toBe(200);
+    expect(await ours.json()).toMatchObject({ key: `pac_live_…${key.slice(-4)}`, callsLeft: 25 });
+    expect((await accountPOST(formFrom('cross-site'))).status).toBe(403);
+    expect((await accountPOST(fromSite('/api/billing/account', {}, 'null'))).status).toBe(403);
   });
 
   it('asks for the key, or a sign-in, when a top-up names neither', async () => {

@@ -10,8 +10,8 @@ export const dynamic = 'force-dynamic';
 export const POST = observed('billing-account', (request: Request): Promise<Response> =>
   billingRoute('billing-account', async () => {
     const { config, store } = getRuntime();
-    const { fields } = await readBillingBody(request, config.MAX_BODY_BYTES);
+    const { fields, form } = await readBillingBody(request, config.MAX_BODY_BYTES);
     const { key } = parseFields(KeyBody, fields);
-    return noStoreJson(await accountSummary({ store }, await billingKeyOf(request, key, { store, config })));
+    return noStoreJson(await accountSummary({ store }, await billingKeyOf(request, key, { store, config }, form)));
   }),
 );

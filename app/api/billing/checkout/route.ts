@@ -17,7 +17,7 @@ export const POST = observed('billing-checkout', (request: Request): Promise<Res
     await enforceRateLimit(store, `checkout-ip:${ip}`, config.RATE_LIMIT_CHECKOUT_PER_IP, config.RATE_LIMIT_WINDOW_SECONDS * 1000, Date.now());
     const { fields, form } = await readBillingBody(request, config.MAX_BODY_BYTES);
     const body = parseFields(CheckoutBody, fields);
-    const result = await createCheckout({ store, config }, body.plan, body.topUp ? { topUp: await billingKeyOf(request, body.key, { store, config }) } : {});
+    const result = await createCheckout({ store, config }, body.plan, body.topUp ? { topUp: await billingKeyOf(request, body.key, { store, config }, form) } : {});
     if (form) return new Response(null, { status: 303, headers: { Location: result.url, 'Cache-Control': 'no-store' } });
     return noStoreJson({ url: result.url, sessionId: result.sessionId });
   }),

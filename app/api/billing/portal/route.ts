@@ -12,7 +12,7 @@ export const POST = observed('billing-portal', (request: Request): Promise<Respo
     const { config, store } = getRuntime();
     const { fields, form } = await readBillingBody(request, config.MAX_BODY_BYTES);
     const { key } = parseFields(KeyBody, fields);
-    const url = await billingPortalUrl({ store, config }, (await billingKeyOf(request, key, { store, config })).keyHash);
+    const url = await billingPortalUrl({ store, config }, (await billingKeyOf(request, key, { store, config }, form)).keyHash);
     if (form) return new Response(null, { status: 303, headers: { Location: url, 'Cache-Control': 'no-store' } });
     return noStoreJson({ url });
   }),
