@@ -51,6 +51,10 @@ export default async function globalSetup(_config: FullConfig) {
     STRIPE_WEBHOOK_SECRET: webhookSecret,
     NODE_OPTIONS: `--import ${PRELOAD}`,
     PAC_FAKE_INTERNET: JSON.stringify({ [FIXTURE_HOST]: shop.port, [FIXTURE_DOWN_HOST]: closedPort }),
+    // Every browser signs in and buys from one address, many times a minute; the limits themselves are proven by
+    // the API tests (tests/api/session.test.ts, tests/billing/checkout.test.ts), not by the order these run in.
+    RATE_LIMIT_SESSION_PER_IP: '1000',
+    RATE_LIMIT_CHECKOUT_PER_IP: '1000',
   });
   let child: ChildProcess | undefined;
   const stop = async () => {
