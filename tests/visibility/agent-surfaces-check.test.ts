@@ -1,25 +1,15 @@
 // Visibility check v3 end to end on fixture sites: each agent surface present, missing and invalid, the RSL
 // licence robots.txt names, pay-per-crawl answers to the crawler probes and an x402 page, all through the
 // real check (safeFetch, the analysis threads, the report caps).
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
-import { checkVisibility, type VisibilityResult } from '@/lib/checks/visibility/check';
 import { goodPage, goodRoutes, httpsOnly, ROBOTS, text, xml } from './fixture-pages';
-import { startFixtureSite, type FixtureResponse, type FixtureRoute, type FixtureSite } from './fixture-site';
+import type { FixtureRoute } from './fixture-site';
+import { checksOnFixtureSites, findingOf, jsonRoute } from './check-on-fixture';
 
-const sites: FixtureSite[] = [];
-afterEach(async () => {
-  while (sites.length > 0) await sites.pop()!.close();
-});
-
-async function run(routes: Record<string, FixtureRoute>): Promise<{ result: VisibilityResult; site: FixtureSite }> {
-  const site = await startFixtureSite(routes);
-  sites.push(site);
-  return { result: await checkVisibility('https://site.test/guide', { hostMap: site.hostMap(['site.test']) }), site };
-}
-
-const finding = (r: VisibilityResult, id: string) => r.report.findings.find((f) => f.id === id);
-const json = (body: unknown, type = 'application/json'): FixtureResponse => ({ headers: { 'content-type': type }, body: JSON.stringify(body) });
+const { run } = checksOnFixtureSites();
+const finding = findingOf;
+const json = jsonRoute;
 
 const VALID: Record<string, FixtureRoute> = {
   '/.well-known/api-catalog': json({ linkset: [{ anchor: 'https://site.test/api', 'service-desc': [{ href: 'https://site.test/openapi.json' }] }] }, 'application/linkset+json'),

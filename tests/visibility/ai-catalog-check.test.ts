@@ -1,30 +1,21 @@
 // Visibility check v4 end to end on fixture sites: the AI Catalog (Agentic Resource Discovery) found by each of
 // Lighthouse's four routes, broken in each way, and the cards it lists checked; the Agent Skills index; and the
 // Google-Agent row of the crawler table. All through the real check (safeFetch, the analysis threads, the caps).
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
-import { checkVisibility, type VisibilityResult } from '@/lib/checks/visibility/check';
+import type { VisibilityResult } from '@/lib/checks/visibility/check';
 import { CRAWLERS } from '@/lib/checks/visibility/crawlers';
 import { visibilityFacts } from '@/lib/checks/visibility/facts';
 import { aiCatalogLocation } from '@/lib/checks/visibility/ai-catalog';
 import { RUBRIC } from '@/lib/checks/visibility/rubric';
 import { RUBRIC_CHANGES_4 } from '@/lib/checks/visibility/rubric-changes';
 import { goodPage, goodRoutes, httpsOnly, ROBOTS, text } from './fixture-pages';
-import { startFixtureSite, type FixtureResponse, type FixtureRoute, type FixtureSite } from './fixture-site';
+import type { FixtureResponse, FixtureRoute, FixtureSite } from './fixture-site';
+import { checksOnFixtureSites, findingOf, jsonRoute } from './check-on-fixture';
 
-const sites: FixtureSite[] = [];
-afterEach(async () => {
-  while (sites.length > 0) await sites.pop()!.close();
-});
-
-async function run(routes: Record<string, FixtureRoute>): Promise<{ result: VisibilityResult; site: FixtureSite }> {
-  const site = await startFixtureSite(routes);
-  sites.push(site);
-  return { result: await checkVisibility('https://site.test/guide', { hostMap: site.hostMap(['site.test']) }), site };
-}
-
-const finding = (r: VisibilityResult, id: string) => r.report.findings.find((f) => f.id === id);
-const json = (body: unknown, type = 'application/json'): FixtureResponse => ({ headers: { 'content-type': type }, body: JSON.stringify(body) });
+const { run } = checksOnFixtureSites();
+const finding = findingOf;
+const json = jsonRoute;
 const count = (site: FixtureSite, path: string) => site.requests.filter((p) => p === path).length;
 
 const MCP_CARD = { $schema: 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json', name: 'test.site/shop', version: '1.0.0', capabilities: { tools: {} }, tools: [{ name: 'search' }, { name: 'buy' }] };
