@@ -13,6 +13,7 @@ import { chromiumSettings } from '../support/chromium';
 import { goodRoutes } from '../visibility/fixture-pages';
 import { startFixtureSite, type FixtureRoute } from '../visibility/fixture-site';
 import { spaRoutes } from '../visibility/render-site';
+import { saveEnv } from '../support/saved-env';
 
 const RUNS = 5;
 // Each burner ends itself after this, so none outlives a bench that was killed before its cleanup ran.
@@ -58,7 +59,7 @@ export async function benchContention() {
   if (settings?.mode.on) kinds.push({ name: 'rendered (single-page app)', routes: spaRoutes(), url: 'https://site.test/', renderer: 'chromium' });
   else console.log('[bench] contention: no Chromium executable found (set CHROMIUM_PATH); the rendered checks are skipped');
 
-  const saved = { RENDERER: process.env.RENDERER, CHROMIUM_PATH: process.env.CHROMIUM_PATH };
+  const saved = saveEnv(['RENDERER', 'CHROMIUM_PATH']);
   if (settings?.mode.on) process.env.CHROMIUM_PATH = settings.mode.executablePath;
   const sites = await Promise.all(kinds.map((k) => startFixtureSite(k.routes)));
   const failures: string[] = [];
@@ -109,10 +110,7 @@ export async function benchContention() {
     return { ratios, failures };
   } finally {
     await stopBurners(load);
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
+    saved.restore();
     await coldStart();
     await Promise.all(sites.map((s) => s.close()));
   }

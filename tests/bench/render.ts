@@ -7,6 +7,7 @@ import { descendantsMemory } from '@/lib/checks/visibility/render/proc-rss';
 import { chromiumSettings } from '../support/chromium';
 import { startFixtureSite } from '../visibility/fixture-site';
 import { spaRoutes } from '../visibility/render-site';
+import { saveEnv } from '../support/saved-env';
 
 const HOSTS = ['site.test'];
 const MB = 1024 * 1024;
@@ -33,7 +34,7 @@ export async function benchRender() {
   }
   const site = await startFixtureSite(spaRoutes());
   const hostMap = site.hostMap(HOSTS);
-  const saved = { RENDERER: process.env.RENDERER, CHROMIUM_PATH: process.env.CHROMIUM_PATH };
+  const saved = saveEnv(['RENDERER', 'CHROMIUM_PATH']);
   const run = (renderer: 'off' | 'chromium') => {
     process.env.RENDERER = renderer;
     return checkVisibility('https://site.test/', { hostMap });
@@ -74,10 +75,7 @@ export async function benchRender() {
     console.log(`[bench] fixture single-page app: check ${median(plain).toFixed(0)} ms unrendered (baseline), ${median(rendered).toFixed(0)} ms rendered (warm browser): ratio ${ratio.toFixed(2)}, ${(median(rendered) - median(plain)).toFixed(0)} ms added`);
     return { idle, peak, above, states, plain: median(plain), rendered: median(rendered), ratio };
   } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
+    saved.restore();
     await closeRenderer();
     await site.close();
   }

@@ -15,6 +15,7 @@ import { validReadinessBody } from '../support/runtime';
 import { startFixtureSite } from '../visibility/fixture-site';
 import { spaRoutes } from '../visibility/render-site';
 import { load } from './load';
+import { saveEnv } from '../support/saved-env';
 
 const RUNS = 8;
 const RENDERING_CHECKS = 10;
@@ -30,7 +31,7 @@ export async function benchRenderer() {
   }
   const renderer = await startRendererServer({ CHROMIUM_PATH: settings.mode.executablePath, RENDERER_SERVER_CONCURRENCY: String(RENDERING_CHECKS + 2) });
   const site = await startFixtureSite(spaRoutes());
-  const saved = { RENDERER: process.env.RENDERER, CHROMIUM_PATH: process.env.CHROMIUM_PATH, RENDERER_URL: process.env.RENDERER_URL, RENDERER_TOKEN: process.env.RENDERER_TOKEN };
+  const saved = saveEnv(['RENDERER', 'CHROMIUM_PATH', 'RENDERER_URL', 'RENDERER_TOKEN']);
   const renderFrom = (where: 'in-process' | 'remote') => {
     process.env.RENDERER = 'chromium';
     process.env.CHROMIUM_PATH = settings.mode.executablePath;
@@ -116,10 +117,7 @@ export async function benchRenderer() {
     console.log(`[bench] renderer: unpaid 402 p50: idle ${p50.idle} ms; beside ${RENDERING_CHECKS} rendered checks ${p50['in-process']} ms in-process, ${p50.remote} ms remote (remote / in-process ${(p50.remote / p50['in-process']).toFixed(2)})`);
     return { ratio, times, p50 };
   } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
+    saved.restore();
     await closeRenderer();
     await site.close();
     await renderer.stop();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { closeRenderer } from '@/lib/checks/visibility/render';
 import type { LocalChromium } from './chromium';
 import { startRendererServer, type RendererServerProcess } from './renderer-server';
+import { saveEnv } from './saved-env';
 
 /**
  * Where the rendering suites render: `in-process` (this process's Chromium, the default) or `remote` (a renderer
@@ -18,7 +19,7 @@ export const TEST_RENDERER: 'in-process' | 'remote' = process.env.TEST_RENDERER 
  * @example const settings = chromiumSettings(); renderWithChromium(settings);
  */
 export function renderWithChromium(settings: LocalChromium | null, where: 'in-process' | 'remote' = TEST_RENDERER): void {
-  const saved = { RENDERER: process.env.RENDERER, CHROMIUM_PATH: process.env.CHROMIUM_PATH, RENDERER_URL: process.env.RENDERER_URL, RENDERER_TOKEN: process.env.RENDERER_TOKEN };
+  const saved = saveEnv(['RENDERER', 'CHROMIUM_PATH', 'RENDERER_URL', 'RENDERER_TOKEN']);
   let server: RendererServerProcess | null = null;
   beforeAll(async () => {
     process.env.RENDERER = 'chromium';
@@ -33,9 +34,6 @@ export function renderWithChromium(settings: LocalChromium | null, where: 'in-pr
   afterAll(async () => {
     await closeRenderer();
     await server?.stop();
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
+    saved.restore();
   });
 }
