@@ -13,6 +13,7 @@ import { POST as checkout } from '@/app/api/billing/checkout/route';
 import { proxy } from '@/proxy';
 import { balance, createKey } from '@/lib/credits/ledger';
 import { parseConfig } from '@/lib/config';
+import { addressKey } from '@/lib/outbound/outbound';
 import { PROBLEM_BASE } from '@/lib/problems';
 import { setRuntimeForTests, type Runtime } from '@/lib/runtime';
 import { openSqliteStore } from '@/lib/store/sqlite';
@@ -102,7 +103,7 @@ function limitsAcrossInstances(name: string, open: () => Promise<Backend & { clo
     let c: Cluster | undefined;
 
     beforeAll(async () => {
-      site = await startFixtureSite(goodRoutes());
+      site = await startFixtureSite({ ...goodRoutes(), '/reset': { reset: true } });
     });
     afterAll(async () => {
       await site?.close();
@@ -177,6 +178,38 @@ function limitsAcrossInstances(name: string, open: () => Promise<Backend & { clo
       await expectRateLimited(refused);
       expect(site.requests.length).toBe(sent);
       expect((await balance(c.instances[1].store, b.keyHash)).callsLeft).toBe(25);
+    });
+
+    it('requests to one address (OUTBOUND_REQUESTS_PER_ADDRESS_PER_MINUTE): what one instance sent, the other counts', async () => {
+      const budget = 1000;
+      c = cluster(backend, { OUTBOUND_REQUESTS_PER_ADDRESS_PER_MINUTE: String(budget) });
+      const [a, b] = await keys(2);
+      const check = (key: string) => visibility.POST(post(`${BASE}/api/agent/ai-visibility`, { url: 'https://site.test/guide' }, { authorization: `Bearer ${key}` }));
+      expect((await c.on(0, () => check(a.key))).status).toBe(200);
+      const sent = site.requests.length;
+      expect(sent).toBeGreaterThan(1);
+      // The host map points site.test at the fixture's port on 127.0.0.1: that address's count, read by instance 1.
+      const bucket = `outbound:address:${addressKey('127.0.0.1', site.port)}`;
+      const seen = await c.instances[1].store.hitRateLimit(bucket, budget, 60_000, Date.now());
+      expect(seen.remaining).toBe(budget - sent - 1);
+      for (let i = sent + 1; i < budget; i++) await c.instances[0].store.hitRateLimit(bucket, budget, 60_000, Date.now());
+      const refused = await c.on(1, () => check(b.key));
+      await expectRateLimited(refused);
+      expect(site.requests.length).toBe(sent);
+      expect((await balance(c.instances[1].store, b.keyHash)).callsLeft).toBe(25);
+    });
+
+    it('checks that fail uncharged (RATE_LIMIT_COSTLY_FAILURES): 5 across both, then 429 before paying on either', async () => {
+      c = cluster(backend, { RATE_LIMIT_COSTLY_FAILURES: String(LIMIT) });
+      const [{ key, keyHash }] = await keys(1);
+      // The site resets the connection before it answers: a failure that is never charged, so it is counted.
+      const call = () => visibility.POST(post(`${BASE}/api/agent/ai-visibility`, { url: 'https://site.test/reset' }, { authorization: `Bearer ${key}`, 'x-forwarded-for': '203.0.113.60' }));
+      expect(await roundRobin(c, LIMIT, call)).toEqual(times(LIMIT, 422));
+      await expectRateLimited(await c.on(0, call));
+      await expectRateLimited(await c.on(1, call));
+      // Refused before the site was asked again, and none of it charged.
+      expect(site.requests.filter((p) => p === '/reset')).toHaveLength(LIMIT);
+      expect((await balance(c.instances[0].store, keyHash)).callsLeft).toBe(25);
     });
 
     it('report reads per address (RATE_LIMIT_REPORTS_PER_IP): 5 across both, then 429 on either', async () => {

@@ -89,18 +89,21 @@ export async function benchRenderer() {
             body: JSON.stringify({ url: `http://${HOST}/` }),
           }).then(async (res) => {
             const body = (await res.json()) as { report?: { page?: { rendering?: { state?: string } } } };
-            const state = body.report?.page?.rendering?.state;
-            if (res.status !== 200 || state !== 'rendered') throw new Error(`${where}: ${res.status}, rendering ${state}`);
+            return `${res.status} ${body.report?.page?.rendering?.state ?? 'no report'}`;
           });
-        await rendered(); // the browser (or the connection) and the routes warm
+        // The browser (or the connection) and the routes warm; this one must render, or nothing below means anything.
+        const first = await rendered();
+        if (first !== '200 rendered') throw new Error(`${where}: the first check answered ${first}`);
         await load({ ...unpaid, duration: 2 });
         if (where === 'in-process') p50.idle = (await load({ ...unpaid, duration: 5, connections: 4 })).p50;
         let loading = true;
-        let checks = 0;
+        // What each check answered: on a busy machine a rendering may run out of its deadline (answered without
+        // it, as the service does); the figure is the 402's latency beside that work, so they are counted, not fatal.
+        const outcomes = new Map<string, number>();
         const workers = keys.map(async (key) => {
           while (loading) {
-            await rendered(key);
-            checks++;
+            const outcome = await rendered(key);
+            outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
           }
         });
         // The rendered checks under way before the measurement starts.
@@ -109,12 +112,12 @@ export async function benchRenderer() {
         loading = false;
         await Promise.all(workers);
         p50[where] = during.p50;
-        console.log(`[bench] renderer: unpaid 402 beside ${RENDERING_CHECKS} rendered checks (${checks} done), renderer ${where}: p50 ${during.p50} ms, p99 ${during.p99} ms, ${during.rps.toFixed(0)} req/s`);
+        console.log(`[bench] renderer: unpaid 402 beside ${RENDERING_CHECKS} rendered checks (answered: ${JSON.stringify(Object.fromEntries(outcomes))}), renderer ${where}: p50 ${during.p50} ms, p99 ${during.p99} ms, ${during.rps.toFixed(0)} req/s`);
       } finally {
         await server.stop();
       }
     }
-    console.log(`[bench] renderer: unpaid 402 p50: idle ${p50.idle} ms; beside ${RENDERING_CHECKS} rendered checks ${p50['in-process']} ms in-process, ${p50.remote} ms remote (remote / in-process ${(p50.remote / p50['in-process']).toFixed(2)})`);
+    console.log(`[bench] renderer: unpaid 402 p50: idle ${p50.idle} ms; beside ${RENDERING_CHECKS} rendered checks ${p50['in-process']} ms in-process, ${p50.remote} ms remote (remote / in-process ${(p50.remote / p50['in-process']).toFixed(2)}); load average ${os.loadavg()[0].toFixed(1)}`);
     return { ratio, times, p50 };
   } finally {
     saved.restore();

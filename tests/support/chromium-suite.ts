@@ -33,7 +33,10 @@ export function renderWithChromium(settings: LocalChromium | null, where: 'in-pr
   });
   afterAll(async () => {
     await closeRenderer();
+    // A suite meant to render remotely that never reached the server proved nothing about the connection.
+    const accepted = server ? await server.accepted() : null;
     await server?.stop();
     saved.restore();
+    if (accepted === 0) throw new Error('TEST_RENDERER=remote, yet the renderer server accepted no rendering: the suite rendered in-process');
   });
 }

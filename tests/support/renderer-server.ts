@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import path from 'node:path';
+import { rendererPath } from '@/lib/checks/visibility/render/remote';
 
 // A renderer server (`npm run renderer`, scripts/renderer.ts) in a process of its own, as it runs in a
 // deployment: the service under test renders through it over a real WebSocket. It listens on a port the kernel
@@ -21,6 +22,8 @@ export interface RendererServerProcess {
   kill(): Promise<void>;
   /** Everything it wrote. */
   output(): string;
+  /** How many renderings the server has accepted so far (its own count, read over HTTP). */
+  accepted(): Promise<number>;
 }
 
 /**
@@ -57,5 +60,6 @@ export async function startRendererServer(env: Record<string, string> = {}): Pro
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited;
   };
-  return { url, token, pid: child.pid!, stop: () => end('SIGTERM'), kill: () => end('SIGKILL'), output: () => output };
+  const accepted = async () => ((await (await fetch(`${url.replace(/^ws/, 'http')}${rendererPath(token)}`)).json()) as { accepted: number }).accepted;
+  return { url, token, pid: child.pid!, stop: () => end('SIGTERM'), kill: () => end('SIGKILL'), output: () => output, accepted };
 }

@@ -210,7 +210,8 @@ describe.skipIf(!settings)('the rendered view (Chromium)', () => {
     sites.push(site);
     const child = spawn(process.execPath, ['--import', 'tsx', 'tests/visibility/render-child.ts'], {
       cwd: path.resolve(__dirname, '../..'),
-      env: { ...process.env, RENDERER: 'chromium', MAP: site.hostMap(HOSTS) },
+      // The child's own Chromium, whichever way this suite renders: what is proven is that its browser dies with it.
+      env: { ...process.env, RENDERER: 'chromium', RENDERER_URL: '', MAP: site.hostMap(HOSTS) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
@@ -232,6 +233,9 @@ describe.skipIf(!settings)('the rendered view (Chromium)', () => {
 
   it('replaces the shared browser after its bound of contexts, and renders on the new one', async () => {
     const bound = RECYCLE.afterContexts;
+    // The bound is the in-process browser's (a renderer server keeps its own): rendered here, whichever way the suite renders.
+    const remote = process.env.RENDERER_URL;
+    delete process.env.RENDERER_URL;
     await closeRenderer();
     const before = browsersLaunched();
     RECYCLE.afterContexts = 2;
@@ -245,6 +249,8 @@ describe.skipIf(!settings)('the rendered view (Chromium)', () => {
       expect(browsersLaunched() - before).toBe(2);
     } finally {
       RECYCLE.afterContexts = bound;
+      await closeRenderer();
+      if (remote !== undefined) process.env.RENDERER_URL = remote;
     }
   }, 90_000);
 
