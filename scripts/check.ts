@@ -133,7 +133,10 @@ function serviceSummary(answer: Extract<ServiceAnswer, { kind: 'report' }>): str
     const { verdict, topFinding } = reportGist(answer.body);
     summary = `AI Visibility Check of ${answer.url}\nScore: ${answer.score}\nVerdict: ${verdict}\nTop finding: ${topFinding}`;
   }
-  const after = [answer.reportUrl ? `Report: ${answer.reportUrl}` : null, answer.creditsRemaining === null ? null : `Credits remaining: ${answer.creditsRemaining}`];
+  const after = [
+    answer.reportUrl ? `Report: ${answer.reportUrl}` : null,
+    answer.reportApiUrl && answer.reportApiUrl !== answer.reportUrl ? `JSON: ${answer.reportApiUrl}` : null,
+    answer.creditsRemaining === null ? null : `Credits remaining: ${answer.creditsRemaining}`];
   return [summary, ...after.filter((l) => l !== null)].join('\n');
 }
 

@@ -1,5 +1,6 @@
 import { fieldsOf } from '@/lib/checks/entry';
 import { visibilityReport } from '@/lib/checks/visibility/report';
+import { reportPagePath } from '@/lib/reports/store';
 
 // `npm run check -- <url> --api <base>`: the check as a customer's CI runs it, one paid call to a deployed
 // service with a prepaid credits key. Plain functions over fetch, so tests call them without a child process.
@@ -19,9 +20,27 @@ const RETRIES_429 = 3;
 /** A gate fails with 1, as a failed assertion does in CI tools; a refusal is 2; a crash is 4, apart from both. */
 export const EXIT = { ok: 0, belowThreshold: 1, refused: 2, unexpected: 4 } as const;
 
+/** The report's page beside its JSON: a key paid, so its owner can sign in and read the page MCP's reportUrl names. */
+function reportLinks(link: string | undefined, base: string): { reportUrl: string | null; reportApiUrl: string | null } {
+  if (!link) return { reportUrl: null, reportApiUrl: null };
+  const api = new URL(link, `${base}/`);
+  const id = /^\/api\/reports\/([^/]+)$/.exec(api.pathname)?.[1];
+  return { reportUrl: id ? new URL(reportPagePath(decodeURIComponent(id)), api).href : api.href, reportApiUrl: api.href };
+}
+
 /** What one paid call came back with: a report, or the service's refusal in its own words. */
 export type ServiceAnswer =
-  | { kind: 'report'; url: string; body: Record<string, unknown>; score: number; reportUrl: string | null; creditsRemaining: number | null }
+  | {
+      kind: 'report';
+      url: string;
+      body: Record<string, unknown>;
+      score: number;
+      /** The report's page, which a person opens after signing in with the key that paid (null: none named). */
+      reportUrl: string | null;
+      /** The same report as JSON (the Link header's address). */
+      reportApiUrl: string | null;
+      creditsRemaining: number | null;
+    }
   | { kind: 'refused'; url: string; status: number; title: string; detail: string; errors: string[] };
 
 export interface ServiceTarget {
@@ -83,7 +102,7 @@ async function postOnce(target: ServiceTarget, url: string): Promise<{ answer: S
       url,
       body: json,
       score: fieldsOf(json.report).score as number,
-      reportUrl: link ? new URL(link, `${base}/`).href : null,
+      ...reportLinks(link, base),
       creditsRemaining: credits === null || !/^\d+$/.test(credits) ? null : Number(credits),
     };
     return { res, answer };

@@ -90,7 +90,10 @@ describe('one page through the service: the CI gate', () => {
     // GPTBot is refused by robots.txt: the page cannot score full marks, so one point more is a threshold it fails.
     expect(score).toBeGreaterThan(0);
     expect(score).toBeLessThan(100);
-    expect(first.stdout).toMatch(new RegExp(`^Report: ${service.url.replace(/\./g, '\\.')}/api/reports/rep_[\\w-]+$`, 'm'));
+    // The page its owner opens once signed in with the key, and the JSON beside it: one report, two addresses.
+    const page = new RegExp(`^Report: ${service.url.replace(/\./g, '\\.')}/reports/(rep_[\\w-]+)$`, 'm').exec(first.stdout);
+    expect(page).not.toBeNull();
+    expect(first.stdout).toMatch(new RegExp(`^JSON: ${service.url.replace(/\./g, '\\.')}/api/reports/${page![1]}$`, 'm'));
     expect(first.stdout).toMatch(/^Credits remaining: 24$/m);
     expect(first.stdout).not.toContain(key);
 
@@ -137,7 +140,7 @@ describe('several pages through the service', () => {
     expect(lines[0]).toMatch(/^url +score +verdict +top finding +report$/);
     const rows = lines.slice(1, 4);
     expect(rows.map((r) => r.split(/\s+/)[0])).toEqual(['https://site.test/a', 'https://site.test/b', 'https://site.test/c']);
-    for (const row of rows) expect(row).toMatch(/^https:\/\/site\.test\/[abc] +\d{1,2} < 100 +\S.* http:\/\/127\.0\.0\.1:\d+\/api\/reports\/rep_[\w-]+$/);
+    for (const row of rows) expect(row).toMatch(/^https:\/\/site\.test\/[abc] +\d{1,2} < 100 +\S.* http:\/\/127\.0\.0\.1:\d+\/reports\/rep_[\w-]+$/);
     expect(new Set(rows.map((r) => r.split(/\s+/).at(-1))).size).toBe(3);
     expect(lines[4]).toBe('3 pages: 3 checked, 0 refused (not charged), 3 under 100; credits remaining: 22');
     expect(await callsLeft()).toBe(22);
