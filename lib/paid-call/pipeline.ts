@@ -5,6 +5,7 @@ import type { FinishedCall, IdempotentAnswer, KeptReport } from '@/lib/store/typ
 import { StoreUnavailableError } from '@/lib/store/types';
 import { paidBody, type CheckEntry } from '@/lib/checks/entry';
 import { sha256Hex } from '@/lib/canonical-json';
+import { jsonText } from '@/lib/json-text';
 import { INTERNAL_ERROR, ProblemError, knownProblem, problem, type Problem } from '@/lib/problems';
 import { parseBody } from '@/lib/validation';
 import { enforceRateLimit, rateLimited } from '@/lib/rate-limit';
@@ -545,8 +546,8 @@ function runOperation(deps: PaidCallDeps, call: PaidCall, input: unknown, now: C
 /** The answer of a fulfilled call: its body, serialised once, and the record kept for replays. */
 function fulfilledBody(call: PaidCall, admitted: Admitted, reference: Record<string, string>, result: Record<string, unknown>) {
   const body = paidBody(call.check.service, admitted.idempotencyKey, reference, result);
-  // Serialised once: the same text is stored for replays and sent now.
-  return { body, bodyText: JSON.stringify(body) };
+  // Serialised once: the same text is stored for replays and sent now (a part the check reuses, once per process).
+  return { body, bodyText: jsonText(body) };
 }
 
 /**

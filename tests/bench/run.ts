@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startServer, TEST_SECRET } from '../support/server';
+import type autocannon from 'autocannon';
 import { openSqliteStore } from '@/lib/store/sqlite';
 import { redisServerAvailable, startRedisServer, type RedisServer } from '../support/redis-server';
 import { validReadinessBody } from '../support/runtime';
@@ -40,11 +41,19 @@ async function readinessServer(build: Build, store: { dataDir: string } | { redi
   const storeEnv: Record<string, string> = 'dataDir' in store ? { DATA_DIR: store.dataDir } : { REDIS_URL: store.redisUrl };
   const server = await startServer({ RATE_LIMIT_PER_IP: '100000000', RATE_LIMIT_PER_KEY: '100000000', LOG_LEVEL: 'silent', ...storeEnv }, build.root ? { root: build.root } : {});
   const trivial = { url: `${server.url}/api/health` };
+  // `--distinct`: every request names a workflow of its own, so no request was seen before and nothing the check
+  // keeps from an earlier one is reused. (autocannon's `idReplacement` sent no request at all here.)
+  let sent = 0;
+  const distinct = (request: autocannon.Request) => ({
+    ...request,
+    body: JSON.stringify(validReadinessBody({ workflow: { name: `Checkout agent ${sent++}`, intendedUsers: 'agents', targetEnvironment: 'production' } })),
+  });
   const paid = {
     url: `${server.url}/api/agent/readiness`,
     method: 'POST' as const,
     body: JSON.stringify(validReadinessBody()),
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    ...(readinessOptions.distinct && { requests: [{ setupRequest: distinct }] }),
   };
   // Warm both routes so compilation and first-use costs stay out of the figures.
   await load({ ...trivial, duration: 2 });
@@ -85,8 +94,11 @@ async function paidReadinessOn(label: string, builds: Build[], stores: Array<{ d
   }
 }
 
-/** `--against <revision>`: the same section side by side with a build of that revision; `--rounds <n>` rounds of it. */
-const readinessOptions = { against: null as string | null, rounds: 1 };
+/**
+ * `--against <revision>`: the same section side by side with a build of that revision; `--rounds <n>` rounds of it;
+ * `--distinct`: every paid request a different one.
+ */
+const readinessOptions = { against: null as string | null, rounds: 1, distinct: false };
 
 export async function benchPaidReadiness(): Promise<Record<string, unknown>> {
   const builds: Build[] = [{ label: 'this checkout' }];
@@ -172,6 +184,8 @@ function takeOption(args: string[], name: string): string | null {
 async function main() {
   const only = process.argv.slice(2);
   readinessOptions.against = takeOption(only, '--against');
+  readinessOptions.distinct = only.includes('--distinct');
+  if (readinessOptions.distinct) only.splice(only.indexOf('--distinct'), 1);
   const rounds = takeOption(only, '--rounds');
   readinessOptions.rounds = rounds === null ? (readinessOptions.against ? 3 : 1) : Number(rounds);
   if (!Number.isInteger(readinessOptions.rounds) || readinessOptions.rounds < 1) throw new Error('--rounds must be a whole number from 1');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { artifactHash } from '@/lib/canonical-json';
+import { immutable } from '@/lib/json-text';
 import { PRICE_USD } from '@/lib/price';
 import { defineCheck, paidResult } from '@/lib/checks/entry';
 import { ReadinessAssessmentSchema, ReadinessRequest } from './schema';
@@ -40,9 +41,33 @@ const READINESS_EXAMPLE: ReadinessRequest = {
 /** When the example answer was assessed: a fixed time, so the example never changes between runs. */
 const EXAMPLE_ASSESSED_AT = '2026-11-01T12:00:00.000Z';
 
+type Assessed = { assessment: ReturnType<typeof assessReadiness>; artifactHash: string };
+
+/** Assessments already made, by their request's JSON, oldest first. */
+const assessed = new Map<string, Assessed>();
+const ASSESSMENTS_KEPT = 64;
+
+/**
+ * The assessment of `input` and its artifact hash. The assessment is pure (the same request gives the same
+ * assessment, byte for byte), and building, hashing and serialising its 37 KB was most of a paid call's own
+ * processor time, so a request seen lately (an agent asking again, a workflow assessed once more) reuses the one
+ * already made: immutable, so its JSON text is made once too (`jsonText`).
+ */
+function assess(input: ReadinessRequest): Assessed {
+  const key = JSON.stringify(input);
+  let known = assessed.get(key);
+  if (!known) {
+    const assessment = immutable(assessReadiness(input));
+    known = { assessment, artifactHash: artifactHash(assessment) };
+    if (assessed.size >= ASSESSMENTS_KEPT) assessed.delete(assessed.keys().next().value!);
+    assessed.set(key, known);
+  }
+  return known;
+}
+
 function readinessAnswer(input: ReadinessRequest, now: Date) {
-  const assessment = assessReadiness(input);
-  return { assessedAt: now.toISOString(), assessment, limits: READINESS_LIMITS, artifactHash: artifactHash(assessment) };
+  const { assessment, artifactHash } = assess(input);
+  return { assessedAt: now.toISOString(), assessment, limits: READINESS_LIMITS, artifactHash };
 }
 
 export const readinessCheck = defineCheck({
