@@ -15,7 +15,7 @@ import endpointExample from '@/lib/checks/payment-endpoint/example.json';
 import { BASE, buy, DESKTOP, expectRefusedRequestLogged, PHONE, screenshot, SCREENSHOTS, signIn, test } from './helpers';
 
 // Every page a person reads, walked in Chromium for the names machines use: a finding's id, a rubric item's id, a
-// capability key, an enum value, an environment variable, an ISO timestamp. THE RULE: the words a buyer reads (prose,
+// capability key, an enum value, a JSON member's camelCase name, an environment variable, an ISO timestamp. THE RULE: the words a buyer reads (prose,
 // headings, labels, table cells, buttons, a select's options) name things in words. Excluded, because there a
 // machine's name is what the reader came for: text inside <code>, <pre> and <kbd> (commands, JSON, a credits key, a
 // call's reference, a settings reference's variable names, an evidence example), and anything marked
@@ -75,6 +75,7 @@ function patterns(extra: Iterable<string> = []): Array<[RegExp, string]> {
     ...ids.sort((a, b) => b.length - a.length).map((id) => [new RegExp(`(?<![\\w.-])${escape(id)}(?![\\w-]|\\.\\w)`), `id ${id}`] as [RegExp, string]),
     ...variables.map((v) => [new RegExp(`\\b${escape(v)}\\b`), `setting ${v}`] as [RegExp, string]),
     [/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/, 'snake_case name'],
+    [/\b[a-z]{2,}[A-Z][a-z]+(?:[A-Z][a-z]*)*\b/, 'camelCase name'],
     [/\b\d{4}-\d\d-\d\dT\d\d:/, 'ISO timestamp'],
     [/\b[A-Z][A-Z0-9]+_[A-Z0-9_]+=?/, 'environment variable'],
   ];
