@@ -94,7 +94,7 @@ export function PurchaseStatus({ sessionId, exampleBody, examplePath }: { sessio
           Key <code>{r.key}</code> now has <strong data-testid="calls-left">{r.callsLeft}</strong> calls left. Nothing changes in how you use it.
         </p>
         <p>
-          <Link href="/account">See every grant and expiry on your account page</Link>.
+          <Link href="/account">See every purchase and when its calls expire on your account page</Link>.
         </p>
       </div>
     );

@@ -270,10 +270,10 @@ export function supportEmail(config: Pick<Config, 'SUPPORT_EMAIL' | 'APP_URL'>):
   return config.SUPPORT_EMAIL ?? `support@${new URL(config.APP_URL).hostname}`;
 }
 
-/** What the legal pages say when the operator has not set OPERATOR_NAME or OPERATOR_ADDRESS. */
+/** What the legal pages say when the operator has not set OPERATOR_NAME or OPERATOR_ADDRESS: in words, since buyers read it. */
 export const OPERATOR_NOT_SET = {
-  name: 'Not named: the operator of this instance has not set OPERATOR_NAME.',
-  address: 'Not given: the operator of this instance has not set OPERATOR_ADDRESS.',
+  name: 'Not named: the operator of this instance has not given its name.',
+  address: 'Not given: the operator of this instance has not given a postal address.',
 } as const;
 
 /**

@@ -9,15 +9,13 @@ import { isReportCursor, listReports, type ReportListItem } from '@/lib/reports'
 import { sessionAccount, sessionFromCookies } from '@/lib/session';
 import { RerunButton } from '@/components/reports/RerunButton';
 import { VerdictBadge } from '@/components/reports/VerdictBadge';
-import { GrantsTable, UsageList } from '@/components/account/AccountTables';
+import { GrantsTable, UsageList, When } from '@/components/account/AccountTables';
 import { pageMetadata } from '@/lib/site/metadata';
 import { TableWrap } from '@/components/TableWrap';
 import { ColumnHeads } from '@/components/ColumnHeads';
 
 export const generateMetadata = () =>
   pageMetadata({ path: '/account', title: 'Account', description: 'Your credits key: calls left, the reports it paid for, key rotation and signing out.', index: false });
-
-const when = (iso: string) => new Date(iso).toLocaleString('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
 
 function History({ reports, check }: { reports: ReportListItem[]; check: string | null }) {
   if (!reports.length) {
@@ -32,7 +30,7 @@ function History({ reports, check }: { reports: ReportListItem[]; check: string 
     <TableWrap label="Your reports">
       <table data-testid="history">
         <caption className="visually-hidden">Reports paid with this key, newest first</caption>
-        <ColumnHeads names={['Address or workflow', 'Check', 'Score', 'Verdict', 'When (UTC)', 'Again']} />
+        <ColumnHeads names={['Address or workflow', 'Check', 'Score', 'Verdict', 'When', 'Again']} />
         <tbody>
           {reports.map((r) => {
             const label = checkById(r.check)?.label ?? r.check;
@@ -46,7 +44,9 @@ function History({ reports, check }: { reports: ReportListItem[]; check: string 
                 <td>
                   <VerdictBadge check={r.check} verdict={r.verdict} />
                 </td>
-                <td>{when(r.createdAt)}</td>
+                <td>
+                  <When iso={r.createdAt} />
+                </td>
                 <td>
                   <RerunButton reportId={r.id} label={`${label}, ${r.target}`} />
                 </td>
@@ -87,7 +87,7 @@ export default async function Account({ searchParams }: { searchParams: Promise<
       <>
         <h1>Your account</h1>
         <p className="lead">
-          Sign in with your credits key to see the calls left on each grant, every call it spent (with a CSV download), the reports it paid for,
+          Sign in with your credits key to see the calls left of each purchase, every call it spent (with a CSV download), the reports it paid for,
           and to replace the key or sign out.
         </p>
         <SignInAndRefresh idPrefix="account-signin" initialError={signInRefusal((await searchParams)['sign-in'])} />

@@ -1,4 +1,7 @@
+import type { ReactNode } from 'react';
 import { PLANS } from '@/lib/credits/plans';
+import { reportDate } from '@/lib/checks/entry';
+import { longDate } from '@/lib/site/legal';
 import { TableWrap } from '../TableWrap';
 import { ColumnHeads } from '../ColumnHeads';
 
@@ -17,10 +20,18 @@ interface Grant {
 const PLAN_NAMES: Record<string, string> = { ...Object.fromEntries(PLANS.map((p) => [p.id, p.name])), demo: 'Demo' };
 
 /**
- * A day as the account shows it (UTC).
- * @example day('2026-11-23T12:00:00.000Z') // 'Nov 23, 2026'
+ * A day as every page writes one, from a timestamp (its UTC day).
+ * @example day('2026-11-23T12:00:00.000Z') // '23 November 2026'
  */
-export const day = (iso: string) => new Date(iso).toLocaleDateString('en', { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
+export const day = (iso: string) => longDate(iso.slice(0, 10));
+
+/**
+ * A moment as every page writes one (the reports' date in words), the timestamp kept for machines.
+ * @example <When iso="2026-11-23T12:00:00.000Z" /> // <time dateTime="2026-11-23T12:00:00.000Z">23 November 2026, 12:00 UTC</time>
+ */
+export function When({ iso }: { iso: string }) {
+  return <time dateTime={iso}>{reportDate(iso)}</time>;
+}
 
 export function GrantsTable({ grants }: { grants: Grant[] }) {
   if (!grants.length) return <p className="muted">No calls were bought with this key.</p>;
@@ -28,7 +39,7 @@ export function GrantsTable({ grants }: { grants: Grant[] }) {
     <TableWrap label="Calls left per purchase">
       <table data-testid="grants">
         <caption className="visually-hidden">Calls left per purchase</caption>
-        <ColumnHeads names={['Plan', 'Calls left', 'Used', 'Expires (UTC)']} />
+        <ColumnHeads names={['Plan', 'Calls left', 'Used', 'Expires']} />
         <tbody>
           {grants.map((g) => (
             <tr key={g.id}>
@@ -38,7 +49,7 @@ export function GrantsTable({ grants }: { grants: Grant[] }) {
               </td>
               <td>{g.used}</td>
               <td>
-                {day(g.expiresAt)}
+                <time dateTime={g.expiresAt}>{day(g.expiresAt)}</time>
                 {g.expired ? ' (expired)' : ''}
               </td>
             </tr>
@@ -49,7 +60,18 @@ export function GrantsTable({ grants }: { grants: Grant[] }) {
   );
 }
 
-const USAGE_HEADS = ['When (UTC)', 'Check', 'Call id', 'Refunded', 'Refunded at (UTC)'];
+const USAGE_HEADS = ['When', 'Check', 'Call reference', 'Refunded'];
+
+/** Whether a call was refunded and when, in one cell. */
+function refunded(at: string): ReactNode {
+  return at ? (
+    <>
+      Yes, <When iso={at} />
+    </>
+  ) : (
+    'No'
+  );
+}
 
 /**
  * The key's spent calls, as `npm run keys -- usage` prints them, with the same rows as a CSV download; the page
@@ -69,13 +91,14 @@ export function UsageList({ rows, csv, labels }: { rows: string[][]; csv: string
           <caption className="visually-hidden">Calls spent with this key, newest first</caption>
           <ColumnHeads names={USAGE_HEADS} />
           <tbody>
-            {rows.map((r) => (
-              <tr key={r[2]}>
-                {r.map((v, i) => (
-                  <td key={i} className={i === 2 ? 'url' : undefined}>
-                    {(i === 1 ? labels[v] : undefined) ?? (v || '—')}
-                  </td>
-                ))}
+            {rows.map(([at, operation, reference, , refundedAt]) => (
+              <tr key={reference}>
+                <td>{at ? <When iso={at} /> : '—'}</td>
+                <td>{labels[operation] ?? 'A check no longer offered'}</td>
+                <td className="url">
+                  <code>{reference}</code>
+                </td>
+                <td>{refunded(refundedAt)}</td>
               </tr>
             ))}
           </tbody>

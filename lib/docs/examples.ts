@@ -78,7 +78,7 @@ NODE_ENV=production APP_URL=https://checks.example CREDITS_KEY_SECRET=… npm st
 const TOOLS: ReadonlyArray<readonly [command: string, what: string]> = [
   ['npm run keys -- create --plan bundle-25', 'mints a key (bundle-25, bundle-100 or subscription) and prints it once'],
   ['npm run keys -- show <key>', 'calls left per grant, with expiries'],
-  ['npm run keys -- usage <key> [--csv]', "the key's spent calls: time, operation, creditsUsage, given back or not"],
+  ['npm run keys -- usage <key> [--csv]', "the key's spent calls: when, which check, the call's reference, and whether it was given back"],
   ['npm run keys -- refund <creditsUsage>', 'gives one spent call back to its key, once'],
   ['npm run keys -- rotate <key>', 'a new key with the same grants and reports; the old one is revoked'],
   ['npm run keys -- revoke <key>', 'refuses the key from now on'],

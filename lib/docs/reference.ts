@@ -44,7 +44,7 @@ async function paidEndpoint(op: CheckEntry): Promise<EndpointDoc> {
     const result = await op.run(parsed.data, { signal: AbortSignal.timeout(5_000), now: FIXED_NOW });
     responses.push({
       status: 200,
-      description: 'Paid with a prepaid key (a 402-paid call carries Payment-Receipt or PAYMENT-RESPONSE and paymentIntent instead of creditsUsage).',
+      description: 'Paid with a prepaid key. A call paid over HTTP 402 carries Payment-Receipt or PAYMENT-RESPONSE, and its body names the payment instead of the prepaid call it spent.',
       body: { service: op.service, idempotencyKey: 'order-0001', creditsUsage: 'cu_…', ...result },
     });
   } else {

@@ -69,10 +69,12 @@ test('history, usage CSV, compare, re-run, share and revoke', async ({ page, bro
   await rows.nth(0).getByRole('link').click();
   await expect(page).toHaveURL(/\/reports\/rep_/);
   const firstReport = page.url();
-  await page.getByText('Compare with the previous check of this address').click();
+  await page.getByText('Compare with the previous check of this workflow').click();
   await expect(page.getByTestId('compare-score')).toContainText('Score 57 → 65 (+8 points)');
   await expect(page.getByTestId('compare-counts')).toHaveText('1 fixed · 1 new · 7 unchanged');
-  await expect(page.locator('[data-status="fixed"]')).toContainText('user_authentication.missing');
+  // The finding by its title and severity in words, not its id.
+  await expect(page.locator('[data-status="fixed"]')).toHaveText(/^Fixed Low User authentication is missing\. Human buyers need /);
+  await expect(page.getByTestId('compare-panel')).not.toContainText('user_authentication');
   await reviewBothWidths(page, 'report-compare');
 
   // Re-run: a confirmation first; cancelling spends nothing; confirming spends one call and opens the new report.
@@ -86,7 +88,7 @@ test('history, usage CSV, compare, re-run, share and revoke', async ({ page, bro
   await expect(page).not.toHaveURL(firstReport);
   await expect(page).toHaveURL(/\/reports\/rep_/);
   expect(await callsLeft()).toBe(21);
-  await page.getByText('Compare with the previous check of this address').click();
+  await page.getByText('Compare with the previous check of this workflow').click();
   await expect(page.getByTestId('compare-score')).toContainText('Score 65 → 65 (no change)');
   await expect(page.getByTestId('compare-counts')).toHaveText('0 fixed · 0 new · 8 unchanged');
 

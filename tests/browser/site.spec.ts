@@ -389,8 +389,8 @@ for (const [path, name] of [['/terms', 'terms'], ['/privacy', 'privacy'], ['/ref
     await expect(meta.locator('dt')).toHaveText(['Effective', 'Operated by', 'Address']);
     await expect(meta.locator('dd')).toHaveText([
       '25 November 2026',
-      'Not named: the operator of this instance has not set OPERATOR_NAME.',
-      'Not given: the operator of this instance has not set OPERATOR_ADDRESS.',
+      'Not named: the operator of this instance has not given its name.',
+      'Not given: the operator of this instance has not given a postal address.',
     ]);
     await expect(meta.locator('time')).toHaveAttribute('datetime', '2026-11-25');
     await screenshot(page, `${name}-head`);

@@ -14,8 +14,8 @@ describe('operatorOf', () => {
     expect(operatorOf(parseConfig({}))).toEqual({ name: OPERATOR_NOT_SET.name, nameSet: false, address: OPERATOR_NOT_SET.address, addressSet: false });
     expect(operatorOf(parseConfig({ OPERATOR_NAME: '   ', OPERATOR_ADDRESS: '' }))).toMatchObject({ nameSet: false, addressSet: false });
     expect(OPERATOR_NOT_SET).toEqual({
-      name: 'Not named: the operator of this instance has not set OPERATOR_NAME.',
-      address: 'Not given: the operator of this instance has not set OPERATOR_ADDRESS.',
+      name: 'Not named: the operator of this instance has not given its name.',
+      address: 'Not given: the operator of this instance has not given a postal address.',
     });
   });
 

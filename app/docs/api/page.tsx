@@ -79,7 +79,7 @@ export default async function DocsApi() {
             <tr><td>Idempotency-Key</td><td><code>{IDEMPOTENCY_KEY_PATTERN.source}</code>; results kept {hours(REPLAY_TTL_MS)} hours</td></tr>
             <tr><td>Rate limit</td><td>{config.RATE_LIMIT_PER_IP} requests per client IP and {config.RATE_LIMIT_PER_KEY} per credits key, every {config.RATE_LIMIT_WINDOW_SECONDS} seconds</td></tr>
             <tr><td>Each check&apos;s own input</td><td>its request JSON Schema (on its endpoint&apos;s page), and its rubric on the checks page</td></tr>
-            <tr><td>x402 maxTimeoutSeconds</td><td>300</td></tr>
+            <tr><td>Time an x402 payment may take (<code>maxTimeoutSeconds</code>)</td><td>300 seconds</td></tr>
             <tr><td>Prepaid plans</td><td>{PLANS.map((p) => `${p.name}: ${formatUsd(p.priceCents)} USD${p.billing === 'monthly' ? ' a month' : ''}, ${p.billing === 'monthly' ? `${p.calls} calls a month` : `${p.calls} calls for ${p.validity}`}`).join('; ')}</td></tr>
             <tr><td>Checks of one site</td><td>{config.CHECKS_PER_SITE_PER_MINUTE} a minute whoever asks, at most {checksPerCaller(config.CHECKS_PER_SITE_PER_MINUTE)} of them by one caller (key, paying wallet or address); a check that ends before the site answered is given back and counts against its caller&apos;s {config.RATE_LIMIT_COSTLY_FAILURES} uncharged failures a window instead</td></tr>
             <tr><td>Requests the checks send</td><td>{config.OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE} a minute to any one domain and {config.OUTBOUND_REQUESTS_PER_ADDRESS_PER_MINUTE} to any one address (IPv4, or IPv6 /64), all checks together</td></tr>

@@ -63,7 +63,7 @@ export default function DocsPayments() {
 
       <h3 id="quick-start-x402">x402 v2</h3>
       <p>
-        The same 402 carries <code>PAYMENT-REQUIRED</code> (base64 JSON, scheme exact, network eip155:8453, maxTimeoutSeconds 300).
+        The same 402 carries <code>PAYMENT-REQUIRED</code> (base64 JSON, scheme exact, network eip155:8453, <code>maxTimeoutSeconds</code> 300).
         Retry with <code>PAYMENT-SIGNATURE</code> (<code>X-PAYMENT</code> is accepted too); the answer carries{' '}
         <code>PAYMENT-RESPONSE</code>. With the mppx CLI:
       </p>

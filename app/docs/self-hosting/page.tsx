@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { CONFIG_VARIABLES, VARIABLES_READ_ELSEWHERE, configDefaults, getConfig } from '@/lib/config';
 import { docsExamples } from '@/lib/docs/examples';
 import { docsPageMetadata } from '@/lib/site/metadata';
@@ -14,10 +15,10 @@ export const dynamic = 'force-dynamic';
 // lib/config.ts (its schema's variables with their defaults, and the variables read elsewhere), so it names every
 // one the code reads; their full meanings are in the repository's README and docs/CONFIGURATION.md.
 
-const STORES: Array<[string, string, string]> = [
-  ['SQLite (the default)', 'DATA_DIR', 'One process on one host. The file lives in DATA_DIR (./.data); back it up while serving with SQLite\'s online backup.'],
+const STORES: Array<[string, string, ReactNode]> = [
+  ['SQLite (the default)', 'DATA_DIR', <>One process on one host. The file lives in that folder (<code>./.data</code> by default); back it up while serving with SQLite&apos;s online backup.</>],
   ['Redis', 'REDIS_URL', 'Several processes or machines: every key, balance, reservation and idempotency record in one Redis.'],
-  ['Vercel KV (Upstash)', 'KV_REST_API_URL', 'Vercel, where SQLite is refused at startup; set KV_REST_API_TOKEN with it.'],
+  ['Vercel KV (Upstash)', 'KV_REST_API_URL', <>Vercel, where SQLite is refused at startup; set <code>KV_REST_API_TOKEN</code> with it.</>],
 ];
 
 

@@ -35,7 +35,9 @@ export default async function StoredReport({ params }: Params) {
   // Unknown, expired and another key's report look the same: whether an id exists is not ours to tell.
   if (!report) notFound();
   const [comparison, shared] = await Promise.all([compareWithPrevious(session.keyHash, report), reportIsShared(id)]);
-  const label = checkById(report.operation)?.label ?? report.operation;
+  const entry = checkById(report.operation);
+  const label = entry?.label ?? report.operation;
+  const targetIsUrl = entry?.headline?.(report.body)?.targetIsUrl ?? true;
   return (
     <>
       <h1>Your report</h1>
@@ -56,7 +58,7 @@ export default async function StoredReport({ params }: Params) {
           <RerunButton reportId={id} label={`${label}, ${report.target}`} />
         </div>
       ) : null}
-      <ComparePanel comparison={comparison} />
+      <ComparePanel comparison={comparison} of={targetIsUrl ? 'address' : 'workflow'} />
       <SharePanel reportId={id} shared={shared} />
     </>
   );

@@ -2,7 +2,8 @@
 
 import { useState, type FormEvent } from 'react';
 import { CAPABILITY_KEYS, CAPABILITY_STATUSES, type CapabilityKey } from '@/lib/checks/readiness/schema';
-import { CAPABILITY_RULES } from '@/lib/checks/readiness/rubric';
+import { CAPABILITY_GUIDE } from '@/lib/checks/readiness/guide';
+import { capabilityTitle, evidenceKindLabel, statusLabel } from '@/lib/checks/readiness/labels';
 import type { CheckFormProps } from '../types';
 import './readiness.css';
 
@@ -25,7 +26,9 @@ interface FormState {
 const MAX_NAME = 120;
 const MAX_EVIDENCE_LINES = 5;
 const MAX_EVIDENCE_CHARS = 240;
-const TITLE = new Map(CAPABILITY_RULES.map((c) => [c.key, c]));
+/** Where the rubric the form is judged by is published, and its table of evidence kinds. */
+const RUBRIC = '/docs/checks#readiness-rubric';
+const EVIDENCE_KINDS = '/docs/checks#readiness-evidence';
 
 const empty = (): FormState => ({
   name: '',
@@ -121,7 +124,11 @@ export function ReadinessForm({ example, busy, serverErrors, onSubmit }: CheckFo
         {shown[id]}
       </p>
     ) : null;
-  const aria = (id: string) => (shown[id] ? { 'aria-invalid': true as const, 'aria-describedby': `readiness-${id}-error` } : {});
+  /** The field's error (when it has one) first, then its help: what a screen reader says after the label. */
+  const aria = (id: string, help?: string) => {
+    const describedBy = [shown[id] ? `readiness-${id}-error` : null, help ?? null].filter(Boolean).join(' ');
+    return { ...(shown[id] ? { 'aria-invalid': true as const } : {}), ...(describedBy ? { 'aria-describedby': describedBy } : {}) };
+  };
   const count = Object.keys(shown).length;
 
   return (
@@ -129,7 +136,9 @@ export function ReadinessForm({ example, busy, serverErrors, onSubmit }: CheckFo
       <h2 id="readiness-form-title">Agent Payment Readiness Assessment</h2>
       <p className="muted">
         Declare the state of each capability of your payment workflow. Nothing is fetched or verified: the assessment classifies what you
-        declare against the <a href="/docs/checks#readiness-rubric">published rubric</a>.
+        declare against the <a href={RUBRIC}>published rubric</a>. Evidence that names something a reader could check (an address, a
+        file, a test, a command or a record) earns full credit; a plain statement earns less (<a href={EVIDENCE_KINDS}>how evidence is
+        read</a>).
       </p>
       <div className="actions">
         <button type="button" className="button secondary" onClick={() => { setForm(fromExample(example as ReadinessExample)); setErrors({}); }}>
@@ -172,32 +181,48 @@ export function ReadinessForm({ example, busy, serverErrors, onSubmit }: CheckFo
         </div>
       </fieldset>
       <div className="capability-fields">
-        {CAPABILITY_KEYS.map((key) => (
-          <fieldset key={key}>
-            <legend>
-              {TITLE.get(key)?.title ?? key} <code>{key}</code>
-            </legend>
-            <div>
-              <label htmlFor={`readiness-${key}-status`}>Status</label>
-              <select id={`readiness-${key}-status`} value={form.capabilities[key].status} onChange={(e) => setCap(key, { status: e.target.value })} {...aria(`${key}-status`)}>
-                <option value="">Choose…</option>
-                {CAPABILITY_STATUSES.map((s) => (
-                  <option key={s} value={s}>
-                    {s}
-                  </option>
-                ))}
-              </select>
-              {err(`${key}-status`)}
-            </div>
-            <div>
-              <label htmlFor={`readiness-${key}-evidence`}>
-                Evidence <span className="hint">(optional; one per line, at most {MAX_EVIDENCE_LINES})</span>
-              </label>
-              <textarea id={`readiness-${key}-evidence`} rows={2} value={form.capabilities[key].evidence} onChange={(e) => setCap(key, { evidence: e.target.value })} {...aria(`${key}-evidence`)} />
-              {err(`${key}-evidence`)}
-            </div>
-          </fieldset>
-        ))}
+        {CAPABILITY_KEYS.map((key) => {
+          const guide = CAPABILITY_GUIDE[key];
+          const implemented = `readiness-${key}-implemented`;
+          const example = `readiness-${key}-example`;
+          return (
+            <fieldset key={key} data-testid="capability-field">
+              <legend>{capabilityTitle(key)}</legend>
+              <div>
+                <label htmlFor={`readiness-${key}-status`}>Status</label>
+                <select id={`readiness-${key}-status`} value={form.capabilities[key].status} onChange={(e) => setCap(key, { status: e.target.value })} {...aria(`${key}-status`, implemented)}>
+                  <option value="">Choose…</option>
+                  {CAPABILITY_STATUSES.map((s) => (
+                    <option key={s} value={s}>
+                      {statusLabel(s)}
+                    </option>
+                  ))}
+                </select>
+                {err(`${key}-status`)}
+              </div>
+              <div>
+                <label htmlFor={`readiness-${key}-evidence`}>
+                  Evidence <span className="hint">(optional; one per line, at most {MAX_EVIDENCE_LINES})</span>
+                </label>
+                <textarea id={`readiness-${key}-evidence`} rows={2} value={form.capabilities[key].evidence} onChange={(e) => setCap(key, { evidence: e.target.value })} {...aria(`${key}-evidence`, example)} />
+                {err(`${key}-evidence`)}
+              </div>
+              <div className="capability-help">
+                <p id={implemented}>
+                  <strong>Implemented means:</strong> {guide.implemented}
+                </p>
+                <p id={example}>
+                  <strong>Checkable evidence</strong> ({evidenceKindLabel(guide.kind).toLowerCase()}), for example: <code>{guide.example}</code>
+                </p>
+                <p>
+                  <a href={RUBRIC} aria-label={`${capabilityTitle(key)} in the rubric`}>
+                    In the rubric
+                  </a>
+                </p>
+              </div>
+            </fieldset>
+          );
+        })}
       </div>
       <div>
         <button type="submit" className="button" disabled={busy}>
