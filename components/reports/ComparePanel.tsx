@@ -2,7 +2,7 @@ import Link from 'next/link';
 import type { ReportComparison } from '@/lib/reports';
 import { VerdictBadge } from './VerdictBadge';
 
-// "Compare with the previous check of this address": the same comparison GET /api/reports/<id>/compare/<otherId>
+// "Compare with the previous check of this address" (or workflow): the same comparison GET /api/reports/<id>/compare/<otherId>
 // answers, rendered on the owner's report page.
 
 const STATUS_WORDS = { new: 'New', fixed: 'Fixed', unchanged: 'Unchanged' } as const;
@@ -14,14 +14,15 @@ function change(delta: number | null): string {
   return `${delta > 0 ? '+' : '−'}${Math.abs(delta)} point${Math.abs(delta) === 1 ? '' : 's'}`;
 }
 
-export function ComparePanel({ comparison }: { comparison: ReportComparison | null }) {
+/** `target`: what the check names its target, as the end of "the previous check of this …" ("address", "workflow"). */
+export function ComparePanel({ comparison, target = 'address' }: { comparison: ReportComparison | null; target?: string }) {
   return (
     <section className="compare-panel" aria-labelledby="compare-heading" data-testid="compare-panel">
       <details>
         <summary>
-          <h2 id="compare-heading">Compare with the previous check of this address</h2>
+          <h2 id="compare-heading">Compare with the previous check of this {target}</h2>
         </summary>
-        {comparison ? <Comparison c={comparison} /> : <p className="muted">No earlier check of this address with this key: run it again later to see what changed.</p>}
+        {comparison ? <Comparison c={comparison} /> : <p className="muted">No earlier check of this {target} with this key: run it again later to see what changed.</p>}
       </details>
     </section>
   );

@@ -4,6 +4,7 @@ import Link from 'next/link';
 import { ReportView } from '@/components/report-view/ReportView';
 import { SignInAndRefresh } from '@/components/account/AccountSession';
 import { ComparePanel } from '@/components/reports/ComparePanel';
+import { checkComponents } from '@/components/checks';
 import { RerunButton } from '@/components/reports/RerunButton';
 import { SharePanel } from '@/components/reports/SharePanel';
 import { compareWithPrevious, getReport, hasRequestList, REPORT_ID_PATTERN, reportIdParam, reportIsShared } from '@/lib/reports';
@@ -56,7 +57,8 @@ export default async function StoredReport({ params }: Params) {
           <RerunButton reportId={id} label={`${label}, ${report.target}`} />
         </div>
       ) : null}
-      <ComparePanel comparison={comparison} />
+      {/* A check of an address compares addresses; the readiness check names a workflow, not an address. */}
+      <ComparePanel comparison={comparison} target={checkComponents(report.operation)?.report.headline?.(report.body)?.targetIsUrl === false ? 'workflow' : 'address'} />
       <SharePanel reportId={id} shared={shared} />
     </>
   );

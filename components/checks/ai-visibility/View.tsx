@@ -1,13 +1,15 @@
-import { accessWords, crawlerNeedsAttention, findingTitle, visibilityFacts } from '@/lib/checks/visibility/facts';
-import { Facts, Findings, Heading, Limits, sub, type Level } from '@/components/report-view/parts';
+import { accessWords, crawlerNeedsAttention, crawlerRoleWords, findingTitle, visibilityFacts } from '@/lib/checks/visibility/facts';
+import { visibilityCategoryAnchor, visibilityPassed, visibilityScoreGroups } from '@/lib/checks/visibility/rubric-labels';
+import { Facts, Findings, Heading, Limits, PassedAudits, sub, type Level } from '@/components/report-view/parts';
 import { TableWrap } from '@/components/TableWrap';
 import type { CheckViewProps } from '../types';
 import type { ViewCrawler, VisibilityBody } from './types';
 import './ai-visibility.css';
 import { ColumnHeads } from '@/components/ColumnHeads';
 
-// The AI Visibility Check's report below its header and top fixes: findings by severity, the crawlers that do not
-// get the page (all of them one click away, grouped by vendor), the facts in words, the score per rubric item,
+// The AI Visibility Check's report below its header, category scores and top fixes: the findings folded, most
+// severe first, the passed audits, the crawlers that do not get the page (all of them one click away, grouped by
+// vendor), the facts in words, the score per rubric item by category (each category the target of its gauge),
 // the limits.
 
 export function VisibilityReportView({ body, level, idPrefix }: CheckViewProps) {
@@ -18,7 +20,7 @@ function CrawlerRow({ c, withAccess, showVendor }: { c: ViewCrawler; withAccess:
   return (
     <tr>
       <th scope="row"><code className="nobreak">{c.token}</code>{showVendor && c.vendor ? <div className="hint">{c.vendor}</div> : null}</th>
-      <td data-label="Role">{c.role ?? '—'}</td>
+      <td data-label="Role">{c.role ? crawlerRoleWords(c.role) : '—'}</td>
       <td data-label="robots.txt"><span className={`badge ${c.allowed ? 'allowed' : 'refused'}`}>{c.allowed ? 'Allowed' : 'Disallowed'}</span></td>
       <td data-label="Rule">
         {c.rule ? <code>{c.rule}</code> : <span className="muted">no rule matched</span>}
@@ -65,11 +67,12 @@ function VisibilityReport({ body, level, idPrefix }: { body: VisibilityBody; lev
   const withAccess = r.crawlers.some((c) => c.access);
   const attention = r.crawlers.filter((c) => crawlerNeedsAttention(c as unknown as Record<string, unknown>));
   const sections = visibilityFacts(r as unknown as Record<string, unknown>);
-  const rubric = new Map(r.rubric.map((item) => [item.id, item]));
+  const groups = visibilityScoreGroups(body);
   return (
     <>
       <Heading level={sub(level)} id={`${idPrefix}-findings`}>Findings, most severe first</Heading>
-      <Findings findings={r.findings} level={sub(level) as Level} idPrefix={`${idPrefix}-sev`} titleOf={(f) => findingTitle(f.id)} />
+      <Findings findings={r.findings} idPrefix={idPrefix} titleOf={(f) => findingTitle(f.id)} />
+      <PassedAudits passed={visibilityPassed(body)} idPrefix={idPrefix} />
 
       <Heading level={sub(level)} id={`${idPrefix}-crawlers`}>Crawlers</Heading>
       {attention.length ? (
@@ -94,24 +97,28 @@ function VisibilityReport({ body, level, idPrefix }: { body: VisibilityBody; lev
         ))}
       </div>
 
-      <details className="report-more">
-        <summary>Score by rubric item (rubric {r.rubricVersion})</summary>
-        <TableWrap label="Score by rubric item">
-          <table>
-            <caption className="visually-hidden">Points earned per rubric item</caption>
-            <ColumnHeads names={['Item', 'Earned', 'Criterion']} />
-            <tbody>
-              {r.scoring.map((line) => (
-                <tr key={line.id}>
-                  <th scope="row"><code className="nobreak">{line.id}</code></th>
-                  <td>{line.earned} / {line.points}</td>
-                  <td>{rubric.get(line.id)?.criterion ?? ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
-      </details>
+      <Heading level={sub(level)} id={`${idPrefix}-score`}>Score by category</Heading>
+      <p className="muted">Rubric {r.rubricVersion}: each item&apos;s points, in the categories above.</p>
+      {groups.map((g) => (
+        <details key={g.key} className="report-more score-group" id={`${idPrefix}-${visibilityCategoryAnchor(g.key)}`}>
+          <summary>{g.label}: {g.earned} / {g.max} points</summary>
+          <TableWrap label={`Score for ${g.label.toLowerCase()}`}>
+            <table className="stack-on-phone">
+              <caption className="visually-hidden">Points earned per rubric item in {g.label.toLowerCase()}</caption>
+              <ColumnHeads names={['Item', 'Earned', 'Criterion']} />
+              <tbody>
+                {g.items.map((item) => (
+                  <tr key={item.id}>
+                    <th scope="row">{item.label}</th>
+                    <td data-label="Earned" className="nobreak">{item.earned} / {item.points}</td>
+                    <td data-label="Criterion">{item.criterion}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableWrap>
+        </details>
+      ))}
       <Limits limits={body.limits} />
     </>
   );
