@@ -194,7 +194,7 @@ function rendering(v: unknown): string | null {
   const st = str(r.state);
   if (!st) return null;
   // A stored reason may name the server's setting ("RENDERER=off"); a reader is told what it meant instead.
-  const reason = str(r.reason)?.replace(/^Rendering is turned off \(RENDERER=off\)\.?$/, 'rendering was off on the server that ran this check').replace(/\s*\([A-Z][A-Z0-9_]*=[^)]*\)/g, '') ?? null;
+  const reason = str(r.reason)?.replace(/^Rendering is turned off \(RENDERER=off\)\.?$/, 'rendering was off on the server that ran this check').replace(/ ?\([A-Z][A-Z0-9_]*=[^)]*\)/g, '') ?? null;
   if (st !== 'rendered') return `${RENDERING_STATE[st] ?? st}${reason ? `: ${reason}` : ''}`;
   const words = num(r.wordCount);
   return `rendered in a browser${words !== null ? `: ${count(words, 'word')}` : ''}${num(r.h1Count) !== null ? `, ${count(num(r.h1Count)!, 'main heading')}` : ''}${num(r.requests) !== null ? `, ${count(num(r.requests)!, 'request')}` : ''}${num(r.refused) ? ` (${num(r.refused)} refused)` : ''}`;

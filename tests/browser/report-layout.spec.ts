@@ -1,0 +1,104 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, type Page } from '@playwright/test';
+import { BASE, buy, PHONE, SCREENSHOTS, signIn, test } from './helpers';
+
+// The report in Lighthouse's shape, measured in Chromium against `next start` at a laptop's first screen
+// (1280×800) and a phone's (390×844): after a run on /check the report's title has the focus and the first fix is
+// on screen; on a stored report the first fix is in the first screen and, everything folded, a visibility report
+// stays short; a top fix's link opens its folded finding; the readiness report opens the same way.
+
+const SHOP = () => `http://${process.env.PW_FIXTURE_HOST}/teapots`;
+const LAPTOP = { width: 1280, height: 800 };
+const SIZES = [
+  { name: 'desktop', size: LAPTOP, maxHeight: 2_500 },
+  { name: 'phone', size: PHONE, maxHeight: 5_000 },
+] as const;
+
+/** Where the first fix starts, from the top of the screen as it is scrolled now. */
+async function firstFixTop(page: Page): Promise<number> {
+  return (await page.getByTestId('top-fixes').getByRole('listitem').first().boundingBox())!.y;
+}
+
+/** The first screen only, as a person sees it before scrolling. */
+async function firstScreen(page: Page, name: string) {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+}
+
+test('after a run, /check brings the report to the reader: the title focused, the first fix on screen, at 1280 and 390', async ({ page, consoleErrors: _ }) => {
+  test.setTimeout(240_000);
+  const { key } = await buy(page, 'bundle-25', /Buy 25 calls/);
+  await page.setViewportSize(LAPTOP);
+  await page.goto(`${BASE()}/check`);
+  await signIn(page, key);
+  for (const [i, { name, size }] of SIZES.entries()) {
+    await page.setViewportSize(size);
+    // The phone run scrolls smoothly; the laptop run asks for no motion, and the result is the same.
+    await page.emulateMedia({ reducedMotion: name === 'desktop' ? 'reduce' : 'no-preference' });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.getByLabel('Page address').fill(SHOP());
+    await page.getByRole('button', { name: 'Run the check (1 call)' }).click();
+    await expect(page.getByTestId('calls-left')).toHaveText(String(24 - i), { timeout: 60_000 });
+    await expect(page.locator('#result-title')).toBeFocused();
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H2');
+    await expect.poll(() => firstFixTop(page)).toBeGreaterThanOrEqual(0);
+    await expect.poll(() => firstFixTop(page)).toBeLessThan(size.height - 40);
+    await firstScreen(page, `layout-check-after-run-${name}`);
+  }
+});
+
+test('a stored visibility report: the first fix in the first screen, short with everything folded, a top fix opens its finding', async ({ page, consoleErrors: _ }) => {
+  test.setTimeout(240_000);
+  const { key } = await buy(page, 'bundle-25', /Buy 25 calls/);
+  await page.goto(`${BASE()}/check`);
+  await signIn(page, key);
+  await page.getByLabel('Page address').fill(SHOP());
+  await page.getByRole('button', { name: 'Run the check (1 call)' }).click();
+  const reportPath = (await page.getByRole('link', { name: 'permanent link to this report' }).getAttribute('href', { timeout: 60_000 }))!;
+  for (const { name, size, maxHeight } of SIZES) {
+    await page.setViewportSize(size);
+    await page.goto(`${BASE()}${reportPath}`);
+    const top = await firstFixTop(page);
+    expect(top, `first fix at ${top} px on the ${name}`).toBeLessThan(size.height - 40);
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    expect(height, `page ${height} px tall on the ${name}`).toBeLessThanOrEqual(maxHeight);
+    expect(await page.locator('.report details[open]').count()).toBe(0);
+    await firstScreen(page, `layout-report-${name}`);
+    await page.screenshot({ path: path.join(SCREENSHOTS, `layout-report-${name}-full.png`), fullPage: true });
+  }
+  // The first top fix opens its folded finding; a category's bar opens its score table.
+  const link = page.getByTestId('top-fixes').getByRole('link').first();
+  const target = (await link.getAttribute('href'))!;
+  await expect(page.locator(target)).not.toHaveAttribute('open');
+  await link.click();
+  await expect(page.locator(target)).toHaveAttribute('open', '');
+  await expect(page.locator(target)).toBeInViewport();
+  await expect(page.locator(`${target} .finding-body`)).toBeVisible();
+  const category = page.getByTestId('category-scores').getByRole('link').first();
+  await category.click();
+  await expect(page.locator((await category.getAttribute('href'))!)).toHaveAttribute('open', '');
+  // Followed from another page, the address's fragment opens the finding too.
+  await page.goto(`${BASE()}${reportPath}${target}`);
+  await expect(page.locator(target)).toHaveAttribute('open', '');
+});
+
+test('a stored readiness report: the first step of the plan in the first screen, at 1280 and 390', async ({ page, consoleErrors: _ }) => {
+  test.setTimeout(240_000);
+  const { key } = await buy(page, 'bundle-25', /Buy 25 calls/);
+  await page.goto(`${BASE()}/check`);
+  await signIn(page, key);
+  await page.getByRole('button', { name: 'Payment Readiness' }).click();
+  await page.getByRole('button', { name: 'Fill with an example' }).click();
+  await page.getByRole('button', { name: 'Run the assessment (1 call)' }).click();
+  await expect(page.locator('#result-title')).toBeFocused({ timeout: 30_000 });
+  const reportPath = (await page.getByRole('link', { name: 'permanent link to this report' }).getAttribute('href'))!;
+  for (const { name, size } of SIZES) {
+    await page.setViewportSize(size);
+    await page.goto(`${BASE()}${reportPath}`);
+    expect(await firstFixTop(page)).toBeLessThan(size.height - 40);
+    await expect(page.getByTestId('top-fixes')).toContainText('The first steps of the plan below');
+    await expect(page.getByRole('heading', { name: 'Compare with the previous check of this workflow' })).toBeVisible();
+    await firstScreen(page, `layout-readiness-${name}`);
+  }
+});
