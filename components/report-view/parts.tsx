@@ -44,12 +44,14 @@ export function ReportHeader({ headline, level, idPrefix, children }: { headline
         </Heading>
         <p className={`verdict ${headline.tone}`} data-testid="report-verdict">{headline.verdict}</p>
         <p className="report-summary" data-testid="report-summary">{headline.summary}</p>
-        {headline.at ? (
-          <p className="muted report-date">
-            {headline.atVerb} <time dateTime={headline.at}>{reportDate(headline.at)}</time>
-          </p>
-        ) : null}
-        {children}
+        <div className="report-meta">
+          {headline.at ? (
+            <p className="muted report-date">
+              {headline.atVerb} <time dateTime={headline.at}>{reportDate(headline.at)}</time>
+            </p>
+          ) : null}
+          {children}
+        </div>
       </div>
     </header>
   );
@@ -71,12 +73,12 @@ export function CategoryScores({ categories, idPrefix, page = '' }: { categories
           <li key={c.anchor}>
             <a href={`${page}#${idPrefix}-${c.anchor}`} className={c.max > 0 ? scoreBand(c.earned, c.max) : 'untested'}>
               <span className="category-label">{c.label}</span>
+              <span className="category-points">{c.max > 0 ? `${c.earned} / ${c.max}` : 'not tested'}</span>
               {/* A bar drawn with SVG attributes (the CSP relies on no inline style); the numbers beside it carry the meaning. */}
               <svg className="category-bar" viewBox="0 0 100 6" preserveAspectRatio="none" aria-hidden="true">
                 <rect className="category-track" x="0" y="0" width="100" height="6" rx="3" />
                 {share > 0 ? <rect className="category-value" x="0" y="0" width={(share * 100).toFixed(1)} height="6" rx="3" /> : null}
               </svg>
-              <span className="category-points">{c.max > 0 ? `${c.earned} / ${c.max}` : 'not tested'}</span>
             </a>
           </li>
         );
@@ -95,7 +97,6 @@ export function TopFixes({ fixes, order, level, idPrefix, page = '' }: { fixes: 
   return (
     <section className="top-fixes" aria-labelledby={`${idPrefix}-fixes`} data-testid="top-fixes">
       <Heading level={sub(level)} id={`${idPrefix}-fixes`}>Fix these first</Heading>
-      {order ? <p className="fix-order">{order}</p> : null}
       <ol>
         {fixes.map((f) => (
           <li key={f.index}>
@@ -106,6 +107,8 @@ export function TopFixes({ fixes, order, level, idPrefix, page = '' }: { fixes: 
           </li>
         ))}
       </ol>
+      {/* Under the list, so the first fix keeps the first screen of a phone. */}
+      {order ? <p className="fix-order">{order}</p> : null}
     </section>
   );
 }

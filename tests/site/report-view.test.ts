@@ -55,6 +55,10 @@ describe('ReportView: visibility', () => {
     for (const f of body.report.findings) expect(t).not.toContain(f.id);
     for (const line of body.report.scoring) expect(t).not.toContain(` ${line.id} `);
     expect(t).toContain('The page answers with HTML');
+    // The facts agree with the findings above them: robots.txt refuses GPTBot, so training is not "not stated".
+    expect(t).toContain('Training AI models refused for some crawlers: robots.txt refuses GPTBot and CCBot, and lets the other 4 in');
+    expect(t).toContain('Rendered view not rendered: rendering was off on the server that ran this check');
+    expect(t).not.toContain('RENDERER');
     // The crawlers that do not get the page are shown; all fifteen are one click away, by vendor.
     expect(t).toContain('2 of 16 crawlers do not get this page');
     expect(html).toMatch(/<details class="report-more crawlers-all"><summary>All 16 crawlers, by vendor<\/summary>/);
@@ -165,8 +169,8 @@ it('ReportHeader: a readiness header from its headline shows the score, verdict,
   expect(t).toContain(`${body.assessment.score} / 100 Payment readiness of “Checkout agent” Not ready ${body.assessment.summary} Assessed 1 November 2026, 12:00 UTC`);
   // A readiness report leads with the first steps of its plan, said as such.
   const t2 = text(render({ check: 'readiness', body, idPrefix: 'r' }));
-  expect(t2).toContain(`Fix these first The first steps of the plan below, in its order`);
-  expect(t2).toContain(`Idempotency High ${body.assessment.plan[0].steps[0].action}`);
+  expect(t2).toContain(`Fix these first Idempotency High ${body.assessment.plan[0].steps[0].action}`);
+  expect(t2).toContain('The first steps of the plan below, in its order');
   expect(t2).toContain('Agent payments 31 / 40 Buyers and wallets 0 / 20 Fulfilment and records 22 / 40');
   expect(t2).toContain('1 passed audit Machine discovery: implemented, with all its points');
   for (const c of body.assessment.capabilities.filter((x) => x.key.includes('_'))) expect(t2).not.toContain(c.key);

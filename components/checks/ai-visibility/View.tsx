@@ -90,10 +90,11 @@ function VisibilityReport({ body, level, idPrefix }: { body: VisibilityBody; lev
 
       <div className="report-facts">
         {sections.map((s) => (
-          <section key={s.id} aria-labelledby={`${idPrefix}-facts-${s.id}`}>
-            <Heading level={sub(level)} id={`${idPrefix}-facts-${s.id}`}>{s.title}</Heading>
+          // Folded under their titles, so the whole report stays a few screens long; print opens them.
+          <details key={s.id} className="report-more facts-section" id={`${idPrefix}-facts-${s.id}`}>
+            <summary>{s.title} <span className="muted">· {s.facts.length} fact{s.facts.length === 1 ? '' : 's'}</span></summary>
             <Facts facts={s.facts} label={s.title} />
-          </section>
+          </details>
         ))}
       </div>
 

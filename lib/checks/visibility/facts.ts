@@ -150,7 +150,7 @@ const aiUse = (role: string): Format => (v, report) => {
   const refused = ofRole.filter((c) => c.allowed === false).map((c) => str(c.token)).filter((t): t is string => t !== null);
   const partly = decision !== 'refused' && refused.length > 0 && refused.length < ofRole.length;
   const head = partly
-    ? `${decision === 'allowed' ? 'allowed, ' : ''}refused for some crawlers: robots.txt refuses ${refused.join(', ')} and lets the other ${ofRole.length - refused.length} in`
+    ? `${decision === 'allowed' ? 'allowed, ' : ''}refused for some crawlers: robots.txt refuses ${new Intl.ListFormat('en', { type: 'conjunction' }).format(refused)}, and lets the other ${ofRole.length - refused.length} in`
     : `${AI_USE_DECISION[decision] ?? decision}${sources.length ? '' : ': no source says'}`;
   return [
     `${head}${sources.length ? `${partly ? '; ' : ': '}${sources.join('; ')}` : ''}`,
