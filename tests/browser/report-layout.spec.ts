@@ -80,7 +80,8 @@ test('a stored visibility report: the first fix in the first screen, short with 
   await expect(page.locator(`${target} .finding-body`)).toBeVisible();
   const category = page.getByTestId('category-scores').getByRole('link').first();
   await category.click();
-  await expect(page.locator((await category.getAttribute('href'))!)).toHaveAttribute('open', '');
+  await expect(page.locator('.score-table')).toHaveAttribute('open', '');
+  await expect(page.locator((await category.getAttribute('href'))!)).toBeInViewport();
   // Followed from another page, the address's fragment opens the finding too.
   await page.goto(`${BASE()}${reportPath}${target}`);
   await expect(page.locator(target)).toHaveAttribute('open', '');

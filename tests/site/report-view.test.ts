@@ -49,7 +49,7 @@ describe('ReportView: visibility', () => {
     expect([...at].sort((a, b) => a - b)).toEqual(at);
     for (const f of body.report.findings) expect(t).toContain(f.fix);
     expect(html).toContain('href="#t-category-access"');
-    expect(html).toContain('<details class="report-more score-group" id="t-category-access"><summary>Access: 35 / 35 points</summary>');
+    expect(html).toContain('<table class="stack-on-phone" id="t-category-access"><caption>Access: 35 / 35 points</caption>');
     expect(t).toContain('The page has a description of a useful length 0 / 3');
     // No finding id and no rubric id beside the words.
     for (const f of body.report.findings) expect(t).not.toContain(f.id);

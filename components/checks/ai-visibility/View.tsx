@@ -98,14 +98,13 @@ function VisibilityReport({ body, level, idPrefix }: { body: VisibilityBody; lev
         ))}
       </div>
 
-      <Heading level={sub(level)} id={`${idPrefix}-score`}>Score by category</Heading>
-      <p className="muted">Rubric {r.rubricVersion}: each item&apos;s points, in the categories above.</p>
-      {groups.map((g) => (
-        <details key={g.key} className="report-more score-group" id={`${idPrefix}-${visibilityCategoryAnchor(g.key)}`}>
-          <summary>{g.label}: {g.earned} / {g.max} points</summary>
-          <TableWrap label={`Score for ${g.label.toLowerCase()}`}>
-            <table className="stack-on-phone">
-              <caption className="visually-hidden">Points earned per rubric item in {g.label.toLowerCase()}</caption>
+      {/* One fold for the whole table; each category's part is the target of its bar under the header. */}
+      <details className="report-more score-table" id={`${idPrefix}-score`}>
+        <summary>Score by rubric item, by category (rubric {r.rubricVersion})</summary>
+        {groups.map((g) => (
+          <TableWrap key={g.key} label={`Score for ${g.label.toLowerCase()}`}>
+            <table className="stack-on-phone" id={`${idPrefix}-${visibilityCategoryAnchor(g.key)}`}>
+              <caption>{g.label}: {g.earned} / {g.max} points</caption>
               <ColumnHeads names={['Item', 'Earned', 'Criterion']} />
               <tbody>
                 {g.items.map((item) => (
@@ -118,8 +117,8 @@ function VisibilityReport({ body, level, idPrefix }: { body: VisibilityBody; lev
               </tbody>
             </table>
           </TableWrap>
-        </details>
-      ))}
+        ))}
+      </details>
       <Limits limits={body.limits} />
     </>
   );
