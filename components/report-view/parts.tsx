@@ -95,7 +95,8 @@ export function CategoryScores({ categories, idPrefix, page = '' }: { categories
 export function TopFixes({ fixes, order, level, idPrefix, page = '' }: { fixes: TopFix[]; order?: string; level: Level; idPrefix: string; page?: string }) {
   if (!fixes.length) return null;
   return (
-    <section className="top-fixes" aria-labelledby={`${idPrefix}-fixes`} data-testid="top-fixes">
+    // Named by its heading and the report's title: a page of several reports has one such region for each.
+    <section className="top-fixes" aria-labelledby={`${idPrefix}-fixes ${idPrefix}-title`} data-testid="top-fixes">
       <Heading level={sub(level)} id={`${idPrefix}-fixes`}>Fix these first</Heading>
       <ol>
         {fixes.map((f) => (
