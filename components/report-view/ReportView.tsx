@@ -57,7 +57,8 @@ export function ReportView({ check, body, level = 2, idPrefix = 'report', permal
       {generic ? <ReportHeader headline={headline} level={level} idPrefix={idPrefix}>{actions}</ReportHeader> : actions}
       {generic ? <CategoryScores categories={view.report.categories?.(body) ?? []} idPrefix={idPrefix} page={excerpt} /> : null}
       {generic ? <TopFixes fixes={view.report.topFixes?.(body) ?? []} order={view.report.topFixesOrder} level={level} idPrefix={idPrefix} page={excerpt} /> : null}
-      {excerpt !== undefined ? null : <view.View body={body} level={level} idPrefix={idPrefix} />}
+      {/* An excerpt is the header's part; a check that draws no shared header shows its own view whole. */}
+      {excerpt !== undefined && generic ? null : <view.View body={body} level={level} idPrefix={idPrefix} />}
       {excerpt !== undefined ? null : <OpenFoldedTarget />}
     </article>
   );
