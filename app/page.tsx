@@ -62,7 +62,7 @@ export default function Home() {
 
       <h2>An example report of each check</h2>
       <p className="muted">
-        These are examples, shown exactly as a paid report is.{' '}
+        The first screen of each, as a paid report opens: the score, the score by category and the fixes to make first.{' '}
         {shown.map(({ id, check, example }) => (
           <span key={id}>
             The {check.label} report is {example.source}.{' '}
@@ -72,7 +72,10 @@ export default function Home() {
       {shown.map(({ id, check, example }) => (
         <section key={id} className="example-report" aria-label={`Example ${check.label} report`}>
           <p className="example-label">Example · {check.service}</p>
-          <ReportView check={id} body={example.body} level={3} idPrefix={`example-${id}`} />
+          <ReportView check={id} body={example.body} level={3} idPrefix={`example-${id}`} excerpt="/examples" />
+          <p>
+            <Link href={`/examples#example-${id}`}>The full example {check.label} report</Link>: every finding, the passed audits and the facts.
+          </p>
         </section>
       ))}
 

@@ -1,6 +1,6 @@
 'use client';
 
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import Link from 'next/link';
 import { ReportView } from '../report-view/ReportView';
 import { checksShown } from '../checks';
@@ -34,6 +34,19 @@ export function CheckApp({ initial, examples, signInError = null }: { initial: S
   const [busy, setBusy] = useState<string | null>(null);
   const [shown, setShown] = useState<Record<string, Shown>>({});
   const show = (id: string, value: Shown) => setShown((all) => ({ ...all, [id]: value }));
+  // Counts the reports that arrived, so the page brings each new one to the reader (and not one shown again by a
+  // switch of tab).
+  const [arrived, setArrived] = useState(0);
+  useEffect(() => {
+    if (!arrived) return;
+    const title = document.getElementById('result-title');
+    if (!title) return;
+    // The report's title to the top of the screen and the focus on it, so a screen reader reads the result next;
+    // without motion for a reader who asked for less.
+    const still = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+    title.scrollIntoView({ behavior: still ? 'auto' : 'smooth', block: 'start' });
+    title.focus({ preventScroll: true });
+  }, [arrived]);
 
   if (!session) {
     return (
@@ -54,6 +67,7 @@ export function CheckApp({ initial, examples, signInError = null }: { initial: S
       const outcome = await runCheck(id, body, newIdempotencyKey());
       if (outcome.ok) {
         show(id, { result: { check: id, body: outcome.body, reportPath: outcome.reportPath } });
+        setArrived((n) => n + 1);
         if (outcome.callsLeft !== null) setSession((s) => (s ? { ...s, callsLeft: outcome.callsLeft! } : s));
       } else if (outcome.problem.status === 401) {
         // The session ended (signed out elsewhere, or the key was replaced): sign in again.

@@ -4,7 +4,7 @@ import { useEffect } from 'react';
 import { CopyButton } from '../CopyButton';
 
 /**
- * The exports bar at the top of every report: "Download JSON" saves the report exactly as the API returned it,
+ * The exports at the top of every report (a row, or one "Export" menu on a narrow screen): "Download JSON" saves the report exactly as the API returned it,
  * "Copy as Markdown" copies it as text to paste into an issue or a chat, "Print" makes a PDF through the
  * browser's print (the print stylesheet hides the site around the report and opens its folded parts), and
  * "Copy permalink" copies the report's permanent address when it has one. Files are built in the browser from
@@ -41,8 +41,8 @@ export function ReportActions({ json, markdown, fileName, permalink, har }: { js
     // After the click has handed the file to the browser's download.
     setTimeout(() => URL.revokeObjectURL(url), 0);
   }
-  return (
-    <div className="actions report-actions" role="group" aria-label="Export this report">
+  const buttons = (
+    <>
       <button type="button" className="button secondary" onClick={download}>
         Download JSON
       </button>
@@ -56,6 +56,21 @@ export function ReportActions({ json, markdown, fileName, permalink, har }: { js
         </a>
       ) : null}
       {permalink ? <CopyButton text={permalink} label="Copy permalink" /> : null}
-    </div>
+    </>
+  );
+  // A row of buttons on a wide screen; on a phone, where the row would wrap to three lines above the fixes, one
+  // "Export" menu. Both are drawn and the style sheet shows one, so the page needs no script to choose.
+  return (
+    <>
+      <div className="actions report-actions report-actions-row" role="group" aria-label="Export this report">
+        {buttons}
+      </div>
+      <details className="report-actions-menu">
+        <summary className="button secondary">Export</summary>
+        <div className="actions report-actions" role="group" aria-label="Export this report">
+          {buttons}
+        </div>
+      </details>
+    </>
   );
 }

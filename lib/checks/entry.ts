@@ -62,6 +62,28 @@ export interface CheckReport {
   headline?(body: unknown): ReportHeadline | null;
   /** The three to five findings that cost most, for the top of the report; none when nothing needs fixing. */
   topFixes?(body: unknown): TopFix[];
+  /** The order `topFixes` follows, in one sentence the report prints above them (why it may differ from severity order). */
+  topFixesOrder?: string;
+  /** The score by category, in the rubric's order, for the gauges under the header; none when the body has no score. */
+  categories?(body: unknown): ReportCategory[];
+  /** What earned all its points, in words, for the folded list of passed audits. */
+  passed?(body: unknown): PassedAudit[];
+}
+
+/** One category of a report's score: its name in words, the points earned of those it could earn, and its section's anchor. */
+export interface ReportCategory {
+  label: string;
+  earned: number;
+  /** The points tested in this category; 0 when nothing in it could be tested. */
+  max: number;
+  /** The id of the category's section in the report, after the view's prefix (`<idPrefix>-<anchor>`). */
+  anchor: string;
+}
+
+/** One audit that passed, as a sentence or title a person reads (never an id). */
+export interface PassedAudit {
+  key: string;
+  title: string;
 }
 
 /** A verdict in words, and the tone that colours it (the words carry the meaning, the colour repeats it). */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, type Locator, type Page } from '@playwright/test';
-import { itemStateWords } from '@/lib/checks/payment-endpoint/report';
+import { ENDPOINT_STAGES, endpointStage, itemStateWords } from '@/lib/checks/payment-endpoint/report';
 import { severityLabel } from '@/lib/checks/severity';
 import type { EndpointReport } from '@/lib/checks/payment-endpoint/check';
 import { endpointFixtureBody } from '../support/endpoint-report-fixture';
@@ -23,13 +23,16 @@ async function expectEndpointReport(page: Page, report: Locator, body: { report:
   await expect(report.getByRole('heading', { name: 'Findings, most severe first' })).toBeVisible();
   await expect(report.getByRole('heading', { name: 'Transfers made' })).toBeVisible();
   const items = report.getByTestId('endpoint-item');
+  // By stage, in the order an agent meets them.
+  const ordered = ENDPOINT_STAGES.flatMap((s) => r.items.filter((i) => endpointStage(i.id) === s.key));
   await expect(items).toHaveCount(r.items.length);
-  expect(await items.evaluateAll((els) => els.map((e) => e.getAttribute('data-state')))).toEqual(r.items.map((i) => i.state));
-  expect(await report.getByTestId('item-state').allTextContents()).toEqual(r.items.map((i) => itemStateWords(i.state)));
-  for (const [i, item] of r.items.entries()) await expect(items.nth(i).getByRole('heading', { name: item.title })).toBeVisible();
-  // Findings: each one's severity in words and title, in the order of severity; none when there are none.
+  expect(await items.evaluateAll((els) => els.map((e) => e.getAttribute('data-state')))).toEqual(ordered.map((i) => i.state));
+  expect(await report.getByTestId('item-state').allTextContents()).toEqual(ordered.map((i) => itemStateWords(i.state)));
+  for (const [i, item] of ordered.entries()) await expect(items.nth(i).getByRole('heading', { name: item.title })).toBeVisible();
+  // Findings, folded: each one's title and severity in words, in the order of severity; none when there are none.
   const findings = report.getByTestId('endpoint-finding');
-  expect(await findings.locator('.pe-finding-title').allTextContents()).toEqual(r.findings.map((f) => `${severityLabel(f.severity)} ${f.title}`));
+  expect(await findings.locator('.finding-title').allTextContents()).toEqual(r.findings.map((f) => f.title));
+  expect(await findings.locator('summary .badge').allTextContents()).toEqual(r.findings.map((f) => severityLabel(f.severity)));
   await expect(report.getByTestId('endpoint-requests').locator('summary')).toHaveText(`Every request the check sent (${r.requests.length}; at most 25 per domain)`);
   await report.getByTestId('endpoint-requests').locator('summary').click();
   await expect(report.getByTestId('endpoint-requests').locator('tbody tr')).toHaveCount(r.requests.length);
@@ -79,6 +82,10 @@ test('a report with every state, findings, evidence and a transfer reads in word
   await expectEndpointReport(page, report, body);
   await expect(report.getByTestId('top-fixes').getByRole('link', { name: 'No bazaar extension in the 402' })).toBeVisible();
   const finding = report.getByTestId('endpoint-finding').first();
+  // Folded to one line with its fix; the top fix's link opens it.
+  await expect(finding.getByRole('heading', { name: 'How to verify' })).toBeHidden();
+  await report.getByTestId('top-fixes').getByRole('link', { name: 'No bazaar extension in the 402' }).click();
+  await expect(finding.locator('details')).toHaveAttribute('open', '');
   await expect(finding.getByRole('heading', { name: 'How to verify' })).toBeVisible();
   await expect(finding.getByRole('link', { name: 'x402 bazaar extension' })).toHaveAttribute('href', body.report.findings[0].references[0].url);
   await expect(finding).toContainText(body.report.findings[0].fix);
@@ -97,7 +104,7 @@ test('a report with every state, findings, evidence and a transfer reads in word
 });
 
 test('the home example of the endpoint check: the stored run, every item and request', async ({ page, consoleErrors: _ }) => {
-  await page.goto(`${BASE()}/`);
+  await page.goto(`${BASE()}/examples`);
   const example = page.getByRole('region', { name: 'Example Payment endpoint report' });
   const body = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../lib/checks/payment-endpoint/example.json'), 'utf8')) as { report: EndpointReport };
   await expectEndpointReport(page, example.getByTestId('report'), body);

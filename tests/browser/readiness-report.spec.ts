@@ -44,11 +44,13 @@ async function expectReadinessReport(page: Page, findings: StoredFinding[]) {
   await expect(production).toContainText('Verdict in production');
 
   await expect(cards).toHaveCount(findings.length);
+  // Folded: open each to read what it owes.
+  for (const summary of await cards.locator('summary').all()) await summary.click();
   let commands = 0;
   for (const [i, finding] of findings.entries()) {
     const card = cards.nth(i);
     // Each step of the plan links to its finding.
-    await expect(plan.locator(`a[href="#${await card.getAttribute('id')}"]`)).toHaveCount(1);
+    await expect(plan.locator(`a[href="#${await card.locator('details').getAttribute('id')}"]`)).toHaveCount(1);
     // Sources: one link per reference, its address the reference table's.
     const links = card.getByRole('list').filter({ has: page.getByRole('link') }).getByRole('link');
     expect(await links.evaluateAll((as) => as.map((a) => [a.textContent, a.getAttribute('href')]))).toEqual(
@@ -95,8 +97,8 @@ test('readiness report: plan, hazards, findings with verify commands and sources
   await expectReadinessReport(page, body.assessment.findings);
 
   // Evidence as classified, in words.
-  const challenge = report.getByTestId('readiness-finding').filter({ hasText: 'Payment challenge and receipt · declared' });
-  const webhook = report.getByTestId('readiness-finding').filter({ hasText: 'Webhook verification · declared implemented' });
+  const challenge = report.getByTestId('readiness-finding').filter({ hasText: /Payment challenge and receipt\s+\w+\s+· declared/ });
+  const webhook = report.getByTestId('readiness-finding').filter({ hasText: /Webhook verification\s+\w+\s+· declared implemented/ });
   await expect(webhook).toContainText('Statement, nothing to check We verify Stripe signatures');
 
   // A verify command copies exactly.
@@ -115,7 +117,7 @@ test('readiness report: plan, hazards, findings with verify commands and sources
 });
 
 test('readiness report on the home page: the example in the same order, accessible at both widths', async ({ page, consoleErrors: _ }) => {
-  await page.goto(`${BASE()}/`);
+  await page.goto(`${BASE()}/examples`);
   const report = page.getByTestId('report').nth(1);
   const [p, h, f] = await tops(report.getByTestId('readiness-plan'), report.getByTestId('readiness-hazards'), report.getByTestId('readiness-finding'));
   expect(p).toBeLessThan(h);

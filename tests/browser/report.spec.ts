@@ -39,24 +39,29 @@ test('a stored report: top fixes in the first screen, exports complete, words no
   await page.setViewportSize(DESKTOP_SCREEN);
   await page.goto(`${BASE()}${reportPath}`);
   const report = page.getByTestId('report');
-  // Desktop: the whole list of top fixes is inside the first screen, below the header with score, verdict and date.
+  // Desktop: the fixes start inside the first screen, below the header with score, verdict, date and the score by
+  // category; the first two are whole there (the rest of the list may run past it).
   const fixes = await box(page, 'top-fixes');
-  expect(fixes.y + fixes.height).toBeLessThanOrEqual(DESKTOP_SCREEN.height);
+  const second = (await page.getByTestId('top-fixes').getByRole('listitem').nth(1).boundingBox())!;
+  expect(second.y + second.height).toBeLessThanOrEqual(DESKTOP_SCREEN.height);
+  expect((await box(page, 'category-scores')).y).toBeLessThan(fixes.y);
   expect((await box(page, 'report-verdict')).y).toBeLessThan(fixes.y);
   await expect(report.getByTestId('report-summary')).toBeVisible();
   await expect(report.locator('.report-date time')).toHaveAttribute('datetime', body.checkedAt);
   const fixLinks = page.getByTestId('top-fixes').getByRole('link');
   expect(await fixLinks.count()).toBeGreaterThanOrEqual(3);
-  // Each top fix links to its finding in the list below.
+  // Each top fix links to its folded finding in the list below, and opens it.
   const target = (await fixLinks.first().getAttribute('href'))!;
   await fixLinks.first().click();
   await expect(page.locator(target)).toBeInViewport();
+  await expect(page.locator(target)).toHaveAttribute('open', '');
   await page.evaluate(() => window.scrollTo(0, 0));
   await screenshot(page, 'report-designed');
   await expectAccessible(page, 'report-designed', { strict: true });
 
-  // No raw field name anywhere, with every folded part open.
-  for (const summary of await report.locator('details > summary').all()) await summary.click();
+  // No raw field name anywhere, with every folded part open (the export menu is a phone's).
+  await report.locator('details:not(.report-actions-menu)').evaluateAll((all) => all.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+  for (const f of body.report.findings) await expect(report).not.toContainText(f.id);
   expect(await report.innerText()).not.toMatch(RAW_FIELD_PAIR);
   await expectAccessible(page, 'report-designed-open', { strict: true });
   await page.reload();
@@ -99,15 +104,15 @@ test('a stored report: top fixes in the first screen, exports complete, words no
   const crawlers = (await report.getByRole('heading', { name: 'Crawlers', exact: true }).boundingBox())!;
   expect(phoneFixes.y + phoneFixes.height).toBeLessThan(crawlers.y);
   await expectNoSidewaysScroll(page);
-  for (const summary of await report.locator('details > summary').all()) await summary.click();
+  await report.locator('details:not(.report-actions-menu)').evaluateAll((all) => all.forEach((d) => ((d as HTMLDetailsElement).open = true)));
   await expectNoSidewaysScroll(page);
   expect(await midWordBreaks(page)).toEqual([]);
   await screenshot(page, 'report-designed-phone');
   await expectAccessible(page, 'report-designed-phone', { strict: true });
 });
 
-test('the home examples: every report opens with its header and exports, and shows no raw field name', async ({ page, consoleErrors: _ }) => {
-  await page.goto(`${BASE()}/`);
+test('the examples: every report opens with its header and exports, and shows no raw field name; the home page their first screens', async ({ page, consoleErrors: _ }) => {
+  await page.goto(`${BASE()}/examples`);
   const reports = page.getByTestId('report');
   await expect(reports).toHaveCount(3);
   for (const i of [0, 1, 2]) {
@@ -115,12 +120,25 @@ test('the home examples: every report opens with its header and exports, and sho
     await expect(reports.nth(i).getByRole('button', { name: 'Print' })).toBeVisible();
     // No stored report, no permalink to copy.
     await expect(reports.nth(i).getByRole('button', { name: 'Copy permalink' })).toHaveCount(0);
-    for (const summary of await reports.nth(i).locator('details > summary').all()) await summary.click();
+    await reports.nth(i).locator('details:not(.report-actions-menu)').evaluateAll((all) => all.forEach((d) => ((d as HTMLDetailsElement).open = true)));
     expect(await reports.nth(i).innerText()).not.toMatch(RAW_FIELD_PAIR);
   }
   await expect(reports.nth(0).getByTestId('top-fixes').getByRole('listitem')).toHaveCount(4);
   await page.setViewportSize(PHONE);
   await expectNoSidewaysScroll(page);
   expect(await midWordBreaks(page)).toEqual([]);
-  await screenshot(page, 'home-examples-open-phone');
+  await screenshot(page, 'examples-open-phone');
+
+  // The home page: each example's header, categories and fixes, each fix a link into the full example.
+  await page.setViewportSize(DESKTOP_SCREEN);
+  await page.goto(`${BASE()}/`);
+  const excerpts = page.getByTestId('report');
+  await expect(excerpts).toHaveCount(3);
+  await expect(excerpts.nth(0).getByTestId('top-fixes').getByRole('link').first()).toHaveAttribute('href', /^\/examples#example-ai-visibility-finding-\d+$/);
+  await expect(excerpts.getByRole('button', { name: 'Download JSON' })).toHaveCount(0);
+  await excerpts.nth(0).getByTestId('top-fixes').getByRole('link').first().click();
+  await expect(page).toHaveURL(/\/examples#example-ai-visibility-finding-\d+$/);
+  await expect(page.locator('.finding-fold[open]')).toHaveCount(1);
+  await page.goto(`${BASE()}/`);
+  await screenshot(page, 'home-excerpts');
 });

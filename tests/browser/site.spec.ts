@@ -50,14 +50,21 @@ for (const [path, name, h1] of PAGES) {
   });
 }
 
-test('the home page shows an example report of each check through the report view', async ({ page, consoleErrors: _ }) => {
+test('the home page shows the first screen of each check\'s example, and the examples page the whole report', async ({ page, consoleErrors: _ }) => {
   await page.goto(`${BASE()}/`);
   const reports = page.getByTestId('report');
   await expect(reports).toHaveCount(3);
   await expect(reports.nth(0).getByTestId('report-score')).toHaveText(String(storedExample.report.score));
-  await expect(reports.nth(0).getByTestId('crawler-attention').getByRole('row', { name: /GPTBot/ })).toContainText('Disallowed');
+  await expect(reports.nth(0).getByTestId('category-scores').getByRole('listitem')).toHaveCount(6);
+  // An excerpt: header, categories and fixes, no findings list and no crawler table.
+  await expect(reports.nth(0).getByTestId('crawler-attention')).toHaveCount(0);
   await expect(reports.nth(1).getByTestId('report-verdict')).toHaveText('Not ready');
   await expect(page.getByText('Example · AI Visibility Check')).toBeVisible();
+  await page.getByRole('link', { name: 'The full example AI Visibility report' }).click();
+  await expect(page).toHaveURL(`${BASE()}/examples#example-ai-visibility`);
+  const full = page.getByTestId('report');
+  await expect(full).toHaveCount(3);
+  await expect(full.nth(0).getByTestId('crawler-attention').getByRole('row', { name: /GPTBot/ })).toContainText('Disallowed');
 });
 
 test('docs: the sidebar reaches every page, marks the current one and stays in view', async ({ page, consoleErrors: _ }) => {
@@ -215,9 +222,9 @@ test('buy, sign in, check a site, read the report, find it in the history, sign 
   await expect(matrix.getByRole('row', { name: /^Googlebot / })).toContainText('Allowed');
   const lows = body.report.findings.filter((f) => f.severity === 'low').length;
   expect(lows).toBeGreaterThan(0);
-  await expect(report.getByRole('heading', { name: `Low ${lows} finding${lows === 1 ? '' : 's'}` })).toBeVisible();
-  // The most severe finding's fix is in the list of findings, and it leads the fixes at the top.
-  await expect(report.locator('.finding-fix').filter({ hasText: body.report.findings[0].fix })).toBeVisible();
+  await expect(report.locator('.finding-fold .badge.low')).toHaveCount(lows);
+  // The most severe finding's fix is on its folded line in the list of findings, and it leads the fixes at the top.
+  await expect(report.locator('.finding-fix-line').filter({ hasText: body.report.findings[0].fix })).toBeVisible();
   await expect(report.getByTestId('top-fixes').getByText(body.report.findings[0].fix)).toBeVisible();
   await reviewBothWidths(page, 'check-visibility-result');
 
@@ -245,7 +252,8 @@ test('buy, sign in, check a site, read the report, find it in the history, sign 
   await page.getByRole('button', { name: 'Run the assessment (1 call)' }).click();
   await expect(page.getByTestId('report-verdict')).toHaveText('Not ready');
   await expect(page.getByTestId('calls-left')).toHaveText('23');
-  await expect(page.getByTestId('report').getByRole('table')).toContainText('recovery_and_reconciliation');
+  await expect(page.getByTestId('report').getByRole('table')).toContainText('Recovery and reconciliation');
+  await expect(page.getByTestId('report')).not.toContainText('recovery_and_reconciliation');
   await reviewBothWidths(page, 'check-readiness-result');
   await page.getByRole('button', { name: 'AI Visibility' }).click();
   await expect(page.getByTestId('report')).toHaveCount(1);

@@ -31,7 +31,7 @@ describe('ReportView: visibility', () => {
     const html = render({ check: 'ai-visibility', body: body, idPrefix: 't' });
     const t = text(html);
     expect(html).toContain(`data-testid="report-score">${body.report.score}</span>`);
-    expect(t).toContain(`AI visibility of ${body.report.checkedUrl} Visible to search and AI crawlers 14 of 16 crawlers may fetch this page under robots.txt, 2 of them refused, blocked or answered otherwise; 5 findings, 4 of them costing points. Checked 1 November 2026, 12:00 UTC`);
+    expect(t).toContain(`AI visibility of ${body.report.checkedUrl} Visible to search and AI crawlers 14 of 16 crawlers may fetch this page under robots.txt (2 of the 16 are refused, blocked or answered otherwise); 5 findings, 4 of them costing points. Checked 1 November 2026, 12:00 UTC`);
     expect(t).toContain('Download JSON Copy as Markdown Print');
     expect(t).not.toContain('Copy permalink');
     // The fixes that cost most, each linking to its finding in the list below.
@@ -39,20 +39,31 @@ describe('ReportView: visibility', () => {
     const costly = body.report.findings.filter((f) => f.pointsLost > 0);
     for (const f of costly) {
       const i = body.report.findings.indexOf(f);
-      expect(html).toContain(`href="#t-sev-finding-${i}"`);
-      expect(html).toContain(`id="t-sev-finding-${i}"`);
+      expect(html).toContain(`href="#t-finding-${i}"`);
+      expect(html).toContain(`<details id="t-finding-${i}" class="finding-fold">`);
     }
-    const order = ['Fix these first', 'Findings, most severe first', 'Crawlers', 'The page', 'Site files', 'What the site offers agents', 'May AI use this content?', 'What this check cannot see'];
+    // Lighthouse's order: categories, the fixes with their order rule, findings folded, passed audits, then the facts.
+    const order = ['Access 35 / 35', 'Site 7 / 9', 'Fix these first', 'Ordered by the points each fix would gain', 'Findings, most severe first', '19 passed audits', 'Crawlers', 'Site files', 'What the site offers agents', 'May AI use this content?', 'What this check cannot see'];
     const at = order.map((h) => t.indexOf(h));
     expect(at.every((x) => x >= 0)).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
     for (const f of body.report.findings) expect(t).toContain(f.fix);
-    expect(t).toContain('Low 4 findings');
+    expect(html).toContain('href="#t-category-access"');
+    expect(html).toContain('<table class="stack-on-phone" id="t-category-access"><caption>Access: 35 / 35 points</caption>');
+    expect(t).toContain('The page has a description of a useful length 0 / 3');
+    // No finding id and no rubric id beside the words.
+    for (const f of body.report.findings) expect(t).not.toContain(f.id);
+    for (const line of body.report.scoring) expect(t).not.toContain(` ${line.id} `);
+    expect(t).toContain('The page answers with HTML');
+    // The facts agree with the findings above them: robots.txt refuses GPTBot, so training is not "not stated".
+    expect(t).toContain('Training AI models refused for some crawlers: robots.txt refuses GPTBot and CCBot, and lets the other 4 in');
+    expect(t).toContain('Rendered view not rendered: rendering was off on the server that ran this check');
+    expect(t).not.toContain('RENDERER');
     // The crawlers that do not get the page are shown; all fifteen are one click away, by vendor.
     expect(t).toContain('2 of 16 crawlers do not get this page');
     expect(html).toMatch(/<details class="report-more crawlers-all"><summary>All 16 crawlers, by vendor<\/summary>/);
-    expect(t).toContain('GPTBot OpenAI ai-training Disallowed Disallow: / group GPTBot Served HTTP 200');
-    expect(t).toContain('Google Googlebot search Allowed no rule matched group * Served HTTP 200');
+    expect(t).toContain('GPTBot OpenAI AI training Disallowed Disallow: / group GPTBot Served HTTP 200');
+    expect(t).toContain('Google Googlebot Search Allowed no rule matched group * Served HTTP 200');
     expect(t).toContain('Sitemap https://shop.example/sitemap.xml');
     expect(t).toContain('Markdown version not offered');
     expect(t).not.toMatch(RAW_FIELD_PAIR);
@@ -66,7 +77,7 @@ describe('ReportView: visibility', () => {
   it('shows every version-3 section in words, and no raw field name', () => {
     const body = fullV3Body();
     const t = text(render({ check: 'ai-visibility', body: body, idPrefix: 't' }));
-    expect(t).toContain('ClaudeBot Anthropic ai-training Allowed no rule matched group * Challenged HTTP 403');
+    expect(t).toContain('ClaudeBot Anthropic AI training Allowed no rule matched group * Challenged HTTP 403');
     expect(t).toContain('Share of words that need JavaScript 12 %');
     expect(t).toContain('MCP server card published and valid');
     expect(t).toContain('Training AI models refused');
@@ -88,7 +99,7 @@ it('ReportView: readiness shows the verdict, summary, blockers in words, and the
   expect(t).toContain(`${body.assessment.score} / 100`);
   expect(t).toContain(body.assessment.summary);
   expect(t).toContain('Blocked by Recovery and reconciliation');
-  expect(t).toContain('Recovery and reconciliation recovery_and_reconciliation Missing Required 0 / 12');
+  expect(t).toContain('Recovery and reconciliation Missing Required 0 / 12');
   expect(t).toContain('Capability Declared Requirement Points');
   expect(t).toContain('Download JSON Copy as Markdown Print');
   // Plan, hazards, findings, then the capability table.
@@ -103,14 +114,14 @@ it('ReportView: each readiness finding shows its risk, steps, verify commands, s
   const body = readinessExample();
   const html = render({ check: 'readiness', body: body, idPrefix: 'r' });
   const t = text(html);
-  for (const f of body.assessment.findings) {
+  for (const [i, f] of body.assessment.findings.entries()) {
     expect(t).toContain(f.risk);
     for (const s of f.steps) expect(t).toContain(s);
     for (const v of f.verify) expect(t).toContain(v.expect);
     for (const r of f.references) expect(html).toContain(`<a href="${r.url}" rel="noopener noreferrer">${r.title.replace(/"/g, '&quot;')}</a>`);
     // The plan links each step to its finding.
-    expect(html).toContain(`href="#r-finding-${f.id.replace('.', '-')}"`);
-    expect(html).toContain(`id="r-finding-${f.id.replace('.', '-')}"`);
+    expect(html).toContain(`href="#r-finding-${i}"`);
+    expect(html).toContain(`<details id="r-finding-${i}" class="finding-fold">`);
   }
   // A command is code with a copy button; a sentence is not.
   expect(html).toContain(`<code tabindex="0">npx mppx validate https://&lt;your-host&gt; --endpoint POST:/&lt;paid-path&gt;</code><button type="button" class="button secondary">Copy</button>`);
@@ -156,9 +167,13 @@ it('ReportHeader: a readiness header from its headline shows the score, verdict,
   expect(headline).toMatchObject({ title: 'Payment readiness of', target: 'Checkout agent', score: body.assessment.score, scoreMax: 100, verdict: 'Not ready', tone: 'poor', summary: body.assessment.summary, at: body.assessedAt, atVerb: 'Assessed' });
   const t = text(renderToStaticMarkup(createElement(ReportHeader, { headline, level: 2, idPrefix: 'h' })));
   expect(t).toContain(`${body.assessment.score} / 100 Payment readiness of “Checkout agent” Not ready ${body.assessment.summary} Assessed 1 November 2026, 12:00 UTC`);
-  // A readiness report leads with its plan, not a list of top fixes.
-  expect(readinessReport.topFixes).toBeUndefined();
-  expect(text(render({ check: 'readiness', body, idPrefix: 'r' }))).not.toContain('Fix these first');
+  // A readiness report leads with the first steps of its plan, said as such.
+  const t2 = text(render({ check: 'readiness', body, idPrefix: 'r' }));
+  expect(t2).toContain(`Fix these first Idempotency High ${body.assessment.plan[0].steps[0].action}`);
+  expect(t2).toContain('The first steps of the plan below, in its order');
+  expect(t2).toContain('Agent payments 31 / 40 Buyers and wallets 0 / 20 Fulfilment and records 22 / 40');
+  expect(t2).toContain('1 passed audit Machine discovery: implemented, with all its points');
+  for (const c of body.assessment.capabilities.filter((x) => x.key.includes('_'))) expect(t2).not.toContain(c.key);
 });
 
 describe('ReportView: payment endpoint', () => {
@@ -170,7 +185,11 @@ describe('ReportView: payment endpoint', () => {
     expect(t).toContain("POST https://api.shop.example/v1/quote sent with the example in the seller's OpenAPI document · 80 of 100 rubric points could be tested");
     // Every item, in rubric order, its state in words and its points; untested items say they are not scored.
     const states = [...html.matchAll(/data-testid="endpoint-item" data-state="([a-z-]+)"/g)].map((m) => m[1]);
-    expect(states).toEqual(body.report.items.map((i) => i.state));
+    // By stage: each stage's items together, in the order an agent meets them.
+    const byStage = ['reachability', 'x402-terms', 'mpp-challenges', 'one-price', 'discovery', 'cors', 'mcp', 'bad-credentials', 'paid-round-trip'];
+    expect(states).toEqual(byStage.map((id) => body.report.items.find((i) => i.id === id)!.state));
+    expect(t).toContain('Asks to be paid 15 / 15 Payment terms 23 / 25 Found by agents 10 / 20 Refuses bad payments 10 / 10 Paid round trip 10 / 10');
+    expect(t).toContain('5 passed audits Reachability One price Bad credentials CORS for browser agents Paid round trip');
     expect(t).toContain('Reachability Pass 15 / 15 points');
     expect(t).toContain('x402 terms Warning 13 / 15 points');
     expect(t).toContain('MPP challenges Not applicable 10 points, not scored The 402 carries no WWW-Authenticate: Payment challenge.');
@@ -181,16 +200,17 @@ describe('ReportView: payment endpoint', () => {
     expect(html).toContain('&quot;x402Version&quot;: 2,');
     expect(t).toContain(`Transactions: ${body.report.transfers[0].txHash}`);
     // Findings, most severe first, each linked from the top fixes, with verify steps and sources.
-    expect(html).toContain('href="#t-sev-finding-0"');
-    expect(html).toContain('id="t-sev-finding-0"');
-    expect(t).toContain('High No bazaar extension in the 402 bazaar-missing · Discovery · 10 points lost Observed: PAYMENT-REQUIRED has no extensions.bazaar.');
+    expect(html).toContain('href="#t-finding-0"');
+    expect(html).toContain('<details id="t-finding-0" class="finding-fold">');
+    expect(t).toContain('No bazaar extension in the 402 High 10 points · Discovery Declare the bazaar extension (input example and schema, output example) in the route config. Observed: PAYMENT-REQUIRED has no extensions.bazaar.');
+    expect(t).not.toContain('bazaar-missing');
     expect(t).toContain('How to verify Decode PAYMENT-REQUIRED of an unpaid request: extensions.bazaar is there. Run the Agent Payment Endpoint Check again: the Discovery item passes.');
     expect(html).toContain('<a href="https://github.com/coinbase/x402/blob/main/specs/extensions/bazaar.md" rel="noopener noreferrer">x402 bazaar extension</a>');
     expect(t.indexOf('No bazaar extension')).toBeLessThan(t.indexOf('An accepts entry has no maxTimeoutSeconds', t.indexOf('Findings, most severe first')));
     expect(t).toContain('first payment eip155:84532 10000 of 0x036CbD53842c5426634e7929541eC2318f3dCF7e');
     expect(t).toContain('Every request the check sent (4; at most 25 per domain)');
     expect(t).toContain('3 llms.txt GET https://api.shop.example/llms.txt timed out after 10 s 0 10000 ms');
-    const order = ['Fix these first', 'Rubric items', 'Findings, most severe first', 'Transfers made', 'Every request the check sent', 'What this check cannot see'];
+    const order = ['Fix these first', 'Findings, most severe first', 'passed audits', 'Rubric items', 'Transfers made', 'Every request the check sent', 'What this check cannot see'];
     const at = order.map((h) => t.indexOf(h));
     expect(at.every((x) => x >= 0)).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);

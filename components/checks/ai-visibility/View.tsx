@@ -1,13 +1,15 @@
-import { accessWords, crawlerNeedsAttention, findingTitle, visibilityFacts } from '@/lib/checks/visibility/facts';
-import { Facts, Findings, Heading, Limits, sub, type Level } from '@/components/report-view/parts';
+import { accessWords, crawlerNeedsAttention, crawlerRoleWords, findingTitle, visibilityFacts } from '@/lib/checks/visibility/facts';
+import { visibilityCategoryAnchor, visibilityPassed, visibilityScoreGroups } from '@/lib/checks/visibility/rubric-labels';
+import { Facts, Findings, Heading, Limits, PassedAudits, sub, type Level } from '@/components/report-view/parts';
 import { TableWrap } from '@/components/TableWrap';
 import type { CheckViewProps } from '../types';
 import type { ViewCrawler, VisibilityBody } from './types';
 import './ai-visibility.css';
 import { ColumnHeads } from '@/components/ColumnHeads';
 
-// The AI Visibility Check's report below its header and top fixes: findings by severity, the crawlers that do not
-// get the page (all of them one click away, grouped by vendor), the facts in words, the score per rubric item,
+// The AI Visibility Check's report below its header, category scores and top fixes: the findings folded, most
+// severe first, the passed audits, the crawlers that do not get the page (all of them one click away, grouped by
+// vendor), the facts in words, the score per rubric item by category (each category the target of its gauge),
 // the limits.
 
 export function VisibilityReportView({ body, level, idPrefix }: CheckViewProps) {
@@ -18,7 +20,7 @@ function CrawlerRow({ c, withAccess, showVendor }: { c: ViewCrawler; withAccess:
   return (
     <tr>
       <th scope="row"><code className="nobreak">{c.token}</code>{showVendor && c.vendor ? <div className="hint">{c.vendor}</div> : null}</th>
-      <td data-label="Role">{c.role ?? '—'}</td>
+      <td data-label="Role">{c.role ? crawlerRoleWords(c.role) : '—'}</td>
       <td data-label="robots.txt"><span className={`badge ${c.allowed ? 'allowed' : 'refused'}`}>{c.allowed ? 'Allowed' : 'Disallowed'}</span></td>
       <td data-label="Rule">
         {c.rule ? <code>{c.rule}</code> : <span className="muted">no rule matched</span>}
@@ -65,11 +67,12 @@ function VisibilityReport({ body, level, idPrefix }: { body: VisibilityBody; lev
   const withAccess = r.crawlers.some((c) => c.access);
   const attention = r.crawlers.filter((c) => crawlerNeedsAttention(c as unknown as Record<string, unknown>));
   const sections = visibilityFacts(r as unknown as Record<string, unknown>);
-  const rubric = new Map(r.rubric.map((item) => [item.id, item]));
+  const groups = visibilityScoreGroups(body);
   return (
     <>
       <Heading level={sub(level)} id={`${idPrefix}-findings`}>Findings, most severe first</Heading>
-      <Findings findings={r.findings} level={sub(level) as Level} idPrefix={`${idPrefix}-sev`} titleOf={(f) => findingTitle(f.id)} />
+      <Findings findings={r.findings} idPrefix={idPrefix} titleOf={(f) => findingTitle(f.id)} />
+      <PassedAudits passed={visibilityPassed(body)} idPrefix={idPrefix} />
 
       <Heading level={sub(level)} id={`${idPrefix}-crawlers`}>Crawlers</Heading>
       {attention.length ? (
@@ -87,30 +90,34 @@ function VisibilityReport({ body, level, idPrefix }: { body: VisibilityBody; lev
 
       <div className="report-facts">
         {sections.map((s) => (
-          <section key={s.id} aria-labelledby={`${idPrefix}-facts-${s.id}`}>
-            <Heading level={sub(level)} id={`${idPrefix}-facts-${s.id}`}>{s.title}</Heading>
+          // Folded under their titles, so the whole report stays a few screens long; print opens them.
+          <details key={s.id} className="report-more facts-section" id={`${idPrefix}-facts-${s.id}`}>
+            <summary>{s.title} <span className="muted">· {s.facts.length} fact{s.facts.length === 1 ? '' : 's'}</span></summary>
             <Facts facts={s.facts} label={s.title} />
-          </section>
+          </details>
         ))}
       </div>
 
-      <details className="report-more">
-        <summary>Score by rubric item (rubric {r.rubricVersion})</summary>
-        <TableWrap label="Score by rubric item">
-          <table>
-            <caption className="visually-hidden">Points earned per rubric item</caption>
-            <ColumnHeads names={['Item', 'Earned', 'Criterion']} />
-            <tbody>
-              {r.scoring.map((line) => (
-                <tr key={line.id}>
-                  <th scope="row"><code className="nobreak">{line.id}</code></th>
-                  <td>{line.earned} / {line.points}</td>
-                  <td>{rubric.get(line.id)?.criterion ?? ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+      {/* One fold for the whole table; each category's part is the target of its bar under the header. */}
+      <details className="report-more score-table" id={`${idPrefix}-score`}>
+        <summary>Score by rubric item, by category (rubric {r.rubricVersion})</summary>
+        {groups.map((g) => (
+          <TableWrap key={g.key} label={`Score for ${g.label.toLowerCase()}`}>
+            <table className="stack-on-phone" id={`${idPrefix}-${visibilityCategoryAnchor(g.key)}`}>
+              <caption>{g.label}: {g.earned} / {g.max} points</caption>
+              <ColumnHeads names={['Item', 'Earned', 'Criterion']} />
+              <tbody>
+                {g.items.map((item) => (
+                  <tr key={item.id}>
+                    <th scope="row">{item.label}</th>
+                    <td data-label="Earned" className="nobreak">{item.earned} / {item.points}</td>
+                    <td data-label="Criterion">{item.criterion}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableWrap>
+        ))}
       </details>
       <Limits limits={body.limits} />
     </>

@@ -1,18 +1,19 @@
 import type { ReactNode } from 'react';
-import { bodySourceWords, itemStateWords } from '@/lib/checks/payment-endpoint/report';
+import { ENDPOINT_STAGES, bodySourceWords, endpointReport, endpointStage, itemStateWords } from '@/lib/checks/payment-endpoint/report';
 import type { Evidence } from '@/lib/checks/payment-endpoint/types';
-import { SEVERITY_ORDER, severityLabel } from '@/lib/checks/severity';
-import { Limits, type Level } from '@/components/report-view/parts';
+import { SEVERITY_ORDER } from '@/lib/checks/severity';
+import { findingAnchor, FoldedFinding, Limits, PassedAudits, type Level } from '@/components/report-view/parts';
 import { TableWrap } from '@/components/TableWrap';
 import { ColumnHeads } from '@/components/ColumnHeads';
 import type { CheckViewProps } from '../types';
 import type { EndpointBody, ViewEndpointFinding, ViewItem } from './types';
 import './payment-endpoint.css';
 
-// The Agent Payment Endpoint Check's report below the shared header (score, verdict, summary, exports, top fixes):
-// what was sent, each rubric item with its state and the evidence behind it (the request and the answer decoded),
-// the findings with their fix, verify steps and sources, the transfers the paid round trip made, and every request
-// the check sent.
+// The Agent Payment Endpoint Check's report below the shared header (score, verdict, summary, exports, score by
+// stage, top fixes): what was sent, the findings folded (open: fix, verify steps and sources), the passed items,
+// each rubric item by stage with its state and the evidence behind it (the request and the answer decoded; each
+// stage's first item the target of its gauge), the transfers the paid round trip made, and every request the
+// check sent.
 
 type Depth = 3 | 4 | 5 | 6;
 const deeper = (d: Depth): Depth => Math.min(6, d + 1) as Depth;
@@ -29,8 +30,6 @@ function H({ depth, id, className, children }: { depth: Depth; id?: string; clas
 /** A link only to a plain https address: a stored body is data, never a script address. */
 const isHttps = (url: string) => /^https:\/\/[^\s]+$/.test(url);
 const TESTED = new Set(['pass', 'warn', 'fail']);
-/** The id the top fixes link to (components/report-view/parts.tsx): the finding's index under `<prefix>-sev`. */
-const findingAnchor = (idPrefix: string, index: number) => `${idPrefix}-sev-finding-${index}`;
 
 export function EndpointReportView({ body, level, idPrefix }: CheckViewProps) {
   return <EndpointReport body={body as EndpointBody} level={level} idPrefix={idPrefix} />;
@@ -61,18 +60,9 @@ function EndpointReport({ body, level, idPrefix }: { body: EndpointBody; level: 
       </p>
 
       <div className="pe-section">
-        <H depth={section} id={`${idPrefix}-items`}>Rubric items</H>
-        <ul className="pe-items" data-testid="endpoint-items">
-          {r.items.map((item) => (
-            <ItemCard key={item.id} item={item} findings={byItem.get(item.id) ?? 0} depth={deeper(section)} />
-          ))}
-        </ul>
-      </div>
-
-      <div className="pe-section">
         <H depth={section} id={`${idPrefix}-findings`}>Findings, most severe first</H>
         {findings.length ? (
-          <ul className="pe-findings">
+          <ul className="findings pe-findings">
             {SEVERITY_ORDER.flatMap((severity) =>
               findings.map((f, index) => ({ f, index })).filter(({ f }) => f.severity === severity),
             ).map(({ f, index }) => (
@@ -82,6 +72,17 @@ function EndpointReport({ body, level, idPrefix }: { body: EndpointBody; level: 
         ) : (
           <p>{r.items.some((i) => TESTED.has(i.state)) ? 'No findings: every item tested earned its points.' : 'No findings: no item could be tested.'}</p>
         )}
+      </div>
+
+      <PassedAudits passed={endpointReport.passed?.(body) ?? []} idPrefix={idPrefix} />
+
+      <div className="pe-section">
+        <H depth={section} id={`${idPrefix}-items`}>Rubric items</H>
+        <ul className="pe-items" data-testid="endpoint-items">
+          {ENDPOINT_STAGES.flatMap((stage) => r.items.filter((item) => endpointStage(item.id) === stage.key).map((item, i) => (
+            <ItemCard key={item.id} item={item} findings={byItem.get(item.id) ?? 0} depth={deeper(section)} anchor={i === 0 ? `${idPrefix}-stage-${stage.key}` : undefined} stage={i === 0 ? stage.label : undefined} />
+          )))}
+        </ul>
       </div>
 
       <div className="pe-section">
@@ -138,20 +139,21 @@ function EndpointReport({ body, level, idPrefix }: { body: EndpointBody; level: 
   );
 }
 
-function ItemCard({ item, findings, depth }: { item: ViewItem; findings: number; depth: Depth }) {
+function ItemCard({ item, findings, depth, anchor, stage }: { item: ViewItem; findings: number; depth: Depth; anchor?: string; stage?: string }) {
   const tested = TESTED.has(item.state);
   const evidence = item.evidence ?? [];
   return (
-    <li className={`pe-item state-${item.state}`} data-testid="endpoint-item" data-state={item.state}>
+    <li className={`pe-item state-${item.state}`} data-testid="endpoint-item" data-state={item.state} id={anchor}>
+      {stage ? <p className="pe-stage">{stage}</p> : null}
       <div className="pe-item-head">
-        <H depth={depth} className="pe-item-title">{item.title ?? item.id}</H>
+        <H depth={depth} className="pe-item-title">{item.title ?? 'An item of this rubric'}</H>
         <span className={`badge state-${item.state}`} data-testid="item-state">{itemStateWords(item.state)}</span>
         <span className="pe-points">
           {tested ? `${item.points ?? 0} / ${item.pointsMax ?? 0} points` : `${item.pointsMax ?? 0} points, not scored`}
         </span>
       </div>
       {item.why ? <p>{withIdentifiers(item.why)}</p> : null}
-      {findings ? <p className="hint">{findings} finding{findings === 1 ? '' : 's'} below.</p> : null}
+      {findings ? <p className="hint">{findings} finding{findings === 1 ? "" : "s"} above.</p> : null}
       {evidence.length ? (
         <details className="pe-evidence">
           <summary>Evidence ({evidence.length})</summary>
@@ -194,32 +196,18 @@ function EvidenceEntry({ evidence: e }: { evidence: Evidence }) {
 }
 
 function FindingCard({ finding: f, anchor, depth, items }: { finding: ViewEndpointFinding; anchor: string; depth: Depth; items: ViewItem[] }) {
-  const part = deeper(depth);
   const item = items.find((i) => i.id === f.item);
   return (
-    <li className={`pe-finding ${f.severity}`} id={anchor} data-testid="endpoint-finding">
-      <H depth={depth} className="pe-finding-title">
-        <span className={`badge ${f.severity}`}>{severityLabel(f.severity)}</span> {f.title ?? f.id}
-      </H>
-      <p className="hint">
-        <code className="nobreak">{f.id}</code>
-        {item ? ` · ${item.title ?? item.id}` : ''}
-        {f.pointsLost ? ` · ${f.pointsLost} point${f.pointsLost === 1 ? '' : 's'} lost` : ''}
-      </p>
+    <FoldedFinding id={anchor} testId="endpoint-finding" title={f.title ?? 'A finding of this check'} severity={f.severity} pointsLost={f.pointsLost} fix={f.fix} note={item?.title}>
       {f.observed ? (
         <p>
           <strong>Observed:</strong> {f.observed}
         </p>
       ) : null}
       {f.why ? <p className="muted">{f.why}</p> : null}
-      {f.fix ? (
-        <p className="pe-fix">
-          <strong>Fix:</strong> {f.fix}
-        </p>
-      ) : null}
       {f.verify?.length ? (
         <>
-          <H depth={part}>How to verify</H>
+          <H depth={depth}>How to verify</H>
           <ol>
             {f.verify.map((v) => (
               <li key={v}>{v}</li>
@@ -229,7 +217,7 @@ function FindingCard({ finding: f, anchor, depth, items }: { finding: ViewEndpoi
       ) : null}
       {f.references?.length ? (
         <>
-          <H depth={part}>Sources</H>
+          <H depth={depth}>Sources</H>
           <ul>
             {f.references.map((ref) => (
               <li key={ref.url}>{isHttps(ref.url) ? <a href={ref.url} rel="noopener noreferrer">{ref.title}</a> : ref.title}</li>
@@ -237,7 +225,7 @@ function FindingCard({ finding: f, anchor, depth, items }: { finding: ViewEndpoi
           </ul>
         </>
       ) : null}
-    </li>
+    </FoldedFinding>
   );
 }
 

@@ -1,27 +1,27 @@
-import { severityLabel } from '@/lib/checks/severity';
 import { CopyButton } from '@/components/CopyButton';
-import { H, deeper, type Depth } from './Heading';
+import { H, type Depth } from './Heading';
 import { isVerifyCommand } from '@/lib/checks/readiness/content';
 import { capabilityTitle, effortLabel, effortMeaning, evidenceKindLabel, statusLabel } from '@/lib/checks/readiness/labels';
-import { findingAnchor, type EvidenceItem, type Finding } from './types';
+import { FoldedFinding } from '@/components/report-view/parts';
+import type { EvidenceItem, Finding } from './types';
 
-// One finding as a payments engineer would write it: what goes wrong, the fix in order, how to prove it, the
-// sources, the effort, and the evidence the declaration gave, as the assessment classified it.
+// One finding as a payments engineer would write it, folded to its title, severity and fix in one line; open, what
+// goes wrong, the fix in order, how to prove it, the sources, the effort, and the evidence the declaration gave,
+// as the assessment classified it.
 
 /** A link only to a plain https address (as the Markdown does): a stored body is data, never a script address. */
 const isHttps = (url: string) => /^https:\/\/[^\s]+$/.test(url);
 
-export function FindingCard({ finding: f, status, evidence, depth, idPrefix }: {
-  finding: Finding; status?: string; evidence: EvidenceItem[]; depth: Depth; idPrefix: string;
+export function FindingCard({ finding: f, status, evidence, depth, anchor }: {
+  finding: Finding; status?: string; evidence: EvidenceItem[]; depth: Depth; anchor: string;
 }) {
-  const part = deeper(depth);
-  const title = f.capability ? capabilityTitle(f.capability) : f.id;
+  const part = depth;
+  const title = f.capability ? capabilityTitle(f.capability) : 'A finding of this assessment';
   return (
-    <li className={`rd-card rd-finding ${f.severity}`} id={findingAnchor(idPrefix, f.id)} data-testid="readiness-finding">
-      <H depth={depth} className="rd-card-title">
-        <span className={`badge ${f.severity}`}>{severityLabel(f.severity)}</span> {title}
-        {status ? <span className="hint"> · declared {statusLabel(status).toLowerCase()}</span> : null}
-      </H>
+    <FoldedFinding
+      id={anchor} testId="readiness-finding" title={title} severity={f.severity} pointsLost={f.pointsLost}
+      note={status ? `declared ${statusLabel(status).toLowerCase()}` : undefined} fix={f.steps?.[0] ?? f.fix}
+    >
       <p className="rd-meta hint">
         {f.effort ? <span title={effortMeaning(f.effort)}>Effort: {effortLabel(f.effort).toLowerCase()}{effortMeaning(f.effort) ? ` (${effortMeaning(f.effort)})` : ''}</span> : null}
         {f.pointsLost ? <span> · {f.pointsLost} point{f.pointsLost === 1 ? '' : 's'} lost</span> : null}
@@ -102,6 +102,6 @@ export function FindingCard({ finding: f, status, evidence, depth, idPrefix }: {
           </ul>
         </>
       ) : null}
-    </li>
+    </FoldedFinding>
   );
 }

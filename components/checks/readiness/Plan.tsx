@@ -1,7 +1,8 @@
 import { severityLabel } from '@/lib/checks/severity';
 import { H, type Depth } from './Heading';
 import { capabilityTitle, phaseTitle } from '@/lib/checks/readiness/labels';
-import { findingAnchor, type Finding, type PlanPhase } from './types';
+import { findingAnchor } from '@/components/report-view/parts';
+import type { Finding, PlanPhase } from './types';
 
 // The plan first: what to do, phase by phase, in the order the published dependency graph gives. Steps are
 // numbered across the phases, and each links to its finding below.
@@ -9,6 +10,7 @@ import { findingAnchor, type Finding, type PlanPhase } from './types';
 export function Plan({ plan, findings, depth, idPrefix }: { plan: PlanPhase[]; findings: Finding[]; depth: Depth; idPrefix: string }) {
   if (!plan.length) return <p>Nothing to do: the declaration raises no finding.</p>;
   const severityOf = new Map(findings.map((f) => [f.id, f.severity]));
+  const indexOf = new Map(findings.map((f, i) => [f.id, i]));
   // Steps are numbered across phases: each phase's list starts after the steps before it.
   const starts = plan.map((_, i) => 1 + plan.slice(0, i).reduce((sum, ph) => sum + ph.steps.length, 0));
   return (
@@ -27,7 +29,7 @@ export function Plan({ plan, findings, depth, idPrefix }: { plan: PlanPhase[]; f
                   <p className="rd-step-action">{s.action}</p>
                   <p className="hint">
                     {severity ? <span className={`badge ${severity}`}>{severityLabel(severity)}</span> : null}{' '}
-                    <a href={`#${findingAnchor(idPrefix, s.findingId)}`}>{capabilityTitle(s.capability)}: see the finding</a>
+                    <a href={`#${findingAnchor(idPrefix, indexOf.get(s.findingId) ?? -1)}`}>{capabilityTitle(s.capability)}: see the finding</a>
                   </p>
                 </li>
               );

@@ -1,4 +1,5 @@
-import { Limits, type Level } from '@/components/report-view/parts';
+import { findingAnchor, Limits, PassedAudits, type Level } from '@/components/report-view/parts';
+import { readinessReport } from '@/lib/checks/readiness/report';
 import { Capabilities } from './Capabilities';
 import { FindingCard } from './FindingCard';
 import { Hazards } from './Hazards';
@@ -11,8 +12,9 @@ import type { CheckViewProps } from '../types';
 import './readiness.css';
 
 // The Agent Payment Readiness Assessment's report, in the order a buyer acts on it: below the shared header
-// (verdict, score, summary, date), the plan, the hazards, every finding (risk, steps, verify, sources, evidence), what production adds for a
-// sandbox workflow, and the capability table last.
+// (verdict, score, summary, date, score by group of capabilities, the plan's first steps), the plan, the hazards,
+// every finding folded (open: risk, steps, verify, sources, evidence), the passed capabilities, what production adds
+// for a sandbox workflow, and the capability table last, by group (each group the target of its gauge).
 
 const USERS: Record<string, string> = { agents: 'For agents', humans: 'For humans', both: 'For humans and agents' };
 const ENVIRONMENT: Record<string, string> = { sandbox: 'in the sandbox', production: 'in production' };
@@ -55,10 +57,10 @@ function ReadinessReport({ body, level, idPrefix }: { body: Body; level: Level; 
       <div className="rd-section">
         <H depth={section} id={`${idPrefix}-findings`}>Findings, most severe first</H>
         {a.findings.length ? (
-          <ul className="rd-findings">
-            {a.findings.map((f) => (
+          <ul className="findings rd-findings">
+            {a.findings.map((f, i) => (
               <FindingCard
-                key={f.id} finding={f} idPrefix={idPrefix} depth={deeper(section)}
+                key={f.id} finding={f} anchor={findingAnchor(idPrefix, i)} depth={deeper(section)}
                 status={f.capability ? status.get(f.capability)?.status : undefined}
                 evidence={(f.capability && status.get(f.capability)?.evidence) || []}
               />
@@ -67,6 +69,7 @@ function ReadinessReport({ body, level, idPrefix }: { body: Body; level: Level; 
         ) : (
           <p>No findings: every capability earned its points.</p>
         )}
+        <PassedAudits passed={readinessReport.passed?.(body) ?? []} idPrefix={idPrefix} />
       </div>
 
       {a.productionDelta ? (
@@ -78,7 +81,7 @@ function ReadinessReport({ body, level, idPrefix }: { body: Body; level: Level; 
 
       <div className="rd-section">
         <H depth={section} id={`${idPrefix}-capabilities`}>Capabilities</H>
-        <Capabilities capabilities={a.capabilities} />
+        <Capabilities capabilities={a.capabilities} idPrefix={idPrefix} />
       </div>
       {a.statement ? <p className="muted">{a.statement}</p> : null}
       <Limits limits={body.limits} />

@@ -94,6 +94,3 @@ export interface Assessment extends Omit<Core, 'capabilities' | 'findings'> {
 export interface Body extends Omit<ReadinessBody, 'assessment'> {
   assessment: Assessment;
 }
-
-/** The finding's anchor, so a plan step links to it. */
-export const findingAnchor = (idPrefix: string, findingId: string): string => `${idPrefix}-finding-${findingId.replace(/[^A-Za-z0-9_-]/g, '-')}`;

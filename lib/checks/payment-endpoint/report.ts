@@ -1,6 +1,6 @@
-import { type CheckReport, fieldsOf, listOf, type ReportHeadline, scoreBand, type TopFix, type Verdict } from '@/lib/checks/entry';
+import { type CheckReport, fieldsOf, listOf, type PassedAudit, type ReportCategory, type ReportHeadline, scoreBand, type TopFix, type Verdict } from '@/lib/checks/entry';
 import { markdownCode, markdownText as md } from '@/lib/checks/markdown-text';
-import { severityLabel } from '@/lib/checks/severity';
+import { SEVERITY_ORDER, severityLabel } from '@/lib/checks/severity';
 
 // The endpoint check as a report: what a history row, the Markdown and the site show of its 200 body. Pure, and
 // read member by member, so the browser bundle can load it and a report of another version still reads.
@@ -75,12 +75,59 @@ function headline(body: unknown): ReportHeadline | null {
   };
 }
 
+const rank = (f: Record<string, unknown>) => {
+  const i = SEVERITY_ORDER.indexOf(text(f.severity) as (typeof SEVERITY_ORDER)[number]);
+  return i < 0 ? SEVERITY_ORDER.length : i;
+};
+
+/** The findings worth fixing first: those that cost points or are medium and worse, by points to gain, then severity. */
 function topFixes(body: unknown): TopFix[] {
   return listOf(fieldsOf(fieldsOf(body).report).findings)
     .map((f, index) => ({ f, index }))
     .filter(({ f }) => text(f.fix) && (num(f.pointsLost) > 0 || ['critical', 'high', 'medium'].includes(text(f.severity))))
+    .sort((a, b) => num(b.f.pointsLost) - num(a.f.pointsLost) || rank(a.f) - rank(b.f) || a.index - b.index)
     .slice(0, 5)
     .map(({ f, index }) => ({ index, id: text(f.id), severity: text(f.severity), title: text(f.title), fix: text(f.fix), pointsLost: num(f.pointsLost) }));
+}
+
+/**
+ * The stages an agent goes through with an endpoint, each holding the rubric items that test it, in the order an
+ * agent meets them. An item a later rubric adds and no stage names falls in the last.
+ */
+export const ENDPOINT_STAGES: ReadonlyArray<{ key: string; label: string; items: readonly string[] }> = [
+  { key: 'reach', label: 'Asks to be paid', items: ['reachability'] },
+  { key: 'terms', label: 'Payment terms', items: ['x402-terms', 'mpp-challenges', 'one-price'] },
+  { key: 'discovery', label: 'Found by agents', items: ['discovery', 'mcp', 'cors'] },
+  { key: 'safety', label: 'Refuses bad payments', items: ['bad-credentials'] },
+  { key: 'paid', label: 'Paid round trip', items: ['paid-round-trip'] },
+];
+
+const TESTED = ['pass', 'warn', 'fail'];
+
+/**
+ * The stage an item belongs to.
+ * @example endpointStage('cors') // 'discovery'
+ */
+export function endpointStage(item: string): string {
+  return ENDPOINT_STAGES.find((s) => s.items.includes(item))?.key ?? ENDPOINT_STAGES[ENDPOINT_STAGES.length - 1].key;
+}
+
+/** Each stage's points over the items that could be tested (max 0: nothing in it was tested). */
+function categories(body: unknown): ReportCategory[] {
+  const items = listOf(fieldsOf(fieldsOf(body).report).items);
+  return ENDPOINT_STAGES.flatMap((stage) => {
+    const own = items.filter((i) => endpointStage(text(i.id)) === stage.key);
+    if (!own.length) return [];
+    const tested = own.filter((i) => TESTED.includes(text(i.state)));
+    return [{ label: stage.label, earned: tested.reduce((s, i) => s + num(i.points), 0), max: tested.reduce((s, i) => s + num(i.pointsMax), 0), anchor: `stage-${stage.key}` }];
+  });
+}
+
+/** The items that passed, by their titles. */
+function passed(body: unknown): PassedAudit[] {
+  return listOf(fieldsOf(fieldsOf(body).report).items)
+    .filter((i) => i.state === 'pass')
+    .map((i) => ({ key: text(i.id), title: text(i.title) || 'An item of this rubric' }));
 }
 
 function markdown(body: Record<string, unknown>): string {
@@ -154,4 +201,7 @@ export const endpointReport: CheckReport = {
   markdown,
   headline,
   topFixes,
+  topFixesOrder: 'Ordered by the points each fix would gain, then by severity: a Low finding that costs points comes before a Medium one that costs none.',
+  categories,
+  passed,
 };

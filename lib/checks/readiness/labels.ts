@@ -51,3 +51,19 @@ const EFFORT_LABEL: Record<string, string> = { small: 'Small', medium: 'Medium',
 export const effortLabel = (effort: string): string => EFFORT_LABEL[effort] ?? words(effort);
 /** What an effort means, as the rubric publishes it. */
 export const effortMeaning = (effort: string): string | undefined => (EFFORT_SCALE as Record<string, string>)[effort];
+
+/**
+ * The capabilities in the groups the report's gauges show, in the rubric's order: taking an agent's payment, knowing
+ * who pays, and keeping what was paid for. A capability a later rubric adds and no group names falls in the last.
+ */
+export const CAPABILITY_GROUPS: ReadonlyArray<{ key: string; label: string; capabilities: readonly string[] }> = [
+  { key: 'agent-payments', label: 'Agent payments', capabilities: ['machine_discovery', 'payment_challenge_and_receipt', 'idempotency'] },
+  { key: 'buyers', label: 'Buyers and wallets', capabilities: ['user_authentication', 'wallet_ownership', 'onramp_provider_handoff'] },
+  { key: 'fulfilment', label: 'Fulfilment and records', capabilities: ['webhook_verification', 'durable_fulfillment', 'delivery_evidence', 'recovery_and_reconciliation'] },
+];
+
+/**
+ * The group a capability's gauge counts it in.
+ * @example capabilityGroup('idempotency') // 'agent-payments'
+ */
+export const capabilityGroup = (key: string): string => CAPABILITY_GROUPS.find((g) => g.capabilities.includes(key))?.key ?? CAPABILITY_GROUPS[CAPABILITY_GROUPS.length - 1].key;

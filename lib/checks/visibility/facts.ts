@@ -136,17 +136,27 @@ function softNotFound(v: unknown, report: Record<string, unknown>): string | nul
   return `the site answers every path with its home page (HTTP ${num(probe.status)} for a path that cannot exist)${soft.length ? `; answered with it: ${soft.join(', ')}` : ''}`;
 }
 
-function aiUse(v: unknown): string | null {
+/**
+ * One use's answer in words. The answer is "refused" only when every crawler of that use is refused; when robots.txt
+ * refuses some of them, the words say so, so the fact never reads "not stated" beside a finding quoting the refusal.
+ */
+const aiUse = (role: string): Format => (v, report) => {
   const a = fieldsOf(v);
   const decision = str(a.decision);
   if (!decision) return null;
   const sources = listOf(a.sources).map((s) => `${AI_USE_SOURCE[str(s.source) ?? ''] ?? str(s.source)} says ${str(s.says) === 'refused' ? 'no' : 'yes'}${str(s.detail) ? ` (${str(s.detail)})` : ''}`);
   const conflicts = strings(a.conflicts);
+  const ofRole = listOf(report.crawlers).filter((c) => str(c.role) === role);
+  const refused = ofRole.filter((c) => c.allowed === false).map((c) => str(c.token)).filter((t): t is string => t !== null);
+  const partly = decision !== 'refused' && refused.length > 0 && refused.length < ofRole.length;
+  const head = partly
+    ? `${decision === 'allowed' ? 'allowed, ' : ''}refused for some crawlers: robots.txt refuses ${new Intl.ListFormat('en', { type: 'conjunction' }).format(refused)}, and lets the other ${ofRole.length - refused.length} in`
+    : `${AI_USE_DECISION[decision] ?? decision}${sources.length ? '' : ': no source says'}`;
   return [
-    `${AI_USE_DECISION[decision] ?? decision}${sources.length ? `: ${sources.join('; ')}` : ': no source says'}`,
+    `${head}${sources.length ? `${partly ? '; ' : ': '}${sources.join('; ')}` : ''}`,
     conflicts.length ? `sources disagree: ${conflicts.join('; ')}` : null,
   ].filter(Boolean).join('. ');
-}
+};
 
 function robotsDirectives(v: unknown): string | null {
   const r = fieldsOf(v);
@@ -183,7 +193,9 @@ function rendering(v: unknown): string | null {
   const r = fieldsOf(v);
   const st = str(r.state);
   if (!st) return null;
-  if (st !== 'rendered') return `${RENDERING_STATE[st] ?? st}${str(r.reason) ? `: ${str(r.reason)}` : ''}`;
+  // A stored reason may name the server's setting ("RENDERER=off"); a reader is told what it meant instead.
+  const reason = str(r.reason)?.replace(/^Rendering is turned off \(RENDERER=off\)\.?$/, 'rendering was off on the server that ran this check').replace(/ ?\([A-Z][A-Z0-9_]*=[^)]*\)/g, '') ?? null;
+  if (st !== 'rendered') return `${RENDERING_STATE[st] ?? st}${reason ? `: ${reason}` : ''}`;
   const words = num(r.wordCount);
   return `rendered in a browser${words !== null ? `: ${count(words, 'word')}` : ''}${num(r.h1Count) !== null ? `, ${count(num(r.h1Count)!, 'main heading')}` : ''}${num(r.requests) !== null ? `, ${count(num(r.requests)!, 'request')}` : ''}${num(r.refused) ? ` (${num(r.refused)} refused)` : ''}`;
 }
@@ -298,9 +310,9 @@ const SECTIONS: ReadonlyArray<{ id: string; title: string; facts: readonly FactL
     id: 'ai-use',
     title: 'May AI use this content?',
     facts: [
-      { key: 'site.aiUse.train', label: 'Training AI models', format: aiUse },
-      { key: 'site.aiUse.search', label: 'Search', format: aiUse },
-      { key: 'site.aiUse.aiInput', label: 'Input to AI answers', format: aiUse },
+      { key: 'site.aiUse.train', label: 'Training AI models', format: aiUse('ai-training') },
+      { key: 'site.aiUse.search', label: 'Search', format: aiUse('search') },
+      { key: 'site.aiUse.aiInput', label: 'Input to AI answers', format: aiUse('ai-answers') },
     ],
   },
   {
@@ -390,6 +402,16 @@ export function findingTitle(id: string): string {
   const words = id.replace(/llms-full-txt/g, 'llmsfull').replace(/llms-txt/g, 'llms').replace(/open-graph/g, 'og').split('-');
   const out = words.map((w) => TITLE_WORDS[w] ?? w).join(' ');
   return /^[a-z]/.test(out) && !/^(llms|noai|noarchive|noindex|h1\b)/.test(out) ? out[0].toUpperCase() + out.slice(1) : out;
+}
+
+const ROLE_WORDS: Record<string, string> = { search: 'Search', 'ai-answers': 'AI answers', 'ai-training': 'AI training' };
+
+/**
+ * A crawler's role in words.
+ * @example crawlerRoleWords('ai-training') // 'AI training'
+ */
+export function crawlerRoleWords(role: string): string {
+  return ROLE_WORDS[role] ?? role.replace(/-/g, ' ');
 }
 
 /** Crawler outcomes worth a person's eye: everything but "allowed and served". */

@@ -3,6 +3,7 @@ import { SEVERITY_ORDER } from '@/lib/checks/severity';
 import { markdownCode, markdownText as md } from '@/lib/checks/markdown-text';
 import { accessWords, crawlerNeedsAttention, findingTitle, visibilityFacts } from './facts';
 import { scoreBasisWords } from './score-basis';
+import { visibilityCategories, visibilityPassed } from './rubric-labels';
 
 // The visibility check as a report: what a history row, the Markdown and the site show of its 200 body.
 // Pure: the site's browser bundle loads this module. The body is read member by member, so a report from
@@ -53,7 +54,7 @@ function headline(body: unknown): ReportHeadline | null {
     tone: findings.some((f) => f.severity === 'critical') ? 'poor' : scoreBand(score, scoreMax),
     summary:
       `${allowed} of ${crawlers.length} crawlers may fetch this page under robots.txt` +
-      `${attention ? `, ${attention} of them refused, blocked or answered otherwise` : ''}; ` +
+      `${attention ? ` (${attention} of the ${crawlers.length} are refused, blocked or answered otherwise)` : ''}; ` +
       `${findings.length} finding${findings.length === 1 ? '' : 's'}, ${costly} of them costing points.` +
       (scoreBasisWords(fieldsOf(report.scoreBasis)) ? ` ${scoreBasisWords(fieldsOf(report.scoreBasis))}` : ''),
     at: text(b.checkedAt) || null,
@@ -146,4 +147,7 @@ export const visibilityReport: CheckReport = {
   markdown: visibilityMarkdown,
   headline,
   topFixes,
+  topFixesOrder: 'Ordered by the points each fix would gain, then by severity: a Low finding that costs points comes before a Medium one that costs none.',
+  categories: visibilityCategories,
+  passed: visibilityPassed,
 };
