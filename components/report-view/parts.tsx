@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { reportDate, scoreBand, type PassedAudit, type ReportCategory, type ReportHeadline, type TopFix } from '@/lib/checks/entry';
 import { SEVERITY_ORDER, severityLabel } from '@/lib/checks/severity';
 import type { Fact } from '@/lib/checks/visibility/facts';
+import { Prose } from './Prose';
 import { ScoreGauge } from './ScoreGauge';
 import type { ViewFinding } from './types';
 
@@ -104,7 +105,7 @@ export function TopFixes({ fixes, order, level, idPrefix, page = '' }: { fixes: 
             <a href={`${page}#${findingAnchor(idPrefix, f.index)}`} className="top-fix-title">{f.title}</a>
             <span className={`badge ${f.severity}`}>{severityLabel(f.severity)}</span>
             {f.pointsLost ? <span className="muted"> {points(f.pointsLost)}</span> : null}
-            <p>{f.fix}</p>
+            <p><Prose text={f.fix} /></p>
           </li>
         ))}
       </ol>
@@ -129,7 +130,7 @@ export function FoldedFinding({ id, title, severity, pointsLost, fix, note, test
           <span className="finding-title">{title}</span> <span className={`badge ${severity}`}>{severityLabel(severity)}</span>
           {pointsLost ? <span className="muted finding-points"> {points(pointsLost)}</span> : null}
           {note ? <span className="muted"> · {note}</span> : null}
-          {fix ? <span className="finding-fix-line">{fix}</span> : null}
+          {fix ? <span className="finding-fix-line"><Prose text={fix} /></span> : null}
         </summary>
         <div className="finding-body">{children}</div>
       </details>
@@ -152,8 +153,8 @@ export function Findings({ findings, idPrefix, titleOf }: { findings: ViewFindin
           key={`${f.id}-${index}`} id={findingAnchor(idPrefix, index)} title={titleOf(f)} severity={f.severity} pointsLost={f.pointsLost}
           fix={f.fix} note={f.state === 'not-measured' ? 'not measured: no points lost' : undefined}
         >
-          {f.observed ? <p><strong>Found:</strong> {f.observed}</p> : null}
-          {f.why ? <p className="muted">{f.why}</p> : null}
+          {f.observed ? <p><strong>Found:</strong> <Prose text={f.observed} /></p> : null}
+          {f.why ? <p className="muted"><Prose text={f.why} /></p> : null}
         </FoldedFinding>
       ))}
     </ul>
@@ -199,7 +200,7 @@ export function Limits({ limits }: { limits?: string[] }) {
       <summary>What this check cannot see ({limits.length} limits)</summary>
       <ul>
         {limits.map((l) => (
-          <li key={l}>{l}</li>
+          <li key={l}><Prose text={l} /></li>
         ))}
       </ul>
     </details>

@@ -16,7 +16,25 @@ import { endpointReport } from '@/lib/checks/payment-endpoint/report';
 
 
 type Node = { nodeName: string; value?: string; childNodes?: Node[] };
-const textOf = (node: Node): string => (node.nodeName === '#text' ? ` ${node.value} ` : (node.childNodes ?? []).map(textOf).join(''));
+/** Text and code side by side read as one run, as a browser shows `Serve /<code>llms.txt</code> as`. */
+const run = (node: Node): string | null =>
+  node.nodeName === '#text' ? (node.value ?? '') : node.nodeName === 'code' ? (node.childNodes ?? []).map((c) => run(c) ?? '').join('') : null;
+const textOf = (node: Node): string => {
+  if (node.nodeName === '#text') return ` ${node.value} `;
+  let out = '';
+  let pending: string | null = null;
+  for (const child of node.childNodes ?? []) {
+    const text = run(child);
+    if (text !== null) {
+      pending = (pending ?? '') + text;
+      continue;
+    }
+    if (pending !== null) out += ` ${pending} `;
+    pending = null;
+    out += textOf(child);
+  }
+  return pending !== null ? `${out} ${pending} ` : out;
+};
 const render = (props: Parameters<typeof ReportView>[0]) => renderToStaticMarkup(createElement(ReportView, props));
 
 // parse5 reads the markup (no hand-written tag regex): the text content, whitespace collapsed.

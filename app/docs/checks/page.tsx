@@ -5,6 +5,7 @@ import { docsPageMetadata } from '@/lib/site/metadata';
 import { checkComponents } from '@/components/checks';
 import { JsonBlock } from '@/components/CodeBlock';
 import { PageContents } from '@/components/docs/PageContents';
+import { Prose } from '@/components/report-view/Prose';
 
 export const generateMetadata = () => docsPageMetadata('/docs/checks');
 
@@ -30,7 +31,7 @@ export default function DocsChecks() {
       {all.map((c) => (
         <section key={c.id} id={c.id} aria-labelledby={`${c.id}-title`}>
           <h2 id={`${c.id}-title`}>{c.service}</h2>
-          <p>{c.description}</p>
+          <p><Prose text={c.description} /></p>
           <p>
             <code>POST {c.path}</code> · MCP tool <code>{c.toolName}</code> · free description <code>GET {c.path}</code>
           </p>
@@ -44,7 +45,7 @@ export default function DocsChecks() {
         <div key={c.id}>
           <h3 id={`${c.id}-not-seen`}>{c.service}</h3>
           <ul>
-            {(c.describe() as { limits?: string[] }).limits?.map((l) => <li key={l}>{l}</li>)}
+            {(c.describe() as { limits?: string[] }).limits?.map((l) => <li key={l}><Prose text={l} /></li>)}
           </ul>
         </div>
       ))}

@@ -3,6 +3,8 @@ import { RUBRIC_CHANGES } from '@/lib/checks/visibility/rubric-changes';
 import { TableWrap } from '@/components/TableWrap';
 import { ColumnHeads } from '@/components/ColumnHeads';
 import { MAX_ADDRESS_LENGTH, PAGE_READ_MAX_BYTES } from '@/lib/checks/visibility/published';
+import { Prose } from '@/components/report-view/Prose';
+import { crawlerRoleWords } from '@/lib/checks/visibility/facts';
 
 // The visibility rubric as its free GET publishes it (the entry's `describe()`), laid out for people on
 // /docs/checks, with the rubric's changes and the crawlers it reports.
@@ -15,10 +17,10 @@ export function VisibilityRubric({ described }: { described: unknown }) {
   return (
     <>
       <p>
-        Check version <code>{d.checkVersion}</code>, rubric version <code>{d.rubricVersion}</code>. {d.scoringRule} {d.severityRule}
+        Check version <code>{d.checkVersion}</code>, rubric version <code>{d.rubricVersion}</code>. <Prose text={d.scoringRule} /> <Prose text={d.severityRule} />
       </p>
       <p>
-        Fetched: {d.fetched.page}; then {d.fetched.site.join(', ')}; within {d.fetched.budgetSeconds} seconds in all. The address is
+        Fetched: <Prose text={d.fetched.page} />; then <Prose text={d.fetched.site.join(', ')} />; within {d.fetched.budgetSeconds} seconds in all. The address is
         1-{MAX_ADDRESS_LENGTH} characters (default ports only; IP addresses and internal names are refused), and the page is read to{' '}
         {PAGE_READ_MAX_BYTES / 1024} KB (<code>page.truncated</code> is true past that).
       </p>
@@ -34,7 +36,7 @@ export function VisibilityRubric({ described }: { described: unknown }) {
                 </th>
                 <td>{item.category}</td>
                 <td>{item.points}</td>
-                <td>{item.criterion}</td>
+                <td><Prose text={item.criterion} /></td>
               </tr>
             ))}
           </tbody>
@@ -43,7 +45,7 @@ export function VisibilityRubric({ described }: { described: unknown }) {
       <h3 id="visibility-rubric-changes">
         Rubric {RUBRIC_CHANGES.to}: what changed from {RUBRIC_CHANGES.from} and why
       </h3>
-      <p>{RUBRIC_CHANGES.summary}</p>
+      <p><Prose text={RUBRIC_CHANGES.summary} /></p>
       <TableWrap label={`Changes from rubric ${RUBRIC_CHANGES.from}`}>
         <table>
           <caption>Changes from rubric {RUBRIC_CHANGES.from}</caption>
@@ -56,7 +58,7 @@ export function VisibilityRubric({ described }: { described: unknown }) {
                 </th>
                 <td>{c.before ?? 'new'}</td>
                 <td>{c.after}</td>
-                <td>{c.why}</td>
+                <td><Prose text={c.why} /></td>
               </tr>
             ))}
           </tbody>
@@ -82,9 +84,9 @@ function CrawlerTable({ crawlers }: { crawlers: VisibilityDescribed['crawlers'] 
                 <code>{c.token}</code>
               </th>
               <td>{c.vendor}</td>
-              <td>{c.role}</td>
+              <td>{crawlerRoleWords(c.role)}</td>
               <td>
-                {c.purpose}{' '}
+                <Prose text={c.purpose} />{' '}
                 <a href={c.source} rel="noopener noreferrer">
                   Vendor documentation<span className="visually-hidden"> for {c.token}</span>
                 </a>

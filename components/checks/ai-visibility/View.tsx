@@ -6,6 +6,7 @@ import type { CheckViewProps } from '../types';
 import type { ViewCrawler, VisibilityBody } from './types';
 import './ai-visibility.css';
 import { ColumnHeads } from '@/components/ColumnHeads';
+import { Prose } from '@/components/report-view/Prose';
 
 // The AI Visibility Check's report below its header, category scores and top fixes: the findings folded, most
 // severe first, the passed audits, the crawlers that do not get the page (all of them one click away, grouped by
@@ -111,7 +112,7 @@ function VisibilityReport({ body, level, idPrefix }: { body: VisibilityBody; lev
                   <tr key={item.id}>
                     <th scope="row">{item.label}</th>
                     <td data-label="Earned" className="nobreak">{item.earned} / {item.points}</td>
-                    <td data-label="Criterion">{item.criterion}</td>
+                    <td data-label="Criterion"><Prose text={item.criterion} /></td>
                   </tr>
                 ))}
               </tbody>

@@ -1,6 +1,7 @@
 import { TableWrap } from '@/components/TableWrap';
 import { ColumnHeads } from '@/components/ColumnHeads';
 import type { EndpointDescribed } from './types';
+import { Prose } from '@/components/report-view/Prose';
 
 // The endpoint check's rubric as its free GET publishes it (the entry's `describe()`), laid out for people on
 // /docs/checks: the items with their points and what each verifies, the bounds on what it sends, and what the
@@ -12,7 +13,7 @@ export function EndpointRubric({ described }: { described: unknown }) {
   return (
     <>
       <p>
-        Check version <code>{d.checkVersion}</code>, rubric version <code>{d.rubricVersion}</code>. Score 0-{d.scoreMax}. {d.scoringRule}
+        Check version <code>{d.checkVersion}</code>, rubric version <code>{d.rubricVersion}</code>. Score 0-{d.scoreMax}. <Prose text={d.scoringRule} />
       </p>
       <p>
         Each item is <strong>pass</strong>, <strong>warning</strong>, <strong>fail</strong>, <strong>not applicable</strong> (the endpoint
@@ -33,7 +34,7 @@ export function EndpointRubric({ described }: { described: unknown }) {
                   </div>
                 </th>
                 <td>{item.points}</td>
-                <td>{item.verifies}</td>
+                <td><Prose text={item.verifies} /></td>
               </tr>
             ))}
           </tbody>

@@ -8,6 +8,7 @@ import { ColumnHeads } from '@/components/ColumnHeads';
 import type { CheckViewProps } from '../types';
 import type { EndpointBody, ViewEndpointFinding, ViewItem } from './types';
 import './payment-endpoint.css';
+import { Prose } from '@/components/report-view/Prose';
 
 // The Agent Payment Endpoint Check's report below the shared header (score, verdict, summary, exports, score by
 // stage, top fixes): what was sent, the findings folded (open: fix, verify steps and sources), the passed items,
@@ -152,7 +153,7 @@ function ItemCard({ item, findings, depth, anchor, stage }: { item: ViewItem; fi
           {tested ? `${item.points ?? 0} / ${item.pointsMax ?? 0} points` : `${item.pointsMax ?? 0} points, not scored`}
         </span>
       </div>
-      {item.why ? <p>{withIdentifiers(item.why)}</p> : null}
+      {item.why ? <p><Prose text={item.why} /></p> : null}
       {findings ? <p className="hint">{findings} finding{findings === 1 ? "" : "s"} above.</p> : null}
       {evidence.length ? (
         <details className="pe-evidence">
@@ -174,7 +175,7 @@ function EvidenceEntry({ evidence: e }: { evidence: Evidence }) {
       <p>
         <code className="url">{e.request}</code> → {e.status === null ? <span className="pe-no-answer">no answer</span> : <strong>{e.status}</strong>}
       </p>
-      {e.note ? <p className="hint">{withIdentifiers(e.note)}</p> : null}
+      {e.note ? <p className="hint"><Prose text={e.note} /></p> : null}
       {e.answer !== undefined ? (
         // Focusable, so a keyboard can scroll a wide answer.
         <pre className="pe-json" tabIndex={0} aria-label={`Answer to ${e.request}`}>
@@ -201,10 +202,10 @@ function FindingCard({ finding: f, anchor, depth, items }: { finding: ViewEndpoi
     <FoldedFinding id={anchor} testId="endpoint-finding" title={f.title ?? 'A finding of this check'} severity={f.severity} pointsLost={f.pointsLost} fix={f.fix} note={item?.title}>
       {f.observed ? (
         <p>
-          <strong>Observed:</strong> {f.observed}
+          <strong>Observed:</strong> <Prose text={f.observed} />
         </p>
       ) : null}
-      {f.why ? <p className="muted">{f.why}</p> : null}
+      {f.why ? <p className="muted"><Prose text={f.why} /></p> : null}
       {f.verify?.length ? (
         <>
           <H depth={depth}>How to verify</H>
@@ -227,11 +228,4 @@ function FindingCard({ finding: f, anchor, depth, items }: { finding: ViewEndpoi
       ) : null}
     </FoldedFinding>
   );
-}
-
-/** Addresses, URLs and snake_case names inside a sentence: set as code, which may break anywhere, so the prose around them never has to. */
-const IDENTIFIER = /(0x[0-9a-fA-F]{40}|https?:\/\/[^\s,;]+|(?<![\w])[a-z][a-z0-9]*(?:_[a-z0-9]+){2,})/;
-
-function withIdentifiers(text: string) {
-  return text.split(IDENTIFIER).map((part, i) => (i % 2 === 1 ? <code key={i} className="url">{part}</code> : part));
 }

@@ -4,6 +4,7 @@ import { isVerifyCommand } from '@/lib/checks/readiness/content';
 import { capabilityTitle, effortLabel, effortMeaning, evidenceKindLabel, statusLabel } from '@/lib/checks/readiness/labels';
 import { FoldedFinding } from '@/components/report-view/parts';
 import type { EvidenceItem, Finding } from './types';
+import { Prose } from '@/components/report-view/Prose';
 
 // One finding as a payments engineer would write it, folded to its title, severity and fix in one line; open, what
 // goes wrong, the fix in order, how to prove it, the sources, the effort, and the evidence the declaration gave,
@@ -26,10 +27,10 @@ export function FindingCard({ finding: f, status, evidence, depth, anchor }: {
         {f.effort ? <span title={effortMeaning(f.effort)}>Effort: {effortLabel(f.effort).toLowerCase()}{effortMeaning(f.effort) ? ` (${effortMeaning(f.effort)})` : ''}</span> : null}
         {f.pointsLost ? <span> · {f.pointsLost} point{f.pointsLost === 1 ? '' : 's'} lost</span> : null}
       </p>
-      {f.why ? <p>{f.why}</p> : null}
+      {f.why ? <p><Prose text={f.why} /></p> : null}
       {f.risk ? (
         <p className="rd-risk">
-          <strong>What goes wrong:</strong> {f.risk}
+          <strong>What goes wrong:</strong> <Prose text={f.risk} />
         </p>
       ) : null}
 
@@ -38,13 +39,13 @@ export function FindingCard({ finding: f, status, evidence, depth, anchor }: {
           <H depth={part}>Steps</H>
           <ol className="rd-list">
             {f.steps.map((s) => (
-              <li key={s}>{s}</li>
+              <li key={s}><Prose text={s} /></li>
             ))}
           </ol>
         </>
       ) : f.fix ? (
         <p>
-          <strong>Fix:</strong> {f.fix}
+          <strong>Fix:</strong> <Prose text={f.fix} />
         </p>
       ) : null}
 
@@ -62,10 +63,10 @@ export function FindingCard({ finding: f, status, evidence, depth, anchor }: {
                     <CopyButton text={v.how} label="Copy" />
                   </div>
                 ) : (
-                  <p>{v.how}</p>
+                  <p><Prose text={v.how} /></p>
                 )}
                 <p className="rd-expect">
-                  <strong>Expect:</strong> {v.expect}
+                  <strong>Expect:</strong> <Prose text={v.expect} />
                 </p>
               </li>
             ))}
@@ -79,7 +80,7 @@ export function FindingCard({ finding: f, status, evidence, depth, anchor }: {
           <ul className="rd-refs">
             {f.references.map((r) => (
               <li key={r.url}>
-                {isHttps(r.url) ? <a href={r.url} rel="noopener noreferrer">{r.title}</a> : r.title}
+                {isHttps(r.url) ? <a href={r.url} rel="noopener noreferrer"><Prose text={r.title} /></a> : <Prose text={r.title} />}
               </li>
             ))}
           </ul>

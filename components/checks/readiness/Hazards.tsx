@@ -2,6 +2,7 @@ import { severityLabel } from '@/lib/checks/severity';
 import { H, type Depth } from './Heading';
 import { capabilityTitle } from '@/lib/checks/readiness/labels';
 import type { Hazard } from './types';
+import { Prose } from '@/components/report-view/Prose';
 
 // Gaps that are dangerous together, each named by the capabilities it joins.
 
@@ -15,9 +16,9 @@ export function Hazards({ hazards, depth }: { hazards: Hazard[]; depth: Depth })
             <span className={`badge ${h.severity}`}>{severityLabel(h.severity)}</span>{' '}
             {h.capabilities.map(capabilityTitle).join(' with ')}
           </H>
-          <p>{h.why}</p>
+          <p><Prose text={h.why} /></p>
           <p>
-            <strong>Fix:</strong> {h.fix}
+            <strong>Fix:</strong> <Prose text={h.fix} />
           </p>
         </li>
       ))}

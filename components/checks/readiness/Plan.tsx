@@ -3,6 +3,7 @@ import { H, type Depth } from './Heading';
 import { capabilityTitle, phaseTitle } from '@/lib/checks/readiness/labels';
 import { findingAnchor } from '@/components/report-view/parts';
 import type { Finding, PlanPhase } from './types';
+import { Prose } from '@/components/report-view/Prose';
 
 // The plan first: what to do, phase by phase, in the order the published dependency graph gives. Steps are
 // numbered across the phases, and each links to its finding below.
@@ -26,7 +27,7 @@ export function Plan({ plan, findings, depth, idPrefix }: { plan: PlanPhase[]; f
               const severity = severityOf.get(s.findingId);
               return (
                 <li key={s.findingId}>
-                  <p className="rd-step-action">{s.action}</p>
+                  <p className="rd-step-action"><Prose text={s.action} /></p>
                   <p className="hint">
                     {severity ? <span className={`badge ${severity}`}>{severityLabel(severity)}</span> : null}{' '}
                     <a href={`#${findingAnchor(idPrefix, indexOf.get(s.findingId) ?? -1)}`}>{capabilityTitle(s.capability)}: see the finding</a>

@@ -1,6 +1,9 @@
 import type { readinessRubric } from '@/lib/checks/readiness/rubric';
 import { TableWrap } from '@/components/TableWrap';
 import { ColumnHeads } from '@/components/ColumnHeads';
+import { Prose } from '@/components/report-view/Prose';
+import { PHASES } from '@/lib/checks/readiness/plan';
+import { READINESS_VERDICT } from '@/lib/checks/readiness/labels';
 
 // The readiness rubric as its free GET publishes it (the entry's `describe()`), laid out for people on
 // /docs/checks.
@@ -10,13 +13,16 @@ interface ReadinessDescribed {
   rubric: ReturnType<typeof readinessRubric>;
 }
 
+/** The rubric's own kebab-case names (verdicts, phases), set as code where its sentences name them. */
+const NAMES = [...Object.keys(READINESS_VERDICT), ...PHASES];
+
 export function ReadinessRubric({ described }: { described: unknown }) {
   const r = (described as ReadinessDescribed).rubric;
   return (
     <>
       <p>
-        Rubric version <code>{r.rubricVersion}</code>. Score 0-{r.scoreMax}. {r.points.rule} Points earned per capability:{' '}
-        {r.points.earned}.
+        Rubric version <code>{r.rubricVersion}</code>. Score 0-{r.scoreMax}. <Prose text={r.points.rule} names={NAMES} /> Points earned per capability:{' '}
+        <Prose text={r.points.earned} names={NAMES} />.
       </p>
       <p>
         The workflow&apos;s name is 1-120 characters; each capability takes at most 5 evidence items of 1-240 characters.
@@ -38,14 +44,14 @@ export function ReadinessRubric({ described }: { described: unknown }) {
       <h3>When a capability is required</h3>
       <ul>
         {Object.entries(r.requirements).map(([k, v]) => (
-          <li key={k}>{v}</li>
+          <li key={k}><Prose text={v} names={NAMES} /></li>
         ))}
       </ul>
       <h3>Verdicts and severities</h3>
       <ul>
         {Object.entries(r.verdicts).map(([k, v]) => (
           <li key={k}>
-            <code>{k}</code>: {v}
+            <code>{k}</code>: <Prose text={v} names={NAMES} />
           </li>
         ))}
         {Object.entries(r.severities).map(([k, v]) => (
@@ -66,16 +72,16 @@ export function ReadinessRubric({ described }: { described: unknown }) {
                   <div className="hint">{c.title}</div>
                 </th>
                 <td>{c.weight}</td>
-                <td>{c.requiredWhen}</td>
-                <td>{c.why}</td>
-                <td>{c.fix}</td>
+                <td><Prose text={c.requiredWhen} names={NAMES} /></td>
+                <td><Prose text={c.why} names={NAMES} /></td>
+                <td><Prose text={c.fix} names={NAMES} /></td>
               </tr>
             ))}
           </tbody>
         </table>
       </TableWrap>
       <h3 id="readiness-evidence">How evidence is read</h3>
-      <p>{r.evidence.rule}</p>
+      <p><Prose text={r.evidence.rule} names={NAMES} /></p>
       <TableWrap label="Evidence rules">
         <table>
           <caption>Evidence kinds, in the order the rules are tried</caption>
@@ -86,7 +92,7 @@ export function ReadinessRubric({ described }: { described: unknown }) {
                 <th scope="row">
                   <code>{e.kind}</code>
                 </th>
-                <td>{e.rule}</td>
+                <td><Prose text={e.rule} names={NAMES} /></td>
                 <td>
                   {e.examples.map((x) => (
                     <div key={x}>
@@ -99,10 +105,10 @@ export function ReadinessRubric({ described }: { described: unknown }) {
           </tbody>
         </table>
       </TableWrap>
-      <p>{r.evidence.findings}.</p>
+      <p><Prose text={r.evidence.findings} names={NAMES} />.</p>
       <h3 id="readiness-findings">What each finding says, and the effort scale</h3>
       <p>
-        {r.findings.members}. {r.findings.effort.rule}.
+        <Prose text={r.findings.members} names={NAMES} />. <Prose text={r.findings.effort.rule} names={NAMES} />.
       </p>
       <ul>
         {Object.entries(r.findings.effort.scale).map(([k, v]) => (
@@ -112,7 +118,7 @@ export function ReadinessRubric({ described }: { described: unknown }) {
         ))}
       </ul>
       <h3 id="readiness-hazards">Hazards: gaps that are dangerous together</h3>
-      <p>{r.hazards.rule}</p>
+      <p><Prose text={r.hazards.rule} names={NAMES} /></p>
       <TableWrap label="Hazard rules">
         <table>
           <caption>The {r.hazards.table.length} hazard rules</caption>
@@ -126,20 +132,20 @@ export function ReadinessRubric({ described }: { described: unknown }) {
                 <td>
                   <span className={`badge ${h.severity}`}>{h.severity}</span>
                 </td>
-                <td>{h.when}</td>
-                <td>{h.why}</td>
-                <td>{h.fix}</td>
+                <td><Prose text={h.when} names={NAMES} /></td>
+                <td><Prose text={h.why} names={NAMES} /></td>
+                <td><Prose text={h.fix} names={NAMES} /></td>
               </tr>
             ))}
           </tbody>
         </table>
       </TableWrap>
       <h3 id="readiness-plan">The plan</h3>
-      <p>{r.plan.rule}</p>
+      <p><Prose text={r.plan.rule} names={NAMES} /></p>
       <ul>
         {r.plan.phases.map((p) => (
           <li key={p.phase}>
-            <code>{p.phase}</code> ({p.title}): {p.holds}
+            <code>{p.phase}</code> ({p.title}): <Prose text={p.holds} names={NAMES} />
           </li>
         ))}
       </ul>
@@ -156,21 +162,21 @@ export function ReadinessRubric({ described }: { described: unknown }) {
                 <td>
                   <code>{d.after}</code>
                 </td>
-                <td>{d.why}</td>
+                <td><Prose text={d.why} names={NAMES} /></td>
               </tr>
             ))}
           </tbody>
         </table>
       </TableWrap>
       <p>
-        <code>productionDelta</code>: {r.productionDelta}. <code>summary</code>: {r.summary}.
+        <code>productionDelta</code>: <Prose text={r.productionDelta} names={NAMES} />. <code>summary</code>: <Prose text={r.summary} names={NAMES} />.
       </p>
       <h3 id="readiness-sources">Sources the findings cite</h3>
       <ul>
         {r.references.map((ref) => (
           <li key={ref.url}>
             <a href={ref.url} rel="noopener noreferrer">
-              {ref.title}
+              <Prose text={ref.title} />
             </a>
           </li>
         ))}
@@ -178,10 +184,10 @@ export function ReadinessRubric({ described }: { described: unknown }) {
       <h3 id="readiness-changes">
         Assessment {r.changes.to.assessmentVersion} (rubric {r.changes.to.rubricVersion}): what changed from {r.changes.from.assessmentVersion}
       </h3>
-      <p>{r.changes.kept}</p>
+      <p><Prose text={r.changes.kept} names={NAMES} /></p>
       <ul>
         {r.changes.changes.map((c) => (
-          <li key={c}>{c}</li>
+          <li key={c}><Prose text={c} names={NAMES} /></li>
         ))}
       </ul>
     </>
