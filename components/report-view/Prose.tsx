@@ -31,6 +31,11 @@ export function proseParts(text: string, names: readonly string[] = []): Part[] 
   return parts;
 }
 
+/** A long name (agent_payment_readiness_assessment) may wrap after its underscores and dots, never inside a word. */
+function breakable(name: string) {
+  return name.split(/(?<=[_.])/).map((piece, i) => (i ? <Fragment key={i}><wbr />{piece}</Fragment> : piece));
+}
+
 /**
  * A sentence from a check, with the names in it a developer types, and its addresses, set as code.
  * @example <Prose text={finding.fix} />
@@ -39,7 +44,7 @@ export function Prose({ text, names }: { text: string; names?: readonly string[]
   return (
     <>
       {proseParts(text, names).map((p, i) =>
-        p.kind === 'address' ? <code key={i} className="url">{p.text}</code> : p.kind === 'typed' ? <code key={i}>{p.text}</code> : <Fragment key={i}>{p.text}</Fragment>,
+        p.kind === 'address' ? <code key={i} className="url">{p.text}</code> : p.kind === 'typed' ? <code key={i}>{breakable(p.text)}</code> : <Fragment key={i}>{p.text}</Fragment>,
       )}
     </>
   );
