@@ -9,7 +9,7 @@ import { startServer, TEST_SECRET } from '../support/server';
 import type autocannon from 'autocannon';
 import { openSqliteStore } from '@/lib/store/sqlite';
 import { redisServerAvailable, startRedisServer, type RedisServer } from '../support/redis-server';
-import { validReadinessBody } from '../support/runtime';
+import { READINESS_STATES, validReadinessBody } from '../support/runtime';
 import { benchAnalysisPool, benchConcurrency, benchExtraction, benchHostileMarkup, benchHostileSite, benchHugePage, benchPageSize, benchRobotsWorstCase } from './visibility';
 import { benchPaidOverhead, benchUnpaidChallenge } from './payments';
 import { benchLockedStoreWait } from './store';
@@ -41,19 +41,28 @@ async function readinessServer(build: Build, store: { dataDir: string } | { redi
   const storeEnv: Record<string, string> = 'dataDir' in store ? { DATA_DIR: store.dataDir } : { REDIS_URL: store.redisUrl };
   const server = await startServer({ RATE_LIMIT_PER_IP: '100000000', RATE_LIMIT_PER_KEY: '100000000', LOG_LEVEL: 'silent', ...storeEnv }, build.root ? { root: build.root } : {});
   const trivial = { url: `${server.url}/api/health` };
-  // `--distinct`: every request names a workflow of its own, so no request was seen before and nothing the check
-  // keeps from an earlier one is reused. (autocannon's `idReplacement` sent no request at all here.)
+  // `--distinct`: every request names a workflow of its own and words its evidence its own way, so no request was
+  // sent before, though its shape (statuses, evidence counts and kinds) was. `--new-shapes`: every request's shape is
+  // new too, so of what the check keeps only the findings for each capability and state are reused.
+  // (autocannon's `idReplacement` sent no request at all here.)
   let sent = 0;
-  const distinct = (request: autocannon.Request) => ({
-    ...request,
-    body: JSON.stringify(validReadinessBody({ workflow: { name: `Checkout agent ${sent++}`, intendedUsers: 'agents', targetEnvironment: 'production' } })),
-  });
+  const distinct = (request: autocannon.Request) => {
+    const n = sent++;
+    const body = validReadinessBody({ workflow: { name: `Checkout agent ${n}`, intendedUsers: 'agents', targetEnvironment: 'production' } });
+    const capabilities = Object.entries(body.capabilities).map(([key, c], i) => {
+      if (!readinessOptions.newShapes) return [key, c.evidence ? { ...c, evidence: c.evidence.map((e) => `${e} (${n})`) } : c];
+      // The request's number in base 6, one digit for each capability from the last, added to its usual state.
+      const digit = Math.floor(n / 6 ** (9 - i)) % 6;
+      return [key, READINESS_STATES[(READINESS_STATES.findIndex((s) => s.status === c.status) + digit) % READINESS_STATES.length]];
+    });
+    return { ...request, body: JSON.stringify({ ...body, capabilities: Object.fromEntries(capabilities) }) };
+  };
   const paid = {
     url: `${server.url}/api/agent/readiness`,
     method: 'POST' as const,
     body: JSON.stringify(validReadinessBody()),
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    ...(readinessOptions.distinct && { requests: [{ setupRequest: distinct }] }),
+    ...((readinessOptions.distinct || readinessOptions.newShapes) && { requests: [{ setupRequest: distinct }] }),
   };
   // Warm both routes so compilation and first-use costs stay out of the figures.
   await load({ ...trivial, duration: 2 });
@@ -96,9 +105,10 @@ async function paidReadinessOn(label: string, builds: Build[], stores: Array<{ d
 
 /**
  * `--against <revision>`: the same section side by side with a build of that revision; `--rounds <n>` rounds of it;
- * `--distinct`: every paid request a different one.
+ * `--distinct`: every paid request a different one; `--new-shapes`: every one of a shape never sent before.
  */
-const readinessOptions = { against: null as string | null, rounds: 1, distinct: false };
+const readinessOptions = { against: null as string | null, rounds: 1, distinct: false, newShapes: false };
+
 
 export async function benchPaidReadiness(): Promise<Record<string, unknown>> {
   const builds: Build[] = [{ label: 'this checkout' }];
@@ -184,8 +194,10 @@ function takeOption(args: string[], name: string): string | null {
 async function main() {
   const only = process.argv.slice(2);
   readinessOptions.against = takeOption(only, '--against');
-  readinessOptions.distinct = only.includes('--distinct');
-  if (readinessOptions.distinct) only.splice(only.indexOf('--distinct'), 1);
+  for (const [flag, option] of [['--distinct', 'distinct'], ['--new-shapes', 'newShapes']] as const) {
+    readinessOptions[option] = only.includes(flag);
+    if (readinessOptions[option]) only.splice(only.indexOf(flag), 1);
+  }
   const rounds = takeOption(only, '--rounds');
   readinessOptions.rounds = rounds === null ? (readinessOptions.against ? 3 : 1) : Number(rounds);
   if (!Number.isInteger(readinessOptions.rounds) || readinessOptions.rounds < 1) throw new Error('--rounds must be a whole number from 1');

@@ -59,6 +59,16 @@ export function validReadinessBody(overrides: Record<string, unknown> = {}) {
   };
 }
 
+/** The six states a capability can be declared in, as far as an assessment is concerned (status, evidence kinds). */
+export const READINESS_STATES = [
+  { status: 'implemented', evidence: ['tests/payments/replay.test.ts'] },
+  { status: 'implemented', evidence: ['we handle it'] },
+  { status: 'implemented' },
+  { status: 'partial' },
+  { status: 'missing' },
+  { status: 'unknown' },
+];
+
 export function post(url: string, body: unknown, headers: Record<string, string> = {}): Request {
   return new Request(url, {
     method: 'POST',

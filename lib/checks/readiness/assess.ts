@@ -7,6 +7,7 @@ import { references, type Reference } from './references';
 import { findHazards, type Hazard } from './hazards';
 import { buildPlan, type PlanPhase } from './plan';
 import { READINESS_VERDICT } from './labels';
+import { immutable } from '@/lib/json-text';
 
 // Pure and deterministic: the same request gives the same assessment, byte for byte. No clock, no randomness,
 // no network: everything below is derived from the declaration and the published rubric.
@@ -115,7 +116,25 @@ function smaller(e: Effort): Effort {
   return EFFORTS[Math.max(0, EFFORTS.indexOf(e) - 1)];
 }
 
+/** Findings already written, by everything they are made from: at most 10 × 5 × 2 × 8 × 2 of them. */
+const findingsMade = new Map<string, ReadinessFinding>();
+
+/**
+ * The finding for one capability in one state. A finding is fixed text chosen by a few flags, and it is most of an
+ * assessment's bytes (it appears twice: under its capability and in the list), so each one is written once per
+ * process and kept `immutable`: its JSON and canonical texts are made once and spliced into every answer.
+ */
 function findingFor(rule: CapabilityRule, kind: FindingKind, required: boolean, audience: Audience, requiredInProduction: boolean): ReadinessFinding {
+  const key = `${rule.key} ${kind} ${required} ${audience.agents} ${audience.humans} ${audience.production} ${requiredInProduction}`;
+  let finding = findingsMade.get(key);
+  if (!finding) {
+    finding = immutable(writeFinding(rule, kind, required, audience, requiredInProduction));
+    findingsMade.set(key, finding);
+  }
+  return finding;
+}
+
+function writeFinding(rule: CapabilityRule, kind: FindingKind, required: boolean, audience: Audience, requiredInProduction: boolean): ReadinessFinding {
   const text = CAPABILITY_TEXTS[rule.key];
   const lead =
     kind === 'no-evidence'
@@ -230,15 +249,23 @@ function assessCore(request: ReadinessRequest): Omit<Assessment, 'productionDelt
   };
 }
 
+/** Assessments of a declaration's shape (`shapeOf`), oldest first: what the workflow's name and the evidence's words do not change. */
+const byShape = new Map<string, Assessment>();
+const SHAPES_KEPT = 256;
+
 /**
- * Classifies the declared capabilities of one workflow against the published rubric: pure and deterministic
- * (the same request always gives the same assessment); it verifies nothing and never authorizes execution.
- * A sandbox workflow also gets `productionDelta`: what the same declaration would get in production.
- * @example
- * const a = assessReadiness(ReadinessRequest.parse(body));
- * console.log(a.verdict, a.score, a.blockers, a.plan[0]?.phase); // 'not-ready' 62 ['user_authentication'] 'before-first-payment'
+ * What an assessment depends on besides the workflow's name and the words of its evidence: the users, the
+ * environment, and for each capability its status, how many evidence items it has and whether any is checkable.
  */
-export function assessReadiness(request: ReadinessRequest): Assessment {
+function shapeOf(request: ReadinessRequest, evidence: readonly (readonly EvidenceItem[])[]): string {
+  let shape = `${request.workflow.intendedUsers} ${request.workflow.targetEnvironment}`;
+  CAPABILITY_RULES.forEach((rule, i) => {
+    shape += ` ${request.capabilities[rule.key].status}/${evidence[i].length}/${evidence[i].some((e) => e.checkable)}`;
+  });
+  return shape;
+}
+
+function assessShape(request: ReadinessRequest): Assessment {
   const core = assessCore(request);
   if (request.workflow.targetEnvironment === 'production') return core;
   const production = assessCore({ ...request, workflow: { ...request.workflow, targetEnvironment: 'production' } });
@@ -251,4 +278,37 @@ export function assessReadiness(request: ReadinessRequest): Assessment {
   // The delta sits before the closing statement, so a reader meets it next to the plan.
   const { authorizesExecution, statement, ...rest } = core;
   return { ...rest, productionDelta, authorizesExecution, statement };
+}
+
+/**
+ * Classifies the declared capabilities of one workflow against the published rubric: pure and deterministic
+ * (the same request always gives the same assessment); it verifies nothing and never authorizes execution.
+ * A sandbox workflow also gets `productionDelta`: what the same declaration would get in production.
+ *
+ * Everything but the workflow and the evidence quoted back is decided by the declaration's shape (`shapeOf`), and
+ * most of an assessment's bytes are fixed text, so each shape is assessed once per process (the last 256 kept, each
+ * part `immutable`, its texts made once): another workflow of the same shape gets those parts with its own name and
+ * evidence put in their places. The parts handed out are frozen.
+ * @example
+ * const a = assessReadiness(ReadinessRequest.parse(body));
+ * console.log(a.verdict, a.score, a.blockers, a.plan[0]?.phase); // 'not-ready' 62 ['user_authentication'] 'before-first-payment'
+ */
+export function assessReadiness(request: ReadinessRequest): Assessment {
+  const evidence = CAPABILITY_RULES.map((rule) => (request.capabilities[rule.key].evidence ?? []).map(classifyEvidence));
+  const shape = shapeOf(request, evidence);
+  let known = byShape.get(shape);
+  if (!known) {
+    known = assessShape(request);
+    // Each part is marked on its own: the answer is a new object around them, so its own text is never reused.
+    for (const part of Object.values(known)) immutable(part);
+    if (byShape.size >= SHAPES_KEPT) byShape.delete(byShape.keys().next().value!);
+    byShape.set(shape, known);
+  }
+  const { workflow } = request;
+  // Spreading keeps each member where it was: the workflow and each capability's evidence are replaced in place.
+  return {
+    ...known,
+    workflow: { name: workflow.name, intendedUsers: workflow.intendedUsers, targetEnvironment: workflow.targetEnvironment },
+    capabilities: known.capabilities.map((c, i) => ({ ...c, evidence: evidence[i] })),
+  };
 }

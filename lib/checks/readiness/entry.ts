@@ -43,26 +43,35 @@ const EXAMPLE_ASSESSED_AT = '2026-11-01T12:00:00.000Z';
 
 type Assessed = { assessment: ReturnType<typeof assessReadiness>; artifactHash: string };
 
-/** Assessments already made, by their request's JSON, oldest first. */
-const assessed = new Map<string, Assessed>();
-const ASSESSMENTS_KEPT = 64;
+/** Requests asked once lately, by their JSON, oldest first. */
+const askedOnce = new Set<string>();
+/** Requests asked again, with their whole assessment and hash, oldest first. */
+const askedAgain = new Map<string, Assessed>();
+const ASKED_ONCE_KEPT = 256;
+const ASKED_AGAIN_KEPT = 64;
 
 /**
- * The assessment of `input` and its artifact hash. The assessment is pure (the same request gives the same
- * assessment, byte for byte), and building, hashing and serialising its 37 KB was most of a paid call's own
- * processor time, so a request seen lately (an agent asking again, a workflow assessed once more) reuses the one
- * already made: immutable, so its JSON text is made once too (`jsonText`).
+ * The assessment of `input` and its artifact hash. Its parts are made once per shape (`assessReadiness`); what is
+ * left per request is putting them together, hashing and serialising, about 40 KB. A request asked a second time
+ * (an agent asking again) keeps its whole assessment, frozen, so its hash and JSON text are made once for every
+ * later time. Only the second time: keeping every request's texts cost more, in garbage collection, than reusing
+ * them saved when requests seldom repeat.
  */
 function assess(input: ReadinessRequest): Assessed {
   const key = JSON.stringify(input);
-  let known = assessed.get(key);
-  if (!known) {
-    const assessment = immutable(assessReadiness(input));
-    known = { assessment, artifactHash: artifactHash(assessment) };
-    if (assessed.size >= ASSESSMENTS_KEPT) assessed.delete(assessed.keys().next().value!);
-    assessed.set(key, known);
+  const known = askedAgain.get(key);
+  if (known) return known;
+  const assessment = assessReadiness(input);
+  const made = { assessment, artifactHash: artifactHash(assessment) };
+  if (askedOnce.delete(key)) {
+    immutable(assessment);
+    if (askedAgain.size >= ASKED_AGAIN_KEPT) askedAgain.delete(askedAgain.keys().next().value!);
+    askedAgain.set(key, made);
+  } else {
+    if (askedOnce.size >= ASKED_ONCE_KEPT) askedOnce.delete(askedOnce.values().next().value!);
+    askedOnce.add(key);
   }
-  return known;
+  return made;
 }
 
 function readinessAnswer(input: ReadinessRequest, now: Date) {
