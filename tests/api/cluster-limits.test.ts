@@ -161,38 +161,23 @@ function limitsAcrossInstances(name: string, open: () => Promise<Backend & { clo
       expect(site.requests.length).toBe(requestsBefore);
     });
 
-    it('requests to one domain (OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE): what one instance sent, the other counts', async () => {
+    // The host map points site.test at the fixture's port on 127.0.0.1: the address budget counts that address.
+    it.each([
+      { budget: 'domain', setting: 'OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE', bucket: () => 'outbound:site.test' },
+      { budget: 'address', setting: 'OUTBOUND_REQUESTS_PER_ADDRESS_PER_MINUTE', bucket: () => `outbound:address:${addressKey('127.0.0.1', site.port)}` },
+    ])('requests to one $budget ($setting): what one instance sent, the other counts', async ({ setting, bucket }) => {
       const budget = 1000;
-      c = cluster(backend, { OUTBOUND_REQUESTS_PER_DOMAIN_PER_MINUTE: String(budget) });
+      c = cluster(backend, { [setting]: String(budget) });
       const [a, b] = await keys(2);
       const check = (key: string) => visibility.POST(post(`${BASE}/api/agent/ai-visibility`, { url: 'https://site.test/guide' }, { authorization: `Bearer ${key}` }));
       expect((await c.on(0, () => check(a.key))).status).toBe(200);
       const sent = site.requests.length;
       expect(sent).toBeGreaterThan(1);
-      // Instance 1's own connection sees every request instance 0 sent to site.test this minute (this hit is one more).
-      const seen = await c.instances[1].store.hitRateLimit('outbound:site.test', budget, 60_000, Date.now());
+      // Instance 1's own connection sees every request instance 0 sent there this minute (this hit is one more).
+      const seen = await c.instances[1].store.hitRateLimit(bucket(), budget, 60_000, Date.now());
       expect(seen.remaining).toBe(budget - sent - 1);
-      // Instance 0 spends the rest of the minute; instance 1 then refuses a check of that domain, sending nothing.
-      for (let i = sent + 1; i < budget; i++) await c.instances[0].store.hitRateLimit('outbound:site.test', budget, 60_000, Date.now());
-      const refused = await c.on(1, () => check(b.key));
-      await expectRateLimited(refused);
-      expect(site.requests.length).toBe(sent);
-      expect((await balance(c.instances[1].store, b.keyHash)).callsLeft).toBe(25);
-    });
-
-    it('requests to one address (OUTBOUND_REQUESTS_PER_ADDRESS_PER_MINUTE): what one instance sent, the other counts', async () => {
-      const budget = 1000;
-      c = cluster(backend, { OUTBOUND_REQUESTS_PER_ADDRESS_PER_MINUTE: String(budget) });
-      const [a, b] = await keys(2);
-      const check = (key: string) => visibility.POST(post(`${BASE}/api/agent/ai-visibility`, { url: 'https://site.test/guide' }, { authorization: `Bearer ${key}` }));
-      expect((await c.on(0, () => check(a.key))).status).toBe(200);
-      const sent = site.requests.length;
-      expect(sent).toBeGreaterThan(1);
-      // The host map points site.test at the fixture's port on 127.0.0.1: that address's count, read by instance 1.
-      const bucket = `outbound:address:${addressKey('127.0.0.1', site.port)}`;
-      const seen = await c.instances[1].store.hitRateLimit(bucket, budget, 60_000, Date.now());
-      expect(seen.remaining).toBe(budget - sent - 1);
-      for (let i = sent + 1; i < budget; i++) await c.instances[0].store.hitRateLimit(bucket, budget, 60_000, Date.now());
+      // Instance 0 spends the rest of the minute; instance 1 then refuses a check there, sending nothing.
+      for (let i = sent + 1; i < budget; i++) await c.instances[0].store.hitRateLimit(bucket(), budget, 60_000, Date.now());
       const refused = await c.on(1, () => check(b.key));
       await expectRateLimited(refused);
       expect(site.requests.length).toBe(sent);
